@@ -1,0 +1,204 @@
+//! Rebuilt contexts: the tree of a transcript and what each model call (step)
+//! saw (SPEC §1), computed once per transcript and shared by every rule.
+//!
+//! A step's context is the path from the root to its parent, cut at the last
+//! compaction on that path (its summary plus the kept entries), without
+//! bookkeeping and hidden entries, without failed or transcript-only
+//! assistant messages, and with only the runtime-context carrier of the latest
+//! user turn. Rather than materialising every step's context (quadratic in a
+//! long session), the analysis answers in O(1) whether an element is in the
+//! context at a later point of the same path ([`Tree::in_context_at`]), using
+//! DFS entry/exit times for ancestry and per-entry nearest-ancestor tables.
+
+use crate::model::*;
+
+/// `u32::MAX` marks "none" in the per-entry tables.
+pub const NONE: u32 = u32::MAX;
+
+/// Tree facts of one transcript.
+#[derive(Debug, Default)]
+pub struct Tree {
+    /// Children of each entry, in write order.
+    pub children: Vec<Vec<u32>>,
+    /// DFS entry time (NONE for entries not reachable from a root: cycles).
+    pub tin: Vec<u32>,
+    /// DFS exit time.
+    pub tout: Vec<u32>,
+    /// Nearest ancestor-or-self that is a user turn.
+    pub user_turn: Vec<u32>,
+    /// Nearest ancestor-or-self that is a compaction boundary.
+    pub compaction: Vec<u32>,
+    /// Entries that are part of a parent cycle.
+    pub in_cycle: Vec<bool>,
+}
+
+impl Tree {
+    /// Builds the tree facts of `t`.
+    pub fn build(t: &Transcript) -> Tree {
+        let n = t.entries.len();
+        let mut children = vec![Vec::new(); n];
+        let mut roots = Vec::new();
+        for (i, e) in t.entries.iter().enumerate() {
+            match e.parent {
+                Parent::Entry(p) if (p as usize) < n && p as usize != i => children[p as usize].push(i as u32),
+                Parent::Entry(_) | Parent::Detached => {} // self-parent: a cycle of one
+                Parent::Root | Parent::Dangling(_) => roots.push(i as u32),
+            }
+        }
+        let mut tree = Tree {
+            children,
+            tin: vec![NONE; n],
+            tout: vec![NONE; n],
+            user_turn: vec![NONE; n],
+            compaction: vec![NONE; n],
+            in_cycle: vec![false; n],
+        };
+        let mut clock = 0u32;
+        // Iterative DFS: (node, next child index).
+        let mut stack: Vec<(u32, usize)> = Vec::new();
+        for &r in &roots {
+            tree.enter(t, r, None, &mut clock);
+            stack.push((r, 0));
+            while let Some(&mut (node, ref mut k)) = stack.last_mut() {
+                if let Some(&c) = tree.children[node as usize].get(*k) {
+                    *k += 1;
+                    if tree.tin[c as usize] != NONE {
+                        continue;
+                    }
+                    tree.enter(t, c, Some(node), &mut clock);
+                    stack.push((c, 0));
+                } else {
+                    tree.tout[node as usize] = clock;
+                    clock += 1;
+                    stack.pop();
+                }
+            }
+        }
+        for i in 0..n {
+            if tree.tin[i] == NONE && t.entries[i].parent != Parent::Detached {
+                tree.in_cycle[i] = true;
+            }
+        }
+        tree
+    }
+
+    fn enter(&mut self, t: &Transcript, i: u32, parent: Option<u32>, clock: &mut u32) {
+        let e = &t.entries[i as usize];
+        self.tin[i as usize] = *clock;
+        *clock += 1;
+        let (pu, pc) = parent.map(|p| (self.user_turn[p as usize], self.compaction[p as usize])).unwrap_or((NONE, NONE));
+        self.user_turn[i as usize] = if e.is_user_turn() { i } else { pu };
+        self.compaction[i as usize] = if e.class == Class::Compaction { i } else { pc };
+    }
+
+    /// Whether `a` is an ancestor of `b` or `b` itself.
+    pub fn is_ancestor_or_self(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (a as usize, b as usize);
+        self.tin[a] != NONE && self.tin[b] != NONE && self.tin[a] <= self.tin[b] && self.tout[b] <= self.tout[a]
+    }
+
+    /// Whether the message of entry `x` (an ancestor-or-self of `y`) is still in
+    /// the context the runtime sends at `y`: not cut by a later compaction, not
+    /// a failed or transcript-only assistant message, not bookkeeping, and, for
+    /// a runtime-context carrier, still attached to the latest user turn.
+    pub fn in_context_at(&self, t: &Transcript, x: u32, y: u32) -> bool {
+        if !self.is_ancestor_or_self(x, y) {
+            return false;
+        }
+        let e = &t.entries[x as usize];
+        if !sent_again(e) {
+            return false;
+        }
+        let c = self.compaction[y as usize];
+        if c != NONE && !self.is_ancestor_or_self(c, x) {
+            // x lies before the last compaction on y's path: only kept entries survive.
+            let kept = t.entries[c as usize].compaction.as_ref().and_then(|c| c.first_kept);
+            match kept {
+                Some(k) if self.is_ancestor_or_self(k, x) => {}
+                _ => return false,
+            }
+        }
+        if e.kind() == Some(MessageKind::Carrier) {
+            return self.user_turn[x as usize] == self.user_turn[y as usize];
+        }
+        true
+    }
+
+    /// The path from the root to `e` (inclusive), root first.
+    pub fn path(&self, t: &Transcript, e: u32) -> Vec<u32> {
+        let mut out = vec![e];
+        let mut cur = e;
+        while let Parent::Entry(p) = t.entries[cur as usize].parent {
+            if out.len() > t.entries.len() {
+                break; // cycle guard
+            }
+            out.push(p);
+            cur = p;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The context of the step at model call `s`: entries of its path (before
+    /// `s`) whose messages the runtime sends, in order.
+    pub fn step_context(&self, t: &Transcript, s: u32) -> Vec<u32> {
+        let path = self.path(t, s);
+        path[..path.len() - 1].iter().copied().filter(|&x| self.in_context_at(t, x, s)).collect()
+    }
+}
+
+/// Whether an entry's message is part of later requests: conversation or a
+/// compaction summary, and not a failed, aborted, API-error or transcript-only
+/// assistant message (pi-ai's `transformMessages` skips `error`/`aborted`).
+pub fn sent_again(e: &Entry) -> bool {
+    match e.class {
+        Class::Conversation | Class::Compaction => {}
+        _ => return false,
+    }
+    match e.message.as_ref().and_then(|m| m.assistant.as_deref()) {
+        Some(a) => !(a.transcript_only || a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted)),
+        None => e.message.is_some(),
+    }
+}
+
+/// The analysis shared by every rule for one transcript.
+#[derive(Debug)]
+pub struct Analysis {
+    /// Tree facts.
+    pub tree: Tree,
+    /// Structural defects found by `broken-parent-chain` (reported once).
+    pub chain_defects: Vec<crate::rules::broken_parent_chain::ChainDefect>,
+    /// Entries cut off by a reported structural defect: the defect entry and
+    /// its descendants (their pairing findings would be a cascade).
+    pub tainted: Vec<bool>,
+    /// Entries whose user turn was reported as a duplicate (`duplicate-user-turn`),
+    /// with the entry of the previous copy.
+    pub replayed_turns: Vec<(u32, u32)>,
+    /// Tool pairing defects along the transcript's paths.
+    pub pairing: Vec<crate::pairing::Pairing>,
+}
+
+impl Analysis {
+    /// Analyses a transcript.
+    pub fn new(input: &Input, t: &Transcript) -> Analysis {
+        let tree = Tree::build(t);
+        let chain_defects = crate::rules::broken_parent_chain::defects(input, t, &tree);
+        let mut tainted = vec![false; t.entries.len()];
+        let mut stack: Vec<u32> = chain_defects.iter().filter(|d| d.cuts_path).map(|d| d.entry).collect();
+        while let Some(e) = stack.pop() {
+            if std::mem::replace(&mut tainted[e as usize], true) {
+                continue;
+            }
+            stack.extend(tree.children[e as usize].iter().copied());
+        }
+        for (i, c) in tree.in_cycle.iter().enumerate() {
+            if *c {
+                tainted[i] = true;
+            }
+        }
+        let replayed_turns = crate::rules::duplicate_user_turn::replays(t).into_iter().map(|r| (r.entry, r.previous)).collect();
+        let mut an = Analysis { tree, chain_defects, tainted, replayed_turns, pairing: Vec::new() };
+        an.pairing = crate::pairing::transcript(t, &an);
+        an
+    }
+}

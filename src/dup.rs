@@ -1,0 +1,142 @@
+//! The shared mechanism of the duplicate rules (CTX101–CTX103): occurrences of
+//! equal keys that lie in one request or one step. In a transcript two
+//! occurrences lie in one step when the earlier is on the later's path and
+//! still in context there ([`crate::context::Tree::in_context_at`]); a copy is
+//! reported once, however many steps contain it.
+
+use crate::context::{sent_again, Tree};
+use crate::model::*;
+use std::collections::{HashMap, HashSet};
+
+/// Where an occurrence is: a transcript entry (or request message / slot part) and a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Occ {
+    /// Transcript entry index, or request unit (see [`request_units`]).
+    pub unit: u32,
+    /// Block index inside the unit.
+    pub block: u32,
+}
+
+/// Candidates scanned backwards per key before giving up (bounds pathological inputs).
+const SCAN: usize = 256;
+
+/// Occurrences by key.
+#[derive(Default)]
+pub struct Dupes {
+    by_key: HashMap<u64, Vec<Occ>>,
+}
+
+impl Dupes {
+    /// A new index.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The first earlier occurrence of `key` in context at `occ` (transcripts).
+    /// `distinct_units` requires it to be in another entry.
+    pub fn find_in_transcript(&self, t: &Transcript, tree: &Tree, key: u64, occ: Occ, distinct_units: bool) -> Option<Occ> {
+        let list = self.by_key.get(&key)?;
+        let mut first = None;
+        for prev in list.iter().rev().take(SCAN) {
+            if prev.unit == occ.unit {
+                if !distinct_units {
+                    first = Some(*prev);
+                }
+                continue;
+            }
+            if !tree.is_ancestor_or_self(prev.unit, occ.unit) {
+                continue; // another branch
+            }
+            if tree.in_context_at(t, prev.unit, occ.unit) {
+                first = Some(*prev);
+            } else {
+                break; // activity is monotone along a path: earlier copies are out too
+            }
+        }
+        first
+    }
+
+    /// The first earlier occurrence of `key` in the same request.
+    pub fn find_in_request(&self, key: u64, occ: Occ, distinct_units: bool) -> Option<Occ> {
+        self.by_key.get(&key)?.iter().find(|p| !distinct_units || p.unit != occ.unit).copied()
+    }
+
+    /// Records an occurrence.
+    pub fn push(&mut self, key: u64, occ: Occ) {
+        self.by_key.entry(key).or_default().push(occ);
+    }
+}
+
+/// Request units: messages are `0..n`; slot part `p` of slot `s` is `SLOT | s << 16 | p`.
+pub const SLOT: u32 = 0x8000_0000;
+
+/// The prompt-side text blocks of a request, in order: slot parts first, then
+/// messages (tool results, assistant output and media excluded).
+pub fn request_units(r: &Request) -> Vec<(Occ, &Block, Option<&Message>)> {
+    let mut out = Vec::new();
+    for (s, slot) in r.slots.iter().enumerate() {
+        for (p, b) in slot.parts.iter().enumerate() {
+            out.push((Occ { unit: SLOT | (s as u32) << 16 | p as u32, block: 0 }, b, None));
+        }
+    }
+    for (i, m) in r.messages.iter().enumerate() {
+        if m.role == Role::Assistant || m.role == Role::Tool {
+            continue;
+        }
+        for (j, b) in m.blocks.iter().enumerate() {
+            if b.kind == BlockKind::Text {
+                out.push((Occ { unit: i as u32, block: j as u32 }, b, Some(m)));
+            }
+        }
+    }
+    out
+}
+
+/// The prompt-side text blocks of a transcript entry whose message is sent.
+pub fn entry_blocks(e: &Entry) -> impl Iterator<Item = (u32, &Block, &Message)> {
+    let m = e.message.as_ref().filter(|m| m.kind.is_prompt_side() && sent_again(e));
+    m.into_iter().flat_map(|m| m.blocks.iter().enumerate().filter(|(_, b)| b.kind == BlockKind::Text).map(move |(j, b)| (j as u32, b, m)))
+}
+
+/// Suppresses re-reports across a stream: a finding whose (pointer relative to
+/// its request body, key) was already reported on the previous request is the
+/// same copy re-sent with the history.
+#[derive(Default)]
+pub struct StreamMemo {
+    prev: HashSet<(String, String)>,
+    cur: HashSet<(String, String)>,
+}
+
+impl StreamMemo {
+    /// Starts a new request.
+    pub fn next_request(&mut self) {
+        self.prev = std::mem::take(&mut self.cur);
+    }
+    /// Records a finding; returns whether it is new (not a re-send of the previous request's).
+    pub fn is_new(&mut self, rel_pointer: &str, key: &str) -> bool {
+        let k = (rel_pointer.to_string(), key.to_string());
+        let new = !self.prev.contains(&k);
+        self.cur.insert(k);
+        new
+    }
+}
+
+/// The pointer of a request unit's block.
+pub fn unit_pointer(r: &Request, occ: Occ) -> String {
+    if occ.unit & SLOT != 0 {
+        let s = ((occ.unit & !SLOT) >> 16) as usize;
+        let p = (occ.unit & 0xffff) as usize;
+        return r.slots[s].parts[p].pointer.to_string();
+    }
+    r.messages[occ.unit as usize].blocks[occ.block as usize].pointer.to_string()
+}
+
+/// The block of a request unit.
+pub fn unit_block(r: &Request, occ: Occ) -> &Block {
+    if occ.unit & SLOT != 0 {
+        let s = ((occ.unit & !SLOT) >> 16) as usize;
+        let p = (occ.unit & 0xffff) as usize;
+        return &r.slots[s].parts[p];
+    }
+    &r.messages[occ.unit as usize].blocks[occ.block as usize]
+}

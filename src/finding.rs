@@ -1,0 +1,174 @@
+//! Findings: what a rule reports, in the shape of SPEC §4's JSON output.
+
+use crate::rules::RuleId;
+use serde::Serialize;
+
+/// How serious a finding is. Ordered: `Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Reported; fails the run only when the failing severity is `warning` (the default).
+    Warning,
+    /// Reported; always fails the run (unless `--exit-zero`).
+    Error,
+}
+
+impl Severity {
+    /// `"warning"` or `"error"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A location related to a finding (e.g. the first occurrence of a duplicate).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Related {
+    /// Path as given on the command line.
+    pub path: String,
+    /// 1-based line, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// RFC 6901 JSON Pointer into the document (or the JSONL line's object).
+    pub pointer: String,
+    /// What this location is, e.g. `"first occurrence"`.
+    pub message: String,
+}
+
+/// One defect found in one input.
+///
+/// Field names and meanings follow SPEC §4. Locations are filled in two steps:
+/// a rule sets `path`, `pointer`, `line` (for JSONL) and `request`; the
+/// pipeline then resolves `column` and `byte_offset` from the source bytes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// Rule name, e.g. `duplicate-system-event`.
+    #[serde(serialize_with = "ser_rule_name")]
+    pub rule: RuleId,
+    /// Rule code, e.g. `CTX101`.
+    pub code: &'static str,
+    /// Effective severity (after configuration).
+    pub severity: Severity,
+    /// One-sentence description of this occurrence.
+    pub message: String,
+    /// Path as given on the command line (relative stays relative).
+    pub path: String,
+    /// Input format id (SPEC §1), e.g. `pi-session`.
+    pub format: &'static str,
+    /// 1-based line of the offending element.
+    pub line: Option<u32>,
+    /// 1-based column (in characters) of the offending element on its line.
+    pub column: Option<u32>,
+    /// 0-based byte offset of the offending element in the file.
+    pub byte_offset: Option<u64>,
+    /// JSON Pointer of the smallest element carrying the defect (`""` = the whole document).
+    pub pointer: String,
+    /// 0-based request (stream) or step (transcript) index.
+    pub request: Option<usize>,
+    /// Transcript entry id (`id` / `uuid`), when the element is an entry with one.
+    pub entry_id: Option<String>,
+    /// Related locations (first occurrence, the request compared against, …).
+    pub related: Vec<Related>,
+    /// Stable hash of rule, path, normalised offending text and occurrence number.
+    pub fingerprint: String,
+    /// The offending text, unmasked and untruncated; renderers mask and truncate it.
+    #[serde(skip)]
+    pub excerpt: Option<String>,
+    /// A help line: how to fix or what to look at.
+    #[serde(skip)]
+    pub help: Option<String>,
+    /// A unified diff illustrating the defect (history rewrites, fence rewrites).
+    #[serde(skip)]
+    pub diff: Option<String>,
+    /// Normalised offending text used for the fingerprint (never shown).
+    #[serde(skip)]
+    pub key: String,
+}
+
+fn ser_rule_name<S: serde::Serializer>(r: &RuleId, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(r.name())
+}
+
+impl Finding {
+    /// A new finding for `rule` at `path`, with the rule's default severity and
+    /// an empty pointer. Fill the rest with the builder methods.
+    pub fn new(rule: RuleId, path: &str, format: &'static str, message: impl Into<String>) -> Self {
+        Finding {
+            rule,
+            code: rule.code(),
+            severity: rule.default_severity(),
+            message: message.into(),
+            path: path.to_string(),
+            format,
+            line: None,
+            column: None,
+            byte_offset: None,
+            pointer: String::new(),
+            request: None,
+            entry_id: None,
+            related: Vec::new(),
+            fingerprint: String::new(),
+            excerpt: None,
+            help: None,
+            diff: None,
+            key: String::new(),
+        }
+    }
+
+    /// Sets the 1-based line.
+    pub fn line(mut self, line: u32) -> Self {
+        self.line = Some(line);
+        self
+    }
+    /// Sets the JSON Pointer.
+    pub fn pointer(mut self, p: impl Into<String>) -> Self {
+        self.pointer = p.into();
+        self
+    }
+    /// Sets the request / step index.
+    pub fn request(mut self, i: usize) -> Self {
+        self.request = Some(i);
+        self
+    }
+    /// Sets the entry id.
+    pub fn entry_id(mut self, id: Option<&str>) -> Self {
+        self.entry_id = id.map(str::to_string);
+        self
+    }
+    /// Sets the severity.
+    pub fn severity(mut self, s: Severity) -> Self {
+        self.severity = s;
+        self
+    }
+    /// Sets the excerpt (the offending text) and, unless set later, the fingerprint key.
+    pub fn excerpt(mut self, text: impl Into<String>) -> Self {
+        let t = text.into();
+        if self.key.is_empty() {
+            self.key = t.clone();
+        }
+        self.excerpt = Some(t);
+        self
+    }
+    /// Sets the normalised text the fingerprint is computed from.
+    pub fn key(mut self, k: impl Into<String>) -> Self {
+        self.key = k.into();
+        self
+    }
+    /// Sets the help line.
+    pub fn help(mut self, h: impl Into<String>) -> Self {
+        self.help = Some(h.into());
+        self
+    }
+    /// Sets the diff.
+    pub fn diff(mut self, d: impl Into<String>) -> Self {
+        self.diff = Some(d.into());
+        self
+    }
+    /// Adds a related location.
+    pub fn related(mut self, path: &str, line: Option<u32>, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        self.related.push(Related { path: path.to_string(), line, pointer: pointer.into(), message: message.into() });
+        self
+    }
+}

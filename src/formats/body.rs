@@ -1,0 +1,103 @@
+//! Shared helpers for request-body loaders: every body format turns a parsed
+//! JSON body (at a base pointer inside its file) into a [`Request`].
+
+use crate::hash::canonical_hash;
+use crate::model::*;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Keys never compared between requests (SPEC §2: `cache_control` markers move).
+pub const IGNORED_KEYS: &[&str] = &["cache_control"];
+
+/// Canonical hash of an element, `cache_control` ignored.
+pub fn chash(v: &Value) -> u64 {
+    canonical_hash(v, IGNORED_KEYS)
+}
+
+/// A request with no content yet.
+pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &str) -> Request {
+    Request {
+        path: path.clone(),
+        body_format: format,
+        index,
+        pointer: pointer.to_string(),
+        line: None,
+        endpoint: None,
+        slots: Vec::new(),
+        tools: None,
+        messages: Vec::new(),
+        previous_response_id: None,
+        conversation_id: None,
+        response_id: None,
+        raw: None,
+    }
+}
+
+/// A message with no blocks.
+pub fn message(role: Role, kind: MessageKind, pointer: String) -> Message {
+    Message {
+        role,
+        kind,
+        pointer: Cow::Owned(pointer),
+        blocks: Vec::new(),
+        assistant: None,
+        result: None,
+        dynamic_ref: None,
+        json_hash: 0,
+    }
+}
+
+/// A text block with its canonical hash.
+pub fn text_block(kind: BlockKind, pointer: String, text: &str, v: &Value) -> Block {
+    let mut b = Block::new(kind, Cow::Owned(pointer), text, true);
+    b.json_hash = chash(v);
+    b
+}
+
+/// The string value of `v[key]`, or "".
+pub fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Text of a "content" value that may be a string, an array of text parts, or
+/// anything else (serialised).
+pub fn flatten_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| match x {
+                Value::String(s) => s.clone(),
+                Value::Object(_) => x
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| x.to_string()),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Sets the request's `tools` slot from `v` (any JSON value).
+pub fn set_tools(r: &mut Request, base: &str, key: &str, v: Option<&Value>) {
+    if let Some(t) = v {
+        r.tools = Some((ptr_join(base, key), chash(t), crate::hash::canonical_string(t, IGNORED_KEYS)));
+    }
+}
+
+/// Marks a user-role message as holding only tool results, when it does.
+pub fn classify_user(m: &mut Message) {
+    if !m.blocks.is_empty() && m.blocks.iter().all(|b| b.kind == BlockKind::ToolResult) {
+        m.kind = MessageKind::ToolResults;
+    }
+}
+
+/// An assistant info record with only the model name.
+pub fn assistant_info(model: Option<&str>) -> Option<Box<AssistantInfo>> {
+    Some(Box::new(AssistantInfo { model: model.map(Into::into), ..Default::default() }))
+}

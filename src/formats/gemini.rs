@@ -1,0 +1,101 @@
+//! `gemini`: Gemini `generateContent` request bodies. Facts from the Gemini API
+//! reference: `contents[]` of `{role: "user"|"model"|"function", parts[]}`;
+//! parts are `{text}`, `{inlineData}`, `{fileData}`, `{functionCall{id?,name,
+//! args}}`, `{functionResponse{id?,name,response}}`, `{thought:true,…}`;
+//! `systemInstruction{parts[]}` is the system slot (also `system_instruction`);
+//! `tools[].functionDeclarations[]`. Calls and responses pair by `id` when
+//! present, else by order and name.
+
+use super::body::*;
+use crate::model::*;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Format id.
+pub const ID: FormatId = "gemini";
+
+/// Whether a body looks like a Gemini request.
+pub fn sniff(v: &Value) -> bool {
+    v.get("contents").is_some_and(Value::is_array)
+}
+
+/// Parses a body at `base` into a request.
+pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
+    let mut r = new_request(path, ID, index, base);
+    for key in ["systemInstruction", "system_instruction"] {
+        if let Some(si) = v.get(key) {
+            let ptr = ptr_join(base, key);
+            let mut slot = Slot { kind: SlotKind::SystemInstruction, pointer: ptr.clone(), parts: Vec::new() };
+            match si.get("parts").and_then(Value::as_array) {
+                Some(parts) => {
+                    for (i, p) in parts.iter().enumerate() {
+                        slot.parts.push(text_block(BlockKind::Text, ptr_idx(&ptr_join(&ptr, "parts"), i), s(p, "text"), p));
+                    }
+                }
+                None => slot.parts.push(text_block(BlockKind::Text, ptr.clone(), &flatten_text(si), si)),
+            }
+            r.slots.push(slot);
+        }
+    }
+    set_tools(&mut r, base, "tools", v.get("tools"));
+    let Some(contents) = v.get("contents").and_then(Value::as_array) else { return r };
+    // Calls without ids pair by order and name: give them synthetic ids.
+    let mut pending: Vec<(String, String)> = Vec::new(); // (name, synthetic id)
+    let mut counter = 0usize;
+    for (i, c) in contents.iter().enumerate() {
+        let mp = ptr_idx(&ptr_join(base, "contents"), i);
+        let (role, kind) = match s(c, "role") {
+            "model" | "assistant" => (Role::Assistant, MessageKind::Assistant),
+            "function" | "tool" => (Role::User, MessageKind::ToolResults),
+            _ => (Role::User, MessageKind::UserTurn),
+        };
+        let mut m = message(role, kind, mp.clone());
+        let pp = ptr_join(&mp, "parts");
+        for (j, p) in c.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
+            let ptr = ptr_idx(&pp, j);
+            let b = if let Some(fc) = p.get("functionCall").or_else(|| p.get("function_call")) {
+                let mut b = text_block(BlockKind::ToolCall, ptr, &fc.get("args").map(Value::to_string).unwrap_or_default(), p);
+                let name = s(fc, "name").to_string();
+                b.tool_id = Some(match fc.get("id").and_then(Value::as_str) {
+                    Some(id) => id.into(),
+                    None => {
+                        counter += 1;
+                        let id = format!("#gemini-call-{counter}");
+                        pending.push((name.clone(), id.clone()));
+                        id.into()
+                    }
+                });
+                b.tool_name = Some(name.into());
+                b
+            } else if let Some(fr) = p.get("functionResponse").or_else(|| p.get("function_response")) {
+                let mut b = text_block(BlockKind::ToolResult, ptr, &fr.get("response").map(Value::to_string).unwrap_or_default(), p);
+                let name = s(fr, "name").to_string();
+                b.tool_id = Some(match fr.get("id").and_then(Value::as_str) {
+                    Some(id) => id.into(),
+                    None => match pending.iter().position(|(n, _)| *n == name) {
+                        Some(k) => pending.remove(k).1.into(),
+                        None => format!("#gemini-unmatched-{name}").into(),
+                    },
+                });
+                b.tool_name = Some(name.into());
+                b
+            } else if p.get("thought").and_then(Value::as_bool) == Some(true) {
+                text_block(BlockKind::Thinking, ptr, s(p, "text"), p)
+            } else if let Some(t) = p.get("text").and_then(Value::as_str) {
+                text_block(BlockKind::Text, ptr, t, p)
+            } else if p.get("inlineData").is_some() || p.get("fileData").is_some() || p.get("inline_data").is_some() {
+                text_block(BlockKind::Media, ptr, "", p)
+            } else {
+                text_block(BlockKind::Other, ptr, "", p)
+            };
+            m.blocks.push(b);
+        }
+        if role == Role::User {
+            classify_user(&mut m);
+        } else {
+            m.assistant = assistant_info(None);
+        }
+        r.messages.push(m);
+    }
+    r
+}

@@ -1,0 +1,88 @@
+//! The JSONL driver shared by every line-oriented format: splits the input into
+//! lines ([`crate::source::LineReader`]), screens each line for what makes it
+//! not exactly one JSON value (NUL bytes, invalid UTF-8, over-long lines), and
+//! hands the rest to the format's line parser. A line the parser rejects as
+//! JSON becomes a [`BadLine`]; reading always goes on with the next line.
+
+use crate::error::{Error, Result};
+use crate::model::BadLine;
+use crate::source::{Line, LineReader, SourceRef};
+
+/// What a format's line parser says about one line.
+pub enum LineVerdict {
+    /// Parsed and used.
+    Ok,
+    /// Not exactly one JSON value: the reason (becomes `malformed-line`).
+    Malformed(String),
+}
+
+/// Reads every line of `src`, calling `f` for each non-blank, screened line.
+/// Returns the bad lines and the number of lines read.
+pub fn read_lines(src: &SourceRef, mut f: impl FnMut(&Line<'_>) -> LineVerdict) -> Result<(Vec<BadLine>, u32)> {
+    let reader = src.open()?;
+    let mut lines = LineReader::new(reader);
+    let mut bad = Vec::new();
+    let mut count = 0;
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(e) => return Err(Error::io(&src.display, e)),
+        };
+        count = line.no;
+        let verdict = screen(&line).unwrap_or_else(|| f(&line));
+        if let LineVerdict::Malformed(reason) = verdict {
+            bad.push(bad_line(&line, reason));
+        }
+    }
+    Ok((bad, count))
+}
+
+/// Builds a [`BadLine`] for `line`.
+pub fn bad_line(line: &Line<'_>, reason: String) -> BadLine {
+    let head = crate::text::prefix(&String::from_utf8_lossy(&line.bytes[..line.bytes.len().min(400)]), 200).to_string();
+    BadLine { line: line.no, offset: line.offset, reason, head }
+}
+
+/// Checks that do not need a parser. `Some(Ok)` skips blank lines.
+fn screen(line: &Line<'_>) -> Option<LineVerdict> {
+    if line.too_long {
+        return Some(LineVerdict::Malformed(format!(
+            "line is {} bytes, longer than the {} byte limit; not parsed",
+            line.len,
+            crate::source::MAX_LINE
+        )));
+    }
+    let b = line.bytes;
+    if b.iter().all(|c| c.is_ascii_whitespace()) {
+        return Some(LineVerdict::Ok);
+    }
+    if let Some(i) = memchr::memchr(0, b) {
+        return Some(LineVerdict::Malformed(format!("NUL byte at column {}", i + 1)));
+    }
+    if let Err(e) = std::str::from_utf8(b) {
+        return Some(LineVerdict::Malformed(format!("invalid UTF-8 at byte {} of the line", e.valid_up_to())));
+    }
+    None
+}
+
+/// Describes a serde_json error on a line for a human ("EOF while parsing a
+/// string at column 212", "trailing characters at column 1024: two JSON values on one line").
+pub fn describe_json_error(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+    let col = e.column();
+    if msg.starts_with("trailing characters") {
+        format!("{msg} at column {col}: more than one JSON value on one line")
+    } else if e.is_eof() {
+        format!("{msg} at column {col}: the line ends inside a JSON value (torn write?)")
+    } else {
+        format!("{msg} at column {col}")
+    }
+}
+
+/// Whether a serde_json error means the bytes are not JSON at all (syntax, EOF),
+/// as opposed to valid JSON of an unexpected shape.
+pub fn is_syntax_error(e: &serde_json::Error) -> bool {
+    matches!(e.classify(), serde_json::error::Category::Syntax | serde_json::error::Category::Eof)
+}

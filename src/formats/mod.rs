@@ -1,0 +1,259 @@
+//! Input formats: detection by content (SPEC §1) and the registry of loaders.
+//! One file per format; each documents the upstream source of its facts.
+
+pub mod anthropic;
+pub mod bedrock;
+pub mod body;
+pub mod exchange_log;
+pub mod gemini;
+pub mod jsonl;
+pub mod openai_chat;
+pub mod openai_responses;
+pub mod pi_session;
+
+use crate::error::{Error, Result};
+use crate::model::*;
+use crate::source::SourceRef;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Every format id, in the order detection tries them.
+pub const ALL: &[FormatId] = &[
+    pi_session::ID,
+    "claude-code",
+    "codex-rollout",
+    exchange_log::ID,
+    "pydantic-ai-history",
+    gemini::ID,
+    openai_responses::ID,
+    bedrock::ID,
+    anthropic::ID,
+    openai_chat::ID,
+    "vcr-cassette",
+];
+
+/// Formats whose files are single request bodies (several in one directory form a stream).
+pub fn is_body_format(f: FormatId) -> bool {
+    matches!(f, "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini" | "bedrock-converse" | "pydantic-ai-history")
+}
+
+/// Loading options.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `--input-format`: skip detection.
+    pub forced: Option<FormatId>,
+}
+
+/// Looks a format id up (`--input-format`).
+pub fn parse_format_id(s: &str) -> Option<FormatId> {
+    ALL.iter().copied().find(|f| *f == s)
+}
+
+/// How many bytes detection reads from the start of an input.
+const PEEK: usize = 256 * 1024;
+
+/// Detects the format of an input by its content, or `None`.
+pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
+    let head = src.peek(PEEK)?;
+    let text = String::from_utf8_lossy(&head);
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    if t.starts_with('{') || t.starts_with('[') {
+        // JSONL: the first lines that parse decide.
+        let complete_lines: Vec<&str> = if head.len() < PEEK {
+            t.lines().collect()
+        } else {
+            let mut v: Vec<&str> = t.lines().collect();
+            v.pop();
+            v
+        };
+        let mut objects = 0;
+        for line in complete_lines.iter().filter(|l| !l.trim().is_empty()).take(8) {
+            if let Ok(v) = serde_json::from_str::<Value>(line) {
+                if let Some(f) = sniff_jsonl_record(&v) {
+                    return Ok(Some(f));
+                }
+                objects += 1;
+                if objects >= 2 {
+                    break;
+                }
+            }
+        }
+        // A whole JSON document.
+        let bytes = src.read_all()?;
+        if let Ok(v) = serde_json::from_slice::<Value>(&bytes) {
+            return Ok(sniff_body(&v));
+        }
+        return Ok(None);
+    }
+    if t.starts_with("interactions:") || t.contains("\ninteractions:") || t.starts_with("---") && t.contains("interactions:") {
+        return Ok(Some("vcr-cassette"));
+    }
+    Ok(None)
+}
+
+/// Recognises one JSONL record (SPEC §1 "recognised by").
+pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
+    let o = v.as_object()?;
+    let ty = o.get("type").and_then(Value::as_str);
+    if pi_session::sniff(v) {
+        return Some(pi_session::ID);
+    }
+    if o.contains_key("payload")
+        && o.contains_key("timestamp")
+        && matches!(ty, Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"))
+    {
+        return Some("codex-rollout");
+    }
+    if ty.is_some() && (o.contains_key("uuid") || o.contains_key("parentUuid") || o.contains_key("sessionId") || o.contains_key("leafUuid") || ty == Some("summary")) {
+        return Some("claude-code");
+    }
+    if o.get("request").is_some_and(Value::is_object) {
+        return Some(exchange_log::ID);
+    }
+    None
+}
+
+/// Recognises a request body (or a pydantic-ai history).
+pub fn sniff_body(v: &Value) -> Option<FormatId> {
+    if let Some(a) = v.as_array() {
+        if !a.is_empty() && a.iter().all(|m| m.get("kind").is_some() && m.get("parts").is_some()) {
+            return Some("pydantic-ai-history");
+        }
+        return None;
+    }
+    if !v.is_object() {
+        return None;
+    }
+    if gemini::sniff(v) {
+        Some(gemini::ID)
+    } else if openai_responses::sniff(v) {
+        Some(openai_responses::ID)
+    } else if bedrock::sniff(v) {
+        Some(bedrock::ID)
+    } else if anthropic::sniff(v) {
+        Some(anthropic::ID)
+    } else if openai_chat::sniff(v) {
+        Some(openai_chat::ID)
+    } else {
+        None
+    }
+}
+
+/// Parses a body of a known format into a request.
+pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, base: &str) -> Option<Request> {
+    Some(match format {
+        "anthropic-messages" => anthropic::parse(v, path, index, base),
+        "openai-chat" => openai_chat::parse(v, path, index, base),
+        "openai-responses" => openai_responses::parse(v, path, index, base),
+        "gemini" => gemini::parse(v, path, index, base),
+        "bedrock-converse" => bedrock::parse(v, path, index, base),
+        _ => return None,
+    })
+}
+
+/// Loads one input of a known format. Body formats give a one-request stream.
+pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
+    match format {
+        "pi-session" => pi_session::load(src, opts),
+        "exchange-log" => exchange_log::load(src, opts),
+        f if is_body_format(f) && f != "pydantic-ai-history" => load_body_file(src, f),
+        other => Err(Error::BadInput {
+            path: src.display.clone().into(),
+            format: other.to_string(),
+            reason: "this format is not supported yet".into(),
+        }),
+    }
+}
+
+/// Decides for each repeated id whether the two entries have the same JSON
+/// content (key order and whitespace aside): byte-identical lines do; others
+/// are re-read from the source and compared canonically.
+pub fn fill_id_repeats(src: &SourceRef, t: &mut Transcript) {
+    use std::collections::BTreeSet;
+    let mut wanted = BTreeSet::new();
+    for r in &mut t.id_repeats {
+        let (a, b) = (&t.entries[r.first as usize], &t.entries[r.entry as usize]);
+        if a.raw_hash == b.raw_hash {
+            r.same_content = Some(true);
+        } else {
+            wanted.insert(a.line);
+            wanted.insert(b.line);
+        }
+    }
+    if !wanted.is_empty() {
+        compare_repeats(src, t, &wanted);
+    }
+    // An entry written again with the same content is a storage defect
+    // (`not-append-only`), not a second node of the tree.
+    for r in t.id_repeats.clone() {
+        if r.same_content == Some(true) {
+            let e = &mut t.entries[r.entry as usize];
+            e.parent = Parent::Detached;
+            e.class = Class::Bookkeeping;
+            e.is_model_call = false;
+        }
+    }
+}
+
+fn compare_repeats(src: &SourceRef, t: &mut Transcript, wanted: &std::collections::BTreeSet<u32>) {
+    use std::collections::HashMap;
+    let mut hashes: HashMap<u32, u64> = HashMap::new();
+    if let Ok(reader) = src.open() {
+        let mut lr = crate::source::LineReader::new(reader);
+        while let Ok(Some(l)) = lr.next_line() {
+            if wanted.contains(&l.no) {
+                if let Ok(v) = serde_json::from_slice::<Value>(l.bytes) {
+                    hashes.insert(l.no, crate::hash::canonical_hash(&v, &[]));
+                }
+            }
+        }
+    }
+    for r in &mut t.id_repeats {
+        if r.same_content.is_none() {
+            let (a, b) = (t.entries[r.first as usize].line, t.entries[r.entry as usize].line);
+            r.same_content = match (hashes.get(&a), hashes.get(&b)) {
+                (Some(x), Some(y)) => Some(x == y),
+                _ => Some(false),
+            };
+        }
+    }
+}
+
+/// Loads a single request-body file as a one-request stream.
+pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
+    let bytes = src.read_all()?;
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| Error::BadInput {
+        path: src.display.clone().into(),
+        format: format.to_string(),
+        reason: format!("not valid JSON: {e}"),
+    })?;
+    let path: Arc<str> = src.display.as_str().into();
+    let mut req = parse_body(format, &v, &path, 0, "").ok_or_else(|| Error::Internal(format!("no body parser for {format}")))?;
+    req.raw = Some(String::from_utf8_lossy(&bytes).into_owned().into());
+    Ok(Input {
+        path: src.display.clone(),
+        format,
+        body: Body::Stream(Stream { requests: vec![req] }),
+        bad_lines: Vec::new(),
+        skipped: 0,
+        unknown_records: 0,
+    })
+}
+
+/// Joins single-request inputs (files of one body format in one directory, in
+/// natural filename order) into one stream input named `dir`.
+pub fn join_stream(dir: &str, format: FormatId, inputs: Vec<Input>) -> Input {
+    let mut requests = Vec::new();
+    for inp in inputs {
+        if let Body::Stream(s) = inp.body {
+            requests.extend(s.requests);
+        }
+    }
+    for (i, r) in requests.iter_mut().enumerate() {
+        r.index = i;
+    }
+    Input { path: dir.to_string(), format, body: Body::Stream(Stream { requests }), bad_lines: Vec::new(), skipped: 0, unknown_records: 0 }
+}

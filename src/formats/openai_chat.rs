@@ -1,0 +1,104 @@
+//! `openai-chat`: OpenAI Chat Completions request bodies (also Mistral, Groq,
+//! DeepSeek, Hugging Face router, Cohere v2, which share the shape). Facts from
+//! OpenAI's Chat Completions reference: `messages[]` of `{role, content}` with
+//! roles `system`, `developer`, `user`, `assistant`, `tool` (legacy
+//! `function`); `content` is a string or an array of parts; assistant
+//! `tool_calls[]` are `{id, type:"function", function:{name, arguments}}`;
+//! tool messages answer them by `tool_call_id`. Some proxies (LiteLLM) pass
+//! Anthropic-shaped `tool_use` / `tool_result` blocks inside `content`: they
+//! are read as such (mixed shapes pair by id).
+
+use super::anthropic;
+use super::body::*;
+use crate::model::*;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Format id.
+pub const ID: FormatId = "openai-chat";
+
+/// Whether a body looks like a Chat Completions request.
+pub fn sniff(v: &Value) -> bool {
+    v.get("messages")
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().all(|m| m.get("role").is_some()) && !a.is_empty() || v.get("model").is_some())
+        && v.get("contents").is_none()
+}
+
+/// Parses a body at `base` into a request.
+pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
+    let mut r = new_request(path, ID, index, base);
+    set_tools(&mut r, base, "tools", v.get("tools").or_else(|| v.get("functions")));
+    let Some(msgs) = v.get("messages").and_then(Value::as_array) else { return r };
+    for (i, m) in msgs.iter().enumerate() {
+        let mp = ptr_idx(&ptr_join(base, "messages"), i);
+        r.messages.push(parse_message(m, mp));
+    }
+    r
+}
+
+fn parse_message(m: &Value, mp: String) -> Message {
+    let role_s = s(m, "role");
+    let (role, kind) = match role_s {
+        "system" => (Role::System, MessageKind::SystemPrompt),
+        "developer" => (Role::Developer, MessageKind::SystemPrompt),
+        "assistant" | "model" | "chatbot" => (Role::Assistant, MessageKind::Assistant),
+        "tool" | "function" => (Role::Tool, MessageKind::ToolResult),
+        _ => (Role::User, MessageKind::UserTurn),
+    };
+    let mut msg = message(role, kind, mp.clone());
+    let content = m.get("content").unwrap_or(&Value::Null);
+    if role == Role::Tool {
+        let text = flatten_text(content);
+        let mut b = text_block(BlockKind::ToolResult, mp.clone(), &text, m);
+        b.tool_id = m.get("tool_call_id").and_then(Value::as_str).map(Into::into);
+        b.tool_name = m.get("name").and_then(Value::as_str).map(Into::into);
+        msg.blocks.push(b);
+        msg.json_hash = chash(m);
+        return msg;
+    }
+    match content {
+        Value::String(t) => {
+            msg.blocks.push(text_block(BlockKind::Text, mp.clone(), t, content));
+            if m.get("tool_calls").is_none() {
+                msg.json_hash = chash(m);
+            }
+        }
+        Value::Array(a) => {
+            let cp = ptr_join(&mp, "content");
+            for (j, part) in a.iter().enumerate() {
+                let pp = ptr_idx(&cp, j);
+                let b = match s(part, "type") {
+                    "text" | "input_text" | "output_text" => text_block(BlockKind::Text, pp, s(part, "text"), part),
+                    "image_url" | "input_audio" | "file" | "image" | "document" => text_block(BlockKind::Media, pp, "", part),
+                    "thinking" | "reasoning" => text_block(BlockKind::Thinking, pp, s(part, "thinking"), part),
+                    "tool_use" | "tool_result" => anthropic::parse_block(part, pp),
+                    _ => text_block(BlockKind::Other, pp, s(part, "text"), part),
+                };
+                msg.blocks.push(b);
+            }
+        }
+        _ => {}
+    }
+    if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+        let tp = ptr_join(&mp, "tool_calls");
+        for (j, c) in calls.iter().enumerate() {
+            let f = c.get("function").unwrap_or(&Value::Null);
+            let mut b = text_block(BlockKind::ToolCall, ptr_idx(&tp, j), s(f, "arguments"), c);
+            b.tool_id = c.get("id").and_then(Value::as_str).map(Into::into);
+            b.tool_name = f.get("name").and_then(Value::as_str).map(Into::into);
+            msg.blocks.push(b);
+        }
+    }
+    if let Some(fc) = m.get("function_call") {
+        let mut b = text_block(BlockKind::ToolCall, ptr_join(&mp, "function_call"), s(fc, "arguments"), fc);
+        b.tool_name = fc.get("name").and_then(Value::as_str).map(Into::into);
+        msg.blocks.push(b);
+    }
+    match role {
+        Role::User => classify_user(&mut msg),
+        Role::Assistant => msg.assistant = assistant_info(None),
+        _ => {}
+    }
+    msg
+}

@@ -1,0 +1,133 @@
+//! `openai-responses`: OpenAI Responses API request bodies. Facts from OpenAI's
+//! Responses reference: `instructions` (string) is the system prompt slot;
+//! `input` is a string or an array of items: messages (`{type?:"message",
+//! role, content}` with `input_text`/`output_text`/`input_image` parts; roles
+//! `system`/`developer` are system prompts), `function_call{call_id,name,
+//! arguments}`, `function_call_output{call_id,output}`, `custom_tool_call` /
+//! `custom_tool_call_output`, `local_shell_call`, `reasoning`, `compaction`,
+//! `item_reference`. `previous_response_id` chains to a stored response
+//! (its items are not repeated); `conversation` names a stored conversation.
+
+use super::body::*;
+use crate::model::*;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Format id.
+pub const ID: FormatId = "openai-responses";
+
+/// Whether a body looks like a Responses request.
+pub fn sniff(v: &Value) -> bool {
+    v.get("messages").is_none()
+        && v.get("contents").is_none()
+        && (v.get("input").is_some_and(|i| i.is_array() || i.is_string()) || v.get("instructions").is_some_and(Value::is_string) || v.get("previous_response_id").is_some())
+}
+
+/// Parses a body at `base` into a request.
+pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
+    let mut r = new_request(path, ID, index, base);
+    if let Some(ins) = v.get("instructions").filter(|i| !i.is_null()) {
+        let ptr = ptr_join(base, "instructions");
+        let text = flatten_text(ins);
+        r.slots.push(Slot { kind: SlotKind::Instructions, pointer: ptr.clone(), parts: vec![text_block(BlockKind::Text, ptr, &text, ins)] });
+    }
+    set_tools(&mut r, base, "tools", v.get("tools"));
+    r.previous_response_id = v.get("previous_response_id").and_then(Value::as_str).map(Into::into);
+    r.conversation_id = match v.get("conversation") {
+        Some(Value::String(s)) => Some(s.as_str().into()),
+        Some(o @ Value::Object(_)) => o.get("id").and_then(Value::as_str).map(Into::into),
+        _ => None,
+    };
+    let ip = ptr_join(base, "input");
+    match v.get("input") {
+        Some(Value::String(t)) => {
+            let mut m = message(Role::User, MessageKind::UserTurn, ip.clone());
+            m.blocks.push(text_block(BlockKind::Text, ip, t, v.get("input").unwrap_or(&Value::Null)));
+            m.json_hash = m.blocks[0].json_hash;
+            r.messages.push(m);
+        }
+        Some(Value::Array(items)) => {
+            for (i, it) in items.iter().enumerate() {
+                r.messages.push(parse_item(it, ptr_idx(&ip, i)));
+            }
+        }
+        _ => {}
+    }
+    r
+}
+
+/// Parses one input item (also used for Codex rollout `response_item` payloads).
+pub fn parse_item(it: &Value, p: String) -> Message {
+    let ty = it.get("type").and_then(Value::as_str).unwrap_or(if it.get("role").is_some() { "message" } else { "" });
+    let mut m;
+    match ty {
+        "message" => {
+            let (role, kind) = match s(it, "role") {
+                "system" => (Role::System, MessageKind::SystemPrompt),
+                "developer" => (Role::Developer, MessageKind::SystemPrompt),
+                "assistant" => (Role::Assistant, MessageKind::Assistant),
+                _ => (Role::User, MessageKind::UserTurn),
+            };
+            m = message(role, kind, p.clone());
+            match it.get("content") {
+                Some(Value::String(t)) => m.blocks.push(text_block(BlockKind::Text, p.clone(), t, it)),
+                Some(Value::Array(parts)) => {
+                    let cp = ptr_join(&p, "content");
+                    for (j, part) in parts.iter().enumerate() {
+                        let kind = match s(part, "type") {
+                            "input_text" | "output_text" | "text" => BlockKind::Text,
+                            "input_image" | "input_file" | "input_audio" => BlockKind::Media,
+                            "refusal" => BlockKind::Text,
+                            _ => BlockKind::Other,
+                        };
+                        let text = part.get("text").or_else(|| part.get("refusal")).and_then(Value::as_str).unwrap_or("");
+                        m.blocks.push(text_block(kind, ptr_idx(&cp, j), text, part));
+                    }
+                }
+                _ => {}
+            }
+            if role == Role::Assistant {
+                m.assistant = assistant_info(None);
+            }
+        }
+        "function_call" | "custom_tool_call" | "local_shell_call" | "computer_call" | "mcp_call" | "web_search_call" | "file_search_call" | "tool_search_call" => {
+            m = message(Role::Assistant, MessageKind::Assistant, p.clone());
+            let args = it.get("arguments").or_else(|| it.get("input")).or_else(|| it.get("action")).map(|a| a.as_str().map(str::to_string).unwrap_or_else(|| a.to_string())).unwrap_or_default();
+            let mut b = text_block(BlockKind::ToolCall, p.clone(), &args, it);
+            b.tool_id = it.get("call_id").or_else(|| it.get("id")).and_then(Value::as_str).map(Into::into);
+            b.tool_name = it.get("name").and_then(Value::as_str).map(Into::into).or_else(|| Some(ty.into()));
+            // Hosted tool calls (web search, MCP) carry their own results.
+            if matches!(ty, "web_search_call" | "file_search_call" | "mcp_call" | "tool_search_call") {
+                b.kind = BlockKind::Other;
+            }
+            m.blocks.push(b);
+            m.assistant = assistant_info(None);
+        }
+        "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" | "computer_call_output" | "tool_search_output" => {
+            m = message(Role::Tool, MessageKind::ToolResult, p.clone());
+            let out = it.get("output").map(flatten_text).unwrap_or_default();
+            let mut b = text_block(BlockKind::ToolResult, p.clone(), &out, it);
+            b.tool_id = it.get("call_id").and_then(Value::as_str).map(Into::into);
+            if ty == "tool_search_output" {
+                b.kind = BlockKind::Other;
+            }
+            m.blocks.push(b);
+        }
+        "reasoning" => {
+            m = message(Role::Assistant, MessageKind::Assistant, p.clone());
+            let text = it.get("summary").map(flatten_text).unwrap_or_default();
+            m.blocks.push(text_block(BlockKind::Thinking, p.clone(), &text, it));
+            m.assistant = assistant_info(None);
+        }
+        "compaction" | "compaction_summary" => {
+            m = message(Role::User, MessageKind::CompactionSummary, p.clone());
+            m.blocks.push(text_block(BlockKind::Compaction, p.clone(), s(it, "encrypted_content"), it));
+        }
+        _ => {
+            m = message(Role::User, MessageKind::Meta, p.clone());
+            m.blocks.push(text_block(BlockKind::Other, p.clone(), "", it));
+        }
+    }
+    m.json_hash = chash(it);
+    m
+}

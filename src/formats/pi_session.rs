@@ -1,0 +1,499 @@
+//! `pi-session`: pi / OpenClaw session JSONL, versions 1–3.
+//!
+//! Format facts (from pi-mono `packages/coding-agent/docs/session.md`,
+//! `src/core/session-manager.ts`, `src/core/messages.ts`, and OpenClaw's
+//! transcript writer):
+//! - line 1 is the header `{"type":"session","version":N,"id":…}`; no
+//!   `version` means v1. v1 entries have no `id`/`parentId` and form a linear
+//!   list; v2+ entries form a tree by `id`/`parentId` (`parentId: null` = root).
+//! - `message` entries carry an `AgentMessage`: roles `user`, `assistant`,
+//!   `toolResult`, `bashExecution` (not sent when `excludeFromContext`),
+//!   `custom` (v3; `hookMessage` in v2), `branchSummary`, `compactionSummary`.
+//! - `custom_message` entries are sent as user-role messages; `custom`,
+//!   `label`, `session_info`, `model_change`, `thinking_level_change` are never
+//!   sent (bookkeeping).
+//! - `compaction` entries hold `summary` and `firstKeptEntryId`
+//!   (v1: `firstKeptEntryIndex`); `branch_summary` entries hold `summary`.
+//! - OpenClaw: `custom_message` with `customType: "openclaw.runtime-context"` is
+//!   the prompt-local runtime-context carrier; assistant messages with
+//!   `provider: "openclaw"` (e.g. `model: "delivery-mirror"`,
+//!   `"gateway-injected"`) are written by the runtime, not by a model.
+//! - pi-ai's `transformMessages` skips assistant messages whose `stopReason`
+//!   is `error` or `aborted` when it builds the next request.
+
+use super::{jsonl, LoadOptions};
+use crate::error::Result;
+use crate::hash::hash_bytes;
+use crate::model::*;
+use crate::source::SourceRef;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// Format id.
+pub const ID: FormatId = "pi-session";
+
+/// Whether the first line looks like a pi session header.
+pub fn sniff(first: &serde_json::Value) -> bool {
+    first.get("type").and_then(|t| t.as_str()) == Some("session")
+        && first.get("payload").is_none()
+        && (first.get("id").is_some() || first.get("version").is_some() || first.get("cwd").is_some())
+}
+
+#[derive(Deserialize)]
+struct RawEntry<'a> {
+    #[serde(rename = "type", borrow)]
+    etype: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(rename = "parentId", default, deserialize_with = "some_or_null", borrow)]
+    parent_id: Option<Option<Cow<'a, str>>>,
+    version: Option<u32>,
+    #[serde(borrow)]
+    message: Option<RawMessage<'a>>,
+    #[serde(rename = "customType", borrow)]
+    custom_type: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow)]
+    summary: Option<Cow<'a, str>>,
+    #[serde(rename = "firstKeptEntryId", borrow)]
+    first_kept_id: Option<Cow<'a, str>>,
+    #[serde(rename = "firstKeptEntryIndex")]
+    first_kept_index: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct RawMessage<'a> {
+    #[serde(borrow)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(rename = "stopReason", borrow)]
+    stop_reason: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    provider: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(rename = "toolCallId", borrow)]
+    tool_call_id: Option<Cow<'a, str>>,
+    #[serde(rename = "toolName", borrow)]
+    tool_name: Option<Cow<'a, str>>,
+    #[serde(rename = "isError")]
+    is_error: Option<bool>,
+    #[serde(borrow)]
+    details: Option<&'a RawValue>,
+    #[serde(rename = "excludeFromContext")]
+    exclude_from_context: Option<bool>,
+    #[serde(rename = "customType", borrow)]
+    custom_type: Option<Cow<'a, str>>,
+    #[serde(rename = "openclawDeliveryMirror", borrow)]
+    delivery_mirror: Option<&'a RawValue>,
+    #[serde(borrow)]
+    command: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    output: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    summary: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct RawBlock<'a> {
+    #[serde(rename = "type", borrow)]
+    btype: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// Distinguishes a missing field (`None`) from `null` (`Some(None)`).
+fn some_or_null<'de, D, T>(d: D) -> std::result::Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// Loads a pi / OpenClaw session.
+pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
+    let mut t = Transcript::default();
+    let mut parents: Vec<Option<Option<Box<str>>>> = Vec::new();
+    let mut first_kept: Vec<(u32, Option<Box<str>>, Option<u64>)> = Vec::new();
+    let mut raw_lines: Vec<RawLine> = Vec::new();
+    let mut unknown = 0usize;
+    let mut version = 1u32;
+    let mut header_seen = false;
+
+    let (bad_lines, lines) = jsonl::read_lines(src, |line| {
+        let raw: RawEntry = match serde_json::from_slice(line.bytes) {
+            Ok(r) => r,
+            Err(e) if jsonl::is_syntax_error(&e) => return jsonl::LineVerdict::Malformed(jsonl::describe_json_error(&e)),
+            Err(_) => {
+                // Valid JSON of an unexpected shape: kept as an unknown record.
+                unknown += 1;
+                raw_lines.push(RawLine { line: line.no, hash: hash_bytes(line.bytes), exempt: false });
+                return jsonl::LineVerdict::Ok;
+            }
+        };
+        raw_lines.push(RawLine { line: line.no, hash: hash_bytes(line.bytes), exempt: false });
+        let etype = raw.etype.as_deref().unwrap_or("");
+        if etype == "session" {
+            if !header_seen {
+                header_seen = true;
+                version = raw.version.unwrap_or(1);
+                t.header = Some(Header { line: line.no, version, session_id: raw.id.as_deref().map(Into::into) });
+            }
+            return jsonl::LineVerdict::Ok;
+        }
+        let idx = t.entries.len() as u32;
+        let mut entry = Entry {
+            line: line.no,
+            offset: line.offset,
+            len: line.bytes.len() as u32,
+            etype: intern_type(etype),
+            id: raw.id.as_deref().map(Into::into),
+            parent: Parent::Root,
+            class: Class::Bookkeeping,
+            message: None,
+            compaction: None,
+            call_group: None,
+            sidechain: false,
+            session_id: None,
+            raw_hash: hash_bytes(line.bytes),
+            is_model_call: false,
+        };
+        parents.push(raw.parent_id.map(|p| p.map(|s| s.as_ref().into())));
+        match etype {
+            "message" => {
+                if let Some(m) = &raw.message {
+                    let (class, msg, model_call) = message(m);
+                    entry.class = class;
+                    entry.message = msg;
+                    entry.is_model_call = model_call;
+                } else {
+                    unknown += 1;
+                }
+            }
+            "custom_message" => {
+                let carrier = raw.custom_type.as_deref() == Some("openclaw.runtime-context");
+                let kind = if carrier { MessageKind::Carrier } else { MessageKind::Extension };
+                entry.class = Class::Conversation;
+                entry.message = Some(content_message(Role::User, kind, "", raw.content, "/content", true));
+            }
+            "compaction" => {
+                entry.class = Class::Compaction;
+                entry.message = Some(summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")));
+                entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: false }));
+                first_kept.push((idx, raw.first_kept_id.as_deref().map(Into::into), raw.first_kept_index));
+            }
+            "branch_summary" => {
+                entry.class = Class::Conversation;
+                entry.message = Some(summary_message(MessageKind::BranchSummary, raw.summary.as_deref().unwrap_or("")));
+            }
+            "custom" | "label" | "session_info" | "model_change" | "thinking_level_change" => {}
+            _ => unknown += 1,
+        }
+        t.entries.push(entry);
+        jsonl::LineVerdict::Ok
+    })?;
+
+    t.lines = lines;
+    t.has_ids = version >= 2 || t.entries.iter().any(|e| e.id.is_some());
+    resolve_parents(&mut t, &parents);
+    for (idx, id, index) in first_kept {
+        let target = match (id, index) {
+            (Some(id), _) => t.entries.iter().position(|e| e.id.as_deref() == Some(&*id)),
+            // v1: index into the session's entries (the header excluded).
+            (None, Some(i)) => usize::try_from(i).ok().filter(|&i| i < t.entries.len()),
+            _ => None,
+        };
+        if let Some(c) = t.entries[idx as usize].compaction.as_mut() {
+            c.first_kept = target.map(|i| i as u32);
+        }
+    }
+    t.raw_lines = raw_lines;
+    super::fill_id_repeats(src, &mut t);
+    Ok(Input {
+        path: src.display.clone(),
+        format: ID,
+        body: Body::Transcript(t),
+        bad_lines,
+        skipped: 0,
+        unknown_records: unknown,
+    })
+}
+
+/// Resolves `parentId`s to entry indices (v2+), or links entries linearly (v1).
+/// Records repeated ids in [`Transcript::id_repeats`].
+pub fn resolve_parents(t: &mut Transcript, parents: &[Option<Option<Box<str>>>]) {
+    if !t.has_ids {
+        for (i, e) in t.entries.iter_mut().enumerate() {
+            e.parent = if i == 0 { Parent::Root } else { Parent::Entry(i as u32 - 1) };
+        }
+        return;
+    }
+    let mut ids: HashMap<&str, u32> = HashMap::with_capacity(t.entries.len());
+    let mut repeats = Vec::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        if let Some(id) = e.id.as_deref() {
+            if let Some(&first) = ids.get(id) {
+                repeats.push((i as u32, first));
+            } else {
+                ids.insert(id, i as u32);
+            }
+        }
+    }
+    let resolved: Vec<Parent> = parents
+        .iter()
+        .map(|p| match p {
+            None | Some(None) => Parent::Root,
+            Some(Some(pid)) => match ids.get(&**pid) {
+                Some(&j) => Parent::Entry(j),
+                None => Parent::Dangling(pid.clone()),
+            },
+        })
+        .collect();
+    for (e, p) in t.entries.iter_mut().zip(resolved) {
+        e.parent = p;
+    }
+    // An entry naming itself or a later entry as parent (which could form a
+    // cycle) is kept; context.rs detects cycles.
+    t.id_repeats = repeats.into_iter().map(|(entry, first)| IdRepeat { entry, first, same_content: None }).collect();
+}
+
+fn intern_type(t: &str) -> Cow<'static, str> {
+    const KNOWN: &[&str] = &[
+        "message",
+        "custom_message",
+        "custom",
+        "compaction",
+        "branch_summary",
+        "label",
+        "session_info",
+        "model_change",
+        "thinking_level_change",
+    ];
+    match KNOWN.iter().find(|k| **k == t) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(t.to_string()),
+    }
+}
+
+fn summary_message(kind: MessageKind, text: &str) -> Message {
+    Message {
+        role: Role::User,
+        kind,
+        pointer: Cow::Borrowed(""),
+        blocks: vec![Block::new(BlockKind::Text, Cow::Borrowed("/summary"), text, true)],
+        assistant: None,
+        result: None,
+        dynamic_ref: None,
+        json_hash: 0,
+    }
+}
+
+/// Builds a message from a `content` value (string or block array).
+fn content_message(role: Role, kind: MessageKind, msg_ptr: &'static str, content: Option<&RawValue>, content_ptr: &'static str, full: bool) -> Message {
+    let mut blocks = Vec::new();
+    if let Some(c) = content {
+        let s = c.get().trim_start();
+        if s.starts_with('"') {
+            let text: Cow<str> = serde_json::from_str(c.get()).unwrap_or(Cow::Borrowed(""));
+            blocks.push(Block::new(BlockKind::Text, Cow::Borrowed(content_ptr), &text, full));
+        } else if s.starts_with('[') {
+            let raw: Vec<RawBlock> = serde_json::from_str(c.get()).unwrap_or_default();
+            for (i, b) in raw.iter().enumerate() {
+                blocks.push(block(b, content_ptr, i, full));
+            }
+        }
+    }
+    Message { role, kind, pointer: Cow::Borrowed(msg_ptr), blocks, assistant: None, result: None, dynamic_ref: None, json_hash: 0 }
+}
+
+fn block(b: &RawBlock, content_ptr: &str, i: usize, full: bool) -> Block {
+    let ptr: Ptr = Cow::Owned(ptr_idx(content_ptr, i));
+    match b.btype.as_deref().unwrap_or("") {
+        "text" => Block::new(BlockKind::Text, ptr, b.text.as_deref().unwrap_or(""), full),
+        "thinking" => Block::new(BlockKind::Thinking, ptr, b.thinking.as_deref().unwrap_or(""), false),
+        "toolCall" => {
+            let args = b.arguments.map(|a| a.get()).unwrap_or("");
+            let mut bl = Block::new(BlockKind::ToolCall, ptr, args, false);
+            bl.tool_id = b.id.as_deref().map(Into::into);
+            bl.tool_name = b.name.as_deref().map(Into::into);
+            if b.name.as_deref() == Some("message") {
+                let (send, dry) = send_facts(args);
+                bl.is_send = send;
+                bl.dry_run = dry;
+            }
+            bl
+        }
+        "image" => Block::new(BlockKind::Media, ptr, "", false),
+        other => Block::new(BlockKind::Other, ptr, b.text.as_deref().unwrap_or(other), full),
+    }
+}
+
+/// For a `message` tool call's arguments: (posts to a channel, dry run).
+/// OpenClaw's message tool sends when `action` is `"send"` (also `reply`).
+pub fn send_facts(args_json: &str) -> (bool, bool) {
+    let v: serde_json::Value = match serde_json::from_str(args_json) {
+        Ok(v) => v,
+        Err(_) => return (false, false),
+    };
+    let action = v.get("action").and_then(|a| a.as_str()).unwrap_or("");
+    let send = matches!(action, "send" | "reply" | "sendMessage");
+    let dry = v.get("dryRun").and_then(|d| d.as_bool()).unwrap_or(false) || v.get("dry_run").and_then(|d| d.as_bool()).unwrap_or(false);
+    (send, dry)
+}
+
+/// Delivery evidence in a message-tool result (OpenClaw): `deliveryStatus` or
+/// `status` `"sent"` (or `"delivered"`, `"partial"`), a platform `messageId`,
+/// non-empty `receipts`, or a positive delivered count — and not a dry run,
+/// nor a suppressed or failed send.
+pub fn delivered(v: &serde_json::Value) -> bool {
+    fn walk(v: &serde_json::Value, depth: usize, found: &mut bool, negative: &mut bool) {
+        if depth > 6 {
+            return;
+        }
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x) {
+                        ("dryRun" | "dry_run" | "suppressed", serde_json::Value::Bool(true)) => *negative = true,
+                        ("deliveryStatus" | "status", serde_json::Value::String(s)) => match s.as_str() {
+                            "sent" | "delivered" | "partial" | "partially_sent" => *found = true,
+                            "dry_run" | "dryRun" | "suppressed" | "failed" | "error" | "skipped" => *negative = true,
+                            _ => {}
+                        },
+                        ("messageId" | "message_id" | "ts", serde_json::Value::String(s)) if !s.is_empty() && k != "ts" => *found = true,
+                        ("messageId" | "message_id", serde_json::Value::Number(_)) => *found = true,
+                        ("receipts" | "messageIds", serde_json::Value::Array(a)) if !a.is_empty() => *found = true,
+                        ("delivered" | "sentCount" | "deliveredCount", serde_json::Value::Number(n)) if n.as_f64().unwrap_or(0.0) > 0.0 => *found = true,
+                        _ => walk(x, depth + 1, found, negative),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, depth + 1, found, negative)),
+            _ => {}
+        }
+    }
+    let (mut found, mut negative) = (false, false);
+    walk(v, 0, &mut found, &mut negative);
+    found && !negative
+}
+
+/// Classifies one `message` entry: (class, message, is a model call).
+fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
+    let role = m.role.as_deref().unwrap_or("");
+    match role {
+        "user" => {
+            let msg = content_message(Role::User, MessageKind::UserTurn, "/message", m.content, "/message/content", true);
+            let only_results = !msg.blocks.is_empty() && msg.blocks.iter().all(|b| b.kind == BlockKind::ToolResult);
+            let mut msg = msg;
+            if only_results {
+                msg.kind = MessageKind::ToolResults;
+            }
+            (Class::Conversation, Some(msg), false)
+        }
+        "assistant" => {
+            let mut msg = content_message(Role::Assistant, MessageKind::Assistant, "/message", m.content, "/message/content", false);
+            // Keep assistant text in full when short (final-text checks, excerpts).
+            let stop = match m.stop_reason.as_deref() {
+                Some("stop" | "length" | "end_turn") => Stop::Normal,
+                Some("toolUse" | "tool_use" | "tool_calls") => Stop::ToolUse,
+                Some("error") => Stop::Error,
+                Some("aborted") => Stop::Aborted,
+                _ => Stop::Unknown,
+            };
+            let provider = m.provider.as_deref().unwrap_or("");
+            let transcript_only = provider == "openclaw";
+            let mirror = m.delivery_mirror.is_some() || m.model.as_deref() == Some("delivery-mirror");
+            let model = match (m.provider.as_deref(), m.model.as_deref()) {
+                (Some(p), Some(md)) => Some(format!("{p}/{md}").into_boxed_str()),
+                (None, Some(md)) => Some(md.into()),
+                (Some(p), None) => Some(p.into()),
+                _ => None,
+            };
+            msg.assistant = Some(Box::new(AssistantInfo { stop, model, transcript_only, api_error: false, delivery_mirror: mirror }));
+            (Class::Conversation, Some(msg), !transcript_only)
+        }
+        "toolResult" => {
+            let mut msg = content_message(Role::Tool, MessageKind::ToolResult, "/message", m.content, "/message/content", false);
+            // The result itself is the block that pairs with the call: the message.
+            let text: String = msg.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n");
+            let full_text_len: u32 = msg.blocks.iter().map(|b| b.text_len).sum();
+            let mut rb = Block::new(BlockKind::ToolResult, Cow::Borrowed("/message"), &text, false);
+            rb.text_len = full_text_len;
+            rb.tool_id = m.tool_call_id.as_deref().map(Into::into);
+            rb.tool_name = m.tool_name.as_deref().map(Into::into);
+            let mut info = ResultInfo { is_error: m.is_error.unwrap_or(false), ..Default::default() };
+            let details: Option<serde_json::Value> = m.details.and_then(|d| serde_json::from_str(d.get()).ok());
+            if let Some(d) = &details {
+                if d.get("openclawSyntheticMissingToolResult").and_then(|x| x.as_bool()) == Some(true) {
+                    info.synthetic_or_aborted = true;
+                }
+            }
+            if text.trim() == "aborted" && full_text_len as usize == text.len() {
+                info.synthetic_or_aborted = true;
+            }
+            let mut delivered_ = details.as_ref().map(delivered).unwrap_or(false);
+            if !delivered_ && text.trim_start().starts_with('{') {
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                    delivered_ = delivered(&v);
+                }
+            }
+            info.delivered = delivered_;
+            msg.blocks.insert(0, rb);
+            msg.result = Some(Box::new(info));
+            (Class::Conversation, Some(msg), false)
+        }
+        "bashExecution" => {
+            let text = format!(
+                "Ran `{}`\n{}",
+                m.command.as_deref().unwrap_or(""),
+                m.output.as_deref().unwrap_or("")
+            );
+            let msg = Message {
+                role: Role::User,
+                kind: MessageKind::Bash,
+                pointer: Cow::Borrowed("/message"),
+                blocks: vec![Block::new(BlockKind::Text, Cow::Borrowed("/message"), &text, false)],
+                assistant: None,
+                result: None,
+                dynamic_ref: None,
+                json_hash: 0,
+            };
+            let class = if m.exclude_from_context == Some(true) { Class::Hidden } else { Class::Conversation };
+            (class, Some(msg), false)
+        }
+        "custom" | "hookMessage" => {
+            let carrier = m.custom_type.as_deref() == Some("openclaw.runtime-context");
+            let kind = if carrier { MessageKind::Carrier } else { MessageKind::Extension };
+            (Class::Conversation, Some(content_message(Role::User, kind, "/message", m.content, "/message/content", true)), false)
+        }
+        "branchSummary" => (Class::Conversation, Some(summary_like(MessageKind::BranchSummary, m)), false),
+        "compactionSummary" => (Class::Conversation, Some(summary_like(MessageKind::CompactionSummary, m)), false),
+        _ => (Class::Bookkeeping, None, false),
+    }
+}
+
+fn summary_like(kind: MessageKind, m: &RawMessage) -> Message {
+    Message {
+        role: Role::User,
+        kind,
+        pointer: Cow::Borrowed("/message"),
+        blocks: vec![Block::new(BlockKind::Text, Cow::Borrowed("/message/summary"), m.summary.as_deref().unwrap_or(""), true)],
+        assistant: None,
+        result: None,
+        dynamic_ref: None,
+        json_hash: 0,
+    }
+}

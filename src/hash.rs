@@ -1,0 +1,99 @@
+//! Fast, stable 64-bit hashes for duplicate detection (xxh3, via `xxhash-rust`),
+//! and the canonical JSON hash used to compare elements "by what is sent"
+//! (key order, whitespace between tokens and `cache_control` markers ignored;
+//! text inside strings compared byte for byte — SPEC §2 must-not-fire list).
+
+use serde_json::Value;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+/// Hash of a byte string.
+pub fn hash_bytes(b: &[u8]) -> u64 {
+    xxh3_64(b)
+}
+
+/// Hash of a string.
+pub fn hash_str(s: &str) -> u64 {
+    xxh3_64(s.as_bytes())
+}
+
+/// Canonical hash of a JSON value: object keys sorted, whitespace irrelevant,
+/// keys listed in `ignore` skipped at every depth (e.g. `cache_control`).
+pub fn canonical_hash(v: &Value, ignore: &[&str]) -> u64 {
+    let mut h = Xxh3::new();
+    feed(&mut h, v, ignore);
+    h.digest()
+}
+
+fn feed(h: &mut Xxh3, v: &Value, ignore: &[&str]) {
+    match v {
+        Value::Null => h.update(b"n"),
+        Value::Bool(b) => h.update(if *b { b"t" } else { b"f" }),
+        Value::Number(n) => {
+            h.update(b"#");
+            h.update(n.to_string().as_bytes());
+        }
+        Value::String(s) => {
+            h.update(b"s");
+            h.update(&(s.len() as u64).to_le_bytes());
+            h.update(s.as_bytes());
+        }
+        Value::Array(a) => {
+            h.update(b"[");
+            h.update(&(a.len() as u64).to_le_bytes());
+            for x in a {
+                feed(h, x, ignore);
+            }
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().filter(|k| !ignore.contains(&k.as_str())).collect();
+            keys.sort();
+            h.update(b"{");
+            h.update(&(keys.len() as u64).to_le_bytes());
+            for k in keys {
+                h.update(&(k.len() as u64).to_le_bytes());
+                h.update(k.as_bytes());
+                feed(h, &m[k.as_str()], ignore);
+            }
+        }
+    }
+}
+
+/// Canonical JSON text (sorted keys, compact, `ignore` keys dropped), for diffs.
+pub fn canonical_string(v: &Value, ignore: &[&str]) -> String {
+    fn strip(v: &Value, ignore: &[&str]) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().filter(|k| !ignore.contains(&k.as_str())).collect();
+                keys.sort();
+                let mut out = serde_json::Map::new();
+                for k in keys {
+                    out.insert(k.clone(), strip(&m[k.as_str()], ignore));
+                }
+                Value::Object(out)
+            }
+            Value::Array(a) => Value::Array(a.iter().map(|x| strip(x, ignore)).collect()),
+            x => x.clone(),
+        }
+    }
+    serde_json::to_string_pretty(&strip(v, ignore)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn key_order_and_cache_control_do_not_matter() {
+        let a = json!({"type":"text","text":"hi","cache_control":{"type":"ephemeral"}});
+        let b = json!({"text":"hi","type":"text"});
+        assert_eq!(canonical_hash(&a, &["cache_control"]), canonical_hash(&b, &["cache_control"]));
+    }
+
+    #[test]
+    fn text_inside_strings_matters() {
+        let a = json!({"text":"hi"});
+        let b = json!({"text":"hi\n"});
+        assert_ne!(canonical_hash(&a, &[]), canonical_hash(&b, &[]));
+    }
+}

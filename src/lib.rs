@@ -1,0 +1,228 @@
+//! ctxlint: lint what LLM agents send to their models.
+//!
+//! Bytes flow one way: **source → format loader → normalised model (with
+//! source spans) → rules / fence / diff → findings → renderer**. This crate
+//! is the library; `main.rs` is a thin CLI over it.
+//!
+//! ```no_run
+//! let opts = ctxlint::CheckOptions { paths: vec!["session.jsonl".into()], ..Default::default() };
+//! let report = ctxlint::check(&opts, &ctxlint::config::Settings::default()).unwrap();
+//! for f in &report.findings {
+//!     println!("{}:{}: {} {}", f.path, f.line.unwrap_or(0), f.code, f.message);
+//! }
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod context;
+pub mod dup;
+pub mod error;
+pub mod finding;
+pub mod formats;
+pub mod hash;
+pub mod inputs;
+pub mod locate;
+pub mod model;
+pub mod pairing;
+pub mod report;
+pub mod rules;
+pub mod source;
+pub mod text;
+
+pub use error::{Error, Result};
+pub use finding::{Finding, Related, Severity};
+
+use formats::LoadOptions;
+use inputs::{DiscoverOptions, Job, Skipped};
+use model::{FormatId, Input};
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use source::SourceRef;
+use std::collections::{BTreeSet, HashMap};
+
+/// What `check` is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Paths as given (`-` = stdin).
+    pub paths: Vec<String>,
+    /// Input discovery options.
+    pub discover: DiscoverOptions,
+}
+
+/// One checked input in the summary (SPEC §4 `files`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FileSummary {
+    /// Display path.
+    pub path: String,
+    /// Format id.
+    pub format: FormatId,
+    /// Requests in the stream (0 for transcripts).
+    pub requests: usize,
+    /// Transcript entries (0 for streams).
+    pub entries: usize,
+}
+
+/// The result of `check`.
+#[derive(Debug, Default)]
+pub struct CheckReport {
+    /// Findings, sorted by path, line, pointer and code.
+    pub findings: Vec<Finding>,
+    /// Checked inputs.
+    pub files: Vec<FileSummary>,
+    /// Walked files skipped as matching no format.
+    pub skipped: Vec<Skipped>,
+    /// Inputs that could not be checked (I/O or format errors); the rest were.
+    pub errors: Vec<Error>,
+}
+
+/// Loads one job into an input.
+pub fn load_job(job: &Job) -> Result<Input> {
+    let lopts = LoadOptions::default();
+    match job {
+        Job::File(src, f) => formats::load(src, f, &lopts),
+        Job::Stream(dir, f, srcs) => {
+            let inputs = srcs.iter().map(|s| formats::load(s, f, &lopts)).collect::<Result<Vec<_>>>()?;
+            Ok(formats::join_stream(dir, f, inputs))
+        }
+    }
+}
+
+/// Checks one loaded input: runs the rules, applies the settings, and resolves
+/// columns, byte offsets and fingerprints.
+pub fn check_input(input: &Input, job: &Job, settings: &config::Settings) -> Vec<Finding> {
+    let mut findings = rules::run_all(input, settings);
+    findings.retain_mut(|f| match settings.level(f.rule) {
+        Some(s) => {
+            if settings.levels.contains_key(&f.rule) {
+                f.severity = s;
+            }
+            true
+        }
+        None => false,
+    });
+    resolve_positions(job, input, &mut findings);
+    findings
+}
+
+/// Runs `check` over the given paths.
+pub fn check(opts: &CheckOptions, settings: &config::Settings) -> Result<CheckReport> {
+    let plan = inputs::discover(&opts.paths, &opts.discover)?;
+    let results: Vec<(Job, Result<(FileSummary, Vec<Finding>)>)> = plan
+        .jobs
+        .into_par_iter()
+        .map(|job| {
+            let r = load_job(&job).map(|input| {
+                let findings = check_input(&input, &job, settings);
+                (
+                    FileSummary { path: input.path.clone(), format: input.format, requests: input.request_count(), entries: input.entry_count() },
+                    findings,
+                )
+            });
+            (job, r)
+        })
+        .collect();
+    let mut report = CheckReport { skipped: plan.skipped, ..Default::default() };
+    for (_, r) in results {
+        match r {
+            Ok((summary, findings)) => {
+                report.files.push(summary);
+                report.findings.extend(findings);
+            }
+            Err(e) => report.errors.push(e),
+        }
+    }
+    finish(&mut report.findings);
+    Ok(report)
+}
+
+/// Sorts findings and assigns fingerprints (SPEC §4: a hash of rule, path,
+/// normalised offending text and its occurrence number among equal ones).
+pub fn finish(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        inputs::natural_cmp(&a.path, &b.path)
+            .then(a.request.cmp(&b.request))
+            .then(a.line.cmp(&b.line))
+            .then(a.byte_offset.cmp(&b.byte_offset))
+            .then(a.pointer.cmp(&b.pointer))
+            .then(a.code.cmp(b.code))
+    });
+    let mut seen: HashMap<(String, String, String), u32> = HashMap::new();
+    for f in findings.iter_mut() {
+        let norm = f.key.split_whitespace().collect::<Vec<_>>().join(" ");
+        let n = seen.entry((f.rule.name().to_string(), f.path.clone(), norm.clone())).or_insert(0);
+        *n += 1;
+        let mut h = Sha256::new();
+        h.update(f.rule.name().as_bytes());
+        h.update([0]);
+        h.update(f.path.as_bytes());
+        h.update([0]);
+        h.update(norm.as_bytes());
+        h.update([0]);
+        h.update(n.to_le_bytes());
+        let d = h.finalize();
+        f.fingerprint = d[..8].iter().map(|b| format!("{b:02x}")).collect();
+    }
+}
+
+/// Fills `column` and `byte_offset` (and `line` for JSON documents) from the source bytes.
+fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
+    if findings.is_empty() {
+        return;
+    }
+    let sources: Vec<&SourceRef> = match job {
+        Job::File(s, _) => vec![s],
+        Job::Stream(_, _, v) => v.iter().collect(),
+    };
+    let jsonl = matches!(input.format, "pi-session" | "claude-code" | "codex-rollout" | "exchange-log");
+    for src in sources {
+        let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].path == src.display).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        if jsonl {
+            let wanted: BTreeSet<u32> = mine.iter().filter_map(|&i| findings[i].line).collect();
+            let mut lines: HashMap<u32, (u64, Vec<u8>)> = HashMap::new();
+            if let Ok(r) = src.open() {
+                let mut lr = source::LineReader::new(r);
+                let last = wanted.iter().next_back().copied().unwrap_or(0);
+                while let Ok(Some(l)) = lr.next_line() {
+                    if wanted.contains(&l.no) {
+                        lines.insert(l.no, (l.offset, l.bytes.to_vec()));
+                    }
+                    if l.no >= last {
+                        break;
+                    }
+                }
+            }
+            for &i in &mine {
+                let f = &mut findings[i];
+                if let Some((off, bytes)) = f.line.and_then(|l| lines.get(&l)) {
+                    let at = locate::locate(bytes, &f.pointer).unwrap_or(0);
+                    f.byte_offset = Some(off + at as u64);
+                    let col = String::from_utf8_lossy(&bytes[..at.min(bytes.len())]).chars().count() + 1;
+                    f.column = Some(col as u32);
+                }
+            }
+        } else if input.format != "vcr-cassette" {
+            let Ok(bytes) = src.read_all() else { continue };
+            let ix = source::LineIndex::new(&bytes);
+            for &i in &mine {
+                let f = &mut findings[i];
+                if let Some(at) = locate::locate(&bytes, &f.pointer) {
+                    let (l, c) = ix.line_col(&bytes, at);
+                    f.line = Some(l);
+                    f.column = Some(c);
+                    f.byte_offset = Some(at as u64);
+                }
+                for r in &mut f.related {
+                    if r.path == src.display && r.line.is_none() {
+                        if let Some(at) = locate::locate(&bytes, &r.pointer) {
+                            r.line = Some(ix.line_col(&bytes, at).0);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

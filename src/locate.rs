@@ -1,0 +1,152 @@
+//! Finds where an RFC 6901 JSON Pointer's value starts in a JSON text, without
+//! parsing the whole document into a tree: a small scanner walks only as deep
+//! as the pointer and skips everything else (iteratively, so deep nesting
+//! cannot overflow the stack).
+
+/// Byte offset (0-based) in `text` of the first byte of the value named by
+/// `pointer`, or `None` when the pointer does not resolve or the text is not JSON.
+pub fn locate(text: &[u8], pointer: &str) -> Option<usize> {
+    let mut pos = skip_ws(text, 0);
+    if pointer.is_empty() {
+        return Some(pos);
+    }
+    let tokens = pointer.strip_prefix('/')?.split('/').map(|t| t.replace("~1", "/").replace("~0", "~"));
+    for tok in tokens {
+        pos = skip_ws(text, pos);
+        match *text.get(pos)? {
+            b'{' => {
+                pos += 1;
+                loop {
+                    pos = skip_ws(text, pos);
+                    if *text.get(pos)? == b'}' {
+                        return None;
+                    }
+                    let (key, after) = read_string(text, pos)?;
+                    pos = skip_ws(text, after);
+                    if *text.get(pos)? != b':' {
+                        return None;
+                    }
+                    pos = skip_ws(text, pos + 1);
+                    if key == tok {
+                        break;
+                    }
+                    pos = skip_value(text, pos)?;
+                    pos = skip_ws(text, pos);
+                    match *text.get(pos)? {
+                        b',' => pos += 1,
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                let want: usize = tok.parse().ok()?;
+                pos += 1;
+                let mut i = 0;
+                loop {
+                    pos = skip_ws(text, pos);
+                    if *text.get(pos)? == b']' {
+                        return None;
+                    }
+                    if i == want {
+                        break;
+                    }
+                    pos = skip_value(text, pos)?;
+                    pos = skip_ws(text, pos);
+                    match *text.get(pos)? {
+                        b',' => pos += 1,
+                        _ => return None,
+                    }
+                    i += 1;
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(skip_ws(text, pos))
+}
+
+fn skip_ws(t: &[u8], mut p: usize) -> usize {
+    while p < t.len() && matches!(t[p], b' ' | b'\t' | b'\n' | b'\r') {
+        p += 1;
+    }
+    p
+}
+
+/// Reads a JSON string starting at `p` (which must be `"`); returns the
+/// decoded string (escapes other than `\"`, `\\`, `\/` kept loosely) and the
+/// position after the closing quote.
+fn read_string(t: &[u8], p: usize) -> Option<(String, usize)> {
+    if t.get(p) != Some(&b'"') {
+        return None;
+    }
+    let end = string_end(t, p)?;
+    let raw = &t[p..end];
+    let s: String = serde_json::from_slice(raw).ok()?;
+    Some((s, end))
+}
+
+/// Position after the closing quote of the string starting at `p`.
+fn string_end(t: &[u8], p: usize) -> Option<usize> {
+    let mut i = p + 1;
+    loop {
+        let j = memchr::memchr2(b'"', b'\\', &t[i..])? + i;
+        if t[j] == b'\\' {
+            i = j + 2;
+            if i > t.len() {
+                return None;
+            }
+        } else {
+            return Some(j + 1);
+        }
+    }
+}
+
+/// Position after the value starting at `p`.
+fn skip_value(t: &[u8], p: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = p;
+    loop {
+        let c = *t.get(i)?;
+        match c {
+            b'"' => i = string_end(t, i)?,
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                i += 1
+            }
+            _ => {
+                if depth == 0 {
+                    // scalar: runs until a delimiter
+                    while i < t.len() && !matches!(t[i], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                        i += 1;
+                    }
+                    return Some(i);
+                }
+                i += 1;
+            }
+        }
+        if depth == 0 && matches!(c, b'"' | b'}' | b']') {
+            return Some(i);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_nested_values() {
+        let t = br#"{"a": [1, {"b": "x\"y"}, [true]], "c/d": {"e": null}}"#;
+        assert_eq!(locate(t, ""), Some(0));
+        assert_eq!(&t[locate(t, "/a").unwrap()..][..1], b"[");
+        assert_eq!(&t[locate(t, "/a/1/b").unwrap()..][..3], b"\"x\\");
+        assert_eq!(&t[locate(t, "/a/2/0").unwrap()..][..4], b"true");
+        assert_eq!(&t[locate(t, "/c~1d/e").unwrap()..][..4], b"null");
+        assert_eq!(locate(t, "/a/5"), None);
+        assert_eq!(locate(t, "/zz"), None);
+    }
+}

@@ -1,0 +1,563 @@
+//! The normalised model every loader produces and every rule reads.
+//!
+//! Two shapes of input exist (SPEC §1):
+//! - a **transcript** (`pi-session`, `claude-code`, `codex-rollout`): a list of
+//!   entries in write order, forming a tree by id/parent; the model calls
+//!   (steps) and their contexts are rebuilt from it by [`crate::context`];
+//! - a **stream** of recorded requests (request-body files, exchange logs,
+//!   cassettes, pydantic-ai history snapshots): each request holds its
+//!   per-request slots (system prompt, instructions, tools) and its messages.
+//!
+//! Every element keeps where it came from: transcripts keep the 1-based line and
+//! byte offset of each entry and a JSON Pointer into that line's object;
+//! requests keep their file, the pointer of their body inside it, and a pointer
+//! for every message and block. Texts that rules need (the prompt side: user,
+//! system, developer, extension and carrier messages) are kept in full;
+//! assistant text, thinking and tool results keep a short prefix, their length
+//! and a hash, so that a 300 MB transcript does not have to live in memory.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Format ids of SPEC §1, as `&'static str` (e.g. `"pi-session"`).
+pub type FormatId = &'static str;
+
+/// One loaded input: a transcript file, or a stream of requests.
+#[derive(Debug)]
+pub struct Input {
+    /// Path as given on the command line (or found by walking a directory).
+    pub path: String,
+    /// Detected (or forced) format id.
+    pub format: FormatId,
+    /// The content.
+    pub body: Body,
+    /// JSONL lines that are not exactly one JSON value (reported by `malformed-line`).
+    pub bad_lines: Vec<BadLine>,
+    /// Elements skipped because they match no request format (counted, SPEC §1).
+    pub skipped: usize,
+    /// Records kept but not understood (unknown entry types), counted for `show`.
+    pub unknown_records: usize,
+}
+
+/// The content of an input.
+#[derive(Debug)]
+pub enum Body {
+    /// A session transcript.
+    Transcript(Transcript),
+    /// An ordered list of recorded requests.
+    Stream(Stream),
+}
+
+impl Input {
+    /// Number of requests (streams) or model calls (transcripts are counted by entries instead).
+    pub fn request_count(&self) -> usize {
+        match &self.body {
+            Body::Stream(s) => s.requests.len(),
+            Body::Transcript(_) => 0,
+        }
+    }
+    /// Number of transcript entries (0 for streams).
+    pub fn entry_count(&self) -> usize {
+        match &self.body {
+            Body::Transcript(t) => t.entries.len(),
+            Body::Stream(_) => 0,
+        }
+    }
+}
+
+/// A JSONL line that is not exactly one JSON value.
+#[derive(Debug, Clone)]
+pub struct BadLine {
+    /// 1-based line number.
+    pub line: u32,
+    /// Byte offset of the line start in the file.
+    pub offset: u64,
+    /// What is wrong (serde_json's message, or "NUL bytes", "invalid UTF-8", …).
+    pub reason: String,
+    /// The start of the line (for the excerpt), at most 200 bytes, lossily decoded.
+    pub head: String,
+}
+
+// ---------------------------------------------------------------------------
+// Messages and blocks (shared by transcripts and requests)
+// ---------------------------------------------------------------------------
+
+/// The role a message is sent with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// `system`
+    System,
+    /// `developer` (OpenAI)
+    Developer,
+    /// `user`
+    User,
+    /// `assistant` / `model`
+    Assistant,
+    /// `tool` / `toolResult` / `function`
+    Tool,
+}
+
+impl Role {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+    /// System or developer role.
+    pub fn is_system(self) -> bool {
+        matches!(self, Role::System | Role::Developer)
+    }
+}
+
+/// What a message is, beyond its role (decides *user turn*, SPEC §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MessageKind {
+    /// A system prompt / instructions message or part.
+    SystemPrompt,
+    /// A user-role message with user-authored content: a **user turn**.
+    UserTurn,
+    /// A user-role message holding only tool results.
+    ToolResults,
+    /// A model output.
+    Assistant,
+    /// A tool-role result message.
+    ToolResult,
+    /// A compaction summary.
+    CompactionSummary,
+    /// A branch summary (pi `branch_summary`).
+    BranchSummary,
+    /// A runtime-context carrier (OpenClaw `openclaw.runtime-context`): prompt-local.
+    Carrier,
+    /// Extension content sent as user role (pi `custom_message`).
+    Extension,
+    /// A `bashExecution` record sent as user role.
+    Bash,
+    /// Claude Code meta / command output / injected attachment context sent as user role.
+    Meta,
+}
+
+impl MessageKind {
+    /// Short name for `show`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageKind::SystemPrompt => "system",
+            MessageKind::UserTurn => "user",
+            MessageKind::ToolResults => "tool results",
+            MessageKind::Assistant => "assistant",
+            MessageKind::ToolResult => "tool result",
+            MessageKind::CompactionSummary => "compaction summary",
+            MessageKind::BranchSummary => "branch summary",
+            MessageKind::Carrier => "context carrier",
+            MessageKind::Extension => "extension",
+            MessageKind::Bash => "bash",
+            MessageKind::Meta => "meta",
+        }
+    }
+    /// Prompt-side messages: their text is kept in full and scanned by the
+    /// duplicate rules (system events, context blocks, system prompts).
+    pub fn is_prompt_side(self) -> bool {
+        matches!(
+            self,
+            MessageKind::SystemPrompt
+                | MessageKind::UserTurn
+                | MessageKind::Carrier
+                | MessageKind::Extension
+                | MessageKind::Meta
+                | MessageKind::CompactionSummary
+                | MessageKind::BranchSummary
+        )
+    }
+}
+
+/// How a model call ended (assistant messages only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Stop {
+    /// Unknown or not recorded.
+    #[default]
+    Unknown,
+    /// Ended normally with text (`stop`, `end_turn`, `length`).
+    Normal,
+    /// Ended to call tools.
+    ToolUse,
+    /// Ended with an error.
+    Error,
+    /// Aborted (by the user or the runtime).
+    Aborted,
+}
+
+/// Facts about an assistant message that the reply and replay rules need.
+#[derive(Debug, Clone, Default)]
+pub struct AssistantInfo {
+    /// How the call ended.
+    pub stop: Stop,
+    /// `provider/model` of the answer, when recorded.
+    pub model: Option<Box<str>>,
+    /// Transcript-only record, not model output (OpenClaw `provider: "openclaw"`).
+    pub transcript_only: bool,
+    /// An API-error stub (Claude Code `isApiErrorMessage`, model `<synthetic>`).
+    pub api_error: bool,
+    /// OpenClaw delivery mirror of a send.
+    pub delivery_mirror: bool,
+}
+
+/// Facts about a tool result that pairing and reply rules need.
+#[derive(Debug, Clone, Default)]
+pub struct ResultInfo {
+    /// Synthetic or aborted result (OpenClaw `openclawSyntheticMissingToolResult`, text `aborted`).
+    pub synthetic_or_aborted: bool,
+    /// The result shows delivery of a message-tool send (`deliveryStatus`/`status` "sent",
+    /// a platform `messageId`, receipts).
+    pub delivered: bool,
+    /// The result is an error.
+    pub is_error: bool,
+}
+
+/// One message of a request or one transcript entry's message.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// Role it is sent with.
+    pub role: Role,
+    /// What it is.
+    pub kind: MessageKind,
+    /// JSON Pointer of the message (into the document, or into the JSONL line's object).
+    pub pointer: Ptr,
+    /// Content blocks in order. A plain-string content is one `Text` block whose pointer is the message's.
+    pub blocks: Vec<Block>,
+    /// Assistant facts (assistant messages only).
+    pub assistant: Option<Box<AssistantInfo>>,
+    /// Tool-result facts (tool results only).
+    pub result: Option<Box<ResultInfo>>,
+    /// pydantic-ai `dynamic_ref` of a system-prompt part.
+    pub dynamic_ref: Option<Box<str>>,
+    /// When the message itself is one history element (a Chat message with
+    /// string content, a Responses item): its canonical JSON hash; else 0 and
+    /// its blocks are the elements.
+    pub json_hash: u64,
+}
+
+/// Block kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlockKind {
+    /// Plain text.
+    Text,
+    /// Model reasoning (thinking, reasoning item).
+    Thinking,
+    /// A tool call (`tool_use`, `toolCall`, `function_call`, `tool_calls[]`, `functionCall`, `toolUse`).
+    ToolCall,
+    /// A tool result (`tool_result`, `function_call_output`, `functionResponse`, `toolResult`).
+    ToolResult,
+    /// Image, document or other binary content.
+    Media,
+    /// A compaction block / item.
+    Compaction,
+    /// Anything else.
+    Other,
+}
+
+impl BlockKind {
+    /// Short name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockKind::Text => "text",
+            BlockKind::Thinking => "thinking",
+            BlockKind::ToolCall => "tool call",
+            BlockKind::ToolResult => "tool result",
+            BlockKind::Media => "media",
+            BlockKind::Compaction => "compaction",
+            BlockKind::Other => "other",
+        }
+    }
+}
+
+/// One content block.
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// What it is.
+    pub kind: BlockKind,
+    /// JSON Pointer of the block.
+    pub pointer: Ptr,
+    /// Its text: in full for prompt-side messages, else a prefix (see [`Block::text_len`]).
+    pub text: Box<str>,
+    /// Length in bytes of the full text.
+    pub text_len: u32,
+    /// Hash of the full text (xxh-style 64-bit, see [`crate::hash`]).
+    pub text_hash: u64,
+    /// Hash of the block's canonical JSON (key order, whitespace and `cache_control` ignored).
+    /// 0 when the loader does not compute it (transcripts).
+    pub json_hash: u64,
+    /// Tool call id (calls and results).
+    pub tool_id: Option<Box<str>>,
+    /// Tool name (calls, and results when recorded).
+    pub tool_name: Option<Box<str>>,
+    /// For message-tool calls: this call posts to a channel (`message` with `action: "send"`).
+    pub is_send: bool,
+    /// For message-tool calls: a dry run.
+    pub dry_run: bool,
+}
+
+impl Block {
+    /// A block with the given kind and text; hashes computed here.
+    pub fn new(kind: BlockKind, pointer: Ptr, text: &str, keep_full: bool) -> Block {
+        let text_hash = crate::hash::hash_str(text);
+        let kept = if keep_full { text } else { crate::text::prefix(text, 240) };
+        Block {
+            kind,
+            pointer,
+            text: kept.into(),
+            text_len: text.len().min(u32::MAX as usize) as u32,
+            text_hash,
+            json_hash: 0,
+            tool_id: None,
+            tool_name: None,
+            is_send: false,
+            dry_run: false,
+        }
+    }
+    /// Whether `text` holds the full text.
+    pub fn has_full_text(&self) -> bool {
+        self.text.len() as u32 == self.text_len
+    }
+}
+
+/// A JSON Pointer, cheap to clone (static for fixed transcript paths).
+pub type Ptr = Cow<'static, str>;
+
+/// Joins a pointer and a token (escaping `~` and `/` as RFC 6901 says).
+pub fn ptr_join(base: &str, token: &str) -> String {
+    let mut s = String::with_capacity(base.len() + token.len() + 1);
+    s.push_str(base);
+    s.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => s.push_str("~0"),
+            '/' => s.push_str("~1"),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+/// Joins a pointer and an array index.
+pub fn ptr_idx(base: &str, i: usize) -> String {
+    format!("{base}/{i}")
+}
+
+// ---------------------------------------------------------------------------
+// Transcripts
+// ---------------------------------------------------------------------------
+
+/// A session transcript: entries in write order.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    /// Session header (pi line 1; Codex `session_meta`).
+    pub header: Option<Header>,
+    /// Entries in write order (the header is not an entry). Malformed lines are not entries.
+    pub entries: Vec<Entry>,
+    /// Whether entries carry ids (false for pi v1: linear by position).
+    pub has_ids: bool,
+    /// Total number of lines read (including blank and malformed ones).
+    pub lines: u32,
+    /// Codex/Claude Code system prompt text at the session level
+    /// (`session_meta.base_instructions`), as a message in context of every step.
+    pub base_instructions: Option<Message>,
+    /// Line of `base_instructions` (the session_meta line).
+    pub base_instructions_line: u32,
+    /// Every parsed line's hash, in order (for byte-for-byte repeats).
+    pub raw_lines: Vec<RawLine>,
+    /// Entries whose id repeats an earlier entry's id.
+    pub id_repeats: Vec<IdRepeat>,
+}
+
+/// A parsed line's identity, for detecting lines written again byte for byte.
+#[derive(Debug, Clone, Copy)]
+pub struct RawLine {
+    /// 1-based line.
+    pub line: u32,
+    /// Hash of the line's bytes.
+    pub hash: u64,
+    /// Re-written by design (Claude Code uuid-less state snapshots): never a repeat.
+    pub exempt: bool,
+}
+
+/// An entry whose id repeats an earlier entry's id.
+#[derive(Debug, Clone, Copy)]
+pub struct IdRepeat {
+    /// The later entry.
+    pub entry: u32,
+    /// The first entry with that id.
+    pub first: u32,
+    /// Same JSON content (key order and whitespace aside); `None` when not compared.
+    pub same_content: Option<bool>,
+}
+
+/// The session header.
+#[derive(Debug, Clone)]
+pub struct Header {
+    /// 1-based line.
+    pub line: u32,
+    /// Format version (pi: 1 when absent).
+    pub version: u32,
+    /// Session id.
+    pub session_id: Option<Box<str>>,
+}
+
+/// How an entry hangs in the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parent {
+    /// `parentId: null` (or absent where the format allows): a root.
+    Root,
+    /// The entry at this index in [`Transcript::entries`].
+    Entry(u32),
+    /// A parent id that names no entry of the file.
+    Dangling(Box<str>),
+    /// Not part of the tree at all (Claude Code uuid-less state snapshots,
+    /// summary records): never a root, never a parent.
+    Detached,
+}
+
+/// What an entry is for context rebuilding (SPEC §1 *bookkeeping*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// Part of the conversation: carries a message sent to the model (or a summary).
+    Conversation,
+    /// Part of the conversation, but never sent (pi `custom`, excluded bash executions).
+    Hidden,
+    /// Bookkeeping: state snapshots, progress, metadata. Never conversation.
+    Bookkeeping,
+    /// A compaction boundary (pi `compaction`, Claude Code `compact_boundary`, Codex `compacted`).
+    Compaction,
+}
+
+/// A compaction: what survives it.
+#[derive(Debug, Clone)]
+pub struct Compaction {
+    /// First kept entry (pi `firstKeptEntryId` / `firstKeptEntryIndex`), if any and resolvable.
+    pub first_kept: Option<u32>,
+    /// Whether the boundary starts a new chain by design (Claude Code `compact_boundary`
+    /// with `parentUuid: null`; Codex `compacted`).
+    pub new_root: bool,
+}
+
+/// One transcript entry (one JSONL line that parsed).
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// 1-based line.
+    pub line: u32,
+    /// Byte offset of the line start.
+    pub offset: u64,
+    /// Length of the line in bytes (without the newline).
+    pub len: u32,
+    /// Entry type as written (`message`, `custom`, `user`, `response_item`, …).
+    pub etype: Cow<'static, str>,
+    /// Entry id (`id` / `uuid`), if any.
+    pub id: Option<Box<str>>,
+    /// Where it hangs.
+    pub parent: Parent,
+    /// Conversation or bookkeeping.
+    pub class: Class,
+    /// The message it carries into context, if any.
+    pub message: Option<Message>,
+    /// Compaction details (class `Compaction`).
+    pub compaction: Option<Box<Compaction>>,
+    /// Claude Code: `message.id` shared by the entries of one split model call.
+    pub call_group: Option<Box<str>>,
+    /// Claude Code sidechain record.
+    pub sidechain: bool,
+    /// Claude Code / Codex session id of the record.
+    pub session_id: Option<Box<str>>,
+    /// Hash of the raw line bytes.
+    pub raw_hash: u64,
+    /// The entry is a model call (a step): an assistant message that is model output.
+    pub is_model_call: bool,
+}
+
+impl Entry {
+    /// The message kind, if the entry carries a message.
+    pub fn kind(&self) -> Option<MessageKind> {
+        self.message.as_ref().map(|m| m.kind)
+    }
+    /// Whether the entry is a user turn (SPEC §1).
+    pub fn is_user_turn(&self) -> bool {
+        self.class == Class::Conversation && self.kind() == Some(MessageKind::UserTurn)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Streams of requests
+// ---------------------------------------------------------------------------
+
+/// An ordered list of requests (one run).
+#[derive(Debug, Default)]
+pub struct Stream {
+    /// Requests in order.
+    pub requests: Vec<Request>,
+}
+
+/// A per-request slot kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SlotKind {
+    /// Anthropic top-level `system`, Bedrock `system`.
+    System,
+    /// OpenAI Responses `instructions`, pydantic-ai `instructions`.
+    Instructions,
+    /// Gemini `systemInstruction`.
+    SystemInstruction,
+}
+
+impl SlotKind {
+    /// Field name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SlotKind::System => "system",
+            SlotKind::Instructions => "instructions",
+            SlotKind::SystemInstruction => "systemInstruction",
+        }
+    }
+}
+
+/// A per-request system-prompt slot.
+#[derive(Debug, Clone)]
+pub struct Slot {
+    /// Which slot.
+    pub kind: SlotKind,
+    /// Pointer of the slot.
+    pub pointer: String,
+    /// Its text parts (one per system block; a string slot is one part).
+    pub parts: Vec<Block>,
+}
+
+/// One recorded request (or history snapshot).
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// File the request came from (as given).
+    pub path: Arc<str>,
+    /// Format id of the body (`openai-chat`, …), even inside a cassette or log.
+    pub body_format: FormatId,
+    /// 0-based index in the stream (for cassettes/logs: the interaction/line index, counting skipped ones).
+    pub index: usize,
+    /// Pointer of the body in its file (`""` for a body file; `/interactions/3/request/parsed_body`).
+    pub pointer: String,
+    /// 1-based line of the body (JSONL exchange logs), else None.
+    pub line: Option<u32>,
+    /// The endpoint (URL path) the request was sent to, when recorded.
+    pub endpoint: Option<Box<str>>,
+    /// Per-request system slots.
+    pub slots: Vec<Slot>,
+    /// Pointer of `tools` and its canonical hash, if any.
+    pub tools: Option<(String, u64, String)>,
+    /// Messages in order, including system/developer messages and system-prompt parts.
+    pub messages: Vec<Message>,
+    /// `previous_response_id`, if any.
+    pub previous_response_id: Option<Box<str>>,
+    /// Conversation id (pydantic-ai `conversation_id`, Responses `conversation`).
+    pub conversation_id: Option<Box<str>>,
+    /// Ids of the response to this request, if recorded (to chain `previous_response_id`).
+    pub response_id: Option<Box<str>>,
+    /// The raw document text, when the file is small enough to keep, for locating pointers.
+    pub raw: Option<Arc<str>>,
+}

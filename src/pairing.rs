@@ -1,0 +1,223 @@
+//! Tool-call / tool-result pairing, shared by `unanswered-tool-call` and
+//! `orphan-tool-result` (SPEC §1, CTX301/CTX302).
+//!
+//! In a request, calls and results pair by id in message order: a call must be
+//! answered before the next model output or user turn. In a transcript,
+//! pairing is judged along each entry's path; a call still pending at the end
+//! of a path is not a finding; consequences of a reported broken chain are not
+//! reported again.
+
+use crate::context::{sent_again, Analysis};
+use crate::model::*;
+use std::collections::{HashMap, HashSet};
+
+/// A pairing defect.
+#[derive(Debug, Clone)]
+pub enum Pairing {
+    /// A call with no result.
+    Unanswered {
+        /// Request message index, or transcript entry index.
+        unit: u32,
+        /// Block index in that message.
+        block: u32,
+    },
+    /// A result with no earlier call (or answering one a second time).
+    Orphan {
+        /// Request message index, or transcript entry index.
+        unit: u32,
+        /// Block index in that message.
+        block: u32,
+        /// It answers a call that already has a result.
+        second: bool,
+    },
+}
+
+/// Pairs the calls and results of one request.
+pub fn request(r: &Request) -> Vec<Pairing> {
+    let mut out = Vec::new();
+    let mut calls: HashMap<&str, (u32, u32)> = HashMap::new();
+    let mut answered: HashSet<&str> = HashSet::new();
+    let mut open: Vec<(&str, u32, u32)> = Vec::new(); // calls of the latest model output, unanswered
+    let mut prev_assistant = false;
+    let flush = |open: &mut Vec<(&str, u32, u32)>, out: &mut Vec<Pairing>| {
+        for (_, unit, block) in open.drain(..) {
+            out.push(Pairing::Unanswered { unit, block });
+        }
+    };
+    for (i, m) in r.messages.iter().enumerate() {
+        let is_assistant = m.role == Role::Assistant;
+        if is_assistant && !prev_assistant {
+            // A new model output: calls of the previous one must have been answered.
+            flush(&mut open, &mut out);
+        }
+        if m.kind == MessageKind::UserTurn {
+            flush(&mut open, &mut out);
+        }
+        for (j, b) in m.blocks.iter().enumerate() {
+            match b.kind {
+                BlockKind::ToolCall => {
+                    if let Some(id) = b.tool_id.as_deref() {
+                        calls.insert(id, (i as u32, j as u32));
+                        open.push((id, i as u32, j as u32));
+                    }
+                }
+                BlockKind::ToolResult => {
+                    let Some(id) = b.tool_id.as_deref() else { continue };
+                    if calls.contains_key(id) {
+                        if !answered.insert(id) {
+                            out.push(Pairing::Orphan { unit: i as u32, block: j as u32, second: true });
+                        }
+                        open.retain(|(c, _, _)| *c != id);
+                    } else if r.previous_response_id.is_none() {
+                        out.push(Pairing::Orphan { unit: i as u32, block: j as u32, second: false });
+                    }
+                }
+                _ => {}
+            }
+        }
+        prev_assistant = is_assistant;
+    }
+    flush(&mut open, &mut out);
+    out
+}
+
+fn result_ids(m: &Message) -> impl Iterator<Item = (u32, &str)> {
+    m.blocks.iter().enumerate().filter(|(_, b)| b.kind == BlockKind::ToolResult).filter_map(|(j, b)| b.tool_id.as_deref().map(|id| (j as u32, id)))
+}
+
+/// Pairs the calls and results of a transcript along its paths.
+pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
+    let tree = &an.tree;
+    let mut out = Vec::new();
+    let mut calls_by_id: HashMap<&str, Vec<u32>> = HashMap::new();
+    let mut results_by_id: HashMap<&str, Vec<u32>> = HashMap::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        let Some(m) = &e.message else { continue };
+        for b in &m.blocks {
+            match (b.kind, b.tool_id.as_deref()) {
+                (BlockKind::ToolCall, Some(id)) => calls_by_id.entry(id).or_default().push(i as u32),
+                (BlockKind::ToolResult, Some(id)) => results_by_id.entry(id).or_default().push(i as u32),
+                _ => {}
+            }
+        }
+    }
+    // Unanswered calls.
+    for (i, e) in t.entries.iter().enumerate() {
+        let i = i as u32;
+        if !e.is_model_call || !sent_again(e) || an.tainted[i as usize] {
+            continue;
+        }
+        let m = e.message.as_ref().expect("model calls have messages");
+        let calls: Vec<(u32, &str)> = m.blocks.iter().enumerate().filter(|(_, b)| b.kind == BlockKind::ToolCall).filter_map(|(j, b)| b.tool_id.as_deref().map(|id| (j as u32, id))).collect();
+        if calls.is_empty() {
+            continue;
+        }
+        // Results that are children of the call group's entries count as on the path (Claude Code).
+        let mut group_results: HashSet<&str> = HashSet::new();
+        if let Some(g) = &e.call_group {
+            let mut x = i;
+            loop {
+                for &c in &tree.children[x as usize] {
+                    if let Some(cm) = &t.entries[c as usize].message {
+                        group_results.extend(result_ids(cm).map(|r| r.1));
+                    }
+                }
+                match t.entries[x as usize].parent {
+                    Parent::Entry(p) if t.entries[p as usize].call_group.as_ref() == Some(g) => x = p,
+                    _ => break,
+                }
+            }
+            let mut stack = vec![i];
+            while let Some(x) = stack.pop() {
+                for &c in &tree.children[x as usize] {
+                    let ce = &t.entries[c as usize];
+                    if let Some(cm) = &ce.message {
+                        group_results.extend(result_ids(cm).map(|r| r.1));
+                    }
+                    if ce.call_group.as_ref() == Some(g) {
+                        stack.push(c);
+                    }
+                }
+            }
+        }
+        let mut missing: HashSet<u32> = HashSet::new();
+        // DFS over descendants until the next model call or user turn on each path.
+        let mut stack: Vec<(u32, Vec<&str>)> = tree.children[i as usize].iter().map(|&c| (c, Vec::new())).collect();
+        while let Some((x, mut found)) = stack.pop() {
+            let xe = &t.entries[x as usize];
+            if an.tainted[x as usize] {
+                continue; // a reported break cuts this path: its consequences are not reported
+            }
+            let same_group = e.call_group.is_some() && xe.call_group == e.call_group;
+            let stop = (xe.is_model_call && !same_group) || xe.is_user_turn();
+            if stop {
+                for (j, id) in &calls {
+                    if !found.contains(id) && !group_results.contains(id) {
+                        missing.insert(*j);
+                    }
+                }
+                continue;
+            }
+            if let Some(xm) = &xe.message {
+                found.extend(result_ids(xm).map(|r| r.1));
+            }
+            for &c in &tree.children[x as usize] {
+                stack.push((c, found.clone()));
+            }
+        }
+        let mut missing: Vec<u32> = missing.into_iter().collect();
+        missing.sort();
+        for j in missing {
+            out.push(Pairing::Unanswered { unit: i, block: j });
+        }
+    }
+    // Orphan results.
+    for (i, e) in t.entries.iter().enumerate() {
+        let i = i as u32;
+        let Some(m) = &e.message else { continue };
+        if !matches!(e.class, Class::Conversation) {
+            continue;
+        }
+        for (j, id) in result_ids(m) {
+            let calls = calls_by_id.get(id).map(Vec::as_slice).unwrap_or(&[]);
+            let mut matched = None;
+            for &c in calls.iter().rev() {
+                if c != i && tree.is_ancestor_or_self(c, i) && sent_again(&t.entries[c as usize]) {
+                    matched = Some(c);
+                    break;
+                }
+                // Claude Code: the call may sit in another entry of the same call group on the path.
+                if let Some(g) = &t.entries[c as usize].call_group {
+                    if let Parent::Entry(p) = e.parent {
+                        if t.entries[p as usize].call_group.as_ref() == Some(g) && sent_again(&t.entries[c as usize]) {
+                            matched = Some(c);
+                            break;
+                        }
+                    }
+                }
+            }
+            match matched {
+                Some(c) => {
+                    // Answered twice on this path?
+                    let earlier = results_by_id.get(id).map(Vec::as_slice).unwrap_or(&[]);
+                    let second = earlier.iter().any(|&r| r != i && r > c && r < i && tree.is_ancestor_or_self(r, i));
+                    if second {
+                        out.push(Pairing::Orphan { unit: i, block: j, second: true });
+                    }
+                }
+                None => {
+                    // A result cut off from its call by a reported break is a consequence.
+                    if an.tainted[i as usize] && calls.iter().any(|&c| c < i) {
+                        continue;
+                    }
+                    // A call cut by a compaction (not kept) is not judged.
+                    if calls.iter().any(|&c| tree.is_ancestor_or_self(c, i)) && tree.compaction[i as usize] != crate::context::NONE && calls.iter().all(|&c| sent_again(&t.entries[c as usize])) {
+                        continue;
+                    }
+                    out.push(Pairing::Orphan { unit: i, block: j, second: false });
+                }
+            }
+        }
+    }
+    out
+}

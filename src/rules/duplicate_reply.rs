@@ -1,0 +1,123 @@
+//! CTX204 `duplicate-reply`.
+
+use super::{RuleContext, RuleId, RuleMeta};
+use crate::finding::{Finding, Severity};
+use crate::model::*;
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    code: "CTX204",
+    name: "duplicate-reply",
+    default_severity: Severity::Error,
+    summary: "a user turn receives a second visible reply",
+    docs: r#"## What it finds
+A second visible reply for one user turn. A visible reply is a delivered message-tool send
+(OpenClaw `message` with `action: "send"` whose result shows `deliveryStatus`/`status`
+`"sent"`, a platform `messageId`, or receipts), or a final text: a completed model call with
+no tool call that ends the turn and whose text is not a silent token (`NO_REPLY`,
+`HEARTBEAT_OK`). Each visible reply answers the oldest user turn without a reply yet; a
+reply is a second reply only when every user turn written so far already has one. A user
+turn reported by `duplicate-user-turn` is the same turn as its previous copy. Reported at
+the assistant entry that produces the second reply (the final text, or the tool call of the
+second send).
+
+## Why it matters
+The user sees the answer twice in their channel — the classic "message tool already replied,
+then the final text was posted too" bug.
+
+## Example
+```
+user        when is the next handover?
+assistant   toolCall message {action: "send", …}
+toolResult  {"deliveryStatus": "sent", "messageId": "…"}
+assistant   "The next handover is Monday."      <- reported
+```
+
+## What it does not flag
+Dry runs, suppressed or failed sends; silent finals (`NO_REPLY`, `HEARTBEAT_OK`); text beside
+tool calls; the delivery mirror of a send already counted; failed or empty model calls (but
+a send delivered earlier in a failed attempt still counts).
+"#,
+};
+
+/// Silent tokens: a final text that is exactly one of these is never delivered.
+pub const SILENT: &[&str] = &["NO_REPLY", "HEARTBEAT_OK"];
+
+/// Checks transcripts in write order.
+pub fn check(cx: &mut RuleContext) {
+    let Some((t, an)) = cx.transcript else { return };
+    let input = cx.input;
+    let replayed: HashSet<u32> = an.replayed_turns.iter().map(|r| r.0).collect();
+    // Sends awaiting their result: call id -> (entry, block pointer).
+    let mut sends: HashMap<&str, (u32, String)> = HashMap::new();
+    let mut pending: VecDeque<u32> = VecDeque::new(); // user turns without a reply
+    let mut answered: Vec<(u32, u32)> = Vec::new(); // (user turn, replying entry)
+    let mut any_turn = false;
+    for (i, e) in t.entries.iter().enumerate() {
+        let i = i as u32;
+        if e.class != Class::Conversation {
+            continue;
+        }
+        let Some(m) = &e.message else { continue };
+        if e.is_user_turn() {
+            if !replayed.contains(&i) {
+                pending.push_back(i);
+                any_turn = true;
+            }
+            continue;
+        }
+        let mut reply: Option<(u32, String, String)> = None; // (entry, pointer, text)
+        if let Some(a) = &m.assistant {
+            if a.transcript_only || a.delivery_mirror {
+                continue;
+            }
+            for b in &m.blocks {
+                if b.kind == BlockKind::ToolCall && b.is_send && !b.dry_run {
+                    if let Some(id) = b.tool_id.as_deref() {
+                        sends.insert(id, (i, b.pointer.to_string()));
+                    }
+                }
+            }
+            let failed = a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
+            let has_call = m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
+            let text: String = m.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n");
+            let text = text.trim();
+            if failed || has_call || text.is_empty() {
+                continue;
+            }
+            if SILENT.contains(&text) {
+                // A silent final closes the oldest open turn without a reply.
+                pending.pop_front();
+                continue;
+            }
+            reply = Some((i, m.blocks.iter().find(|b| b.kind == BlockKind::Text).map(|b| b.pointer.to_string()).unwrap_or_default(), text.to_string()));
+        } else if let Some(r) = &m.result {
+            let id = m.blocks.iter().find(|b| b.kind == BlockKind::ToolResult).and_then(|b| b.tool_id.as_deref());
+            if let Some((call_entry, ptr)) = id.and_then(|id| sends.remove(id)) {
+                if r.delivered && !r.is_error {
+                    reply = Some((call_entry, ptr, "message-tool send".to_string()));
+                }
+            }
+        }
+        let Some((at, ptr, text)) = reply else { continue };
+        if let Some(turn) = pending.pop_front() {
+            answered.push((turn, at));
+        } else if any_turn {
+            let (turn, first) = answered.last().copied().unwrap_or((0, at));
+            let fe = &t.entries[first as usize];
+            let te = &t.entries[turn as usize];
+            let e = &t.entries[at as usize];
+            cx.report(
+                Finding::new(RuleId::DuplicateReply, &input.path, input.format, format!("second visible reply to the user turn at line {} (first reply at line {})", te.line, fe.line))
+                    .line(e.line)
+                    .pointer(ptr)
+                    .entry_id(e.id.as_deref())
+                    .excerpt(text)
+                    .related(&input.path, Some(fe.line), "", "first reply")
+                    .related(&input.path, Some(te.line), "", "user turn")
+                    .help("after a delivered message-tool send, end the turn with a silent token (NO_REPLY)"),
+            );
+        }
+    }
+}

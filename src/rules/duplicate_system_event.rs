@@ -1,0 +1,190 @@
+//! CTX101 `duplicate-system-event`.
+
+use super::{RuleContext, RuleId, RuleMeta};
+use crate::config::{Settings, EVENT_TEXT_MIN};
+use crate::dup::{self, Dupes, Occ, StreamMemo};
+use crate::finding::{Finding, Severity};
+use crate::hash::hash_str;
+use std::collections::HashSet;
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    code: "CTX101",
+    name: "duplicate-system-event",
+    default_severity: Severity::Error,
+    summary: "a system event is rendered twice or more in one request or one step",
+    docs: r#"## What it finds
+A system event (a line such as `System: [2026-06-20 09:14:02 UTC] Slack DM from user-a`)
+rendered twice or more in one request, or in the context of one step of a transcript:
+the same label line repeats, or the event text it carries (16 characters or more) appears
+again as a line or paragraph of its own, e.g. inside a wrapper or a runtime-context
+carrier. The label pattern is configurable (`event-patterns` in `ctxlint.toml`; default
+`^System(?: \(untrusted\))?: \[[^\]]+\] .+$`).
+
+## Why it matters
+The model sees the event twice and treats it as two events: it answers twice, or reasons
+about a repeated notification that never happened.
+
+## Example
+```
+user:  System: [2026-06-20 09:14:02 UTC] Slack DM from user-a
+       can you check the deploy?
+user:  OpenClaw runtime context …
+       System: [2026-06-20 09:14:02 UTC] Slack DM from user-a   <- reported here
+```
+
+## What it does not flag
+The same label in two *different* requests (history is re-sent every step); two label
+lines with different timestamps (two events); a label in a runtime-context carrier of an
+older turn (carriers are prompt-local, stripped from later steps); tool results and
+assistant text. Each later copy is reported once, with the first copy as related.
+"#,
+};
+
+enum Item<'a> {
+    Label { line: &'a str, event: Option<&'a str> },
+    Bare(&'a str),
+}
+
+/// The label lines, and the bare lines/paragraphs whose hash is an event hash.
+fn items<'a>(s: &Settings, text: &'a str, events: Option<&HashSet<u64>>) -> Vec<Item<'a>> {
+    let mut out = Vec::new();
+    let mut bare = Vec::new();
+    for line in crate::text::lines(text) {
+        if s.is_event_label(line) {
+            let event = line.find("] ").map(|k| line[k + 2..].trim()).filter(|e| e.chars().count() >= EVENT_TEXT_MIN);
+            out.push(Item::Label { line, event });
+        } else if line.chars().count() >= EVENT_TEXT_MIN {
+            bare.push(line);
+        }
+    }
+    for p in crate::text::paragraphs(text) {
+        if p.contains('\n') && p.chars().count() >= EVENT_TEXT_MIN {
+            bare.push(p);
+        }
+    }
+    for b in bare {
+        if events.is_none_or(|ev| ev.contains(&hash_str(b))) {
+            out.push(Item::Bare(b));
+        }
+    }
+    out
+}
+
+const L: u64 = 0x4c;
+
+fn key_label(line: &str) -> u64 {
+    hash_str(line) ^ L
+}
+
+/// Checks transcripts (per step) and requests (per request).
+pub fn check(cx: &mut RuleContext) {
+    let input = cx.input;
+    let settings = cx.settings;
+    if let Some((t, an)) = cx.transcript {
+        // Pass 1: the event texts of every label, so that only matching bare lines are indexed.
+        let mut events = HashSet::new();
+        for e in &t.entries {
+            for (_, b, _) in dup::entry_blocks(e) {
+                for it in items(settings, &b.text, None) {
+                    if let Item::Label { event: Some(ev), .. } = it {
+                        events.insert(hash_str(ev));
+                    }
+                }
+            }
+        }
+        let (mut labels, mut label_events, mut bare) = (Dupes::new(), Dupes::new(), Dupes::new());
+        for (i, e) in t.entries.iter().enumerate() {
+            for (j, b, _) in dup::entry_blocks(e) {
+                let occ = Occ { unit: i as u32, block: j };
+                let mut reported = false;
+                for it in items(settings, &b.text, Some(&events)) {
+                    let (first, shown) = match it {
+                        Item::Label { line, event } => {
+                            let k = key_label(line);
+                            let mut first = labels.find_in_transcript(t, &an.tree, k, occ, false);
+                            labels.push(k, occ);
+                            if let Some(ev) = event {
+                                let k = hash_str(ev);
+                                first = first.or_else(|| bare.find_in_transcript(t, &an.tree, k, occ, false));
+                                label_events.push(k, occ);
+                            }
+                            (first, line)
+                        }
+                        Item::Bare(text) => {
+                            let k = hash_str(text);
+                            let first = label_events.find_in_transcript(t, &an.tree, k, occ, false);
+                            bare.push(k, occ);
+                            (first, text)
+                        }
+                    };
+                    if let (Some(first), false) = (first, reported) {
+                        reported = true;
+                        let fe = &t.entries[first.unit as usize];
+                        let fb = &fe.message.as_ref().expect("indexed entries have messages").blocks[first.block as usize];
+                        cx.report(
+                            Finding::new(RuleId::DuplicateSystemEvent, &input.path, input.format, format!("system event rendered again in the same step (first at line {})", fe.line))
+                                .line(e.line)
+                                .pointer(b.pointer.to_string())
+                                .entry_id(e.id.as_deref())
+                                .excerpt(shown.to_string())
+                                .related(&input.path, Some(fe.line), fb.pointer.to_string(), "first occurrence")
+                                .help("render each system event once per request; strip it from the runtime-context carrier"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if let Some(stream) = cx.stream {
+        let mut memo = StreamMemo::default();
+        for r in &stream.requests {
+            memo.next_request();
+            let (mut labels, mut label_events, mut bare) = (Dupes::new(), Dupes::new(), Dupes::new());
+            for (occ, b, _) in dup::request_units(r) {
+                let mut reported = false;
+                for it in items(settings, &b.text, None) {
+                    let (first, shown) = match it {
+                        Item::Label { line, event } => {
+                            let k = key_label(line);
+                            let mut first = labels.find_in_request(k, occ, false);
+                            labels.push(k, occ);
+                            if let Some(ev) = event {
+                                let k = hash_str(ev);
+                                first = first.or_else(|| bare.find_in_request(k, occ, false));
+                                label_events.push(k, occ);
+                            }
+                            (first, line)
+                        }
+                        Item::Bare(text) => {
+                            let k = hash_str(text);
+                            let first = label_events.find_in_request(k, occ, false);
+                            bare.push(k, occ);
+                            (first, text)
+                        }
+                    };
+                    if let (Some(first), false) = (first, reported) {
+                        reported = true;
+                        let ptr = b.pointer.to_string();
+                        let rel = ptr.strip_prefix(r.pointer.as_str()).unwrap_or(&ptr).to_string();
+                        if !memo.is_new(&rel, shown) {
+                            continue;
+                        }
+                        cx.report(
+                            Finding::new(RuleId::DuplicateSystemEvent, &r.path, input.format, "system event rendered again in the same request")
+                                .pointer(ptr)
+                                .request(r.index)
+                                .excerpt(shown.to_string())
+                                .related(&r.path, r.line, dup::unit_pointer(r, first), "first occurrence")
+                                .help("render each system event once per request"),
+                        );
+                        if let Some(l) = r.line {
+                            let f = cx.findings.last_mut().expect("just pushed");
+                            f.line = Some(l);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

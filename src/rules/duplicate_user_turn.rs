@@ -1,0 +1,163 @@
+//! CTX203 `duplicate-user-turn`.
+
+use super::{RuleContext, RuleId, RuleMeta};
+use crate::finding::{Finding, Severity};
+use crate::model::*;
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    code: "CTX203",
+    name: "duplicate-user-turn",
+    default_severity: Severity::Error,
+    summary: "a user turn is written again after the attempt that answered it failed",
+    docs: r#"## What it finds
+A user turn written again right after the attempt that answered its previous copy failed,
+with no other user turn between the two copies. The attempt failed when its last model call
+ended with an error or aborted stop, was an API-error stub (Claude Code
+`isApiErrorMessage`, model `<synthetic>`), when a tool result in it was synthetic or aborted
+(OpenClaw `details.openclawSyntheticMissingToolResult`, result text exactly `aborted`), or
+when a fallback model took over (the attempt did not end with a final text or a silent
+token, and the next answer comes from a different provider/model) — even if that attempt
+had already delivered a message-tool send. A warning when the failed attempt was only an
+`aborted` stop (often a person who stopped the run and sent the text again); an error
+otherwise. Judged in write order.
+
+## Why it matters
+Retry and fallback paths that replay the user's message make the model answer the same
+request twice: the user gets two replies, and tools with side effects run twice.
+
+## Example
+```
+user       "summarise the incident"
+assistant  stopReason: error (provider-a)
+user       "summarise the incident"      <- reported
+assistant  stopReason: stop (provider-b)
+```
+
+## What it does not flag
+A user who repeats themselves after an attempt that ended normally; an entry written twice
+byte for byte (`not-append-only`); a compaction's kept tail re-sent after the summary.
+"#,
+};
+
+/// A user turn written again after a failed attempt.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The later copy.
+    pub entry: u32,
+    /// The previous copy.
+    pub previous: u32,
+    /// Only an aborted stop failed (warning).
+    pub aborted_only: bool,
+    /// What failed.
+    pub why: String,
+}
+
+fn user_text_hash(e: &Entry) -> u64 {
+    let m = e.message.as_ref().expect("user turns have messages");
+    let mut h = 0xcbf29ce484222325u64;
+    for b in &m.blocks {
+        h = (h ^ b.text_hash).wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+#[derive(Default)]
+struct Attempt {
+    calls: usize,
+    last: Option<Stop>,
+    last_api_error: bool,
+    last_final: bool,
+    synthetic: bool,
+    model: Option<Box<str>>,
+}
+
+/// Finds replayed user turns in write order.
+pub fn replays(t: &Transcript) -> Vec<Replay> {
+    let mut out = Vec::new();
+    let mut prev: Option<u32> = None;
+    let mut att = Attempt::default();
+    let entries = &t.entries;
+    for (i, e) in entries.iter().enumerate() {
+        if e.class != Class::Conversation {
+            continue;
+        }
+        let Some(m) = &e.message else { continue };
+        if let Some(a) = &m.assistant {
+            if a.transcript_only {
+                continue;
+            }
+            att.calls += 1;
+            att.last = Some(a.stop);
+            att.last_api_error = a.api_error;
+            let has_call = m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
+            let has_text = m.blocks.iter().any(|b| b.kind == BlockKind::Text && !b.text.trim().is_empty());
+            att.last_final = !has_call && has_text && matches!(a.stop, Stop::Normal | Stop::Unknown) && !a.api_error;
+            if att.last_final {
+                att.synthetic = false;
+            }
+            att.model = a.model.clone();
+            continue;
+        }
+        if let Some(r) = &m.result {
+            if r.synthetic_or_aborted {
+                att.synthetic = true;
+            }
+            continue;
+        }
+        if !e.is_user_turn() {
+            continue;
+        }
+        if let Some(p) = prev {
+            let pe = &entries[p as usize];
+            if pe.raw_hash != e.raw_hash && user_text_hash(pe) == user_text_hash(e) && att.calls > 0 && !att.last_final {
+                let verdict = if att.last_api_error {
+                    Some((false, "the attempt ended with an API-error stub".to_string()))
+                } else if att.synthetic {
+                    Some((false, "a tool result of the attempt was synthetic or aborted".to_string()))
+                } else {
+                    match att.last {
+                        Some(Stop::Error) => Some((false, "the attempt ended with an error".to_string())),
+                        Some(Stop::Aborted) => Some((true, "the attempt was aborted".to_string())),
+                        _ => {
+                            // Fallback: the next answer comes from a different model.
+                            let next = entries[i + 1..].iter().find_map(|x| x.message.as_ref().and_then(|m| m.assistant.as_ref()).filter(|a| !a.transcript_only));
+                            match (next.and_then(|a| a.model.as_deref()), att.model.as_deref()) {
+                                (Some(n), Some(o)) if n != o => Some((false, format!("a fallback model ({n}) took over from {o}"))),
+                                _ => None,
+                            }
+                        }
+                    }
+                };
+                if let Some((aborted_only, why)) = verdict {
+                    out.push(Replay { entry: i as u32, previous: p, aborted_only, why });
+                }
+            }
+        }
+        prev = Some(i as u32);
+        att = Attempt::default();
+    }
+    out
+}
+
+/// Reports the replays found by the analysis.
+pub fn check(cx: &mut RuleContext) {
+    let Some((t, _)) = cx.transcript else { return };
+    let input = cx.input;
+    for r in replays(t) {
+        let e = &t.entries[r.entry as usize];
+        let p = &t.entries[r.previous as usize];
+        let text = e.message.as_ref().map(|m| m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n")).unwrap_or_default();
+        let sev = if r.aborted_only { Severity::Warning } else { Severity::Error };
+        cx.report(
+            Finding::new(RuleId::DuplicateUserTurn, &input.path, input.format, format!("user turn from line {} written again: {}", p.line, r.why))
+                .severity(sev)
+                .line(e.line)
+                .pointer(e.message.as_ref().map(|m| m.pointer.to_string()).unwrap_or_default())
+                .entry_id(e.id.as_deref())
+                .excerpt(text)
+                .related(&input.path, Some(p.line), "", "previous copy")
+                .help("on retry or fallback, re-run the existing turn instead of appending the user message again"),
+        );
+    }
+}

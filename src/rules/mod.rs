@@ -1,0 +1,174 @@
+//! The rules: one file per rule, each holding its metadata, its documentation
+//! and its logic; this module is the single table that maps codes to rules
+//! (ruff's pattern) and runs them over a loaded input.
+
+use crate::finding::{Finding, Severity};
+use crate::context::Analysis;
+use crate::model::{Body, Input, Stream, Transcript};
+use crate::config::Settings;
+
+pub mod broken_parent_chain;
+pub mod dropped_system_prompt;
+pub mod duplicate_context_block;
+pub mod duplicate_reply;
+pub mod duplicate_system_event;
+pub mod duplicate_system_prompt;
+pub mod duplicate_user_turn;
+pub mod foreign_append;
+pub mod history_rewrite;
+pub mod malformed_line;
+pub mod not_append_only;
+pub mod orphan_tool_result;
+pub mod unanswered_tool_call;
+
+/// Static description of a rule: the same text feeds `ctxlint rule` and `docs/rules.md`.
+#[derive(Debug)]
+pub struct RuleMeta {
+    /// Stable code, e.g. `CTX101`.
+    pub code: &'static str,
+    /// Stable name, e.g. `duplicate-system-event`.
+    pub name: &'static str,
+    /// Severity unless configured otherwise.
+    pub default_severity: Severity,
+    /// One line: what it finds.
+    pub summary: &'static str,
+    /// Markdown documentation with the sections *What it finds*, *Why it matters*,
+    /// *Example* and *What it does not flag*.
+    pub docs: &'static str,
+}
+
+/// Every rule, as a closed enum (stable order = code order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RuleId {
+    /// CTX101
+    DuplicateSystemEvent,
+    /// CTX102
+    DuplicateContextBlock,
+    /// CTX103
+    DuplicateSystemPrompt,
+    /// CTX201
+    DroppedSystemPrompt,
+    /// CTX202
+    HistoryRewrite,
+    /// CTX203
+    DuplicateUserTurn,
+    /// CTX204
+    DuplicateReply,
+    /// CTX301
+    UnansweredToolCall,
+    /// CTX302
+    OrphanToolResult,
+    /// CTX401
+    NotAppendOnly,
+    /// CTX402
+    ForeignAppend,
+    /// CTX403
+    MalformedLine,
+    /// CTX404
+    BrokenParentChain,
+}
+
+impl RuleId {
+    /// All rules in code order.
+    pub const ALL: [RuleId; 13] = [
+        RuleId::DuplicateSystemEvent,
+        RuleId::DuplicateContextBlock,
+        RuleId::DuplicateSystemPrompt,
+        RuleId::DroppedSystemPrompt,
+        RuleId::HistoryRewrite,
+        RuleId::DuplicateUserTurn,
+        RuleId::DuplicateReply,
+        RuleId::UnansweredToolCall,
+        RuleId::OrphanToolResult,
+        RuleId::NotAppendOnly,
+        RuleId::ForeignAppend,
+        RuleId::MalformedLine,
+        RuleId::BrokenParentChain,
+    ];
+
+    /// The rule's metadata and documentation.
+    pub fn meta(self) -> &'static RuleMeta {
+        match self {
+            RuleId::DuplicateSystemEvent => &duplicate_system_event::META,
+            RuleId::DuplicateContextBlock => &duplicate_context_block::META,
+            RuleId::DuplicateSystemPrompt => &duplicate_system_prompt::META,
+            RuleId::DroppedSystemPrompt => &dropped_system_prompt::META,
+            RuleId::HistoryRewrite => &history_rewrite::META,
+            RuleId::DuplicateUserTurn => &duplicate_user_turn::META,
+            RuleId::DuplicateReply => &duplicate_reply::META,
+            RuleId::UnansweredToolCall => &unanswered_tool_call::META,
+            RuleId::OrphanToolResult => &orphan_tool_result::META,
+            RuleId::NotAppendOnly => &not_append_only::META,
+            RuleId::ForeignAppend => &foreign_append::META,
+            RuleId::MalformedLine => &malformed_line::META,
+            RuleId::BrokenParentChain => &broken_parent_chain::META,
+        }
+    }
+    /// Stable name.
+    pub fn name(self) -> &'static str {
+        self.meta().name
+    }
+    /// Stable code.
+    pub fn code(self) -> &'static str {
+        self.meta().code
+    }
+    /// Default severity.
+    pub fn default_severity(self) -> Severity {
+        self.meta().default_severity
+    }
+    /// Looks a rule up by name or code (case-insensitive).
+    pub fn from_name_or_code(s: &str) -> Option<RuleId> {
+        RuleId::ALL
+            .into_iter()
+            .find(|r| r.name().eq_ignore_ascii_case(s) || r.code().eq_ignore_ascii_case(s))
+    }
+}
+
+/// What a rule's `check` receives: the input, the shared transcript analysis,
+/// the settings, and the sink for findings.
+pub struct RuleContext<'a> {
+    /// The loaded input.
+    pub input: &'a Input,
+    /// For transcripts: the transcript and its analysis (tree, contexts, defects).
+    pub transcript: Option<(&'a Transcript, &'a Analysis)>,
+    /// For streams: the requests.
+    pub stream: Option<&'a Stream>,
+    /// Effective settings (patterns, thresholds).
+    pub settings: &'a Settings,
+    /// Findings reported so far for this input.
+    pub findings: Vec<Finding>,
+}
+
+impl RuleContext<'_> {
+    /// Reports a finding.
+    pub fn report(&mut self, f: Finding) {
+        self.findings.push(f);
+    }
+}
+
+/// Runs every rule over one loaded input, in code order, and returns the raw
+/// findings (before severity configuration and sorting).
+pub fn run_all(input: &Input, settings: &Settings) -> Vec<Finding> {
+    let analysis;
+    let (transcript, stream) = match &input.body {
+        Body::Transcript(t) => {
+            analysis = Analysis::new(input, t);
+            (Some((t, &analysis)), None)
+        }
+        Body::Stream(s) => (None, Some(s)),
+    };
+    let mut cx = RuleContext { input, transcript, stream, settings, findings: Vec::new() };
+    malformed_line::check(&mut cx);
+    not_append_only::check(&mut cx);
+    broken_parent_chain::check(&mut cx);
+    duplicate_system_event::check(&mut cx);
+    duplicate_system_prompt::check(&mut cx);
+    duplicate_context_block::check(&mut cx);
+    dropped_system_prompt::check(&mut cx);
+    history_rewrite::check(&mut cx);
+    duplicate_user_turn::check(&mut cx);
+    duplicate_reply::check(&mut cx);
+    unanswered_tool_call::check(&mut cx);
+    orphan_tool_result::check(&mut cx);
+    cx.findings
+}

@@ -1,0 +1,95 @@
+//! CTX401 `not-append-only` (the in-file part; `fence` reports the rest).
+
+use super::{RuleContext, RuleId, RuleMeta};
+use crate::finding::{Finding, Severity};
+use std::collections::HashMap;
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    code: "CTX401",
+    name: "not-append-only",
+    default_severity: Severity::Error,
+    summary: "a session file was rewritten or re-appended instead of appended",
+    docs: r#"## What it finds
+A session file that did not only grow by appends:
+- within one file, a run of lines that repeats earlier lines byte for byte (the session
+  header or entries written a second time), or an entry that repeats an earlier entry's id
+  with the same JSON content (key order and whitespace aside) — one finding at the run's
+  first line;
+- between two snapshots (`ctxlint fence`), a truncated, replaced or rewritten file.
+
+## Why it matters
+A re-appended header or entry means a writer replayed its buffer onto the file (often after
+a failed write or a lost lock). Readers then see the same entries twice, or a second session
+header in the middle of the file.
+
+## Example
+```
+{"type":"session","version":3,"id":"s1",…}
+{"type":"message","id":"e7f1a201","parentId":null,…}
+{"type":"session","version":3,"id":"s1",…}          <- lines 3–4 written again
+{"type":"message","id":"e7f1a201","parentId":null,…}
+```
+
+## What it does not flag
+Claude Code records without `uuid` (`permission-mode`, `last-prompt`,
+`file-history-snapshot`, …): they are state snapshots written again by design. An id that
+repeats with *different* content is `broken-parent-chain`, not this rule. Blank lines.
+"#,
+};
+
+/// Reports runs of lines repeated byte for byte, and id repeats with equal content.
+pub fn check(cx: &mut RuleContext) {
+    let Some((t, _)) = cx.transcript else { return };
+    let input = cx.input;
+    let mut seen: HashMap<u64, u32> = HashMap::with_capacity(t.raw_lines.len());
+    let mut repeated_lines = std::collections::HashSet::new();
+    let mut prev_repeat: Option<u32> = None; // line number of the previous raw line if it repeated
+    let mut prev_line: u32 = 0;
+    for rl in &t.raw_lines {
+        let repeat = !rl.exempt && seen.contains_key(&rl.hash);
+        if repeat {
+            repeated_lines.insert(rl.line);
+            let first = seen[&rl.hash];
+            let continues_run = prev_repeat == Some(prev_line);
+            if !continues_run {
+                let entry = t.entries.iter().find(|e| e.line == rl.line);
+                cx.report(
+                    Finding::new(
+                        RuleId::NotAppendOnly,
+                        &input.path,
+                        input.format,
+                        format!("line {} repeats line {first} byte for byte: earlier lines were written again", rl.line),
+                    )
+                    .line(rl.line)
+                    .entry_id(entry.and_then(|e| e.id.as_deref()))
+                    .key(format!("repeat:{:016x}", rl.hash))
+                    .related(&input.path, Some(first), "", "first written here")
+                    .help("the writer re-appended lines it had already written; append only the new entries"),
+                );
+            }
+            prev_repeat = Some(rl.line);
+        } else {
+            seen.entry(rl.hash).or_insert(rl.line);
+        }
+        prev_line = rl.line;
+    }
+    for r in &t.id_repeats {
+        let e = &t.entries[r.entry as usize];
+        if r.same_content == Some(true) && !repeated_lines.contains(&e.line) {
+            let f = &t.entries[r.first as usize];
+            cx.report(
+                Finding::new(
+                    RuleId::NotAppendOnly,
+                    &input.path,
+                    input.format,
+                    format!("entry `{}` is written again (same content as line {})", e.id.as_deref().unwrap_or(""), f.line),
+                )
+                .line(e.line)
+                .entry_id(e.id.as_deref())
+                .key(format!("id-repeat:{}", e.id.as_deref().unwrap_or("")))
+                .related(&input.path, Some(f.line), "", "first written here"),
+            );
+        }
+    }
+}

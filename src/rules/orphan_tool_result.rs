@@ -1,0 +1,77 @@
+//! CTX302 `orphan-tool-result`.
+
+use super::{RuleContext, RuleId, RuleMeta};
+use crate::finding::{Finding, Severity};
+use crate::pairing::{self, Pairing};
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    code: "CTX302",
+    name: "orphan-tool-result",
+    default_severity: Severity::Error,
+    summary: "a tool result matches no earlier call, or answers a call a second time",
+    docs: r#"## What it finds
+A tool result whose id matches no earlier tool call in the request (or on the transcript
+entry's path), or that answers a call a second time. Pairing by id as in
+`unanswered-tool-call`.
+
+## Why it matters
+Providers reject results without a preceding call (HTTP 400), and trimmers that cut
+history at a fixed count often keep the result of a call they dropped.
+
+## Example
+```json
+{"role": "user", "parts": [{"functionResponse": {"id": "adk-7f3e…", "name": "search_trains", …}}]}
+```
+with no `functionCall` of that id anywhere before it.
+
+## What it does not flag
+With `previous_response_id`, a result whose call is not in the request answers the
+server-held prefix. A result cut off from its call by a reported `broken-parent-chain`.
+A result answering a call of a pi assistant message that ended with `error` or `aborted` *is*
+reported: pi never sends that call again.
+"#,
+};
+
+/// Reports orphan results in requests and transcripts.
+pub fn check(cx: &mut RuleContext) {
+    let input = cx.input;
+    if let Some((t, an)) = cx.transcript {
+        for p in &an.pairing {
+            if let Pairing::Orphan { unit, block, second } = *p {
+                let e = &t.entries[unit as usize];
+                let b = &e.message.as_ref().expect("results are in messages").blocks[block as usize];
+                let id = b.tool_id.as_deref().unwrap_or("");
+                let what = if second { "answers its call a second time" } else { "matches no earlier tool call on its path" };
+                cx.report(
+                    Finding::new(RuleId::OrphanToolResult, &input.path, input.format, format!("tool result for `{id}` {what}"))
+                        .line(e.line)
+                        .pointer(b.pointer.to_string())
+                        .entry_id(e.id.as_deref())
+                        .excerpt(b.text.to_string())
+                        .key(format!("{id}:{second}"))
+                        .help("drop the result together with its call, or keep both"),
+                );
+            }
+        }
+    }
+    if let Some(stream) = cx.stream {
+        for r in &stream.requests {
+            for p in pairing::request(r) {
+                if let Pairing::Orphan { unit, block, second } = p {
+                    let b = &r.messages[unit as usize].blocks[block as usize];
+                    let id = b.tool_id.as_deref().unwrap_or("");
+                    let what = if second { "answers its call a second time" } else { "matches no earlier tool call" };
+                    let mut f = Finding::new(RuleId::OrphanToolResult, &r.path, input.format, format!("tool result for `{id}` {what}"))
+                        .pointer(b.pointer.to_string())
+                        .request(r.index)
+                        .excerpt(b.text.to_string())
+                        .key(format!("{id}:{second}"))
+                        .help("drop the result together with its call, or keep both");
+                    f.line = r.line;
+                    cx.report(f);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! CTX301 `unanswered-tool-call`.
+
+use super::{RuleContext, RuleId, RuleMeta};
+use crate::finding::{Finding, Severity};
+use crate::pairing::{self, Pairing};
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    code: "CTX301",
+    name: "unanswered-tool-call",
+    default_severity: Severity::Error,
+    summary: "a tool call has no matching result before the next model call or user turn",
+    docs: r#"## What it finds
+A tool call with no matching result before the next model call or user turn. Calls and
+results pair by id in every format: OpenAI `tool_calls[].id` / `tool_call_id`, Responses
+`call_id`, Anthropic `tool_use.id` / `tool_use_id`, Gemini `functionCall` /
+`functionResponse` (by id, else by order and name), Bedrock `toolUseId`, pi `toolCall.id`
+/ `toolCallId` — including mixed OpenAI/Anthropic shapes in one request. In a transcript
+it is judged along each entry's path.
+
+## Why it matters
+Providers reject a history with an unanswered call (HTTP 400: "tool_use ids were found
+without tool_result blocks"), so the session is stuck until the history is repaired — and
+condensers or trimmers that drop one result of a parallel pair cause exactly this.
+
+## Example
+```json
+{"role": "assistant", "tool_calls": [{"id": "call_A", …}, {"id": "call_B", …}]},
+{"role": "tool", "tool_call_id": "call_B", "content": "ok"}
+```
+`call_A` is reported.
+
+## What it does not flag
+A call still pending at the end of a transcript path (the run is in flight); calls of pi
+assistant messages that ended with `error` or `aborted` (pi never sends them again); a path
+cut by a reported `broken-parent-chain` or torn line (the cause is reported, not the cascade).
+"#,
+};
+
+/// Reports unanswered calls in requests and transcripts.
+pub fn check(cx: &mut RuleContext) {
+    let input = cx.input;
+    if let Some((t, an)) = cx.transcript {
+        for p in &an.pairing {
+            if let Pairing::Unanswered { unit, block } = *p {
+                let e = &t.entries[unit as usize];
+                let b = &e.message.as_ref().expect("calls are in messages").blocks[block as usize];
+                let id = b.tool_id.as_deref().unwrap_or("");
+                cx.report(
+                    Finding::new(RuleId::UnansweredToolCall, &input.path, input.format, format!("tool call `{id}` ({}) has no result before the next model call or user turn", b.tool_name.as_deref().unwrap_or("?")))
+                        .line(e.line)
+                        .pointer(b.pointer.to_string())
+                        .entry_id(e.id.as_deref())
+                        .excerpt(format!("{} {}", b.tool_name.as_deref().unwrap_or(""), id))
+                        .key(format!("{id}"))
+                        .help("write a tool result for every call (an error result is fine) before the next model call"),
+                );
+            }
+        }
+    }
+    if let Some(stream) = cx.stream {
+        for r in &stream.requests {
+            for p in pairing::request(r) {
+                if let Pairing::Unanswered { unit, block } = p {
+                    let b = &r.messages[unit as usize].blocks[block as usize];
+                    let id = b.tool_id.as_deref().unwrap_or("");
+                    let mut f = Finding::new(RuleId::UnansweredToolCall, &r.path, input.format, format!("tool call `{id}` ({}) has no matching result", b.tool_name.as_deref().unwrap_or("?")))
+                        .pointer(b.pointer.to_string())
+                        .request(r.index)
+                        .excerpt(format!("{} {}", b.tool_name.as_deref().unwrap_or(""), id))
+                        .key(id.to_string())
+                        .help("send a tool result for every call (an error result is fine)");
+                    f.line = r.line;
+                    cx.report(f);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! Reading inputs: files (plain, `.gz`, `.zst`), standard input, and JSONL
+//! split line by line with `memchr` without holding the file in memory.
+//!
+//! Inputs are opened read-only and never written, locked or created beside
+//! (SPEC §5). Special files (FIFOs, sockets, devices) are refused before they
+//! are opened, so a FIFO with no writer cannot hang ctxlint.
+
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Longest JSONL line that is parsed (bytes). A longer line is reported as
+/// `malformed-line` ("line longer than …") and skipped without being buffered.
+pub const MAX_LINE: usize = 256 * 1024 * 1024;
+/// Largest whole JSON / YAML document that is read (bytes, after decompression).
+pub const MAX_DOCUMENT: u64 = 512 * 1024 * 1024;
+
+/// Where an input's bytes come from.
+#[derive(Debug, Clone)]
+pub enum Origin {
+    /// A file on disk.
+    File(PathBuf),
+    /// Bytes already in memory (standard input), with the name to report.
+    Memory(Arc<[u8]>),
+}
+
+/// An input to read: its display path (as given) and where its bytes are.
+#[derive(Debug, Clone)]
+pub struct SourceRef {
+    /// Path as given on the command line or found while walking (`-` names stdin
+    /// unless `--stdin-filename` is given).
+    pub display: String,
+    /// The bytes' origin.
+    pub origin: Origin,
+}
+
+impl SourceRef {
+    /// A file source.
+    pub fn file(display: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        SourceRef { display: display.into(), origin: Origin::File(path.into()) }
+    }
+
+    /// Whether the name says the file is compressed (`.gz`, `.zst`).
+    fn compression(&self, head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+
+    /// File name without compression suffixes, for format hints.
+    pub fn logical_name(&self) -> &str {
+        let n = self.display.as_str();
+        n.strip_suffix(".gz").or_else(|| n.strip_suffix(".zst")).unwrap_or(n)
+    }
+
+    /// Opens a decompressing reader over the whole input.
+    pub fn open(&self) -> Result<Box<dyn Read + Send>> {
+        match &self.origin {
+            Origin::Memory(bytes) => {
+                let comp = self.compression(bytes);
+                let cur = io::Cursor::new(ArcBytes(bytes.clone()));
+                wrap(comp, Box::new(cur)).map_err(|e| Error::io(&self.display, e))
+            }
+            Origin::File(p) => {
+                let f = open_regular(p).map_err(|e| Error::io(&self.display, e))?;
+                let mut head = [0u8; 4];
+                let n = read_head(&f, &mut head).map_err(|e| Error::io(&self.display, e))?;
+                let comp = self.compression(&head[..n]);
+                let f = open_regular(p).map_err(|e| Error::io(&self.display, e))?;
+                wrap(comp, Box::new(f)).map_err(|e| Error::io(&self.display, e))
+            }
+        }
+    }
+
+    /// The first `n` bytes after decompression (fewer if the input is shorter).
+    pub fn peek(&self, n: usize) -> Result<Vec<u8>> {
+        let mut r = self.open()?;
+        let mut buf = Vec::with_capacity(n);
+        (&mut r).take(n as u64).read_to_end(&mut buf).map_err(|e| Error::io(&self.display, e))?;
+        Ok(buf)
+    }
+
+    /// The whole input after decompression, refusing documents over [`MAX_DOCUMENT`].
+    pub fn read_all(&self) -> Result<Vec<u8>> {
+        let mut r = self.open()?;
+        let mut buf = Vec::new();
+        (&mut r).take(MAX_DOCUMENT + 1).read_to_end(&mut buf).map_err(|e| Error::io(&self.display, e))?;
+        if buf.len() as u64 > MAX_DOCUMENT {
+            return Err(Error::BadInput {
+                path: self.display.clone().into(),
+                format: "JSON".into(),
+                reason: format!("document larger than {MAX_DOCUMENT} bytes"),
+            });
+        }
+        Ok(buf)
+    }
+
+    /// Size in bytes on disk, when it is a file.
+    pub fn size(&self) -> Option<u64> {
+        match &self.origin {
+            Origin::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Origin::Memory(b) => Some(b.len() as u64),
+        }
+    }
+}
+
+struct ArcBytes(Arc<[u8]>);
+impl AsRef<[u8]> for ArcBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+fn wrap(c: Compression, r: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
+    Ok(match c {
+        Compression::None => r,
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(r))),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(r)?),
+    })
+}
+
+fn read_head(mut f: &File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Opens `p` read-only after checking that it is a regular file (following
+/// symlinks). FIFOs, sockets and devices are refused so that a FIFO with no
+/// writer cannot block; directories are refused with `EISDIR`.
+pub fn open_regular(p: &Path) -> io::Result<File> {
+    let md = std::fs::metadata(p)?;
+    if md.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+    }
+    if !md.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file (FIFO, socket or device)"));
+    }
+    File::open(p)
+}
+
+/// One JSONL line.
+#[derive(Debug)]
+pub struct Line<'a> {
+    /// 1-based line number.
+    pub no: u32,
+    /// Byte offset of the line start.
+    pub offset: u64,
+    /// The line's bytes without the `\n` (and without a trailing `\r`).
+    pub bytes: &'a [u8],
+    /// Whether the line ended with `\n` (false only for the last line).
+    pub terminated: bool,
+    /// The line was longer than [`MAX_LINE`]; `bytes` is empty.
+    pub too_long: bool,
+    /// Full length in bytes, without the newline.
+    pub len: u64,
+}
+
+/// Splits a byte stream into lines with `memchr`, reading in large blocks.
+/// Memory use is bounded by the longest line (capped at [`MAX_LINE`]).
+pub struct LineReader<R: Read> {
+    inner: BufReader<R>,
+    buf: Vec<u8>,
+    no: u32,
+    offset: u64,
+    done: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    /// A reader over `r`.
+    pub fn new(r: R) -> Self {
+        LineReader { inner: BufReader::with_capacity(1 << 20, r), buf: Vec::new(), no: 0, offset: 0, done: false }
+    }
+
+    /// The next line, or `None` at the end.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        if self.done {
+            return Ok(None);
+        }
+        self.buf.clear();
+        let mut total: u64 = 0;
+        let mut too_long = false;
+        let mut terminated = false;
+        loop {
+            let avail = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                break;
+            }
+            match memchr::memchr(b'\n', avail) {
+                Some(i) => {
+                    if !too_long {
+                        if self.buf.len() + i > MAX_LINE {
+                            too_long = true;
+                            self.buf = Vec::new();
+                        } else {
+                            self.buf.extend_from_slice(&avail[..i]);
+                        }
+                    }
+                    total += i as u64;
+                    self.inner.consume(i + 1);
+                    terminated = true;
+                    break;
+                }
+                None => {
+                    let n = avail.len();
+                    if !too_long {
+                        if self.buf.len() + n > MAX_LINE {
+                            too_long = true;
+                            self.buf = Vec::new();
+                        } else {
+                            self.buf.extend_from_slice(avail);
+                        }
+                    }
+                    total += n as u64;
+                    self.inner.consume(n);
+                }
+            }
+        }
+        if !terminated && total == 0 {
+            self.done = true;
+            return Ok(None);
+        }
+        if !terminated {
+            self.done = true;
+        }
+        self.no += 1;
+        let offset = self.offset;
+        self.offset += total + u64::from(terminated);
+        let mut bytes: &[u8] = &self.buf;
+        if bytes.last() == Some(&b'\r') {
+            bytes = &bytes[..bytes.len() - 1];
+        }
+        Ok(Some(Line { no: self.no, offset, bytes, terminated, too_long, len: total }))
+    }
+}
+
+/// Line-start offsets of a document held in memory, to turn byte offsets into
+/// 1-based line and column numbers.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes `text`.
+    pub fn new(text: &[u8]) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
+        LineIndex { starts }
+    }
+
+    /// 1-based line and 1-based character column of byte `offset` in `text`.
+    pub fn line_col(&self, text: &[u8], offset: usize) -> (u32, u32) {
+        let line = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.starts[line];
+        let col = String::from_utf8_lossy(&text[start..offset.min(text.len())]).chars().count();
+        ((line + 1) as u32, (col + 1) as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8]) -> Vec<(u32, u64, Vec<u8>, bool)> {
+        let mut r = LineReader::new(input);
+        let mut out = vec![];
+        while let Some(l) = r.next_line().unwrap() {
+            out.push((l.no, l.offset, l.bytes.to_vec(), l.terminated));
+        }
+        out
+    }
+
+    #[test]
+    fn splits_lines_with_offsets() {
+        let v = lines(b"a\r\nbb\n\nccc");
+        assert_eq!(
+            v,
+            vec![
+                (1, 0, b"a".to_vec(), true),
+                (2, 3, b"bb".to_vec(), true),
+                (3, 6, b"".to_vec(), true),
+                (4, 7, b"ccc".to_vec(), false)
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_input_has_no_lines() {
+        assert!(lines(b"").is_empty());
+    }
+
+    #[test]
+    fn line_index_columns_count_chars() {
+        let t = "ab\nhé x".as_bytes();
+        let ix = LineIndex::new(t);
+        assert_eq!(ix.line_col(t, 0), (1, 1));
+        assert_eq!(ix.line_col(t, 6), (2, 3));
+    }
+}
