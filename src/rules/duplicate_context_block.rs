@@ -69,10 +69,17 @@ fn blocks<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
     out
 }
 
-/// Whether two occurrences are text another rule owns, or a whole repeated user turn.
+/// Whether two occurrences are text another rule owns (two equal system
+/// prompts: CTX103), or a whole repeated user turn (a person repeating themselves).
 fn exempt(a: &Message, ab: &Block, b: &Message, bb: &Block) -> bool {
-    let both = |k: MessageKind| a.kind == k && b.kind == k;
-    (both(MessageKind::SystemPrompt) || both(MessageKind::UserTurn)) && ab.text_hash == bb.text_hash
+    if a.kind == MessageKind::SystemPrompt && b.kind == MessageKind::SystemPrompt {
+        return ab.text_hash == bb.text_hash;
+    }
+    a.kind == MessageKind::UserTurn && b.kind == MessageKind::UserTurn && message_hash(a) == message_hash(b)
+}
+
+fn message_hash(m: &Message) -> u64 {
+    m.blocks.iter().filter(|b| b.kind == BlockKind::Text).fold(0xcbf29ce484222325u64, |h, b| (h ^ b.text_hash).wrapping_mul(0x100000001b3))
 }
 
 /// Checks requests and transcript steps.

@@ -49,6 +49,13 @@ pub fn check(cx: &mut RuleContext) {
     let Some((t, an)) = cx.transcript else { return };
     let input = cx.input;
     let replayed: HashSet<u32> = an.replayed_turns.iter().map(|r| r.0).collect();
+    // An entry that reuses an id is reported by broken-parent-chain: one defect, one finding.
+    let reused: HashSet<u32> = an
+        .chain_defects
+        .iter()
+        .filter(|d| matches!(d.kind, crate::rules::broken_parent_chain::DefectKind::IdReused(_)))
+        .map(|d| d.entry)
+        .collect();
     // Sends awaiting their result: call id -> (entry, block pointer).
     let mut sends: HashMap<&str, (u32, String)> = HashMap::new();
     let mut pending: VecDeque<u32> = VecDeque::new(); // user turns without a reply
@@ -56,7 +63,7 @@ pub fn check(cx: &mut RuleContext) {
     let mut any_turn = false;
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
-        if e.class != Class::Conversation {
+        if e.class != Class::Conversation || reused.contains(&i) {
             continue;
         }
         let Some(m) = &e.message else { continue };
