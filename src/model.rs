@@ -561,3 +561,4 @@ pub struct Request {
     /// The raw document text, when the file is small enough to keep, for locating pointers.
     pub raw: Option<Arc<str>>,
 }
+

@@ -60,10 +60,17 @@ fn screen(line: &Line<'_>) -> Option<LineVerdict> {
     if let Some(i) = memchr::memchr(0, b) {
         return Some(LineVerdict::Malformed(format!("NUL byte at column {}", i + 1)));
     }
-    if let Err(e) = std::str::from_utf8(b) {
-        return Some(LineVerdict::Malformed(format!("invalid UTF-8 at byte {} of the line", e.valid_up_to())));
-    }
+    // UTF-8 is validated by the JSON parser (inside strings) and by the syntax
+    // itself (outside them); `describe_line_error` names it when it fails.
     None
+}
+
+/// Describes why a line failed to parse, naming invalid UTF-8 when that is the cause.
+pub fn describe_line_error(bytes: &[u8], e: &serde_json::Error) -> String {
+    match std::str::from_utf8(bytes) {
+        Err(u) => format!("invalid UTF-8 at byte {} of the line", u.valid_up_to() + 1),
+        Ok(_) => describe_json_error(e),
+    }
 }
 
 /// Describes a serde_json error on a line for a human ("EOF while parsing a

@@ -136,7 +136,9 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let (bad_lines, lines) = jsonl::read_lines(src, |line| {
         let raw: RawEntry = match serde_json::from_slice(line.bytes) {
             Ok(r) => r,
-            Err(e) if jsonl::is_syntax_error(&e) => return jsonl::LineVerdict::Malformed(jsonl::describe_json_error(&e)),
+            Err(e) if jsonl::is_syntax_error(&e) || std::str::from_utf8(line.bytes).is_err() => {
+                return jsonl::LineVerdict::Malformed(jsonl::describe_line_error(line.bytes, &e));
+            }
             Err(_) => {
                 // Valid JSON of an unexpected shape: kept as an unknown record.
                 unknown += 1;
@@ -319,14 +321,40 @@ fn content_message(role: Role, kind: MessageKind, msg_ptr: &'static str, content
     Message { role, kind, pointer: Cow::Borrowed(msg_ptr), blocks, assistant: None, result: None, dynamic_ref: None, json_hash: 0 }
 }
 
+/// `/message/content/N` and `/content/N` for small N without allocating.
+fn block_ptr(content_ptr: &str, i: usize) -> Ptr {
+    const MSG: [&str; 16] = [
+        "/message/content/0", "/message/content/1", "/message/content/2", "/message/content/3",
+        "/message/content/4", "/message/content/5", "/message/content/6", "/message/content/7",
+        "/message/content/8", "/message/content/9", "/message/content/10", "/message/content/11",
+        "/message/content/12", "/message/content/13", "/message/content/14", "/message/content/15",
+    ];
+    const TOP: [&str; 8] = ["/content/0", "/content/1", "/content/2", "/content/3", "/content/4", "/content/5", "/content/6", "/content/7"];
+    match content_ptr {
+        "/message/content" if i < MSG.len() => Cow::Borrowed(MSG[i]),
+        "/content" if i < TOP.len() => Cow::Borrowed(TOP[i]),
+        _ => Cow::Owned(ptr_idx(content_ptr, i)),
+    }
+}
+
+/// Bytes of assistant text kept for excerpts and silent-token checks (the
+/// full text's hash and length are always kept).
+const ASSISTANT_TEXT_KEEP: usize = 160;
+
 fn block(b: &RawBlock, content_ptr: &str, i: usize, full: bool) -> Block {
-    let ptr: Ptr = Cow::Owned(ptr_idx(content_ptr, i));
+    let ptr = block_ptr(content_ptr, i);
     match b.btype.as_deref().unwrap_or("") {
-        "text" => Block::new(BlockKind::Text, ptr, b.text.as_deref().unwrap_or(""), full),
-        "thinking" => Block::new(BlockKind::Thinking, ptr, b.thinking.as_deref().unwrap_or(""), false),
+        "text" => {
+            let t = b.text.as_deref().unwrap_or("");
+            let mut bl = Block::new(BlockKind::Text, ptr, crate::text::prefix(t, if full { usize::MAX } else { ASSISTANT_TEXT_KEEP }), true);
+            bl.text_len = t.len() as u32;
+            bl.text_hash = crate::hash::hash_str(t);
+            bl
+        }
+        "thinking" => thin_block(BlockKind::Thinking, ptr, b.thinking.as_deref().unwrap_or("")),
         "toolCall" => {
             let args = b.arguments.map(|a| a.get()).unwrap_or("");
-            let mut bl = Block::new(BlockKind::ToolCall, ptr, args, false);
+            let mut bl = thin_block(BlockKind::ToolCall, ptr, args);
             bl.tool_id = b.id.as_deref().map(Into::into);
             bl.tool_name = b.name.as_deref().map(Into::into);
             if b.name.as_deref() == Some("message") {
@@ -339,6 +367,14 @@ fn block(b: &RawBlock, content_ptr: &str, i: usize, full: bool) -> Block {
         "image" => Block::new(BlockKind::Media, ptr, "", false),
         other => Block::new(BlockKind::Other, ptr, b.text.as_deref().unwrap_or(other), full),
     }
+}
+
+/// A block that keeps only the hash and length of its text (thinking, tool arguments).
+fn thin_block(kind: BlockKind, ptr: Ptr, text: &str) -> Block {
+    let mut b = Block::new(kind, ptr, "", true);
+    b.text_len = text.len() as u32;
+    b.text_hash = crate::hash::hash_str(text);
+    b
 }
 
 /// For a `message` tool call's arguments: (posts to a channel, dry run).
@@ -405,7 +441,6 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
         }
         "assistant" => {
             let mut msg = content_message(Role::Assistant, MessageKind::Assistant, "/message", m.content, "/message/content", false);
-            // Keep assistant text in full when short (final-text checks, excerpts).
             let stop = match m.stop_reason.as_deref() {
                 Some("stop" | "length" | "end_turn") => Stop::Normal,
                 Some("toolUse" | "tool_use" | "tool_calls") => Stop::ToolUse,
@@ -426,33 +461,54 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
             (Class::Conversation, Some(msg), !transcript_only)
         }
         "toolResult" => {
-            let mut msg = content_message(Role::Tool, MessageKind::ToolResult, "/message", m.content, "/message/content", false);
-            // The result itself is the block that pairs with the call: the message.
-            let text: String = msg.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n");
-            let full_text_len: u32 = msg.blocks.iter().map(|b| b.text_len).sum();
-            let mut rb = Block::new(BlockKind::ToolResult, Cow::Borrowed("/message"), &text, false);
-            rb.text_len = full_text_len;
+            // The result itself is the element that pairs with the call: one block
+            // at the message, keeping a short prefix of its text.
+            let mut texts: Vec<Cow<str>> = Vec::new();
+            if let Some(c) = m.content {
+                let raw = c.get().trim_start();
+                if raw.starts_with('"') {
+                    texts.push(serde_json::from_str(c.get()).unwrap_or(Cow::Borrowed("")));
+                } else if raw.starts_with('[') {
+                    let blocks: Vec<RawBlock> = serde_json::from_str(c.get()).unwrap_or_default();
+                    texts.extend(blocks.into_iter().filter_map(|b| b.text));
+                }
+            }
+            let first = texts.first().map(|t| t.as_ref()).unwrap_or("");
+            let total: usize = texts.iter().map(|t| t.len()).sum::<usize>() + texts.len().saturating_sub(1);
+            let mut rb = Block::new(BlockKind::ToolResult, Cow::Borrowed("/message"), crate::text::prefix(first, 64), true);
+            rb.text_len = total as u32;
+            rb.text_hash = texts.iter().fold(0u64, |h, t| h.rotate_left(5) ^ crate::hash::hash_str(t));
             rb.tool_id = m.tool_call_id.as_deref().map(Into::into);
             rb.tool_name = m.tool_name.as_deref().map(Into::into);
             let mut info = ResultInfo { is_error: m.is_error.unwrap_or(false), ..Default::default() };
-            let details: Option<serde_json::Value> = m.details.and_then(|d| serde_json::from_str(d.get()).ok());
+            let details_raw = m.details.map(|d| d.get()).unwrap_or("");
+            let looks_delivery = |s: &str| s.contains("deliveryStatus") || s.contains("messageId") || s.contains("receipts") || s.contains("\"status\"") || s.contains("openclawSynthetic");
+            let details: Option<serde_json::Value> = if looks_delivery(details_raw) { serde_json::from_str(details_raw).ok() } else { None };
             if let Some(d) = &details {
                 if d.get("openclawSyntheticMissingToolResult").and_then(|x| x.as_bool()) == Some(true) {
                     info.synthetic_or_aborted = true;
                 }
             }
-            if text.trim() == "aborted" && full_text_len as usize == text.len() {
+            if texts.len() == 1 && first.trim() == "aborted" {
                 info.synthetic_or_aborted = true;
             }
             let mut delivered_ = details.as_ref().map(delivered).unwrap_or(false);
-            if !delivered_ && text.trim_start().starts_with('{') {
-                if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+            if !delivered_ && texts.len() == 1 && first.trim_start().starts_with('{') && looks_delivery(first) {
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(first) {
                     delivered_ = delivered(&v);
                 }
             }
             info.delivered = delivered_;
-            msg.blocks.insert(0, rb);
-            msg.result = Some(Box::new(info));
+            let msg = Message {
+                role: Role::Tool,
+                kind: MessageKind::ToolResult,
+                pointer: Cow::Borrowed("/message"),
+                blocks: vec![rb],
+                assistant: None,
+                result: Some(Box::new(info)),
+                dynamic_ref: None,
+                json_hash: 0,
+            };
             (Class::Conversation, Some(msg), false)
         }
         "bashExecution" => {
