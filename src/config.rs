@@ -47,3 +47,196 @@ impl Settings {
         self.event_patterns.iter().any(|p| p.is_match(line))
     }
 }
+
+// ---------------------------------------------------------------------------
+// ctxlint.toml
+// ---------------------------------------------------------------------------
+
+use crate::error::{Error, Result};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Name of the configuration file, found from the working directory upward.
+pub const CONFIG_FILE: &str = "ctxlint.toml";
+
+/// A rule level as written in `ctxlint.toml`.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Report as an error.
+    Error,
+    /// Report as a warning.
+    Warning,
+    /// Do not report.
+    Off,
+}
+
+impl Level {
+    fn as_option(self) -> Option<Severity> {
+        match self {
+            Level::Error => Some(Severity::Error),
+            Level::Warning => Some(Severity::Warning),
+            Level::Off => None,
+        }
+    }
+}
+
+/// The `ctxlint.toml` file, as written. Unknown keys are errors.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FileConfig {
+    /// Lowest severity that makes `check` exit 1 (`"warning"`, the default, or `"error"`).
+    pub fail_on: Option<Level>,
+    /// System-event label patterns (regexes), replacing the default.
+    pub event_patterns: Option<Vec<String>>,
+    /// Minimum characters of a paragraph counted as a context block.
+    pub context_block_min: Option<usize>,
+    /// Rule levels by name or code.
+    #[serde(default)]
+    pub rules: HashMap<String, Level>,
+    /// Per-path rule levels.
+    #[serde(default)]
+    pub overrides: Vec<Override>,
+    /// `fence` settings.
+    pub fence: Option<FenceConfig>,
+}
+
+/// An `[[overrides]]` table: rule levels for paths matching its globs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Override {
+    /// Globs relative to the configuration file's directory (`**` crosses folders).
+    pub paths: Vec<String>,
+    /// Rule levels by name or code.
+    #[serde(default)]
+    pub rules: HashMap<String, Level>,
+}
+
+/// The `[fence]` table.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FenceConfig {
+    /// Entry types and message roles the runner owns (replaces the default set).
+    pub owned: Option<Vec<String>>,
+}
+
+/// The effective configuration: base settings, per-path overrides and where it came from.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Settings for paths no override matches.
+    pub base: Settings,
+    /// Overrides in file order (later wins).
+    pub overrides: Vec<(globset::GlobSet, HashMap<RuleId, Option<Severity>>)>,
+    /// Directory the globs are relative to.
+    pub root: Option<PathBuf>,
+    /// The file it was read from.
+    pub file: Option<PathBuf>,
+    /// Lowest failing severity.
+    pub fail_on: Option<Severity>,
+    /// Fence ownership override.
+    pub fence_owned: Option<Vec<String>>,
+    /// `--select`: only these rules (None = all).
+    pub select: Option<std::collections::HashSet<RuleId>>,
+    /// `--ignore`: never these rules.
+    pub ignore: std::collections::HashSet<RuleId>,
+}
+
+fn parse_levels(file: &Path, m: &HashMap<String, Level>, what: &str) -> Result<HashMap<RuleId, Option<Severity>>> {
+    let mut out = HashMap::new();
+    for (k, v) in m {
+        let r = RuleId::from_name_or_code(k).ok_or_else(|| Error::Config { path: file.to_path_buf(), reason: format!("unknown rule `{k}` in {what}") })?;
+        out.insert(r, v.as_option());
+    }
+    Ok(out)
+}
+
+impl Config {
+    /// Finds `ctxlint.toml` in `start` or its ancestors.
+    pub fn discover(start: &Path) -> Option<PathBuf> {
+        let mut dir = Some(start);
+        while let Some(d) = dir {
+            let p = d.join(CONFIG_FILE);
+            if p.is_file() {
+                return Some(p);
+            }
+            dir = d.parent();
+        }
+        None
+    }
+
+    /// Reads and validates a configuration file. Unknown keys, unknown rules,
+    /// bad levels, bad globs and bad regexes are errors naming the key and file.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let fc: FileConfig = toml::from_str(&text).map_err(|e| Error::Config { path: path.to_path_buf(), reason: e.to_string().trim().replace('\n', " ") })?;
+        let mut base = Settings::default();
+        if let Some(p) = &fc.event_patterns {
+            base.event_patterns = p
+                .iter()
+                .map(|s| Regex::new(s).map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("event-patterns: {e}") }))
+                .collect::<Result<_>>()?;
+        }
+        if let Some(n) = fc.context_block_min {
+            base.context_block_min = n;
+        }
+        base.levels = parse_levels(path, &fc.rules, "[rules]")?;
+        let mut overrides = Vec::new();
+        for (i, o) in fc.overrides.iter().enumerate() {
+            let mut b = globset::GlobSetBuilder::new();
+            for g in &o.paths {
+                let glob = globset::GlobBuilder::new(g).literal_separator(true).build().map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("overrides[{i}].paths: {e}") })?;
+                b.add(glob);
+            }
+            let set = b.build().map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("overrides[{i}].paths: {e}") })?;
+            overrides.push((set, parse_levels(path, &o.rules, &format!("overrides[{i}].rules"))?));
+        }
+        Ok(Config {
+            base,
+            overrides,
+            root: path.parent().map(Path::to_path_buf),
+            file: Some(path.to_path_buf()),
+            fail_on: fc.fail_on.and_then(Level::as_option),
+            fence_owned: fc.fence.and_then(|f| f.owned),
+            ..Default::default()
+        })
+    }
+
+    /// Whether `--select` / `--ignore` let a rule run.
+    pub fn enabled(&self, r: RuleId) -> bool {
+        !self.ignore.contains(&r) && self.select.as_ref().is_none_or(|s| s.contains(&r))
+    }
+
+    /// The settings for one input path (as given on the command line).
+    pub fn settings_for(&self, path: &str) -> Settings {
+        let mut s = self.base.clone();
+        if self.overrides.is_empty() {
+            return s;
+        }
+        let given = Path::new(path);
+        let abs = if given.is_absolute() { given.to_path_buf() } else { std::env::current_dir().map(|d| d.join(given)).unwrap_or_else(|_| given.to_path_buf()) };
+        let abs = normalize(&abs);
+        let rel = self.root.as_ref().and_then(|r| abs.strip_prefix(normalize(r)).ok().map(Path::to_path_buf));
+        for (set, levels) in &self.overrides {
+            let hit = rel.as_ref().is_some_and(|r| set.is_match(r)) || set.is_match(given);
+            if hit {
+                s.levels.extend(levels.iter().map(|(k, v)| (*k, *v)));
+            }
+        }
+        s
+    }
+}
+
+/// Removes `.` and resolves `..` lexically.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}

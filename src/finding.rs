@@ -63,6 +63,12 @@ pub struct Finding {
     pub column: Option<u32>,
     /// 0-based byte offset of the offending element in the file.
     pub byte_offset: Option<u64>,
+    /// 1-based line where the offending element ends (for region-based formats).
+    #[serde(skip)]
+    pub end_line: Option<u32>,
+    /// 1-based column (in characters) just after the offending element.
+    #[serde(skip)]
+    pub end_column: Option<u32>,
     /// JSON Pointer of the smallest element carrying the defect (`""` = the whole document).
     pub pointer: String,
     /// 0-based request (stream) or step (transcript) index.
@@ -105,6 +111,8 @@ impl Finding {
             line: None,
             column: None,
             byte_offset: None,
+            end_line: None,
+            end_column: None,
             pointer: String::new(),
             request: None,
             entry_id: None,

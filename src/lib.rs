@@ -6,7 +6,7 @@
 //!
 //! ```no_run
 //! let opts = ctxlint::CheckOptions { paths: vec!["session.jsonl".into()], ..Default::default() };
-//! let report = ctxlint::check(&opts, &ctxlint::config::Settings::default()).unwrap();
+//! let report = ctxlint::check(&opts, &ctxlint::config::Config::default()).unwrap();
 //! for f in &report.findings {
 //!     println!("{}:{}: {} {}", f.path, f.line.unwrap_or(0), f.code, f.message);
 //! }
@@ -14,6 +14,7 @@
 
 #![warn(missing_docs)]
 
+pub mod baseline;
 pub mod config;
 pub mod context;
 pub mod dup;
@@ -88,10 +89,12 @@ pub fn load_job(job: &Job) -> Result<Input> {
     }
 }
 
-/// Checks one loaded input: runs the rules, applies the settings, and resolves
-/// columns, byte offsets and fingerprints.
-pub fn check_input(input: &Input, job: &Job, settings: &config::Settings) -> Vec<Finding> {
-    let mut findings = rules::run_all(input, settings);
+/// Checks one loaded input: runs the rules, applies the configuration (levels,
+/// overrides, `--select`/`--ignore`), and resolves columns and byte offsets.
+pub fn check_input(input: &Input, job: &Job, config: &config::Config) -> Vec<Finding> {
+    let settings = config.settings_for(&input.path);
+    let mut findings = rules::run_all(input, &settings);
+    findings.retain(|f| config.enabled(f.rule));
     findings.retain_mut(|f| match settings.level(f.rule) {
         Some(s) => {
             if settings.levels.contains_key(&f.rule) {
@@ -106,19 +109,27 @@ pub fn check_input(input: &Input, job: &Job, settings: &config::Settings) -> Vec
 }
 
 /// Runs `check` over the given paths.
-pub fn check(opts: &CheckOptions, settings: &config::Settings) -> Result<CheckReport> {
+pub fn check(opts: &CheckOptions, config: &config::Config) -> Result<CheckReport> {
     let plan = inputs::discover(&opts.paths, &opts.discover)?;
+    Ok(check_plan(plan, config, &|_| {}))
+}
+
+/// Runs `check` over discovered jobs in parallel (rayon), calling `tick(n)`
+/// after each job (`n` = jobs in the plan), with output in a stable order.
+pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u64) + Sync)) -> CheckReport {
+    let total = plan.jobs.len() as u64;
     let results: Vec<(Job, Result<(FileSummary, Vec<Finding>)>)> = plan
         .jobs
         .into_par_iter()
         .map(|job| {
             let r = load_job(&job).map(|input| {
-                let findings = check_input(&input, &job, settings);
+                let findings = check_input(&input, &job, config);
                 (
                     FileSummary { path: input.path.clone(), format: input.format, requests: input.request_count(), entries: input.entry_count() },
                     findings,
                 )
             });
+            tick(total);
             (job, r)
         })
         .collect();
@@ -133,7 +144,7 @@ pub fn check(opts: &CheckOptions, settings: &config::Settings) -> Result<CheckRe
         }
     }
     finish(&mut report.findings);
-    Ok(report)
+    report
 }
 
 /// Sorts findings and assigns fingerprints (SPEC §4: a hash of rule, path,
@@ -198,10 +209,12 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
             for &i in &mine {
                 let f = &mut findings[i];
                 if let Some((off, bytes)) = f.line.and_then(|l| lines.get(&l)) {
-                    let at = locate::locate(bytes, &f.pointer).unwrap_or(0);
+                    let (at, end) = locate::locate_span(bytes, &f.pointer).unwrap_or((0, bytes.len()));
                     f.byte_offset = Some(off + at as u64);
-                    let col = String::from_utf8_lossy(&bytes[..at.min(bytes.len())]).chars().count() + 1;
-                    f.column = Some(col as u32);
+                    let col = |k: usize| String::from_utf8_lossy(&bytes[..k.min(bytes.len())]).chars().count() as u32 + 1;
+                    f.column = Some(col(at));
+                    f.end_line = f.line;
+                    f.end_column = Some(col(end));
                 }
             }
         } else if input.format != "vcr-cassette" {
@@ -209,11 +222,14 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
             let ix = source::LineIndex::new(&bytes);
             for &i in &mine {
                 let f = &mut findings[i];
-                if let Some(at) = locate::locate(&bytes, &f.pointer) {
+                if let Some((at, end)) = locate::locate_span(&bytes, &f.pointer) {
                     let (l, c) = ix.line_col(&bytes, at);
                     f.line = Some(l);
                     f.column = Some(c);
                     f.byte_offset = Some(at as u64);
+                    let (el, ec) = ix.line_col(&bytes, end);
+                    f.end_line = Some(el);
+                    f.end_column = Some(ec);
                 }
                 for r in &mut f.related {
                     if r.path == src.display && r.line.is_none() {

@@ -65,6 +65,13 @@ pub fn locate(text: &[u8], pointer: &str) -> Option<usize> {
     Some(skip_ws(text, pos))
 }
 
+/// Byte range (`start..end`) of the value named by `pointer`.
+pub fn locate_span(text: &[u8], pointer: &str) -> Option<(usize, usize)> {
+    let start = locate(text, pointer)?;
+    let end = skip_value(text, start)?;
+    Some((start, end))
+}
+
 fn skip_ws(t: &[u8], mut p: usize) -> usize {
     while p < t.len() && matches!(t[p], b' ' | b'\t' | b'\n' | b'\r') {
         p += 1;

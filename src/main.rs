@@ -2,10 +2,12 @@
 //! library, renders, and maps errors to the exit codes of SPEC §4. Nothing
 //! else in the crate calls `std::process::exit`.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use ctxlint::config::Config;
 use ctxlint::error::exit_code;
-use ctxlint::{config::Settings, formats, rules::RuleId, CheckOptions, Severity};
+use ctxlint::{formats, rules::RuleId, Error, Severity};
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 
 /// Lint what LLM agents send to their models.
 ///
@@ -17,18 +19,35 @@ use std::io::{IsTerminal, Write};
 /// results, replayed user turns, duplicate replies, and session files that
 /// were not append-only.
 #[derive(Parser, Debug)]
-#[command(name = "ctxlint", version, about, long_about, after_help = "Examples:\n  ctxlint check session.jsonl\n  ctxlint check ~/.openclaw/agents/main/sessions --output-format json\n  ctxlint rule duplicate-system-event\n\nExit codes: 0 no findings, 1 findings, 2 usage/config/I-O error, 101 internal error.")]
+#[command(
+    name = "ctxlint",
+    version,
+    about,
+    long_about,
+    after_help = "Examples:\n  ctxlint check session.jsonl\n  ctxlint check ~/.claude/projects --output-format sarif -o ctxlint.sarif\n  ctxlint check                      # scans the installed agents' session folders\n  ctxlint rule duplicate-system-event\n\nExit codes: 0 no findings, 1 findings, 2 usage/config/I-O error, 101 internal error."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// When to use colour (also NO_COLOR, CLICOLOR_FORCE).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    color: ColorChoice,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Lint files, directories (recursive), or - (stdin).
+    /// Lint files, directories (recursive), or - (stdin). With no PATH, scan the
+    /// session folders of agents installed on this machine.
     Check(CheckArgs),
     /// Explain a rule (by name or code), or list them all.
     Rule(RuleArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to standard output.
+    Man,
 }
 
 #[derive(Args, Debug)]
@@ -37,8 +56,11 @@ struct CheckArgs {
     #[arg(value_name = "PATH")]
     paths: Vec<String>,
     /// Output format.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    output_format: Option<OutputFormat>,
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
+    output_format: OutputFormat,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output_file: Option<PathBuf>,
     /// Force the input format instead of detecting it by content.
     #[arg(long, value_name = "ID", value_parser = parse_input_format)]
     input_format: Option<&'static str>,
@@ -57,31 +79,64 @@ struct CheckArgs {
     /// Exit 0 even when there are findings.
     #[arg(long)]
     exit_zero: bool,
-    /// When to use colour.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    color: ColorChoice,
+    /// Use this configuration file instead of the nearest ctxlint.toml.
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Ignore every configuration file.
+    #[arg(long)]
+    isolated: bool,
+    /// Only these rules (names or codes, comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    select: Vec<String>,
+    /// Never these rules (names or codes, comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    ignore: Vec<String>,
+    /// Print counts per rule instead of the findings.
+    #[arg(long)]
+    statistics: bool,
+    /// Report only findings not recorded in this baseline file.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record today's findings in FILE (then exit 0).
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(short = 'j', long, value_name = "N")]
+    threads: Option<usize>,
 }
 
 #[derive(Args, Debug)]
 struct RuleArgs {
     /// Rule name or code, e.g. `duplicate-system-event` or `CTX101`.
     name: Option<String>,
-    /// List every rule with its documentation.
+    /// Print every rule with its documentation.
     #[arg(long)]
     all: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum OutputFormat {
-    /// Human-readable, with excerpts and help (default on a terminal).
+    /// Human-readable, with excerpts, related locations and help.
     Full,
+    /// One line per finding.
+    Concise,
     /// One JSON object (SPEC §4).
     Json,
+    /// One JSON object per finding per line.
+    JsonLines,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// SARIF 2.1.0 (GitHub code scanning).
+    Sarif,
+    /// JUnit XML.
+    Junit,
+    /// GitLab Code Quality JSON.
+    Gitlab,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum ColorChoice {
-    /// Colour when stdout is a terminal and NO_COLOR is unset.
+    /// Colour when the output is a terminal and NO_COLOR is unset.
     Auto,
     /// Always colour.
     Always,
@@ -93,7 +148,7 @@ fn parse_input_format(s: &str) -> Result<&'static str, String> {
     formats::parse_format_id(s).ok_or_else(|| format!("unknown input format `{s}`; known: {}", formats::ALL.join(", ")))
 }
 
-fn use_color(c: ColorChoice) -> bool {
+fn use_color(c: ColorChoice, to_file: bool) -> bool {
     match c {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -104,27 +159,37 @@ fn use_color(c: ColorChoice) -> bool {
             if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0") {
                 return true;
             }
-            std::io::stdout().is_terminal()
+            !to_file && std::io::stdout().is_terminal()
         }
     }
 }
 
 fn main() {
-    let code = match std::panic::catch_unwind(run) {
-        Ok(code) => code,
-        Err(_) => {
-            eprintln!("ctxlint: internal error (a bug): please report it with the input that caused it");
-            exit_code::INTERNAL
-        }
-    };
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("ctxlint: internal error (a bug, please report it with the input that caused it): {info}");
+    }));
+    let code = std::panic::catch_unwind(run).unwrap_or(exit_code::INTERNAL);
     std::process::exit(code);
 }
 
 fn run() -> i32 {
     let cli = Cli::parse();
+    let color = cli.color;
     let result = match cli.command {
-        Command::Check(a) => cmd_check(a),
+        Command::Check(a) => cmd_check(a, color),
         Command::Rule(a) => cmd_rule(a),
+        Command::Completions { shell } => {
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "ctxlint", &mut std::io::stdout());
+            Ok(exit_code::OK)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut out).map_err(|e| Error::io("-", e)).map(|_| {
+                write_out(&String::from_utf8_lossy(&out));
+                exit_code::OK
+            })
+        }
     };
     match result {
         Ok(code) => code,
@@ -141,55 +206,160 @@ fn write_out(s: &str) {
     let _ = out.flush();
 }
 
-fn cmd_check(a: CheckArgs) -> ctxlint::Result<i32> {
-    if a.paths.is_empty() {
-        return Err(ctxlint::Error::Usage("no PATH given (try `ctxlint check .`)".into()));
+fn parse_rules(list: &[String]) -> ctxlint::Result<std::collections::HashSet<RuleId>> {
+    list.iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| RuleId::from_name_or_code(s.trim()).ok_or_else(|| Error::Usage(format!("unknown rule `{s}` (try `ctxlint rule`)"))))
+        .collect()
+}
+
+/// The session folders of agents installed on this machine (SPEC §3).
+fn agent_folders() -> Vec<String> {
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else { return vec![] };
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(home.join(".openclaw/agents")) {
+        let mut v: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path().join("sessions"))).filter(|p| p.is_dir()).collect();
+        v.sort();
+        out.extend(v);
     }
-    let opts = CheckOptions {
-        paths: a.paths.clone(),
-        discover: ctxlint::inputs::DiscoverOptions {
-            forced: a.input_format,
-            no_stream: a.no_stream,
-            strict: a.strict,
-            no_ignore: a.no_ignore,
-            stdin_filename: a.stdin_filename.clone(),
-        },
+    for p in [".pi/agent/sessions", ".claude/projects", ".codex/sessions"] {
+        let p = home.join(p);
+        if p.is_dir() {
+            out.push(p);
+        }
+    }
+    out.into_iter().map(|p| p.to_string_lossy().into_owned()).collect()
+}
+
+fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
+    let mut paths = a.paths.clone();
+    if paths.is_empty() {
+        paths = agent_folders();
+        if paths.is_empty() {
+            return Err(Error::Usage(
+                "no PATH given, and no agent session folders were found (looked for ~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions); try `ctxlint check PATH`".into(),
+            ));
+        }
+        eprintln!("ctxlint: scanning the session folders of installed agents: {}", paths.join(", "));
+    }
+    let mut config = if a.isolated {
+        Config::default()
+    } else if let Some(p) = &a.config {
+        Config::load(p)?
+    } else {
+        match std::env::current_dir().ok().and_then(|d| Config::discover(&d)) {
+            Some(p) => Config::load(&p)?,
+            None => Config::default(),
+        }
     };
-    let settings = Settings::default();
-    let report = ctxlint::check(&opts, &settings)?;
-    let color = use_color(a.color);
-    let fmt = a.output_format.unwrap_or(OutputFormat::Full);
-    let text = match fmt {
-        OutputFormat::Full => ctxlint::report::full::render(&report, color),
-        OutputFormat::Json => ctxlint::report::json::render(&report),
+    if !a.select.is_empty() {
+        config.select = Some(parse_rules(&a.select)?);
+    }
+    config.ignore = parse_rules(&a.ignore)?;
+    if let Some(n) = a.threads {
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+    }
+    let discover = ctxlint::inputs::DiscoverOptions {
+        forced: a.input_format,
+        no_stream: a.no_stream,
+        strict: a.strict,
+        no_ignore: a.no_ignore,
+        stdin_filename: a.stdin_filename.clone(),
     };
-    write_out(&text);
+    let plan = ctxlint::inputs::discover(&paths, &discover)?;
+    let bar = (std::io::stderr().is_terminal() && plan.jobs.len() >= 200).then(|| {
+        let b = indicatif::ProgressBar::new(plan.jobs.len() as u64);
+        b.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs {elapsed}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+        b
+    });
+    let tick = |_: u64| {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let mut report = ctxlint::check_plan(plan, &config, &tick);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if let Some(p) = &a.write_baseline {
+        ctxlint::baseline::write(p, &report.findings)?;
+        eprintln!("ctxlint: wrote {} finding(s) to the baseline {}", report.findings.len(), p.display());
+        for e in &report.errors {
+            eprintln!("ctxlint: error: {e}");
+        }
+        return Ok(if report.errors.is_empty() { exit_code::OK } else { exit_code::USAGE });
+    }
+    if let Some(p) = &a.baseline {
+        let known = ctxlint::baseline::read(p)?;
+        let n = ctxlint::baseline::filter(&mut report.findings, &known);
+        eprintln!("ctxlint: {n} finding(s) already in the baseline {} were not reported", p.display());
+    }
+    let color = use_color(color, a.output_file.is_some());
+    let text = if a.statistics {
+        statistics(&report)
+    } else {
+        match a.output_format {
+            OutputFormat::Full => ctxlint::report::full::render(&report, color),
+            OutputFormat::Concise => ctxlint::report::concise::render(&report),
+            OutputFormat::Json => ctxlint::report::json::render(&report),
+            OutputFormat::JsonLines => ctxlint::report::json_lines::render(&report),
+            OutputFormat::Github => ctxlint::report::github::render(&report),
+            OutputFormat::Sarif => ctxlint::report::sarif::render(&report),
+            OutputFormat::Junit => ctxlint::report::junit::render(&report),
+            OutputFormat::Gitlab => ctxlint::report::gitlab::render(&report),
+        }
+    };
+    match &a.output_file {
+        Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e))?,
+        None => write_out(&text),
+    }
     for e in &report.errors {
         eprintln!("ctxlint: error: {e}");
     }
     if !report.errors.is_empty() {
         return Ok(exit_code::USAGE);
     }
-    let failing = report.findings.iter().any(|f| f.severity >= Severity::Warning);
+    let fail_on = config.fail_on.unwrap_or(Severity::Warning);
+    let failing = report.findings.iter().any(|f| f.severity >= fail_on);
     Ok(if failing && !a.exit_zero { exit_code::FINDINGS } else { exit_code::OK })
 }
 
-fn cmd_rule(a: RuleArgs) -> ctxlint::Result<i32> {
-    let mut out = String::new();
-    if a.all || a.name.is_none() {
-        for r in RuleId::ALL {
-            let m = r.meta();
-            if a.all {
-                out.push_str(&format!("# {} `{}` ({})\n\n{}\n", m.code, m.name, m.default_severity.as_str(), m.docs));
-            } else {
-                out.push_str(&format!("{:<7} {:<24} {:<8} {}\n", m.code, m.name, m.default_severity.as_str(), m.summary));
-            }
+fn statistics(r: &ctxlint::CheckReport) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED).set_header(vec!["count", "code", "rule", "severity"]);
+    for rule in RuleId::ALL {
+        let mine: Vec<_> = r.findings.iter().filter(|f| f.rule == rule).collect();
+        if mine.is_empty() {
+            continue;
         }
-    } else if let Some(n) = &a.name {
-        let r = RuleId::from_name_or_code(n).ok_or_else(|| ctxlint::Error::Usage(format!("unknown rule `{n}` (try `ctxlint rule --all`)")))?;
-        let m = r.meta();
-        out.push_str(&format!("# {} `{}`\n\nDefault severity: {}. {}\n\n{}", m.code, m.name, m.default_severity.as_str(), m.summary, m.docs));
+        let errors = mine.iter().filter(|f| f.severity == Severity::Error).count();
+        let sev = match (errors, mine.len() - errors) {
+            (_, 0) => "error".to_string(),
+            (0, _) => "warning".to_string(),
+            (e, w) => format!("{e} error, {w} warning"),
+        };
+        t.add_row(vec![mine.len().to_string(), rule.code().to_string(), rule.name().to_string(), sev]);
     }
+    format!("{t}\n{}\n", ctxlint::report::full::summary_line(&r.findings, r.files.len(), r.skipped.len(), false))
+}
+
+fn cmd_rule(a: RuleArgs) -> ctxlint::Result<i32> {
+    let out = match (&a.name, a.all) {
+        (_, true) => ctxlint::rules::docs_markdown(),
+        (None, false) => {
+            let mut t = comfy_table::Table::new();
+            t.load_preset(comfy_table::presets::NOTHING).set_header(vec!["code", "name", "default", "finds"]);
+            for r in RuleId::ALL {
+                let m = r.meta();
+                t.add_row(vec![m.code, m.name, m.default_severity.as_str(), m.summary]);
+            }
+            format!("{t}\n\nRun `ctxlint rule NAME` for a rule's documentation.\n")
+        }
+        (Some(n), false) => {
+            let r = RuleId::from_name_or_code(n).ok_or_else(|| Error::Usage(format!("unknown rule `{n}` (try `ctxlint rule`)")))?;
+            ctxlint::rules::rule_markdown(r)
+        }
+    };
     write_out(&out);
     Ok(exit_code::OK)
 }

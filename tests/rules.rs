@@ -1,7 +1,7 @@
 //! Rule behaviour on small inline inputs: each test names the defect (or the
 //! trap) and asserts the exact rule, line and pointer.
 
-use ctxlint::config::Settings;
+use ctxlint::config::Config;
 use ctxlint::CheckOptions;
 use std::io::Write;
 
@@ -10,7 +10,7 @@ fn check_text(name: &str, text: &str) -> Vec<(String, Option<u32>, String, Strin
     let p = dir.path().join(name);
     std::fs::File::create(&p).unwrap().write_all(text.as_bytes()).unwrap();
     let opts = CheckOptions { paths: vec![p.to_string_lossy().into_owned()], ..Default::default() };
-    let r = ctxlint::check(&opts, &Settings::default()).unwrap();
+    let r = ctxlint::check(&opts, &Config::default()).unwrap();
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     r.findings.iter().map(|f| (f.rule.name().to_string(), f.line, f.pointer.clone(), f.severity.as_str().to_string())).collect()
 }
@@ -130,7 +130,7 @@ fn nul_bytes_and_invalid_utf8_are_malformed_lines() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.jsonl");
     std::fs::write(&p, &bytes).unwrap();
-    let r = ctxlint::check(&CheckOptions { paths: vec![p.to_string_lossy().into()], ..Default::default() }, &Settings::default()).unwrap();
+    let r = ctxlint::check(&CheckOptions { paths: vec![p.to_string_lossy().into()], ..Default::default() }, &Config::default()).unwrap();
     let got: Vec<(&str, Option<u32>)> = r.findings.iter().map(|f| (f.rule.name(), f.line)).collect();
     assert_eq!(got, vec![("malformed-line", Some(2)), ("malformed-line", Some(3))]);
 }

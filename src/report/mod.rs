@@ -1,8 +1,14 @@
 //! Renderers: one file per output format. A renderer only formats what a
 //! finding already says; excerpts are masked and truncated here, in every format.
 
+pub mod concise;
 pub mod full;
+pub mod github;
+pub mod gitlab;
 pub mod json;
+pub mod json_lines;
+pub mod junit;
+pub mod sarif;
 
 /// Maximum characters of an excerpt in any output.
 pub const EXCERPT_CHARS: usize = 160;

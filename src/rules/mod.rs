@@ -172,3 +172,28 @@ pub fn run_all(input: &Input, settings: &Settings) -> Vec<Finding> {
     orphan_tool_result::check(&mut cx);
     cx.findings
 }
+
+/// One rule's documentation as Markdown (what `ctxlint rule NAME` prints).
+pub fn rule_markdown(r: RuleId) -> String {
+    let m = r.meta();
+    format!("## {} `{}`\n\nDefault severity: **{}**. {}.\n\n{}", m.code, m.name, m.default_severity.as_str(), capitalise(m.summary), m.docs.replace("\n## ", "\n### ").replacen("## ", "### ", 1))
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+}
+
+/// Every rule's documentation as one Markdown page (`docs/rules.md`, `ctxlint rule --all`).
+pub fn docs_markdown() -> String {
+    let mut out = String::from("# ctxlint rules\n\n<!-- Generated from src/rules/*.rs by `ctxlint rule --all`; do not edit. -->\n\n| code | name | default | finds |\n|---|---|---|---|\n");
+    for r in RuleId::ALL {
+        let m = r.meta();
+        out.push_str(&format!("| {} | [`{}`](#{}) | {} | {} |\n", m.code, m.name, m.name, m.default_severity.as_str(), m.summary));
+    }
+    for r in RuleId::ALL {
+        out.push_str(&format!("\n<a id=\"{}\"></a>\n", r.name()));
+        out.push_str(&rule_markdown(r));
+    }
+    out
+}

@@ -1,0 +1,20 @@
+//! `concise`: one line per finding, `path:line:col: CODE [severity] message`, then the summary.
+
+use crate::CheckReport;
+
+/// Renders a check report.
+pub fn render(r: &CheckReport) -> String {
+    let mut out = String::new();
+    for f in &r.findings {
+        let loc = match (f.line, f.column) {
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", f.path),
+            (Some(l), None) => format!("{}:{l}", f.path),
+            _ => f.path.clone(),
+        };
+        let ptr = if f.line.is_none() && !f.pointer.is_empty() { format!(" ({})", f.pointer) } else { String::new() };
+        out.push_str(&format!("{loc}: {} [{}] {}{ptr}\n", f.code, f.severity.as_str(), crate::text::mask_secrets(&f.message)));
+    }
+    out.push_str(&super::full::summary_line(&r.findings, r.files.len(), r.skipped.len(), false));
+    out.push('\n');
+    out
+}

@@ -1,0 +1,67 @@
+//! `github`: GitHub Actions workflow commands (`::error file=…,line=…::message`),
+//! escaped as the runner expects: in the message `%`, `\r`, `\n` become `%25`,
+//! `%0D`, `%0A`; in properties `:` and `,` also become `%3A` and `%2C`.
+//! `col`/`endColumn` are given only when the element starts and ends on one line.
+
+use crate::{CheckReport, Severity};
+
+/// Escapes a message (workflow command data).
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// Escapes a property value.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Renders a check report.
+pub fn render(r: &CheckReport) -> String {
+    let mut out = String::new();
+    for f in &r.findings {
+        let level = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut props = vec![format!("file={}", escape_property(&f.path))];
+        if let Some(l) = f.line {
+            props.push(format!("line={l}"));
+            if let (Some(c), Some(el), Some(ec)) = (f.column, f.end_line, f.end_column) {
+                if el == l {
+                    props.push(format!("endLine={el}"));
+                    props.push(format!("col={c}"));
+                    props.push(format!("endColumn={ec}"));
+                }
+            }
+        }
+        props.push(format!("title={}", escape_property(&format!("{} {}", f.code, f.rule.name()))));
+        let mut msg = crate::text::mask_secrets(&f.message);
+        if !f.pointer.is_empty() {
+            msg.push_str(&format!(" (at {})", f.pointer));
+        }
+        if let Some(e) = super::excerpt(f) {
+            msg.push_str(&format!("\n{e}"));
+        }
+        out.push_str(&format!("::{level} {}::{}\n", props.join(","), escape_data(&msg)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Undoes the runner's escaping, to prove the round trip.
+    fn unescape(s: &str) -> String {
+        s.replace("%2C", ",").replace("%3A", ":").replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%")
+    }
+
+    #[test]
+    fn special_characters_round_trip() {
+        for s in ["100% done", "a:b,c", "line1\nline2\r\n", "%0A literal", "%%,::"] {
+            assert_eq!(unescape(&escape_property(s)), s);
+            assert_eq!(unescape(&escape_data(s)), s);
+            assert!(!escape_property(s).contains(|c| matches!(c, ':' | ',' | '\n' | '\r')));
+        }
+    }
+}

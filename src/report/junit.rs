@@ -1,0 +1,42 @@
+//! `junit`: JUnit XML (via `quick-junit`): one test suite per input; one failing
+//! test case per finding, and one passing case for an input without findings.
+
+use crate::CheckReport;
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+/// Renders a check report.
+pub fn render(r: &CheckReport) -> String {
+    let mut report = Report::new("ctxlint");
+    let mut paths: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
+    for f in &r.findings {
+        if !paths.contains(&f.path.as_str()) {
+            paths.push(&f.path);
+        }
+    }
+    for p in paths {
+        let mut suite = TestSuite::new(p);
+        let mine: Vec<_> = r.findings.iter().filter(|f| f.path == p).collect();
+        if mine.is_empty() {
+            suite.add_test_case(TestCase::new("ctxlint", TestCaseStatus::success()));
+        }
+        for f in mine {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            status.set_message(crate::text::mask_secrets(&f.message));
+            status.set_type(f.rule.name());
+            let mut desc = format!("{}:{} {} {}", f.path, f.line.map(|l| l.to_string()).unwrap_or_default(), f.code, f.rule.name());
+            if !f.pointer.is_empty() {
+                desc.push_str(&format!(" at {}", f.pointer));
+            }
+            if let Some(e) = super::excerpt(f) {
+                desc.push_str(&format!("\n{e}"));
+            }
+            status.set_description(desc);
+            let name = format!("{} {}:{}", f.code, f.path, f.line.map(|l| l.to_string()).unwrap_or_else(|| f.pointer.clone()));
+            let mut tc = TestCase::new(name, status);
+            tc.set_classname(format!("ctxlint.{}", f.rule.name()));
+            suite.add_test_case(tc);
+        }
+        report.add_test_suite(suite);
+    }
+    report.to_string().unwrap_or_default()
+}

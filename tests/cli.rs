@@ -1,0 +1,191 @@
+//! The CLI surface: configuration files, overrides, baselines, stdin,
+//! compressed inputs, rule selection.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::Path;
+
+fn ctxlint() -> Command {
+    let mut c = Command::cargo_bin("ctxlint").unwrap();
+    c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+    c
+}
+
+fn json_out(c: &mut Command) -> (i32, Value) {
+    let out = c.args(["--output-format", "json"]).output().unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap(), v)
+}
+
+fn rules_of(v: &Value) -> Vec<(String, String, String)> {
+    v["findings"].as_array().unwrap().iter().map(|f| (f["rule"].as_str().unwrap().into(), f["path"].as_str().unwrap().into(), f["severity"].as_str().unwrap().into())).collect()
+}
+
+const SESSION: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/report/mixed-session.jsonl");
+
+/// A project with two folders holding the same session, and a config that
+/// turns a rule off in one folder and raises another to error in the other.
+fn project(config: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    for sub in ["quiet", "strict"] {
+        std::fs::create_dir(d.path().join(sub)).unwrap();
+        std::fs::copy(SESSION, d.path().join(sub).join("s.jsonl")).unwrap();
+    }
+    std::fs::write(d.path().join("ctxlint.toml"), config).unwrap();
+    d
+}
+
+#[test]
+fn overrides_turn_a_rule_off_in_one_folder_and_to_error_in_another() {
+    let d = project(
+        r#"
+[[overrides]]
+paths = ["quiet/**"]
+rules = { duplicate-system-event = "off" }
+
+[[overrides]]
+paths = ["strict/**"]
+rules = { CTX203 = "error" }
+"#,
+    );
+    let (code, v) = json_out(ctxlint().current_dir(d.path()).args(["check", "."]));
+    assert_eq!(code, 1);
+    let mut got = rules_of(&v);
+    got.sort();
+    let want = vec![
+        ("duplicate-system-event".into(), "strict/s.jsonl".into(), "error".into()),
+        ("duplicate-user-turn".into(), "quiet/s.jsonl".into(), "warning".into()),
+        ("duplicate-user-turn".into(), "strict/s.jsonl".into(), "error".into()),
+        ("unanswered-tool-call".into(), "quiet/s.jsonl".into(), "error".into()),
+        ("unanswered-tool-call".into(), "strict/s.jsonl".into(), "error".into()),
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn config_is_found_from_a_subdirectory_and_isolated_ignores_it() {
+    let d = project("[rules]\nunanswered-tool-call = \"off\"\n");
+    let (_, v) = json_out(ctxlint().current_dir(d.path().join("quiet")).args(["check", "s.jsonl"]));
+    assert!(rules_of(&v).iter().all(|r| r.0 != "unanswered-tool-call"));
+    let (_, v) = json_out(ctxlint().current_dir(d.path().join("quiet")).args(["check", "s.jsonl", "--isolated"]));
+    assert!(rules_of(&v).iter().any(|r| r.0 == "unanswered-tool-call"));
+}
+
+#[test]
+fn unknown_config_key_is_exit_2_naming_the_key_and_file() {
+    let d = project("[rules]\nunanswered-tool-call = \"off\"\n\ncolour = \"red\"\n");
+    let out = ctxlint().current_dir(d.path()).args(["check", "."]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("colour") && err.contains("ctxlint.toml"), "{err}");
+}
+
+#[test]
+fn unknown_rule_in_config_is_exit_2() {
+    let d = project("[rules]\nno-such-rule = \"off\"\n");
+    let out = ctxlint().current_dir(d.path()).args(["check", "."]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-rule"));
+}
+
+#[test]
+fn fail_on_error_makes_warnings_exit_0() {
+    let d = project("fail-on = \"error\"\n[rules]\nCTX101 = \"off\"\nCTX301 = \"off\"\n");
+    let (code, v) = json_out(ctxlint().current_dir(d.path()).args(["check", "quiet"]));
+    assert_eq!(rules_of(&v).len(), 1);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn select_and_ignore() {
+    let (_, v) = json_out(ctxlint().args(["check", SESSION, "--isolated", "--select", "CTX101,unanswered-tool-call", "--ignore", "CTX101"]));
+    assert_eq!(rules_of(&v).into_iter().map(|r| r.0).collect::<Vec<_>>(), vec!["unanswered-tool-call"]);
+}
+
+#[test]
+fn exit_zero() {
+    let out = ctxlint().args(["check", SESSION, "--exit-zero"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn baseline_on_the_shared_cases_then_one_new_defect() {
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/cases");
+    if !cases.is_dir() {
+        eprintln!("skipped: {} is absent", cases.display());
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("cases");
+    copy_dir(&cases, &tree);
+    let base = d.path().join("baseline.json");
+    let out = ctxlint().current_dir(d.path()).args(["check", "cases", "--isolated", "--write-baseline"]).arg(&base).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let (code, v) = json_out(ctxlint().current_dir(d.path()).args(["check", "cases", "--isolated", "--baseline"]).arg(&base));
+    assert_eq!((code, v["findings"].as_array().unwrap().len()), (0, 0));
+    // One new defect file.
+    std::fs::copy(SESSION, tree.join("new-defect.jsonl")).unwrap();
+    let (code, v) = json_out(ctxlint().current_dir(d.path()).args(["check", "cases", "--isolated", "--select", "CTX301", "--baseline"]).arg(&base));
+    assert_eq!(code, 1);
+    assert_eq!(rules_of(&v), vec![("unanswered-tool-call".into(), "cases/new-defect.jsonl".into(), "error".into())]);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn stdin_with_a_filename() {
+    let (code, v) = json_out(ctxlint().args(["check", "-", "--stdin-filename", "piped.jsonl"]).pipe_stdin(SESSION).unwrap());
+    assert_eq!(code, 1);
+    assert!(rules_of(&v).iter().all(|r| r.1 == "piped.jsonl"));
+    assert_eq!(rules_of(&v).len(), 3);
+}
+
+#[test]
+fn gzip_and_zstd_inputs_are_read_transparently() {
+    let d = tempfile::tempdir().unwrap();
+    let raw = std::fs::read(SESSION).unwrap();
+    let gz = d.path().join("s.jsonl.gz");
+    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::default());
+    std::io::Write::write_all(&mut enc, &raw).unwrap();
+    enc.finish().unwrap();
+    let zst = d.path().join("s.jsonl.zst");
+    std::fs::write(&zst, zstd::encode_all(&raw[..], 3).unwrap()).unwrap();
+    for p in [gz, zst] {
+        let (code, v) = json_out(ctxlint().arg("check").arg(&p));
+        assert_eq!(code, 1);
+        let lines: Vec<u64> = v["findings"].as_array().unwrap().iter().map(|f| f["line"].as_u64().unwrap()).collect();
+        assert_eq!(lines, vec![3, 5, 6], "{}", p.display());
+    }
+}
+
+#[test]
+fn statistics_table() {
+    let out = ctxlint().args(["check", SESSION, "--statistics"]).output().unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("duplicate-user-turn") && s.contains("CTX301"), "{s}");
+}
+
+#[test]
+fn no_path_scans_installed_agent_folders() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".pi/agent/sessions/--w--");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(SESSION, dir.join("s.jsonl")).unwrap();
+    let out = ctxlint().env("HOME", home.path()).arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".pi/agent/sessions"));
+    let empty = tempfile::tempdir().unwrap();
+    let out = ctxlint().env("HOME", empty.path()).arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
