@@ -93,6 +93,12 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
             }
             Parent::Root => {
                 let boundary = e.compaction.as_ref().is_some_and(|c| c.new_root);
+                // Claude Code: a sub-agent's records (`isSidechain`) inlined in a
+                // session file start their own chain by design; they neither
+                // are nor make a second root of the main chain.
+                if e.sidechain {
+                    continue;
+                }
                 if seen_root && !boundary {
                     out.push(ChainDefect { entry: i, kind: DefectKind::SecondRoot, cuts_path: true, report: true });
                 }

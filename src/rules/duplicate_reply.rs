@@ -51,19 +51,26 @@ pub fn check(cx: &mut RuleContext) {
     let replayed: HashSet<u32> = an.replayed_turns.iter().map(|r| r.0).collect();
     // Sends awaiting their result: call id -> (entry, block pointer).
     let mut sends: HashMap<&str, (u32, String)> = HashMap::new();
-    let mut pending: VecDeque<u32> = VecDeque::new(); // user turns without a reply
-    let mut answered: Vec<(u32, u32)> = Vec::new(); // (user turn, replying entry)
-    let mut any_turn = false;
+    // Per write-order lane (Claude Code sub-agents; one lane elsewhere):
+    // user turns without a reply, (user turn, replying entry), any turn seen.
+    let lanes = crate::context::lanes(t);
+    let mut states: HashMap<u32, (VecDeque<u32>, Vec<(u32, u32)>, bool)> = HashMap::new();
+    // Claude Code / Codex: one model call over several entries (same
+    // `call_group`) is judged as a whole at its last entry: its texts joined,
+    // any tool call or failure in any of its entries.
+    let group_ends = crate::context::call_group_ends(t);
+    let mut groups: HashMap<&str, GroupAcc> = HashMap::new();
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
         if e.class != Class::Conversation {
             continue;
         }
         let Some(m) = &e.message else { continue };
+        let (pending, answered, any_turn) = states.entry(lanes[i as usize]).or_default();
         if e.is_user_turn() {
             if !replayed.contains(&i) {
                 pending.push_back(i);
-                any_turn = true;
+                *any_turn = true;
             }
             continue;
         }
@@ -79,11 +86,21 @@ pub fn check(cx: &mut RuleContext) {
                     }
                 }
             }
-            let failed = a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
-            let has_call = m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
-            let text: String = m.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n");
-            let text = text.trim();
-            if failed || has_call || text.is_empty() {
+            let mut acc = GroupAcc::default();
+            acc.add(i, m, a);
+            let acc = match e.call_group.as_deref() {
+                Some(g) => {
+                    let ga = groups.entry(g).or_default();
+                    ga.add(i, m, a);
+                    if group_ends.get(g) != Some(&i) {
+                        continue; // not the call's last entry yet
+                    }
+                    groups.remove(g).unwrap_or_default()
+                }
+                None => acc,
+            };
+            let text = acc.text.trim();
+            if acc.failed || acc.has_call || text.is_empty() {
                 continue;
             }
             if SILENT.contains(&text) {
@@ -91,7 +108,11 @@ pub fn check(cx: &mut RuleContext) {
                 pending.pop_front();
                 continue;
             }
-            reply = Some((i, m.blocks.iter().find(|b| b.kind == BlockKind::Text).map(|b| b.pointer.to_string()).unwrap_or_default(), text.to_string()));
+            // A single entry reports at its first text block (as before); a
+            // split call at its first non-empty text.
+            let first = if e.call_group.is_some() { acc.first_text } else { acc.first_any };
+            let (at, ptr) = first.unwrap_or((i, String::new()));
+            reply = Some((at, ptr, text.to_string()));
         } else if let Some(r) = &m.result {
             let id = m.blocks.iter().find(|b| b.kind == BlockKind::ToolResult).and_then(|b| b.tool_id.as_deref());
             if let Some((call_entry, ptr)) = id.and_then(|id| sends.remove(id)) {
@@ -103,7 +124,7 @@ pub fn check(cx: &mut RuleContext) {
         let Some((at, ptr, text)) = reply else { continue };
         if let Some(turn) = pending.pop_front() {
             answered.push((turn, at));
-        } else if any_turn {
+        } else if *any_turn {
             let (turn, first) = answered.last().copied().unwrap_or((0, at));
             let fe = &t.entries[first as usize];
             let te = &t.entries[turn as usize];
@@ -118,6 +139,38 @@ pub fn check(cx: &mut RuleContext) {
                     .related(&input.path, Some(te.line), "", "user turn")
                     .help("after a delivered message-tool send, end the turn with a silent token (NO_REPLY)"),
             );
+        }
+    }
+}
+
+/// What one model call (all entries of a call group) amounts to.
+#[derive(Default)]
+struct GroupAcc {
+    failed: bool,
+    has_call: bool,
+    /// Its texts joined.
+    text: String,
+    /// The first entry with non-empty text, and the pointer of that text.
+    first_text: Option<(u32, String)>,
+    /// The first text block, empty or not.
+    first_any: Option<(u32, String)>,
+}
+
+impl GroupAcc {
+    fn add(&mut self, i: u32, m: &Message, a: &AssistantInfo) {
+        self.failed |= a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
+        self.has_call |= m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
+        for b in m.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
+            if self.first_any.is_none() {
+                self.first_any = Some((i, b.pointer.to_string()));
+            }
+            if self.first_text.is_none() && !b.text.trim().is_empty() {
+                self.first_text = Some((i, b.pointer.to_string()));
+            }
+            if !self.text.is_empty() {
+                self.text.push('\n');
+            }
+            self.text.push_str(&b.text);
         }
     }
 }
