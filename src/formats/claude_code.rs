@@ -26,7 +26,9 @@
 //!   `progress` records are bookkeeping.
 //! - `attachment` records are sent to the model only for the kinds the
 //!   runtime injects as context (hook additional context, reminders, memory,
-//!   mentioned files, …): those are `Meta` messages; other kinds are bookkeeping.
+//!   mentioned files, …): those are `Meta` messages (a `queued_command` in
+//!   prompt mode, typed by the user mid-run, is a user turn); other kinds are
+//!   bookkeeping.
 //! - API-error stubs are assistant records with `isApiErrorMessage: true` or
 //!   model `<synthetic>`; they are not model calls and are never sent again.
 //! - schema drift is tolerated: records without `type` (usage-only lines),
@@ -121,6 +123,8 @@ struct RawAttachment<'a> {
     content: Option<&'a RawValue>,
     #[serde(default, borrow)]
     prompt: Option<&'a RawValue>,
+    #[serde(rename = "commandMode", default, borrow)]
+    command_mode: Option<&'a RawValue>,
 }
 
 /// Distinguishes a missing field (`None`) from `null` (`Some(None)`).
@@ -245,10 +249,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             raw_hash: hash,
             is_model_call: false,
         };
-        parents.push(match raw.parent_uuid {
-            None => None,
-            Some(p) => Some(rstr(p).as_deref().map(Into::into)),
-        });
+        parents.push(raw.parent_uuid.map(|p| rstr(p).as_deref().map(Into::into)));
         match etype {
             "user" => match parse_message(raw.message) {
                 Some(m) => {
@@ -484,7 +485,11 @@ fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
     } else {
         blocks.push(Block::new(BlockKind::Other, Cow::Owned(base), "", false));
     }
-    Some(Message { role: Role::User, kind: MessageKind::Meta, pointer: Cow::Borrowed("/attachment"), blocks, assistant: None, result: None, dynamic_ref: None, json_hash: 0 })
+    // A prompt the user typed while the model was working, handed to the model
+    // mid-run: user-authored, so a user turn (it waits for its own reply).
+    let queued_prompt = kind == "queued_command" && rstr(a.command_mode).is_none_or(|m| m == "prompt");
+    let kind = if queued_prompt { MessageKind::UserTurn } else { MessageKind::Meta };
+    Some(Message { role: Role::User, kind, pointer: Cow::Borrowed("/attachment"), blocks, assistant: None, result: None, dynamic_ref: None, json_hash: 0 })
 }
 
 #[cfg(test)]

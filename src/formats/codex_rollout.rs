@@ -179,7 +179,9 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 } else {
                     let mut m = item_message(&v, ty, base);
                     if assistant_side(ty, role) {
-                        if !(group.open || !group.pending.is_empty()) || group.id.is_none() {
+                        // A new response unless it continues the open one, or a
+                        // call of the current one is still waiting for its output.
+                        if (!group.open && group.pending.is_empty()) || group.id.is_none() {
                             group.id = Some(format!("codex:{}", line.no).into());
                             group.pending.clear();
                         }
@@ -329,14 +331,11 @@ fn replacement_message(v: &Value, base: &str) -> Message {
                     if !im.kind.is_prompt_side() && b.text.len() > 240 {
                         b.text = crate::text::prefix(&b.text, 240).to_string().into();
                     }
-                    if im.kind.is_prompt_side() && b.kind == BlockKind::Text {
-                        m.blocks.push(b);
-                    } else if matches!(b.kind, BlockKind::ToolCall | BlockKind::ToolResult) {
-                        m.blocks.push(b);
-                    } else {
-                        b.kind = if b.kind == BlockKind::Text { BlockKind::Other } else { b.kind };
-                        m.blocks.push(b);
+                    // Model-side text (assistant output) is not prompt text.
+                    if b.kind == BlockKind::Text && !im.kind.is_prompt_side() {
+                        b.kind = BlockKind::Other;
                     }
+                    m.blocks.push(b);
                 }
             }
         }

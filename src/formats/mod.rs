@@ -109,16 +109,16 @@ pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
     {
         return Some(codex_rollout::ID);
     }
-    // Legacy Codex rollouts (CLI < 0.3): `{"record_type":"state"}` lines.
-    // and a bare session header `{id, timestamp, instructions}`.
-    if (o.contains_key("record_type") && o.len() <= 3) || (ty.is_none() && o.contains_key("id") && o.contains_key("timestamp") && o.contains_key("instructions")) {
+    // Legacy Codex rollouts (CLI < 0.3): `{"record_type":"state"}` lines and
+    // a bare session header `{id, timestamp, instructions}`.
+    if (o.contains_key("record_type") && o.len() <= 3) || (ty.is_none() && !o.contains_key("request") && o.contains_key("id") && o.contains_key("timestamp") && o.contains_key("instructions")) {
         return Some(codex_rollout::ID);
     }
     if ty.is_some() && (o.contains_key("uuid") || o.contains_key("parentUuid") || o.contains_key("sessionId") || o.contains_key("leafUuid") || ty == Some("summary")) {
         return Some(claude_code::ID);
     }
     // Claude Code usage-only lines (no `type`): `sessionId` and an assistant `message`.
-    if ty.is_none() && o.contains_key("sessionId") && o.get("message").and_then(|m| m.get("role")).and_then(Value::as_str) == Some("assistant") {
+    if ty.is_none() && !o.contains_key("request") && o.contains_key("sessionId") && o.get("message").and_then(|m| m.get("role")).and_then(Value::as_str) == Some("assistant") {
         return Some(claude_code::ID);
     }
     if o.get("request").is_some_and(Value::is_object) {

@@ -54,7 +54,7 @@ pub fn check(cx: &mut RuleContext) {
     // Per write-order lane (Claude Code sub-agents; one lane elsewhere):
     // user turns without a reply, (user turn, replying entry), any turn seen.
     let lanes = crate::context::lanes(t);
-    let mut states: HashMap<u32, (VecDeque<u32>, Vec<(u32, u32)>, bool)> = HashMap::new();
+    let mut states: HashMap<u32, LaneState> = HashMap::new();
     // Claude Code / Codex: one model call over several entries (same
     // `call_group`) is judged as a whole at its last entry: its texts joined,
     // any tool call or failure in any of its entries.
@@ -142,6 +142,10 @@ pub fn check(cx: &mut RuleContext) {
         }
     }
 }
+
+/// Per write-order lane: user turns without a reply, (user turn, replying
+/// entry) pairs, and whether any user turn was seen.
+type LaneState = (VecDeque<u32>, Vec<(u32, u32)>, bool);
 
 /// What one model call (all entries of a call group) amounts to.
 #[derive(Default)]
