@@ -596,6 +596,37 @@ mod tests {
         assert_eq!(input.unknown_records, 1);
     }
 
+    fn rules(s: &str) -> Vec<(String, u32)> {
+        let input = load_str(s);
+        let mut v: Vec<(String, u32)> = crate::rules::run_all(&input, &crate::config::Settings::default()).iter().map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0))).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_split_call_is_one_reply_and_sub_agents_have_their_own_lane() {
+        let a = |uuid: &str, parent: &str, mid: &str, content: &str, side: bool| {
+            format!(r#"{{"type":"assistant","uuid":"{uuid}","parentUuid":"{parent}","isSidechain":{side},"sessionId":"s","message":{{"id":"{mid}","role":"assistant","model":"m","content":[{content}],"stop_reason":null}}}}"#)
+        };
+        let s = [
+            U1.to_string(),
+            a("a1", "u1", "m1", r#"{"type":"text","text":"Let me look."}"#, false),
+            a("a2", "a1", "m1", r#"{"type":"tool_use","id":"t1","name":"Task","input":{}}"#, false),
+            // The sub-agent's own conversation, inlined (older builds).
+            r#"{"type":"user","uuid":"s1","parentUuid":null,"isSidechain":true,"sessionId":"s","message":{"role":"user","content":"explore the repo"}}"#.to_string(),
+            a("s2", "s1", "m2", r#"{"type":"text","text":"The repo has two crates."}"#, true),
+            r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"two crates"}]}}"#.to_string(),
+            a("a3", "r1", "m3", r#"{"type":"thinking","thinking":"ok"}"#, false),
+            a("a4", "a3", "m3", r#"{"type":"text","text":"Two crates:"}"#, false),
+            a("a5", "a4", "m3", r#"{"type":"text","text":"core and cli."}"#, false),
+        ]
+        .join("\n");
+        assert_eq!(rules(&s), vec![]);
+        // A second final text for the same turn is a duplicate reply, reported at its text.
+        let s2 = format!("{s}\n{}", a("a6", "a5", "m4", r#"{"type":"text","text":"Again: core and cli."}"#, false));
+        assert_eq!(rules(&s2), vec![("duplicate-reply".to_string(), 10)]);
+    }
+
     #[test]
     fn missing_parent_keys_read_linearly_and_torn_lines_are_bad_lines() {
         let s = [

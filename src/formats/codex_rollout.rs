@@ -411,6 +411,42 @@ mod tests {
         assert_eq!(t.entries[8].parent, Parent::Entry(7));
     }
 
+    fn rules(s: &str) -> Vec<(String, u32)> {
+        let input = load_str(s);
+        let mut v: Vec<(String, u32)> = crate::rules::run_all(&input, &crate::config::Settings::default()).iter().map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0))).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn pairing_and_replies_follow_responses() {
+        let item = |p: &str| format!(r#"{{"timestamp":"t","type":"response_item","payload":{p}}}"#);
+        let s = [
+            META.to_string(),
+            USER.to_string(),
+            item(r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Looking."}]}"#),
+            item(r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}"#),
+            item(r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c2"}"#),
+            item(r#"{"type":"function_call_output","call_id":"c2","output":"ok"}"#),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":"ok"}"#),
+            item(r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Fixed."}]}"#),
+        ]
+        .join("\n");
+        // Text beside calls is not a reply; outputs streamed out of order still pair.
+        assert_eq!(rules(&s), vec![]);
+        let s2 = [
+            s.clone(),
+            item(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"and the docs"}]}"#),
+            item(r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c3"}"#),
+            item(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"stop"}]}"#),
+            item(r#"{"type":"function_call_output","call_id":"c9","output":"ok"}"#),
+            item(r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"You are Codex."}]}"#),
+        ]
+        .join("\n");
+        let want = [("duplicate-system-prompt", 13), ("orphan-tool-result", 12), ("unanswered-tool-call", 10)];
+        assert_eq!(rules(&s2), want.iter().map(|(r, l)| (r.to_string(), *l)).collect::<Vec<_>>());
+    }
+
     #[test]
     fn torn_line_is_malformed_and_reading_goes_on() {
         let s = [
