@@ -16,7 +16,9 @@ A second visible reply for one user turn. A visible reply is a delivered message
 (OpenClaw `message` with `action: "send"` whose result shows `deliveryStatus`/`status`
 `"sent"`, a platform `messageId`, or receipts), or a final text: a completed model call with
 no tool call that ends the turn and whose text is not a silent token (`NO_REPLY`,
-`HEARTBEAT_OK`). Each visible reply answers the oldest user turn without a reply yet; a
+`HEARTBEAT_OK`). A model call written as several entries (Claude Code: the assistant
+entries sharing one `message.id`; Codex: the response items of one response) is judged as
+a whole. Each visible reply answers the oldest user turn without a reply yet; a
 reply is a second reply only when every user turn written so far already has one. A user
 turn reported by `duplicate-user-turn` is the same turn as its previous copy. Reported at
 the assistant entry that produces the second reply (the final text, or the tool call of the
