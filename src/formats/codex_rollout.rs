@@ -23,7 +23,9 @@
 //!   design: the entry is a compaction boundary whose content is the
 //!   replacement items (everything before it is out of context).
 //! - `event_msg` and `turn_context` are UI events and per-turn settings:
-//!   bookkeeping (the model's input is the response items).
+//!   bookkeeping (the model's input is the response items), except that an
+//!   `error` or `turn_aborted` event ends the attempt as failed (kept as a
+//!   failed assistant stub that is never sent, like a Claude Code API-error stub).
 //! - the rollout is linear: each entry's parent is the previous entry.
 //! - the items of one model response are written one by one; a response is
 //!   the run of assistant-side items (reasoning, calls, assistant messages)
@@ -63,6 +65,13 @@ struct RawLineRec<'a> {
     record_type: Option<&'a RawValue>,
     #[serde(default, borrow)]
     id: Option<&'a RawValue>,
+}
+
+/// The `type` of an `event_msg` payload.
+#[derive(Deserialize)]
+struct EventHead {
+    #[serde(rename = "type", default)]
+    etype: Option<String>,
 }
 
 fn rstr(v: Option<&RawValue>) -> Option<String> {
@@ -128,8 +137,12 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 return jsonl::LineVerdict::Ok;
             }
         };
-        raw_lines.push(RawLine { line: line.no, hash, exempt: false });
         let rtype = rstr(rec.rtype).unwrap_or_default();
+        // UI events and per-turn settings may be written twice with the same
+        // bytes (same millisecond) by design: only conversation lines count
+        // for `not-append-only` repeats.
+        let exempt = matches!(rtype.as_str(), "event_msg" | "turn_context") || rec.record_type.is_some();
+        raw_lines.push(RawLine { line: line.no, hash, exempt });
         // Legacy lines without the wrapper: the record itself is the payload.
         let (kind, payload, base): (&str, Option<&RawValue>, &str) = match (rec.payload, rtype.as_str()) {
             (Some(p), k) => (k, Some(p), "/payload"),
@@ -216,7 +229,27 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 entry.message = Some(replacement_message(&v, base));
                 group = Group::default();
             }
-            "session_meta" | "event_msg" | "turn_context" | "state" => {}
+            "event_msg" => {
+                // A turn that failed (`error`) or was interrupted (`turn_aborted`) is
+                // recorded only as an event: it ends the attempt like a Claude Code
+                // API-error stub. The entry is a failed assistant stub, never sent
+                // again and not a model call (it only informs `duplicate-user-turn`
+                // and `duplicate-reply`).
+                let ev = payload.and_then(|p| serde_json::from_str::<EventHead>(p.get()).ok());
+                let stop = match ev.as_ref().and_then(|e| e.etype.as_deref()) {
+                    Some("error") => Some(Stop::Error),
+                    Some("turn_aborted") => Some(Stop::Aborted),
+                    _ => None,
+                };
+                if let Some(stop) = stop {
+                    let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
+                    m.assistant = Some(Box::new(AssistantInfo { stop, ..Default::default() }));
+                    entry.class = Class::Conversation;
+                    entry.message = Some(m);
+                    group = Group::default();
+                }
+            }
+            "session_meta" | "turn_context" | "state" => {}
             _ => unknown += 1,
         }
         t.entries.push(entry);
@@ -445,6 +478,24 @@ mod tests {
         .join("\n");
         let want = [("duplicate-system-prompt", 13), ("orphan-tool-result", 12), ("unanswered-tool-call", 10)];
         assert_eq!(rules(&s2), want.iter().map(|(r, l)| (r.to_string(), *l)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_prompt_sent_again_after_a_failed_turn_is_a_replay() {
+        let ev = |t: &str| format!(r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"{t}","message":"stream disconnected"}}}}"#);
+        let user = |ts: u32| USER.replace(r#""timestamp":"t""#, &format!(r#""timestamp":"t{ts}""#));
+        let reply = |ts: u32| format!(r#"{{"timestamp":"t{ts}","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"Fixed."}}]}}}}"#);
+        let s = [META.to_string(), user(1), ev("error"), user(2), reply(3), ev("token_count"), ev("token_count"), user(4), reply(5)].join("\n");
+        // Line 4 re-sends line 2 after the error; line 8 repeats it after a reply (not a
+        // finding); the repeated token_count event (lines 6–7) is not a rewrite.
+        assert_eq!(rules(&s), vec![("duplicate-user-turn".to_string(), 4)]);
+        let s = [META.to_string(), user(1), ev("turn_aborted"), user(2), reply(3)].join("\n");
+        let input = load_str(&s);
+        let f = crate::rules::run_all(&input, &crate::config::Settings::default());
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, crate::finding::Severity::Warning);
+        assert_eq!(tr(&input).entries[1].class, Class::Conversation);
+        assert!(!crate::context::sent_again(&tr(&input).entries[1]));
     }
 
     #[test]
