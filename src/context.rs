@@ -202,3 +202,39 @@ impl Analysis {
         an
     }
 }
+
+/// Write-order lanes (Claude Code sub-agents): the write-order rules
+/// (`duplicate-user-turn`, `duplicate-reply`) judge each lane on its own.
+/// Lane 0 is the main conversation. A sidechain entry (`isSidechain`: a
+/// sub-agent's record inlined in the session file) takes its parent's lane when
+/// the parent is an earlier sidechain entry, else it starts a lane of its own
+/// (its index + 1). Formats without sidechains (pi, Codex) have one lane.
+pub fn lanes(t: &Transcript) -> Vec<u32> {
+    let mut lane = vec![0u32; t.entries.len()];
+    for (i, e) in t.entries.iter().enumerate() {
+        if !e.sidechain {
+            continue;
+        }
+        lane[i] = match e.parent {
+            Parent::Entry(p) if (p as usize) < i && t.entries[p as usize].sidechain => lane[p as usize],
+            _ => i as u32 + 1,
+        };
+    }
+    lane
+}
+
+/// Claude Code / Codex write one model call as several assistant entries
+/// sharing [`Entry::call_group`]: for each group, the index of its last entry
+/// (in write order). Rules that judge a whole model call (a final text)
+/// evaluate it there.
+pub fn call_group_ends(t: &Transcript) -> std::collections::HashMap<&str, u32> {
+    let mut last = std::collections::HashMap::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        if let Some(g) = e.call_group.as_deref() {
+            if e.class == Class::Conversation {
+                last.insert(g, i as u32);
+            }
+        }
+    }
+    last
+}

@@ -4,6 +4,8 @@
 pub mod anthropic;
 pub mod bedrock;
 pub mod body;
+pub mod claude_code;
+pub mod codex_rollout;
 pub mod exchange_log;
 pub mod gemini;
 pub mod jsonl;
@@ -20,8 +22,8 @@ use std::sync::Arc;
 /// Every format id, in the order detection tries them.
 pub const ALL: &[FormatId] = &[
     pi_session::ID,
-    "claude-code",
-    "codex-rollout",
+    claude_code::ID,
+    codex_rollout::ID,
     exchange_log::ID,
     "pydantic-ai-history",
     gemini::ID,
@@ -105,10 +107,19 @@ pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
         && o.contains_key("timestamp")
         && matches!(ty, Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"))
     {
-        return Some("codex-rollout");
+        return Some(codex_rollout::ID);
+    }
+    // Legacy Codex rollouts (CLI < 0.3): `{"record_type":"state"}` lines and
+    // a bare session header `{id, timestamp, instructions}`.
+    if (o.contains_key("record_type") && o.len() <= 3) || (ty.is_none() && !o.contains_key("request") && o.contains_key("id") && o.contains_key("timestamp") && o.contains_key("instructions")) {
+        return Some(codex_rollout::ID);
     }
     if ty.is_some() && (o.contains_key("uuid") || o.contains_key("parentUuid") || o.contains_key("sessionId") || o.contains_key("leafUuid") || ty == Some("summary")) {
-        return Some("claude-code");
+        return Some(claude_code::ID);
+    }
+    // Claude Code usage-only lines (no `type`): `sessionId` and an assistant `message`.
+    if ty.is_none() && !o.contains_key("request") && o.contains_key("sessionId") && o.get("message").and_then(|m| m.get("role")).and_then(Value::as_str) == Some("assistant") {
+        return Some(claude_code::ID);
     }
     if o.get("request").is_some_and(Value::is_object) {
         return Some(exchange_log::ID);
@@ -158,6 +169,8 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
 pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
     match format {
         "pi-session" => pi_session::load(src, opts),
+        "claude-code" => claude_code::load(src, opts),
+        "codex-rollout" => codex_rollout::load(src, opts),
         "exchange-log" => exchange_log::load(src, opts),
         f if is_body_format(f) && f != "pydantic-ai-history" => load_body_file(src, f),
         other => Err(Error::BadInput {

@@ -35,8 +35,9 @@ silently drops earlier turns from every later request, or loses the session on r
 
 ## What it does not flag
 Forks (two children of one entry) and `branch_summary` entries; a Claude Code
-`compact_boundary` with `parentUuid: null` (a new chain by design); pi v1 files (linear, no
-ids); an entry written twice byte for byte (`not-append-only`). Consequences are not
+`compact_boundary` with `parentUuid: null` (a new chain by design), and the root of a
+sub-agent's records (`isSidechain`) inlined in a session file; pi v1 files and Codex
+rollouts (linear, no ids); an entry written twice byte for byte (`not-append-only`). Consequences are not
 reported again: a dangling parent that names the id of a torn (malformed) line, and
 pairing findings that arise only because a reported break cut entries off a path.
 "#,
@@ -93,6 +94,12 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
             }
             Parent::Root => {
                 let boundary = e.compaction.as_ref().is_some_and(|c| c.new_root);
+                // Claude Code: a sub-agent's records (`isSidechain`) inlined in a
+                // session file start their own chain by design; they neither
+                // are nor make a second root of the main chain.
+                if e.sidechain {
+                    continue;
+                }
                 if seen_root && !boundary {
                     out.push(ChainDefect { entry: i, kind: DefectKind::SecondRoot, cuts_path: true, report: true });
                 }

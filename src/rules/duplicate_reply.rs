@@ -16,7 +16,9 @@ A second visible reply for one user turn. A visible reply is a delivered message
 (OpenClaw `message` with `action: "send"` whose result shows `deliveryStatus`/`status`
 `"sent"`, a platform `messageId`, or receipts), or a final text: a completed model call with
 no tool call that ends the turn and whose text is not a silent token (`NO_REPLY`,
-`HEARTBEAT_OK`). Each visible reply answers the oldest user turn without a reply yet; a
+`HEARTBEAT_OK`). A model call written as several entries (Claude Code: the assistant
+entries sharing one `message.id`; Codex: the response items of one response) is judged as
+a whole. Each visible reply answers the oldest user turn without a reply yet; a
 reply is a second reply only when every user turn written so far already has one. A user
 turn reported by `duplicate-user-turn` is the same turn as its previous copy. Reported at
 the assistant entry that produces the second reply (the final text, or the tool call of the
@@ -58,19 +60,26 @@ pub fn check(cx: &mut RuleContext) {
         .collect();
     // Sends awaiting their result: call id -> (entry, block pointer).
     let mut sends: HashMap<&str, (u32, String)> = HashMap::new();
-    let mut pending: VecDeque<u32> = VecDeque::new(); // user turns without a reply
-    let mut answered: Vec<(u32, u32)> = Vec::new(); // (user turn, replying entry)
-    let mut any_turn = false;
+    // Per write-order lane (Claude Code sub-agents; one lane elsewhere):
+    // user turns without a reply, (user turn, replying entry), any turn seen.
+    let lanes = crate::context::lanes(t);
+    let mut states: HashMap<u32, LaneState> = HashMap::new();
+    // Claude Code / Codex: one model call over several entries (same
+    // `call_group`) is judged as a whole at its last entry: its texts joined,
+    // any tool call or failure in any of its entries.
+    let group_ends = crate::context::call_group_ends(t);
+    let mut groups: HashMap<&str, GroupAcc> = HashMap::new();
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
         if e.class != Class::Conversation || reused.contains(&i) {
             continue;
         }
         let Some(m) = &e.message else { continue };
+        let (pending, answered, any_turn) = states.entry(lanes[i as usize]).or_default();
         if e.is_user_turn() {
             if !replayed.contains(&i) {
                 pending.push_back(i);
-                any_turn = true;
+                *any_turn = true;
             }
             continue;
         }
@@ -86,11 +95,21 @@ pub fn check(cx: &mut RuleContext) {
                     }
                 }
             }
-            let failed = a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
-            let has_call = m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
-            let text: String = m.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n");
-            let text = text.trim();
-            if failed || has_call || text.is_empty() {
+            let mut acc = GroupAcc::default();
+            acc.add(i, m, a);
+            let acc = match e.call_group.as_deref() {
+                Some(g) => {
+                    let ga = groups.entry(g).or_default();
+                    ga.add(i, m, a);
+                    if group_ends.get(g) != Some(&i) {
+                        continue; // not the call's last entry yet
+                    }
+                    groups.remove(g).unwrap_or_default()
+                }
+                None => acc,
+            };
+            let text = acc.text.trim();
+            if acc.failed || acc.has_call || text.is_empty() {
                 continue;
             }
             if SILENT.contains(&text) {
@@ -98,7 +117,11 @@ pub fn check(cx: &mut RuleContext) {
                 pending.pop_front();
                 continue;
             }
-            reply = Some((i, m.blocks.iter().find(|b| b.kind == BlockKind::Text).map(|b| b.pointer.to_string()).unwrap_or_default(), text.to_string()));
+            // A single entry reports at its first text block (as before); a
+            // split call at its first non-empty text.
+            let first = if e.call_group.is_some() { acc.first_text } else { acc.first_any };
+            let (at, ptr) = first.unwrap_or((i, String::new()));
+            reply = Some((at, ptr, text.to_string()));
         } else if let Some(r) = &m.result {
             let id = m.blocks.iter().find(|b| b.kind == BlockKind::ToolResult).and_then(|b| b.tool_id.as_deref());
             if let Some((call_entry, ptr)) = id.and_then(|id| sends.remove(id)) {
@@ -110,7 +133,7 @@ pub fn check(cx: &mut RuleContext) {
         let Some((at, ptr, text)) = reply else { continue };
         if let Some(turn) = pending.pop_front() {
             answered.push((turn, at));
-        } else if any_turn {
+        } else if *any_turn {
             let (turn, first) = answered.last().copied().unwrap_or((0, at));
             let fe = &t.entries[first as usize];
             let te = &t.entries[turn as usize];
@@ -125,6 +148,42 @@ pub fn check(cx: &mut RuleContext) {
                     .related(&input.path, Some(te.line), "", "user turn")
                     .help("after a delivered message-tool send, end the turn with a silent token (NO_REPLY)"),
             );
+        }
+    }
+}
+
+/// Per write-order lane: user turns without a reply, (user turn, replying
+/// entry) pairs, and whether any user turn was seen.
+type LaneState = (VecDeque<u32>, Vec<(u32, u32)>, bool);
+
+/// What one model call (all entries of a call group) amounts to.
+#[derive(Default)]
+struct GroupAcc {
+    failed: bool,
+    has_call: bool,
+    /// Its texts joined.
+    text: String,
+    /// The first entry with non-empty text, and the pointer of that text.
+    first_text: Option<(u32, String)>,
+    /// The first text block, empty or not.
+    first_any: Option<(u32, String)>,
+}
+
+impl GroupAcc {
+    fn add(&mut self, i: u32, m: &Message, a: &AssistantInfo) {
+        self.failed |= a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
+        self.has_call |= m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
+        for b in m.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
+            if self.first_any.is_none() {
+                self.first_any = Some((i, b.pointer.to_string()));
+            }
+            if self.first_text.is_none() && !b.text.trim().is_empty() {
+                self.first_text = Some((i, b.pointer.to_string()));
+            }
+            if !self.text.is_empty() {
+                self.text.push('\n');
+            }
+            self.text.push_str(&b.text);
         }
     }
 }

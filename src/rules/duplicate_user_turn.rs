@@ -63,26 +63,35 @@ fn user_text_hash(e: &Entry) -> u64 {
 }
 
 #[derive(Default)]
-struct Attempt {
+struct Attempt<'a> {
     calls: usize,
     last: Option<Stop>,
     last_api_error: bool,
     last_final: bool,
     synthetic: bool,
     model: Option<Box<str>>,
+    /// Claude Code / Codex: the call group of the last model call (one call
+    /// written over several entries), and whether any of its entries so far
+    /// held a tool call / text.
+    group: Option<&'a str>,
+    group_call: bool,
+    group_text: bool,
 }
 
-/// Finds replayed user turns in write order.
+/// Finds replayed user turns in write order (each write-order lane on its own,
+/// see [`crate::context::lanes`]).
 pub fn replays(t: &Transcript) -> Vec<Replay> {
     let mut out = Vec::new();
-    let mut prev: Option<u32> = None;
-    let mut att = Attempt::default();
+    let lanes = crate::context::lanes(t);
+    let mut states: std::collections::HashMap<u32, (Option<u32>, Attempt)> = std::collections::HashMap::new();
     let entries = &t.entries;
     for (i, e) in entries.iter().enumerate() {
         if e.class != Class::Conversation {
             continue;
         }
         let Some(m) = &e.message else { continue };
+        let lane = lanes[i];
+        let (prev, att) = states.entry(lane).or_default();
         if let Some(a) = &m.assistant {
             if a.transcript_only {
                 continue;
@@ -92,6 +101,16 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             att.last_api_error = a.api_error;
             let has_call = m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
             let has_text = m.blocks.iter().any(|b| b.kind == BlockKind::Text && !b.text.trim().is_empty());
+            // A model call split over entries ends with a final text only if
+            // none of its entries holds a tool call and one holds text.
+            let g = e.call_group.as_deref();
+            if g.is_some() && g == att.group {
+                att.group_call |= has_call;
+                att.group_text |= has_text;
+            } else {
+                (att.group, att.group_call, att.group_text) = (g, has_call, has_text);
+            }
+            let (has_call, has_text) = (att.group_call, att.group_text);
             att.last_final = !has_call && has_text && matches!(a.stop, Stop::Normal | Stop::Unknown) && !a.api_error;
             if att.last_final {
                 att.synthetic = false;
@@ -108,7 +127,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
         if !e.is_user_turn() {
             continue;
         }
-        if let Some(p) = prev {
+        if let Some(p) = *prev {
             let pe = &entries[p as usize];
             if pe.raw_hash != e.raw_hash && user_text_hash(pe) == user_text_hash(e) && att.calls > 0 && !att.last_final {
                 let verdict = if att.last_api_error {
@@ -121,7 +140,11 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
                         Some(Stop::Aborted) => Some((true, "the attempt was aborted".to_string())),
                         _ => {
                             // Fallback: the next answer comes from a different model.
-                            let next = entries[i + 1..].iter().find_map(|x| x.message.as_ref().and_then(|m| m.assistant.as_ref()).filter(|a| !a.transcript_only));
+                            let next = entries[i + 1..]
+                                .iter()
+                                .enumerate()
+                                .filter(|(k, _)| lanes[i + 1 + k] == lane)
+                                .find_map(|(_, x)| x.message.as_ref().and_then(|m| m.assistant.as_ref()).filter(|a| !a.transcript_only));
                             match (next.and_then(|a| a.model.as_deref()), att.model.as_deref()) {
                                 (Some(n), Some(o)) if n != o => Some((false, format!("a fallback model ({n}) took over from {o}"))),
                                 _ => None,
@@ -134,8 +157,8 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
                 }
             }
         }
-        prev = Some(i as u32);
-        att = Attempt::default();
+        *prev = Some(i as u32);
+        *att = Attempt::default();
     }
     out
 }

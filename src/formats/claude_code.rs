@@ -1,0 +1,647 @@
+//! `claude-code`: Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`,
+//! sub-agents in `<session>/subagents/agent-*.jsonl`).
+//!
+//! Format facts (from real sessions of CC 1.0.51 – 2.1.114 in the corpus,
+//! daaain/claude-code-log's parser and its test data, and SPEC §1):
+//! - every record is one JSON object with a `type`. Conversation records
+//!   (`user`, `assistant`, `system`, `attachment`, `progress`) carry `uuid`,
+//!   `parentUuid` (`null` = a root), `sessionId`, `isSidechain`; they form a
+//!   tree. Records without `uuid` (`permission-mode`, `last-prompt`,
+//!   `file-history-snapshot`, `queue-operation`, `summary`, `mode`, titles,
+//!   …) are state snapshots re-appended by design: bookkeeping, detached
+//!   from the tree, and exempt from the byte-for-byte repeat check.
+//! - one model call is written as several `assistant` records, one per content
+//!   block, sharing `message.id` ([`Entry::call_group`]); each `tool_result`
+//!   (in a `user` record) is parented on the record holding its `tool_use`, and
+//!   the next call hangs off the last result, so sibling results of a parallel
+//!   call are off the next call's path (pairing treats the group as one step).
+//! - `user` records hold the prompt (`message.content` string or blocks);
+//!   `isMeta` records, slash-command records (`<command-name>…`, local
+//!   command output, `!` shell input/output) and interrupt markers
+//!   (`[Request interrupted by user…]`) are not user turns; `isCompactSummary`
+//!   records hold the compaction summary.
+//! - `system` records with `subtype: "compact_boundary"` start a new chain by
+//!   design (`parentUuid: null`, `logicalParentUuid` naming the old leaf);
+//!   every other `system` record (hooks, turn duration, API errors, …) and
+//!   `progress` records are bookkeeping.
+//! - `attachment` records are sent to the model only for the kinds the
+//!   runtime injects as context (hook additional context, reminders, memory,
+//!   mentioned files, …): those are `Meta` messages (a `queued_command` in
+//!   prompt mode, typed by the user mid-run, is a user turn); other kinds are
+//!   bookkeeping.
+//! - API-error stubs are assistant records with `isApiErrorMessage: true` or
+//!   model `<synthetic>`; they are not model calls and are never sent again.
+//! - schema drift is tolerated: records without `type` (usage-only lines),
+//!   top-level `tool_use` / `tool_result` records, and unknown types are kept
+//!   as bookkeeping and counted in `unknown_records`; records that lack the
+//!   `parentUuid` key altogether (early or third-party writers) are read as a
+//!   linear chain (parent = the previous record with a `uuid`).
+
+use super::{jsonl, LoadOptions};
+use crate::error::Result;
+use crate::hash::hash_bytes;
+use crate::model::*;
+use crate::source::SourceRef;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// Format id.
+pub const ID: FormatId = "claude-code";
+
+/// Every field is read as a raw value and interpreted leniently: a field of an
+/// unexpected JSON type (schema drift, trimmed fixtures) must not make the
+/// whole record unreadable.
+#[derive(Deserialize)]
+struct RawRecord<'a> {
+    #[serde(rename = "type", default, borrow)]
+    rtype: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    uuid: Option<&'a RawValue>,
+    /// `None`: key absent; `Some(None)`: `null`.
+    #[serde(rename = "parentUuid", default, deserialize_with = "some_or_null", borrow)]
+    parent_uuid: Option<Option<&'a RawValue>>,
+    #[serde(rename = "sessionId", default, borrow)]
+    session_id: Option<&'a RawValue>,
+    #[serde(rename = "isSidechain", default, borrow)]
+    is_sidechain: Option<&'a RawValue>,
+    #[serde(rename = "isMeta", default, borrow)]
+    is_meta: Option<&'a RawValue>,
+    #[serde(rename = "isCompactSummary", default, borrow)]
+    is_compact_summary: Option<&'a RawValue>,
+    #[serde(rename = "isApiErrorMessage", default, borrow)]
+    is_api_error: Option<&'a RawValue>,
+    #[serde(rename = "isAbortedMidStream", default, borrow)]
+    aborted_mid_stream: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    subtype: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    attachment: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawMessage<'a> {
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    model: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    stop_reason: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawBlock<'a> {
+    #[serde(rename = "type", default, borrow)]
+    btype: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    text: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    thinking: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    name: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    tool_use_id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    is_error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawAttachment<'a> {
+    #[serde(rename = "type", default, borrow)]
+    atype: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    prompt: Option<&'a RawValue>,
+    #[serde(rename = "commandMode", default, borrow)]
+    command_mode: Option<&'a RawValue>,
+}
+
+/// Distinguishes a missing field (`None`) from `null` (`Some(None)`).
+fn some_or_null<'de, D, T>(d: D) -> std::result::Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// A raw value as a string, if it is one.
+fn rstr(v: Option<&RawValue>) -> Option<Cow<'_, str>> {
+    let v = v?;
+    let s = v.get();
+    if !s.starts_with('"') {
+        return None;
+    }
+    match serde_json::from_str::<&str>(s) {
+        Ok(b) => Some(Cow::Borrowed(b)),
+        Err(_) => serde_json::from_str::<String>(s).ok().map(Cow::Owned),
+    }
+}
+
+/// A raw value is JSON `true`.
+fn rtrue(v: Option<&RawValue>) -> bool {
+    v.is_some_and(|v| v.get() == "true")
+}
+
+/// Attachment kinds the runtime renders into the model's context (as
+/// `<system-reminder>` user content). Every other kind (hook success/error
+/// notices, mode switches, budgets, …) is bookkeeping.
+const INJECTED_ATTACHMENTS: &[&str] = &[
+    "hook_additional_context",
+    "nested_memory",
+    "file",
+    "edited_text_file",
+    "todo_reminder",
+    "task_reminder",
+    "plan_mode",
+    "critical_system_reminder",
+    "queued_command",
+    "skill_listing",
+    "invoked_skills",
+    "date_change",
+];
+
+/// Record types that are known bookkeeping (not counted as unknown).
+const KNOWN_BOOKKEEPING: &[&str] = &[
+    "progress",
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "permission-mode",
+    "last-prompt",
+    "mode",
+    "custom-title",
+    "ai-title",
+    "agent-name",
+    "tag",
+    "worktree-state",
+    "pr-link",
+    "frame-link",
+];
+
+/// Texts Claude Code writes as user content that no person typed as a prompt.
+fn is_command_or_marker(text: &str) -> bool {
+    let t = text.trim_start();
+    const PREFIXES: &[&str] = &[
+        "<command-name>",
+        "<command-message>",
+        "<command-args>",
+        "<local-command-stdout>",
+        "<local-command-stderr>",
+        "<local-command-caveat>",
+        "<bash-input>",
+        "<bash-stdout>",
+        "<bash-stderr>",
+        "[Request interrupted by user",
+        "Caveat: The messages below were generated by the user while running local commands",
+    ];
+    PREFIXES.iter().any(|p| t.starts_with(p))
+}
+
+/// Loads a Claude Code session.
+pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
+    let mut t = Transcript::default();
+    // Per entry: `None` = no `parentUuid` key (linear fallback), `Some(None)` = null.
+    let mut parents: Vec<Option<Option<Box<str>>>> = Vec::new();
+    let mut raw_lines: Vec<RawLine> = Vec::new();
+    let mut unknown = 0usize;
+
+    let (bad_lines, lines) = jsonl::read_lines(src, |line| {
+        let hash = hash_bytes(line.bytes);
+        let raw: RawRecord = match serde_json::from_slice(line.bytes) {
+            Ok(r) => r,
+            Err(e) if jsonl::is_syntax_error(&e) => return jsonl::LineVerdict::Malformed(jsonl::describe_json_error(&e)),
+            Err(_) => {
+                // Valid JSON of an unexpected shape (not an object, duplicate keys): kept as unknown.
+                unknown += 1;
+                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                return jsonl::LineVerdict::Ok;
+            }
+        };
+        let uuid = rstr(raw.uuid);
+        raw_lines.push(RawLine { line: line.no, hash, exempt: uuid.is_none() });
+        let rtype = rstr(raw.rtype);
+        let etype = rtype.as_deref().unwrap_or("");
+        let mut entry = Entry {
+            line: line.no,
+            offset: line.offset,
+            len: line.bytes.len().min(u32::MAX as usize) as u32,
+            etype: intern_type(etype),
+            id: uuid.as_deref().map(Into::into),
+            parent: Parent::Root,
+            class: Class::Bookkeeping,
+            message: None,
+            compaction: None,
+            call_group: None,
+            sidechain: rtrue(raw.is_sidechain),
+            session_id: rstr(raw.session_id).as_deref().map(Into::into),
+            raw_hash: hash,
+            is_model_call: false,
+        };
+        parents.push(raw.parent_uuid.map(|p| rstr(p).as_deref().map(Into::into)));
+        match etype {
+            "user" => match parse_message(raw.message) {
+                Some(m) => {
+                    entry.class = Class::Conversation;
+                    entry.message = Some(user_message(&m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)));
+                }
+                None => unknown += 1,
+            },
+            "assistant" => match parse_message(raw.message) {
+                Some(m) => {
+                    let (msg, group, model_call) = assistant_message(&m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
+                    entry.class = Class::Conversation;
+                    entry.message = Some(msg);
+                    entry.call_group = group;
+                    entry.is_model_call = model_call;
+                }
+                None => unknown += 1,
+            },
+            "system" => {
+                if rstr(raw.subtype).as_deref() == Some("compact_boundary") {
+                    entry.class = Class::Compaction;
+                    // `new_root` is settled once parents are resolved.
+                    entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: false }));
+                }
+            }
+            "attachment" => {
+                if let Some(m) = attachment_message(raw.attachment) {
+                    entry.class = Class::Conversation;
+                    entry.message = Some(m);
+                }
+            }
+            // Schema drift: top-level tool records (no ids to pair), tolerated.
+            "tool_use" | "tool_result" => unknown += 1,
+            k if KNOWN_BOOKKEEPING.contains(&k) => {}
+            _ => unknown += 1,
+        }
+        t.entries.push(entry);
+        jsonl::LineVerdict::Ok
+    })?;
+
+    t.lines = lines;
+    t.has_ids = true;
+    t.header = None;
+    // Ids resolve over uuid-bearing records only; then the linear fallback for
+    // records without a `parentUuid` key, and uuid-less records are detached.
+    let linear: Vec<bool> = parents.iter().map(Option::is_none).collect();
+    super::pi_session::resolve_parents(&mut t, &parents);
+    let mut prev_with_id: Option<u32> = None;
+    for (i, e) in t.entries.iter_mut().enumerate() {
+        if e.id.is_none() {
+            e.parent = Parent::Detached;
+            e.class = Class::Bookkeeping;
+            e.is_model_call = false;
+            e.message = None;
+            e.compaction = None;
+            continue;
+        }
+        if linear[i] {
+            e.parent = match prev_with_id {
+                // A compaction boundary without a parent key starts a new chain.
+                _ if e.compaction.is_some() => Parent::Root,
+                Some(p) => Parent::Entry(p),
+                None => Parent::Root,
+            };
+        }
+        if let Some(c) = e.compaction.as_mut() {
+            c.new_root = e.parent == Parent::Root;
+        }
+        prev_with_id = Some(i as u32);
+    }
+    t.raw_lines = raw_lines;
+    super::fill_id_repeats(src, &mut t);
+    Ok(Input { path: src.display.clone(), format: ID, body: Body::Transcript(t), bad_lines, skipped: 0, unknown_records: unknown })
+}
+
+fn intern_type(t: &str) -> Cow<'static, str> {
+    const KNOWN: &[&str] = &["user", "assistant", "system", "attachment", "progress", "summary", "file-history-snapshot", "permission-mode", "last-prompt"];
+    match KNOWN.iter().find(|k| **k == t) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(t.to_string()),
+    }
+}
+
+fn parse_message(v: Option<&RawValue>) -> Option<RawMessage<'_>> {
+    let v = v?;
+    if !v.get().starts_with('{') {
+        return None;
+    }
+    Some(serde_json::from_str(v.get()).unwrap_or_default())
+}
+
+/// The blocks of a `message.content` value (string or array). Text of
+/// prompt-side messages is kept in full.
+fn blocks(content: Option<&RawValue>, keep_full: bool) -> (Vec<Block>, bool) {
+    let mut out = Vec::new();
+    let mut any_error = false;
+    let Some(c) = content else { return (out, any_error) };
+    let s = c.get();
+    if s.starts_with('"') {
+        let text = rstr(Some(c)).unwrap_or_default();
+        out.push(Block::new(BlockKind::Text, Cow::Borrowed("/message/content"), &text, keep_full));
+    } else if s.starts_with('[') {
+        let items: Vec<&RawValue> = serde_json::from_str(s).unwrap_or_default();
+        for (i, it) in items.iter().enumerate() {
+            let b: RawBlock = if it.get().starts_with('{') { serde_json::from_str(it.get()).unwrap_or_default() } else { RawBlock::default() };
+            any_error |= rtrue(b.is_error);
+            out.push(block(&b, i, keep_full));
+        }
+    }
+    (out, any_error)
+}
+
+fn block(b: &RawBlock, i: usize, keep_full: bool) -> Block {
+    let ptr: Ptr = Cow::Owned(format!("/message/content/{i}"));
+    let btype = rstr(b.btype);
+    match btype.as_deref().unwrap_or("") {
+        "text" => Block::new(BlockKind::Text, ptr, &rstr(b.text).unwrap_or_default(), keep_full),
+        "thinking" => Block::new(BlockKind::Thinking, ptr, &rstr(b.thinking).unwrap_or_default(), false),
+        "redacted_thinking" => Block::new(BlockKind::Thinking, ptr, "", false),
+        "tool_use" => {
+            let mut bl = Block::new(BlockKind::ToolCall, ptr, b.input.map(RawValue::get).unwrap_or(""), false);
+            bl.tool_id = rstr(b.id).as_deref().map(Into::into);
+            bl.tool_name = rstr(b.name).as_deref().map(Into::into);
+            bl
+        }
+        "tool_result" => {
+            let mut bl = Block::new(BlockKind::ToolResult, ptr, &result_text(b.content), false);
+            bl.tool_id = rstr(b.tool_use_id).as_deref().map(Into::into);
+            bl
+        }
+        "image" | "document" => Block::new(BlockKind::Media, ptr, "", false),
+        // Server-side tools (`server_tool_use`, `web_search_tool_result`, MCP
+        // connector blocks) carry their own results: not paired here.
+        other => Block::new(BlockKind::Other, ptr, rstr(b.text).as_deref().unwrap_or(other), keep_full),
+    }
+}
+
+/// The text of a `tool_result` content (string, or text blocks joined).
+fn result_text(content: Option<&RawValue>) -> String {
+    let Some(c) = content else { return String::new() };
+    let s = c.get();
+    if s.starts_with('"') {
+        return rstr(Some(c)).unwrap_or_default().into_owned();
+    }
+    if s.starts_with('[') {
+        let items: Vec<RawBlock> = serde_json::from_str(s).unwrap_or_default();
+        return items.iter().filter_map(|b| rstr(b.text)).collect::<Vec<_>>().join("\n");
+    }
+    String::new()
+}
+
+fn user_message(m: &RawMessage, is_meta: bool, compact_summary: bool) -> Message {
+    let (mut bl, is_error) = blocks(m.content, true);
+    let has_result = bl.iter().any(|b| b.kind == BlockKind::ToolResult);
+    let texts: Vec<&str> = bl.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()).collect();
+    let only_markers = texts.iter().all(|t| t.trim().is_empty() || is_command_or_marker(t));
+    let kind = if compact_summary {
+        MessageKind::CompactionSummary
+    } else if has_result && only_markers && bl.iter().all(|b| matches!(b.kind, BlockKind::ToolResult | BlockKind::Text)) {
+        MessageKind::ToolResults
+    } else if is_meta || (!texts.is_empty() && only_markers) {
+        MessageKind::Meta
+    } else {
+        MessageKind::UserTurn
+    };
+    let mut msg = Message { role: Role::User, kind, pointer: Cow::Borrowed("/message"), blocks: Vec::new(), assistant: None, result: None, dynamic_ref: None, json_hash: 0 };
+    if kind == MessageKind::ToolResults {
+        let aborted = bl.iter().any(|b| b.kind == BlockKind::ToolResult && b.has_full_text() && b.text.trim() == "aborted");
+        msg.result = Some(Box::new(ResultInfo { synthetic_or_aborted: aborted, delivered: false, is_error }));
+    }
+    if !kind.is_prompt_side() {
+        // Tool results keep only a prefix of their text.
+        for b in &mut bl {
+            if b.kind != BlockKind::ToolResult && b.has_full_text() && b.text.len() > 240 {
+                let keep = crate::text::prefix(&b.text, 240).to_string();
+                b.text = keep.into();
+            }
+        }
+    }
+    msg.blocks = bl;
+    msg
+}
+
+/// (message, call group, is a model call).
+fn assistant_message(m: &RawMessage, api_error_flag: bool, aborted: bool) -> (Message, Option<Box<str>>, bool) {
+    let (bl, _) = blocks(m.content, false);
+    let model = rstr(m.model);
+    let api_error = api_error_flag || model.as_deref() == Some("<synthetic>");
+    let stop = if aborted {
+        Stop::Aborted
+    } else {
+        match rstr(m.stop_reason).as_deref() {
+            Some("end_turn" | "stop_sequence" | "max_tokens" | "pause_turn" | "refusal" | "model_context_window_exceeded") => Stop::Normal,
+            Some("tool_use") => Stop::ToolUse,
+            _ => Stop::Unknown,
+        }
+    };
+    let info = AssistantInfo { stop, model: model.as_deref().map(Into::into), transcript_only: false, api_error, delivery_mirror: false };
+    let msg = Message { role: Role::Assistant, kind: MessageKind::Assistant, pointer: Cow::Borrowed("/message"), blocks: bl, assistant: Some(Box::new(info)), result: None, dynamic_ref: None, json_hash: 0 };
+    let group = rstr(m.id).filter(|s| !s.is_empty()).map(|s| s.as_ref().into());
+    (msg, group, !api_error)
+}
+
+/// The Meta message of an injected attachment, or `None` (bookkeeping).
+fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
+    let v = v.filter(|v| v.get().starts_with('{'))?;
+    let a: RawAttachment = serde_json::from_str(v.get()).unwrap_or_default();
+    let kind = rstr(a.atype)?;
+    if !INJECTED_ATTACHMENTS.contains(&kind.as_ref()) {
+        return None;
+    }
+    let mut blocks = Vec::new();
+    let (field, val) = match (a.content, a.prompt) {
+        (Some(c), _) => ("content", c),
+        (None, Some(p)) => ("prompt", p),
+        (None, None) => ("", v),
+    };
+    let base = format!("/attachment/{field}");
+    let s = val.get();
+    if field.is_empty() {
+        blocks.push(Block::new(BlockKind::Other, Cow::Borrowed("/attachment"), "", false));
+    } else if s.starts_with('"') {
+        blocks.push(Block::new(BlockKind::Text, Cow::Owned(base), &rstr(Some(val)).unwrap_or_default(), true));
+    } else if s.starts_with('[') {
+        let items: Vec<&RawValue> = serde_json::from_str(s).unwrap_or_default();
+        for (i, it) in items.iter().enumerate() {
+            let ptr = Cow::Owned(format!("{base}/{i}"));
+            match rstr(Some(it)) {
+                Some(text) => blocks.push(Block::new(BlockKind::Text, ptr, &text, true)),
+                None => blocks.push(Block::new(BlockKind::Other, ptr, "", false)),
+            }
+        }
+    } else {
+        blocks.push(Block::new(BlockKind::Other, Cow::Owned(base), "", false));
+    }
+    // A prompt the user typed while the model was working, handed to the model
+    // mid-run: user-authored, so a user turn (it waits for its own reply).
+    let queued_prompt = kind == "queued_command" && rstr(a.command_mode).is_none_or(|m| m == "prompt");
+    let kind = if queued_prompt { MessageKind::UserTurn } else { MessageKind::Meta };
+    Some(Message { role: Role::User, kind, pointer: Cow::Borrowed("/attachment"), blocks, assistant: None, result: None, dynamic_ref: None, json_hash: 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{Origin, SourceRef};
+
+    fn load_str(s: &str) -> Input {
+        let src = SourceRef { display: "t.jsonl".into(), origin: Origin::Memory(s.as_bytes().to_vec().into()) };
+        load(&src, &LoadOptions::default()).expect("loads")
+    }
+
+    fn tr(i: &Input) -> &Transcript {
+        match &i.body {
+            Body::Transcript(t) => t,
+            Body::Stream(_) => panic!("transcript expected"),
+        }
+    }
+
+    const U1: &str = r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"list files"}}"#;
+
+    #[test]
+    fn split_assistant_entries_share_a_call_group() {
+        let s = [
+            U1,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"msg_1","role":"assistant","model":"m","content":[{"type":"text","text":"Looking."}],"stop_reason":null}}"#,
+            r#"{"type":"assistant","uuid":"a2","parentUuid":"a1","sessionId":"s","message":{"id":"msg_1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use"}}"#,
+            r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt"}]}}"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        assert_eq!(t.entries.len(), 4);
+        assert_eq!(t.entries[1].call_group.as_deref(), Some("msg_1"));
+        assert_eq!(t.entries[2].call_group.as_deref(), Some("msg_1"));
+        assert!(t.entries[1].is_model_call && t.entries[2].is_model_call);
+        assert_eq!(t.entries[3].parent, Parent::Entry(2));
+        assert_eq!(t.entries[3].kind(), Some(MessageKind::ToolResults));
+        let b = &t.entries[3].message.as_ref().unwrap().blocks[0];
+        assert_eq!((b.kind, b.tool_id.as_deref(), b.pointer.as_ref()), (BlockKind::ToolResult, Some("toolu_1"), "/message/content/0"));
+        assert!(t.entries[0].is_user_turn());
+    }
+
+    #[test]
+    fn uuid_less_records_are_detached_and_exempt() {
+        let s = [
+            r#"{"type":"permission-mode","permissionMode":"default","sessionId":"s"}"#,
+            U1,
+            r#"{"type":"permission-mode","permissionMode":"default","sessionId":"s"}"#,
+            r#"{"timestamp":"t","sessionId":"s","message":{"role":"assistant","id":"m1","usage":{}}}"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        assert_eq!(t.entries[0].parent, Parent::Detached);
+        assert_eq!(t.entries[2].parent, Parent::Detached);
+        assert_eq!(t.entries[3].class, Class::Bookkeeping);
+        assert!(t.raw_lines[2].exempt && !t.raw_lines[1].exempt);
+        assert_eq!(t.entries[1].parent, Parent::Root);
+        assert_eq!(input.unknown_records, 1); // the type-less usage line
+    }
+
+    #[test]
+    fn compact_boundary_is_a_new_root() {
+        let s = [
+            U1,
+            r#"{"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"logicalParentUuid":"u1","sessionId":"s","content":"Conversation compacted"}"#,
+            r#"{"type":"user","uuid":"u2","parentUuid":"c1","isCompactSummary":true,"sessionId":"s","message":{"role":"user","content":"Summary"}}"#,
+            r#"{"type":"system","subtype":"turn_duration","uuid":"x1","parentUuid":"u2","sessionId":"s"}"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        assert_eq!(t.entries[1].class, Class::Compaction);
+        assert!(t.entries[1].compaction.as_ref().unwrap().new_root);
+        assert_eq!(t.entries[2].kind(), Some(MessageKind::CompactionSummary));
+        assert!(!t.entries[2].is_user_turn());
+        assert_eq!(t.entries[3].class, Class::Bookkeeping);
+    }
+
+    #[test]
+    fn sidechain_meta_commands_and_api_errors() {
+        let s = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":true,"sessionId":"s","message":{"role":"user","content":"explore"}}"#,
+            r#"{"type":"user","uuid":"u2","parentUuid":"u1","isMeta":true,"sessionId":"s","message":{"role":"user","content":"<local-command-caveat>Caveat</local-command-caveat>"}}"#,
+            r#"{"type":"user","uuid":"u3","parentUuid":"u2","sessionId":"s","message":{"role":"user","content":"<command-name>/exit</command-name>"}}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u3","isApiErrorMessage":true,"sessionId":"s","message":{"id":"e1","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 500"}],"stop_reason":"stop_sequence"}}"#,
+            r#"{"type":"attachment","uuid":"h1","parentUuid":"a1","sessionId":"s","attachment":{"type":"hook_additional_context","content":["focus: tests"]}}"#,
+            r#"{"type":"attachment","uuid":"h2","parentUuid":"h1","sessionId":"s","attachment":{"type":"hook_success","content":""}}"#,
+            r#"{"type":"mystery","uuid":"z1","parentUuid":"h2","sessionId":"s"}"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        assert!(t.entries[0].sidechain && t.entries[0].is_user_turn());
+        assert_eq!(t.entries[1].kind(), Some(MessageKind::Meta));
+        assert_eq!(t.entries[2].kind(), Some(MessageKind::Meta));
+        let a = t.entries[3].message.as_ref().unwrap().assistant.as_ref().unwrap();
+        assert!(a.api_error && !t.entries[3].is_model_call);
+        assert_eq!(t.entries[4].kind(), Some(MessageKind::Meta));
+        assert_eq!(t.entries[4].class, Class::Conversation);
+        assert_eq!(t.entries[5].class, Class::Bookkeeping);
+        assert_eq!(t.entries[6].class, Class::Bookkeeping);
+        assert_eq!(input.unknown_records, 1);
+    }
+
+    fn rules(s: &str) -> Vec<(String, u32)> {
+        let input = load_str(s);
+        let mut v: Vec<(String, u32)> = crate::rules::run_all(&input, &crate::config::Settings::default()).iter().map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0))).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_split_call_is_one_reply_and_sub_agents_have_their_own_lane() {
+        let a = |uuid: &str, parent: &str, mid: &str, content: &str, side: bool| {
+            format!(r#"{{"type":"assistant","uuid":"{uuid}","parentUuid":"{parent}","isSidechain":{side},"sessionId":"s","message":{{"id":"{mid}","role":"assistant","model":"m","content":[{content}],"stop_reason":null}}}}"#)
+        };
+        let s = [
+            U1.to_string(),
+            a("a1", "u1", "m1", r#"{"type":"text","text":"Let me look."}"#, false),
+            a("a2", "a1", "m1", r#"{"type":"tool_use","id":"t1","name":"Task","input":{}}"#, false),
+            // The sub-agent's own conversation, inlined (older builds).
+            r#"{"type":"user","uuid":"s1","parentUuid":null,"isSidechain":true,"sessionId":"s","message":{"role":"user","content":"explore the repo"}}"#.to_string(),
+            a("s2", "s1", "m2", r#"{"type":"text","text":"The repo has two crates."}"#, true),
+            r#"{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"two crates"}]}}"#.to_string(),
+            a("a3", "r1", "m3", r#"{"type":"thinking","thinking":"ok"}"#, false),
+            a("a4", "a3", "m3", r#"{"type":"text","text":"Two crates:"}"#, false),
+            a("a5", "a4", "m3", r#"{"type":"text","text":"core and cli."}"#, false),
+        ]
+        .join("\n");
+        assert_eq!(rules(&s), vec![]);
+        // A second final text for the same turn is a duplicate reply, reported at its text.
+        let s2 = format!("{s}\n{}", a("a6", "a5", "m4", r#"{"type":"text","text":"Again: core and cli."}"#, false));
+        assert_eq!(rules(&s2), vec![("duplicate-reply".to_string(), 10)]);
+    }
+
+    #[test]
+    fn missing_parent_keys_read_linearly_and_torn_lines_are_bad_lines() {
+        let s = [
+            r#"{"type":"summary","summary":"s","leafUuid":"zz"}"#,
+            r#"{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"assistant","uuid":"a1","sessionId":"s","message":{"role":"assistant","content":[{"type":"text","text":"hello"}]}}"#,
+            r#"{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":"mo"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        assert_eq!(t.entries[0].parent, Parent::Detached);
+        assert_eq!(t.entries[1].parent, Parent::Root);
+        assert_eq!(t.entries[2].parent, Parent::Entry(1));
+        assert_eq!(input.bad_lines.len(), 1);
+        assert_eq!(input.bad_lines[0].line, 4);
+    }
+}

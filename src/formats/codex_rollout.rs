@@ -1,0 +1,561 @@
+//! `codex-rollout`: Codex CLI rollout JSONL (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+//!
+//! Format facts (from openai/codex `codex-rs/protocol/src/protocol.rs`
+//! `RolloutItem` / `RolloutLine`, and the rollouts in the corpus, CLI 0.50 –
+//! current):
+//! - each line is `{timestamp, type, payload}`; `type` is `session_meta`,
+//!   `response_item`, `event_msg`, `turn_context` or `compacted` (newer
+//!   builds add others, e.g. `world_state`: kept as bookkeeping).
+//! - `session_meta.payload` holds the session `id` and the system prompt:
+//!   `base_instructions` (a string, or `{text}` in newer builds) or, in older
+//!   builds, `instructions`. It is sent with every request
+//!   ([`Transcript::base_instructions`]). A rollout may hold further
+//!   `session_meta` lines (forks, sub-agents): the first one is the header.
+//! - `response_item.payload` is a Responses API item: `message` (roles
+//!   `user`, `assistant`, `developer` = system prompt, `system`), `reasoning`,
+//!   `function_call` / `function_call_output` (paired by `call_id`),
+//!   `custom_tool_call` / `custom_tool_call_output`, `local_shell_call`,
+//!   hosted calls (`web_search_call`, …), `ghost_snapshot` (an undo point,
+//!   never sent). Very old builds wrote `tool_call` / `tool_result` items
+//!   without ids. User messages that Codex injects (`<environment_context>`,
+//!   `<user_instructions>`, AGENTS.md instructions) are not user turns.
+//! - `compacted.payload.replacement_history` replaces the visible history by
+//!   design: the entry is a compaction boundary whose content is the
+//!   replacement items (everything before it is out of context).
+//! - `event_msg` and `turn_context` are UI events and per-turn settings:
+//!   bookkeeping (the model's input is the response items), except that an
+//!   `error` or `turn_aborted` event ends the attempt as failed (kept as a
+//!   failed assistant stub that is never sent, like a Claude Code API-error stub).
+//! - the rollout is linear: each entry's parent is the previous entry.
+//! - the items of one model response are written one by one; a response is
+//!   the run of assistant-side items (reasoning, calls, assistant messages)
+//!   after the last user-side item. Tool outputs may be recorded while the
+//!   response is still streaming: an assistant-side item that follows an
+//!   output while a call of the current response is still unanswered belongs
+//!   to the same response (Codex only sends the next request once every call
+//!   has its output). The items of one response share a
+//!   [`Entry::call_group`] and are one step.
+//! - legacy rollouts may hold lines without the `{timestamp,type,payload}`
+//!   wrapper: a bare session header `{id, timestamp, instructions}`, bare
+//!   response items, and `{"record_type":"state"}` lines; they are read too.
+
+use super::body::{chash, flatten_text, message, text_block};
+use super::openai_responses::parse_item;
+use super::{jsonl, LoadOptions};
+use crate::error::Result;
+use crate::hash::hash_bytes;
+use crate::model::*;
+use crate::source::SourceRef;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// Format id.
+pub const ID: FormatId = "codex-rollout";
+
+#[derive(Deserialize)]
+struct RawLineRec<'a> {
+    #[serde(rename = "type", default, borrow)]
+    rtype: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    payload: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    record_type: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+}
+
+/// The `type` of an `event_msg` payload.
+#[derive(Deserialize)]
+struct EventHead {
+    #[serde(rename = "type", default)]
+    etype: Option<String>,
+}
+
+fn rstr(v: Option<&RawValue>) -> Option<String> {
+    v.filter(|v| v.get().starts_with('"')).and_then(|v| serde_json::from_str(v.get()).ok())
+}
+
+/// Response item types the model produces (one response = a run of these).
+fn assistant_side(item_type: &str, role: &str) -> bool {
+    match item_type {
+        "message" => role == "assistant",
+        "reasoning" | "function_call" | "custom_tool_call" | "local_shell_call" | "computer_call" | "mcp_call" | "web_search_call" | "file_search_call"
+        | "tool_search_call" | "image_generation_call" | "tool_call" => true,
+        _ => false,
+    }
+}
+
+/// Response item types that carry a tool's output back to the model.
+fn output_side(item_type: &str) -> bool {
+    item_type.ends_with("_output") || item_type == "tool_result"
+}
+
+/// User-role texts Codex injects itself: context, not a user turn.
+fn injected_user_text(text: &str) -> bool {
+    let t = text.trim_start();
+    const PREFIXES: &[&str] = &[
+        "<environment_context>",
+        "<user_instructions>",
+        "# AGENTS.md instructions",
+        "<INSTRUCTIONS>",
+        "<user_shell_command>",
+        "<turn_aborted>",
+        "<subagent_notification>",
+        "<skill>",
+    ];
+    PREFIXES.iter().any(|p| t.starts_with(p))
+}
+
+/// The current model response being assembled.
+#[derive(Default)]
+struct Group {
+    id: Option<Box<str>>,
+    /// The previous conversation item was assistant-side.
+    open: bool,
+    /// Calls of this response still without an output.
+    pending: HashSet<String>,
+}
+
+/// Loads a Codex rollout.
+pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
+    let mut t = Transcript::default();
+    let mut raw_lines: Vec<RawLine> = Vec::new();
+    let mut unknown = 0usize;
+    let mut group = Group::default();
+
+    let (bad_lines, lines) = jsonl::read_lines(src, |line| {
+        let hash = hash_bytes(line.bytes);
+        let rec: RawLineRec = match serde_json::from_slice(line.bytes) {
+            Ok(r) => r,
+            Err(e) if jsonl::is_syntax_error(&e) => return jsonl::LineVerdict::Malformed(jsonl::describe_json_error(&e)),
+            Err(_) => {
+                unknown += 1;
+                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                return jsonl::LineVerdict::Ok;
+            }
+        };
+        let rtype = rstr(rec.rtype).unwrap_or_default();
+        // UI events and per-turn settings may be written twice with the same
+        // bytes (same millisecond) by design: only conversation lines count
+        // for `not-append-only` repeats.
+        let exempt = matches!(rtype.as_str(), "event_msg" | "turn_context") || rec.record_type.is_some();
+        raw_lines.push(RawLine { line: line.no, hash, exempt });
+        // Legacy lines without the wrapper: the record itself is the payload.
+        let (kind, payload, base): (&str, Option<&RawValue>, &str) = match (rec.payload, rtype.as_str()) {
+            (Some(p), k) => (k, Some(p), "/payload"),
+            (None, _) if rec.record_type.is_some() => ("state", None, ""),
+            (None, "") if rec.id.is_some() => ("session_meta", None, ""),
+            (None, _) if !rtype.is_empty() => ("response_item", None, ""),
+            _ => ("", None, ""),
+        };
+        let value = |p: Option<&RawValue>| -> Option<Value> {
+            match p {
+                Some(p) => serde_json::from_str(p.get()).ok(),
+                None => serde_json::from_slice(line.bytes).ok(),
+            }
+        };
+        if kind == "session_meta" && t.header.is_none() {
+            let v = value(payload).unwrap_or(Value::Null);
+            t.header = Some(Header { line: line.no, version: 0, session_id: v.get("id").and_then(Value::as_str).map(Into::into) });
+            if let Some(m) = base_instructions(&v, base) {
+                t.base_instructions = Some(m);
+                t.base_instructions_line = line.no;
+            }
+            return jsonl::LineVerdict::Ok;
+        }
+        let mut entry = Entry {
+            line: line.no,
+            offset: line.offset,
+            len: line.bytes.len().min(u32::MAX as usize) as u32,
+            etype: intern_type(kind),
+            id: None,
+            parent: Parent::Root,
+            class: Class::Bookkeeping,
+            message: None,
+            compaction: None,
+            call_group: None,
+            sidechain: false,
+            session_id: t.header.as_ref().and_then(|h| h.session_id.clone()),
+            raw_hash: hash,
+            is_model_call: false,
+        };
+        match kind {
+            "response_item" => {
+                let v = value(payload).unwrap_or(Value::Null);
+                let ty = v.get("type").and_then(Value::as_str).unwrap_or(if v.get("role").is_some() { "message" } else { "" });
+                let role = v.get("role").and_then(Value::as_str).unwrap_or("");
+                if ty == "ghost_snapshot" {
+                    // An undo point for the UI; filtered out of every prompt.
+                } else {
+                    let mut m = item_message(&v, ty, base);
+                    if assistant_side(ty, role) {
+                        // A new response unless it continues the open one, or a
+                        // call of the current one is still waiting for its output.
+                        if (!group.open && group.pending.is_empty()) || group.id.is_none() {
+                            group.id = Some(format!("codex:{}", line.no).into());
+                            group.pending.clear();
+                        }
+                        group.open = true;
+                        for b in &m.blocks {
+                            if let (BlockKind::ToolCall, Some(id)) = (b.kind, b.tool_id.as_deref()) {
+                                group.pending.insert(id.to_string());
+                            }
+                        }
+                        entry.call_group = group.id.clone();
+                        entry.is_model_call = true;
+                    } else if output_side(ty) {
+                        group.open = false;
+                        for b in &m.blocks {
+                            if let Some(id) = b.tool_id.as_deref() {
+                                group.pending.remove(id);
+                            }
+                        }
+                    } else {
+                        // A user-side message (or an item of unknown type) ends the response.
+                        group = Group::default();
+                    }
+                    trim_model_side(&mut m);
+                    entry.class = Class::Conversation;
+                    entry.message = Some(m);
+                }
+            }
+            "compacted" => {
+                let v = value(payload).unwrap_or(Value::Null);
+                entry.class = Class::Compaction;
+                entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: true }));
+                entry.message = Some(replacement_message(&v, base));
+                group = Group::default();
+            }
+            "event_msg" => {
+                // A turn that failed (`error`) or was interrupted (`turn_aborted`) is
+                // recorded only as an event: it ends the attempt like a Claude Code
+                // API-error stub. The entry is a failed assistant stub, never sent
+                // again and not a model call (it only informs `duplicate-user-turn`
+                // and `duplicate-reply`).
+                let ev = payload.and_then(|p| serde_json::from_str::<EventHead>(p.get()).ok());
+                let stop = match ev.as_ref().and_then(|e| e.etype.as_deref()) {
+                    Some("error") => Some(Stop::Error),
+                    Some("turn_aborted") => Some(Stop::Aborted),
+                    _ => None,
+                };
+                if let Some(stop) = stop {
+                    let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
+                    m.assistant = Some(Box::new(AssistantInfo { stop, ..Default::default() }));
+                    entry.class = Class::Conversation;
+                    entry.message = Some(m);
+                    group = Group::default();
+                }
+            }
+            "session_meta" | "turn_context" | "state" => {}
+            _ => unknown += 1,
+        }
+        t.entries.push(entry);
+        jsonl::LineVerdict::Ok
+    })?;
+
+    t.lines = lines;
+    // Linear: each entry's parent is the previous entry.
+    t.has_ids = false;
+    super::pi_session::resolve_parents(&mut t, &[]);
+    t.raw_lines = raw_lines;
+    Ok(Input { path: src.display.clone(), format: ID, body: Body::Transcript(t), bad_lines, skipped: 0, unknown_records: unknown })
+}
+
+fn intern_type(t: &str) -> Cow<'static, str> {
+    const KNOWN: &[&str] = &["session_meta", "response_item", "event_msg", "turn_context", "compacted", "state"];
+    match KNOWN.iter().find(|k| **k == t) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(t.to_string()),
+    }
+}
+
+/// `base_instructions` (string or `{text}`), or legacy `instructions`, as a system prompt.
+fn base_instructions(v: &Value, base: &str) -> Option<Message> {
+    let (key, bi) = [("base_instructions", v.get("base_instructions")), ("instructions", v.get("instructions"))]
+        .into_iter()
+        .find_map(|(k, x)| x.filter(|x| !x.is_null()).map(|x| (k, x)))?;
+    let ptr = ptr_join(base, key);
+    let (text, block_ptr) = match bi {
+        Value::String(s) => (s.clone(), ptr.clone()),
+        Value::Object(_) => (bi.get("text").map(flatten_text).unwrap_or_default(), ptr_join(&ptr, "text")),
+        other => (flatten_text(other), ptr.clone()),
+    };
+    let mut m = message(Role::System, MessageKind::SystemPrompt, ptr);
+    m.blocks.push(text_block(BlockKind::Text, block_ptr, &text, bi));
+    Some(m)
+}
+
+/// One response item as a message (Codex-specific kinds on top of [`parse_item`]).
+fn item_message(v: &Value, ty: &str, base: &str) -> Message {
+    match ty {
+        // Legacy items without call ids: a call and a result that cannot be paired.
+        "tool_call" => {
+            let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
+            let args = v.get("arguments").map(|a| a.to_string()).unwrap_or_default();
+            let mut b = text_block(BlockKind::ToolCall, base.to_string(), &args, v);
+            b.tool_name = v.pointer("/function/name").or_else(|| v.get("name")).and_then(Value::as_str).map(Into::into);
+            m.blocks.push(b);
+            m.assistant = Some(Box::default());
+            m.json_hash = chash(v);
+            m
+        }
+        "tool_result" => {
+            let mut m = message(Role::Tool, MessageKind::ToolResult, base.to_string());
+            let out = v.get("result").or_else(|| v.get("output")).map(|o| o.to_string()).unwrap_or_default();
+            m.blocks.push(text_block(BlockKind::ToolResult, base.to_string(), &out, v));
+            m.result = Some(Box::default());
+            m.json_hash = chash(v);
+            m
+        }
+        "image_generation_call" => {
+            // A hosted tool: the call carries its own result.
+            let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
+            m.blocks.push(text_block(BlockKind::Other, base.to_string(), "", v));
+            m.assistant = Some(Box::default());
+            m.json_hash = chash(v);
+            m
+        }
+        _ => {
+            let mut m = parse_item(v, base.to_string());
+            if m.kind == MessageKind::UserTurn {
+                let texts: Vec<&str> = m.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()).collect();
+                if !texts.is_empty() && texts.iter().all(|t| injected_user_text(t)) {
+                    m.kind = MessageKind::Meta;
+                }
+            }
+            if m.kind == MessageKind::ToolResult {
+                m.result = Some(Box::default());
+            }
+            m
+        }
+    }
+}
+
+/// Assistant output and tool results keep a prefix of their text (memory).
+fn trim_model_side(m: &mut Message) {
+    if m.kind.is_prompt_side() {
+        return;
+    }
+    for b in &mut m.blocks {
+        if b.text.len() > 240 {
+            let keep = crate::text::prefix(&b.text, 240).to_string();
+            b.text = keep.into();
+        }
+    }
+}
+
+/// The replacement history of a `compacted` record, as the boundary's content.
+fn replacement_message(v: &Value, base: &str) -> Message {
+    let rp = ptr_join(base, "replacement_history");
+    let mut m = message(Role::User, MessageKind::CompactionSummary, rp.clone());
+    match v.get("replacement_history") {
+        Some(Value::Array(items)) => {
+            for (i, it) in items.iter().enumerate() {
+                let ty = it.get("type").and_then(Value::as_str).unwrap_or("");
+                if ty == "ghost_snapshot" {
+                    continue;
+                }
+                let im = item_message(it, if ty.is_empty() && it.get("role").is_some() { "message" } else { ty }, &ptr_idx(&rp, i));
+                for mut b in im.blocks {
+                    // Replacement text is context; model-side blocks keep a prefix.
+                    if !im.kind.is_prompt_side() && b.text.len() > 240 {
+                        b.text = crate::text::prefix(&b.text, 240).to_string().into();
+                    }
+                    // Model-side text (assistant output) is not prompt text.
+                    if b.kind == BlockKind::Text && !im.kind.is_prompt_side() {
+                        b.kind = BlockKind::Other;
+                    }
+                    m.blocks.push(b);
+                }
+            }
+        }
+        _ => {
+            // Older builds: only a summary `message`.
+            let text = v.get("message").and_then(Value::as_str).unwrap_or("");
+            m.blocks.push(text_block(BlockKind::Text, ptr_join(base, "message"), text, v));
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{Origin, SourceRef};
+
+    fn load_str(s: &str) -> Input {
+        let src = SourceRef { display: "r.jsonl".into(), origin: Origin::Memory(s.as_bytes().to_vec().into()) };
+        load(&src, &LoadOptions::default()).expect("loads")
+    }
+
+    fn tr(i: &Input) -> &Transcript {
+        match &i.body {
+            Body::Transcript(t) => t,
+            Body::Stream(_) => panic!("transcript expected"),
+        }
+    }
+
+    const META: &str = r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s1","base_instructions":{"text":"You are Codex."}}}"#;
+    const USER: &str = r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]}}"#;
+
+    #[test]
+    fn session_meta_is_the_header_and_system_prompt() {
+        let input = load_str(&[META, USER].join("\n"));
+        let t = tr(&input);
+        assert_eq!(t.header.as_ref().unwrap().session_id.as_deref(), Some("s1"));
+        let bi = t.base_instructions.as_ref().unwrap();
+        assert_eq!(bi.blocks[0].text.as_ref(), "You are Codex.");
+        assert_eq!(bi.blocks[0].pointer.as_ref(), "/payload/base_instructions/text");
+        assert_eq!(t.base_instructions_line, 1);
+        assert_eq!(t.entries.len(), 1);
+        assert!(t.entries[0].is_user_turn());
+        assert_eq!(t.entries[0].parent, Parent::Root);
+    }
+
+    #[test]
+    fn one_response_is_one_call_group() {
+        let s = [
+            META,
+            USER,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"reasoning","summary":[],"encrypted_content":"x"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c2"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"ok"}}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"web_search_call","status":"completed"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        let g: Vec<Option<&str>> = t.entries.iter().map(|e| e.call_group.as_deref()).collect();
+        // reasoning, two calls and the hosted call streamed while c1 was pending: one response.
+        assert_eq!(g[1], Some("codex:3"));
+        assert_eq!(g[2], Some("codex:3"));
+        assert_eq!(g[3], Some("codex:3"));
+        assert_eq!(g[6], Some("codex:3"));
+        // the final message is the next response.
+        assert_eq!(g[8], Some("codex:10"));
+        assert_eq!(t.entries[5].class, Class::Bookkeeping);
+        assert_eq!(t.entries[8].parent, Parent::Entry(7));
+    }
+
+    fn rules(s: &str) -> Vec<(String, u32)> {
+        let input = load_str(s);
+        let mut v: Vec<(String, u32)> = crate::rules::run_all(&input, &crate::config::Settings::default()).iter().map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0))).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn pairing_and_replies_follow_responses() {
+        let item = |p: &str| format!(r#"{{"timestamp":"t","type":"response_item","payload":{p}}}"#);
+        let s = [
+            META.to_string(),
+            USER.to_string(),
+            item(r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Looking."}]}"#),
+            item(r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}"#),
+            item(r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c2"}"#),
+            item(r#"{"type":"function_call_output","call_id":"c2","output":"ok"}"#),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":"ok"}"#),
+            item(r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Fixed."}]}"#),
+        ]
+        .join("\n");
+        // Text beside calls is not a reply; outputs streamed out of order still pair.
+        assert_eq!(rules(&s), vec![]);
+        let s2 = [
+            s.clone(),
+            item(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"and the docs"}]}"#),
+            item(r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c3"}"#),
+            item(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"stop"}]}"#),
+            item(r#"{"type":"function_call_output","call_id":"c9","output":"ok"}"#),
+            item(r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"You are Codex."}]}"#),
+        ]
+        .join("\n");
+        let want = [("duplicate-system-prompt", 13), ("orphan-tool-result", 12), ("unanswered-tool-call", 10)];
+        assert_eq!(rules(&s2), want.iter().map(|(r, l)| (r.to_string(), *l)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_prompt_sent_again_after_a_failed_turn_is_a_replay() {
+        let ev = |t: &str| format!(r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"{t}","message":"stream disconnected"}}}}"#);
+        let user = |ts: u32| USER.replace(r#""timestamp":"t""#, &format!(r#""timestamp":"t{ts}""#));
+        let reply = |ts: u32| format!(r#"{{"timestamp":"t{ts}","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"Fixed."}}]}}}}"#);
+        let s = [META.to_string(), user(1), ev("error"), user(2), reply(3), ev("token_count"), ev("token_count"), user(4), reply(5)].join("\n");
+        // Line 4 re-sends line 2 after the error; line 8 repeats it after a reply (not a
+        // finding); the repeated token_count event (lines 6–7) is not a rewrite.
+        assert_eq!(rules(&s), vec![("duplicate-user-turn".to_string(), 4)]);
+        let s = [META.to_string(), user(1), ev("turn_aborted"), user(2), reply(3)].join("\n");
+        let input = load_str(&s);
+        let f = crate::rules::run_all(&input, &crate::config::Settings::default());
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, crate::finding::Severity::Warning);
+        assert_eq!(tr(&input).entries[1].class, Class::Conversation);
+        assert!(!crate::context::sent_again(&tr(&input).entries[1]));
+    }
+
+    #[test]
+    fn torn_line_is_malformed_and_reading_goes_on() {
+        let s = [
+            META,
+            USER,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"reasoning","summary":[],"encrypted_content":"gAAA"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        assert_eq!(input.bad_lines.len(), 1);
+        assert_eq!(input.bad_lines[0].line, 3);
+        assert_eq!(tr(&input).entries.len(), 2);
+    }
+
+    #[test]
+    fn compacted_replaces_history() {
+        let s = [
+            META,
+            USER,
+            r#"{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]},{"type":"function_call","name":"shell","arguments":"{}","call_id":"c9"},{"type":"compaction","encrypted_content":"e"}]}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c9","output":"ok"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"rules"}]}}"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        let c = &t.entries[1];
+        assert_eq!(c.class, Class::Compaction);
+        assert!(c.compaction.as_ref().unwrap().new_root);
+        let m = c.message.as_ref().unwrap();
+        assert_eq!(m.kind, MessageKind::CompactionSummary);
+        assert_eq!(m.blocks[0].pointer.as_ref(), "/payload/replacement_history/0/content/0");
+        assert!(m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall && b.tool_id.as_deref() == Some("c9")));
+        assert_eq!(t.entries[3].kind(), Some(MessageKind::SystemPrompt));
+        // Before the boundary is out of context after it.
+        let tree = crate::context::Tree::build(t);
+        assert!(!tree.in_context_at(t, 0, 3));
+        assert!(tree.in_context_at(t, 1, 3));
+    }
+
+    #[test]
+    fn legacy_lines_and_injected_context() {
+        let s = [
+            r#"{"id":"s0","timestamp":"t","instructions":"Be brief."}"#,
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context><cwd>/x</cwd></environment_context>"}]}"#,
+            r#"{"record_type":"state"}"#,
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#,
+            r#"{"timestamp":"t","type":"future_record","payload":{}}"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        assert_eq!(t.base_instructions.as_ref().unwrap().blocks[0].text.as_ref(), "Be brief.");
+        assert_eq!(t.entries[0].kind(), Some(MessageKind::Meta));
+        assert_eq!(t.entries[0].message.as_ref().unwrap().pointer.as_ref(), "");
+        assert_eq!(t.entries[1].class, Class::Bookkeeping);
+        assert!(t.entries[2].is_user_turn());
+        assert_eq!(input.unknown_records, 1);
+    }
+}
