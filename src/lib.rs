@@ -17,6 +17,7 @@
 pub mod baseline;
 pub mod config;
 pub mod context;
+pub mod conversation;
 pub mod dup;
 pub mod error;
 pub mod finding;

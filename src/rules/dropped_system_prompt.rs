@@ -1,7 +1,8 @@
 //! CTX201 `dropped-system-prompt`.
 
-use super::{RuleContext, RuleMeta};
-use crate::finding::Severity;
+use super::{RuleContext, RuleId, RuleMeta};
+use crate::conversation;
+use crate::finding::{Finding, Severity};
 
 /// Metadata and documentation.
 pub const META: RuleMeta = RuleMeta {
@@ -35,5 +36,25 @@ Transcripts' rebuilt steps are not compared (a rebuilt path can only fork).
 
 /// Compares consecutive requests of a stream (see `crate::conversation`).
 pub fn check(cx: &mut RuleContext) {
-    let _ = cx;
+    let Some(stream) = cx.stream else { return };
+    let input = cx.input;
+    for pair in conversation::pairs(stream) {
+        let (a, b) = (&stream.requests[pair.prev], &stream.requests[pair.cur]);
+        for d in &pair.dropped {
+            let (what, severity) = match d.slot {
+                Some(kind) if pair.new_user_turn => (format!("the `{}` sent with request {} is missing at this new user turn", kind.as_str(), a.index), Severity::Warning),
+                Some(kind) => (format!("the `{}` sent with request {} is missing from this continuation of its conversation", kind.as_str(), a.index), Severity::Error),
+                None => (format!("a system prompt sent among the messages of request {} vanished from this continuation of its conversation", a.index), Severity::Error),
+            };
+            let mut f = Finding::new(RuleId::DroppedSystemPrompt, &b.path, input.format, what)
+                .pointer(b.pointer.clone())
+                .request(b.index)
+                .severity(severity)
+                .excerpt(d.text.clone())
+                .related(&a.path, a.line, d.pointer.clone(), format!("the prompt in request {}", a.index))
+                .help("send the system prompt with every request of the conversation (per-request slots are not carried over)");
+            f.line = b.line;
+            cx.report(f);
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! CTX202 `history-rewrite`.
 
-use super::{RuleContext, RuleMeta};
-use crate::finding::Severity;
+use super::{RuleContext, RuleId, RuleMeta};
+use crate::conversation;
+use crate::finding::{Finding, Severity};
 
 /// Metadata and documentation.
 pub const META: RuleMeta = RuleMeta {
@@ -34,5 +35,25 @@ pydantic-ai dynamic prompt re-rendered in place. A system prompt that disappears
 
 /// Compares consecutive requests of a stream (see `crate::conversation`).
 pub fn check(cx: &mut RuleContext) {
-    let _ = cx;
+    let Some(stream) = cx.stream else { return };
+    let input = cx.input;
+    for pair in conversation::pairs(stream) {
+        let Some(rw) = pair.rewrite else { continue };
+        let (a, b) = (&stream.requests[pair.prev], &stream.requests[pair.cur]);
+        let mut f = Finding::new(
+            RuleId::HistoryRewrite,
+            &b.path,
+            input.format,
+            format!("the prefix of request {} is not an extension of request {}'s at the {} level: {}", b.index, a.index, rw.level.as_str(), rw.what),
+        )
+        .pointer(rw.pointer.clone())
+        .request(b.index)
+        .excerpt(rw.diff.clone())
+        .key(format!("{}:{}", rw.level.as_str(), rw.pointer.strip_prefix(b.pointer.as_str()).unwrap_or(&rw.pointer)))
+        .diff(rw.diff)
+        .related(&a.path, a.line, rw.prev_pointer.unwrap_or_else(|| a.pointer.clone()), format!("request {} sent this prefix", a.index))
+        .help("keep the history append-only: re-send earlier elements byte for byte so the prompt cache is read");
+        f.line = b.line;
+        cx.report(f);
+    }
 }
