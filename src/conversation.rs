@@ -96,7 +96,10 @@ impl Element<'_> {
         let m = &r.messages[self.msg];
         match self.block {
             Some(b) => format!("{} {} block", m.role.as_str(), m.blocks[b].kind.as_str()),
-            None => format!("{} message", m.role.as_str()),
+            None => match m.blocks.as_slice() {
+                [b] if b.kind != BlockKind::Text => format!("{} {} item", m.role.as_str(), b.kind.as_str()),
+                _ => format!("{} message", m.role.as_str()),
+            },
         }
     }
 }
