@@ -218,7 +218,24 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                     f.end_column = Some(col(end));
                 }
             }
-        } else if input.format != "vcr-cassette" {
+        } else if input.format == formats::vcr_cassette::ID {
+            // YAML: lines only, from the pointer's key (columns and offsets are not resolved).
+            let Ok(bytes) = src.read_all() else { continue };
+            let text = String::from_utf8_lossy(&bytes);
+            for &i in &mine {
+                let f = &mut findings[i];
+                if let Some(l) = formats::vcr_cassette::locate_line(&text, &f.pointer) {
+                    f.line = Some(l);
+                }
+                for r in &mut f.related {
+                    if r.path == src.display {
+                        if let Some(l) = formats::vcr_cassette::locate_line(&text, &r.pointer) {
+                            r.line = Some(l);
+                        }
+                    }
+                }
+            }
+        } else {
             let Ok(bytes) = src.read_all() else { continue };
             let ix = source::LineIndex::new(&bytes);
             for &i in &mine {

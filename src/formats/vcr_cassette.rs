@@ -247,6 +247,125 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     Ok(Input { path: src.display.clone(), format: ID, body: Body::Stream(Stream { requests }), bad_lines: Vec::new(), skipped, unknown_records: 0 })
 }
 
+/// One line of a block-style YAML document, split for [`locate_line`].
+struct YLine<'a> {
+    /// Spaces before the first character.
+    raw: usize,
+    /// Column of the content after any `- ` sequence markers.
+    eff: usize,
+    /// The line starts with a `- ` sequence marker.
+    dash: bool,
+    /// The content after the indentation and sequence markers.
+    rest: &'a str,
+}
+
+fn yline(l: &str) -> Option<YLine<'_>> {
+    let raw = l.len() - l.trim_start_matches(' ').len();
+    let mut rest = &l[raw..];
+    if rest.trim().is_empty() || rest.starts_with('#') {
+        return None;
+    }
+    let mut eff = raw;
+    let dash = rest.starts_with("- ") || rest == "-";
+    while rest.starts_with("- ") || rest == "-" {
+        let after = rest[1..].trim_start_matches(' ');
+        eff += rest.len() - after.len();
+        rest = after;
+    }
+    Some(YLine { raw, eff, dash, rest })
+}
+
+/// The key of a `key: value` line content, and the value text after it.
+fn ykey(rest: &str) -> Option<(String, &str)> {
+    let (key, after) = if let Some(q @ ('"' | '\'')) = rest.chars().next() {
+        let end = rest[1..].find(q)? + 1;
+        (rest[1..end].to_string(), &rest[end + 1..])
+    } else {
+        let i = rest.find(':')?;
+        (rest[..i].trim_end().to_string(), &rest[i..])
+    };
+    let v = after.strip_prefix(':')?;
+    (v.is_empty() || v.starts_with(' ')).then(|| (key, v.trim()))
+}
+
+/// The 1-based line of the node a JSON Pointer names in a block-style YAML
+/// document (as vcrpy and PyYAML write cassettes); the deepest node found
+/// when the pointer goes further (into a scalar or a JSON string body).
+pub fn locate_line(text: &str, pointer: &str) -> Option<u32> {
+    let lines: Vec<&str> = text.lines().collect();
+    let next_content = |from: usize| (from..lines.len()).find(|&i| yline(lines[i]).is_some_and(|y| !y.rest.starts_with("---")));
+    let mut pos = next_content(0)?;
+    let first = yline(lines[pos])?;
+    // (is a sequence, indent of its keys or dashes)
+    let (mut seq, mut ind) = if first.dash { (true, first.raw) } else { (false, first.raw) };
+    let mut found = pos;
+    for tok in pointer.split('/').skip(1) {
+        let tok = tok.replace("~1", "/").replace("~0", "~");
+        let mut hit = None;
+        if seq {
+            let n: usize = tok.parse().ok()?;
+            let mut count = 0;
+            for i in pos..lines.len() {
+                let Some(y) = yline(lines[i]) else { continue };
+                if i != pos && y.raw < ind {
+                    break;
+                }
+                // Item starts: a dash at this indent (or, on the first line, after an outer dash).
+                let starts = (y.dash && y.raw == ind) || (i == pos && lines[i][ind..].starts_with("- "));
+                if starts {
+                    if count == n {
+                        hit = Some(i);
+                        break;
+                    }
+                    count += 1;
+                }
+            }
+            let i = hit?;
+            found = i;
+            // The item's content after its dash at `ind`.
+            let after = lines[i][ind + 1..].trim_start_matches(' ');
+            let col = lines[i].len() - after.len();
+            if after.is_empty() {
+                let j = next_content(i + 1)?;
+                let y = yline(lines[j])?;
+                (seq, ind, pos) = (y.dash, y.raw, j);
+            } else if after.starts_with("- ") || after == "-" {
+                (seq, ind, pos) = (true, col, i);
+            } else if ykey(after).is_some() {
+                (seq, ind, pos) = (false, col, i);
+            } else {
+                return Some(found as u32 + 1);
+            }
+        } else {
+            for i in pos..lines.len() {
+                let Some(y) = yline(lines[i]) else { continue };
+                if i != pos && y.raw < ind {
+                    break;
+                }
+                if y.eff == ind && ykey(y.rest).is_some_and(|(k, _)| k == tok) {
+                    hit = Some(i);
+                    break;
+                }
+            }
+            let i = hit?;
+            found = i;
+            let y = yline(lines[i])?;
+            let (_, v) = ykey(y.rest)?;
+            let v = v.trim_start_matches(|c: char| c == '&' || c == '!').split_whitespace().next().unwrap_or("");
+            if !v.is_empty() && !v.starts_with('#') && !ykey(y.rest).is_some_and(|(_, v)| v.starts_with('&') && v.split_whitespace().count() == 1) {
+                return Some(found as u32 + 1);
+            }
+            let j = next_content(i + 1)?;
+            let c = yline(lines[j])?;
+            if c.raw < ind || (c.raw == ind && !c.dash) {
+                return Some(found as u32 + 1);
+            }
+            (seq, ind, pos) = (c.dash, c.raw, j);
+        }
+    }
+    Some(found as u32 + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +430,18 @@ version: 1
         let inp = load_str(y);
         assert_eq!(inp.skipped, 1);
         assert_eq!(inp.request_count(), 0);
+    }
+
+    #[test]
+    fn locates_pointers_in_block_yaml() {
+        let y = "interactions:\n- request:\n    headers:\n      accept:\n      - application/json\n    parsed_body:\n      messages:\n      - content:\n        - text: hi\n          type: text\n        role: user\n      - content: yo\n        role: assistant\n      model: m\n    uri: https://x/v1/messages\n- request:\n    body: '{\"a\": 1}'\n";
+        assert_eq!(locate_line(y, "/interactions/0/request"), Some(2));
+        assert_eq!(locate_line(y, "/interactions/0/request/parsed_body"), Some(6));
+        assert_eq!(locate_line(y, "/interactions/0/request/parsed_body/messages/0/content/0"), Some(9));
+        assert_eq!(locate_line(y, "/interactions/0/request/parsed_body/messages/0/role"), Some(11));
+        assert_eq!(locate_line(y, "/interactions/0/request/parsed_body/messages/1"), Some(12));
+        assert_eq!(locate_line(y, "/interactions/0/request/parsed_body/model"), Some(14));
+        assert_eq!(locate_line(y, "/interactions/1/request/body/messages/0"), Some(17));
     }
 
     #[test]
