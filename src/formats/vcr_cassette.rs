@@ -305,13 +305,13 @@ pub fn locate_line(text: &str, pointer: &str) -> Option<u32> {
         if seq {
             let n: usize = tok.parse().ok()?;
             let mut count = 0;
-            for i in pos..lines.len() {
-                let Some(y) = yline(lines[i]) else { continue };
+            for (i, l) in lines.iter().enumerate().skip(pos) {
+                let Some(y) = yline(l) else { continue };
                 if i != pos && y.raw < ind {
                     break;
                 }
                 // Item starts: a dash at this indent (or, on the first line, after an outer dash).
-                let starts = (y.dash && y.raw == ind) || (i == pos && lines[i][ind..].starts_with("- "));
+                let starts = (y.dash && y.raw == ind) || (i == pos && l.get(ind..).is_some_and(|r| r.starts_with("- ")));
                 if starts {
                     if count == n {
                         hit = Some(i);
@@ -337,8 +337,8 @@ pub fn locate_line(text: &str, pointer: &str) -> Option<u32> {
                 return Some(found as u32 + 1);
             }
         } else {
-            for i in pos..lines.len() {
-                let Some(y) = yline(lines[i]) else { continue };
+            for (i, l) in lines.iter().enumerate().skip(pos) {
+                let Some(y) = yline(l) else { continue };
                 if i != pos && y.raw < ind {
                     break;
                 }
@@ -351,7 +351,7 @@ pub fn locate_line(text: &str, pointer: &str) -> Option<u32> {
             found = i;
             let y = yline(lines[i])?;
             let (_, v) = ykey(y.rest)?;
-            let v = v.trim_start_matches(|c: char| c == '&' || c == '!').split_whitespace().next().unwrap_or("");
+            let v = v.trim_start_matches(['&', '!']).split_whitespace().next().unwrap_or("");
             if !v.is_empty() && !v.starts_with('#') && !ykey(y.rest).is_some_and(|(_, v)| v.starts_with('&') && v.split_whitespace().count() == 1) {
                 return Some(found as u32 + 1);
             }
