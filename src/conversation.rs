@@ -27,7 +27,7 @@
 //!   summary message crosses a **compaction boundary**: not compared.
 
 use crate::model::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// How a request relates to the request it is paired with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +166,7 @@ fn is_summary(r: &Request, e: &Element) -> bool {
     }
 }
 
-/// The endpoint key a request is paired by.
+/// Whether two requests are paired by endpoint (same body format and URL path when recorded).
 fn same_endpoint(a: &Request, b: &Request) -> bool {
     a.body_format == b.body_format
         && match (&a.endpoint, &b.endpoint) {
@@ -178,8 +178,10 @@ fn same_endpoint(a: &Request, b: &Request) -> bool {
 /// The link of every request of a stream, in order.
 pub fn links(s: &Stream) -> Vec<Link> {
     let mut out = Vec::with_capacity(s.requests.len());
+    let mut last: HashMap<(FormatId, &str), usize> = HashMap::new();
     for (j, b) in s.requests.iter().enumerate() {
-        let prev = (0..j).rev().find(|&i| same_endpoint(&s.requests[i], b));
+        let key = (b.body_format, b.endpoint.as_deref().unwrap_or(""));
+        let prev = last.insert(key, j).filter(|&i| same_endpoint(&s.requests[i], b));
         out.push(match prev {
             None => Link::First,
             Some(i) => link(&s.requests[i], b, i),
@@ -252,6 +254,8 @@ pub struct Dropped {
     pub text: String,
     /// A per-request slot (`Some(kind)`) or a message/part among the messages (`None`).
     pub slot: Option<SlotKind>,
+    /// A message/part at the head of the history (a standing prompt), not a mid-run one.
+    pub standing: bool,
 }
 
 /// The first divergence of request k+1's prefix from request k's.
@@ -265,6 +269,8 @@ pub struct Rewrite {
     pub prev_pointer: Option<String>,
     /// What diverges, for the message.
     pub what: String,
+    /// The text of the diverging element of request k+1 (empty when it sends none).
+    pub text: String,
     /// A unified diff of the diverging element.
     pub diff: String,
 }
@@ -321,6 +327,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
                 pointer: b.tools.as_ref().map(|t| t.0.clone()).unwrap_or_else(|| b.pointer.clone()),
                 prev_pointer: a.tools.as_ref().map(|t| t.0.clone()),
                 what,
+                text: pb.to_string(),
                 diff: unified(pa, pb),
             });
         }
@@ -332,7 +339,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             continue;
         }
         let Some(sb) = b.slots.iter().find(|s| s.kind == sa.kind) else {
-            pair.dropped.push(Dropped { pointer: sa.pointer.clone(), text: join_parts(&nonempty), slot: Some(sa.kind) });
+            pair.dropped.push(Dropped { pointer: sa.pointer.clone(), text: join_parts(&nonempty), slot: Some(sa.kind), standing: true });
             continue;
         };
         let ka: Vec<u64> = sa.parts.iter().map(|p| p.json_hash).collect();
@@ -344,7 +351,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             for i in missing {
                 let p = &sa.parts[i];
                 if !p.text.trim().is_empty() {
-                    pair.dropped.push(Dropped { pointer: p.pointer.to_string(), text: p.text.to_string(), slot: Some(sa.kind) });
+                    pair.dropped.push(Dropped { pointer: p.pointer.to_string(), text: p.text.to_string(), slot: Some(sa.kind), standing: true });
                 }
             }
             continue;
@@ -357,6 +364,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
                 pointer: pb.map(|p| p.pointer.to_string()).unwrap_or_else(|| sb.pointer.clone()),
                 prev_pointer: pa.map(|p| p.pointer.to_string()),
                 what: format!("the `{}` slot changed", sa.kind.as_str()),
+                text: pb.map(|p| p.text.to_string()).unwrap_or_default(),
                 diff: unified(pa.map(|p| p.text.as_ref()).unwrap_or(""), pb.map(|p| p.text.as_ref()).unwrap_or("")),
             });
         }
@@ -368,6 +376,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
                 pointer: sb.pointer.clone(),
                 prev_pointer: None,
                 what: format!("a `{}` slot is sent that the previous request did not send", sb.kind.as_str()),
+                text: join_parts(&sb.parts.iter().collect::<Vec<_>>()),
                 diff: unified("", &join_parts(&sb.parts.iter().collect::<Vec<_>>())),
             });
         }
@@ -387,7 +396,8 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         }
         if x.system && (!y.system || ea.get(i + 1).is_some_and(|n| n.key == y.key)) {
             // Vanished (not replaced in place): dropped-system-prompt only.
-            pair.dropped.push(Dropped { pointer: x.pointer.to_string(), text: x.text(a), slot: None });
+            let standing = ea[..i].iter().all(|e| e.system);
+            pair.dropped.push(Dropped { pointer: x.pointer.to_string(), text: x.text(a), slot: None, standing });
             i += 1;
             continue;
         }
@@ -398,6 +408,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
                 pointer: y.pointer.to_string(),
                 prev_pointer: Some(x.pointer.to_string()),
                 what: format!("this {} differs from the {} the previous request sent here", y.describe(b), x.describe(a)),
+                text: y.text(b),
                 diff: element_diff(a, x, b, y),
             });
         }
@@ -433,12 +444,15 @@ fn element_diff(a: &Request, x: &Element, b: &Request, y: &Element) -> String {
     if ta == tb {
         d = format!("(same text; the {} differs in other fields, e.g. ids, types or signatures)\n", y.describe(b));
     }
-    format!("--- {}\n+++ {}\n{d}", x.pointer, y.pointer)
+    format!("--- request {} {}\n+++ request {} {}\n{d}", a.index, x.pointer, b.index, y.pointer)
 }
 
 /// A short unified diff of two texts (at most 40 lines).
 pub fn unified(a: &str, b: &str) -> String {
-    let diff = similar::TextDiff::from_lines(a, b);
+    // Texts that both lack a final newline are diffed as lines, without
+    // "no newline at end of file" markers; a newline added or removed shows.
+    let (a, b) = if !a.ends_with('\n') && !b.ends_with('\n') { (format!("{a}\n"), format!("{b}\n")) } else { (a.to_string(), b.to_string()) };
+    let diff = similar::TextDiff::from_lines(&a, &b);
     let mut out = String::new();
     for hunk in diff.unified_diff().context_radius(2).iter_hunks() {
         out.push_str(&hunk.to_string());

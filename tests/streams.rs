@@ -48,6 +48,7 @@ fn instructions_missing_at_a_new_user_turn_is_a_warning() {
     assert!(all[0].path.ends_with("req2.json"));
     assert_eq!(all[0].related[0].pointer, "/instructions");
     assert!(all[0].related[0].path.ends_with("req1.json"));
+    assert_eq!(all[0].related[0].line, Some(2), "the related prompt in the other file is located");
 }
 
 #[test]

@@ -44,7 +44,14 @@ pub fn check(cx: &mut RuleContext) {
             let (what, severity) = match d.slot {
                 Some(kind) if pair.new_user_turn => (format!("the `{}` sent with request {} is missing at this new user turn", kind.as_str(), a.index), Severity::Warning),
                 Some(kind) => (format!("the `{}` sent with request {} is missing from this continuation of its conversation", kind.as_str(), a.index), Severity::Error),
-                None => (format!("a system prompt sent among the messages of request {} vanished from this continuation of its conversation", a.index), Severity::Error),
+                None => (
+                    format!(
+                        "{} sent among the messages of request {} vanished from this continuation of its conversation",
+                        if d.standing { "the standing system prompt" } else { "a mid-run system prompt" },
+                        a.index
+                    ),
+                    Severity::Error,
+                ),
             };
             let mut f = Finding::new(RuleId::DroppedSystemPrompt, &b.path, input.format, what)
                 .pointer(b.pointer.clone())

@@ -48,11 +48,13 @@ pub fn check(cx: &mut RuleContext) {
         )
         .pointer(rw.pointer.clone())
         .request(b.index)
-        .excerpt(rw.diff.clone())
         .key(format!("{}:{}", rw.level.as_str(), rw.pointer.strip_prefix(b.pointer.as_str()).unwrap_or(&rw.pointer)))
         .diff(rw.diff)
         .related(&a.path, a.line, rw.prev_pointer.unwrap_or_else(|| a.pointer.clone()), format!("request {} sent this prefix", a.index))
         .help("keep the history append-only: re-send earlier elements byte for byte so the prompt cache is read");
+        if !rw.text.is_empty() {
+            f = f.excerpt(rw.text);
+        }
         f.line = b.line;
         cx.report(f);
     }
