@@ -243,3 +243,14 @@ fn cassette_previous_response_id_of_another_response_is_not_a_continuation() {
     let (got, _) = check_dir(&[("c.yaml", y.to_string())], false);
     assert_eq!(got, vec![]);
 }
+
+#[test]
+fn pydantic_snapshot_ending_with_pending_calls_is_not_unanswered_but_a_missing_return_is() {
+    let call = json!({"kind":"response","parts":[{"part_kind":"tool-call","tool_name":"approve","args":{},"tool_call_id":"k1"}]});
+    let user = json!({"kind":"request","parts":[{"part_kind":"user-prompt","content":"go"}]});
+    let (got, _) = check_dir(&[("h.json", serde_json::to_string(&json!([user, call])).unwrap())], false);
+    assert_eq!(got, vec![]);
+    let later = json!({"kind":"request","parts":[{"part_kind":"user-prompt","content":"and now?"}]});
+    let (got, _) = check_dir(&[("h.json", serde_json::to_string(&json!([user, call, later])).unwrap())], false);
+    assert_eq!(got, vec![f("unanswered-tool-call", 0, "/1/parts/0", "error")]);
+}
