@@ -386,6 +386,11 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
     }
     // Messages.
     let (ea, eb) = (elements(a), elements(b));
+    // A history that is a prefix of the previous one's (a retry, or a fresh run
+    // of the same prompt) still reads the cache: never a rewrite (SPEC §1);
+    // its system prompts are still compared below.
+    let (ha, hb): (Vec<u64>, Vec<u64>) = (ea.iter().filter(|e| !e.system).map(|e| e.key).collect(), eb.iter().filter(|e| !e.system).map(|e| e.key).collect());
+    let retry = hb.len() <= ha.len() && ha[..hb.len()] == hb[..];
     let (mut i, mut j) = (0, 0);
     while i < ea.len() && j < eb.len() {
         let (x, y) = (&ea[i], &eb[j]);
@@ -413,6 +418,9 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             });
         }
         break;
+    }
+    if retry {
+        pair.rewrite = None;
     }
     pair
 }
@@ -578,13 +586,26 @@ mod tests {
     }
 
     #[test]
+    fn retry_with_other_tools_is_still_not_a_rewrite() {
+        let s = stream(
+            "openai-chat",
+            &[
+                json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}),
+                json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":"a"}]}),
+            ],
+        );
+        let p = &pairs(&s)[0];
+        assert!(p.rewrite.is_none());
+    }
+
+    #[test]
     fn tools_change_is_reported_first() {
         let s = stream(
             "anthropic-messages",
             &[
                 json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":[{"type":"text","text":"a"}]}]}),
                 json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}]}),
-                json!({"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}]}),
+                json!({"messages":[{"role":"user","content":[{"type":"text","text":"x"}]},{"role":"assistant","content":[{"type":"text","text":"y"}]}]}),
             ],
         );
         let l = links(&s);

@@ -207,7 +207,10 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let bytes = src.read_all()?;
     let text = String::from_utf8_lossy(&bytes);
     let bad = |reason: String| Error::BadInput { path: src.display.clone().into(), format: ID.to_string(), reason };
-    let cassette: Cassette = serde_saphyr::from_str(&text).map_err(|e| bad(format!("not a readable VCR cassette: {e}")))?;
+    let cassette: Cassette = serde_saphyr::from_str(&text).map_err(|e| {
+        let e = e.to_string();
+        bad(format!("not a readable VCR cassette: {}", e.lines().next().unwrap_or("").trim_start_matches("error: ")))
+    })?;
     let path: Arc<str> = src.display.as_str().into();
     let mut requests = Vec::new();
     let mut skipped = 0;
