@@ -459,7 +459,9 @@ fn element_diff(a: &Request, x: &Element, b: &Request, y: &Element) -> String {
 pub fn unified(a: &str, b: &str) -> String {
     // Texts that both lack a final newline are diffed as lines, without
     // "no newline at end of file" markers; a newline added or removed shows.
-    let (a, b) = if !a.ends_with('\n') && !b.ends_with('\n') { (format!("{a}\n"), format!("{b}\n")) } else { (a.to_string(), b.to_string()) };
+    let both_open = !a.ends_with('\n') && !b.ends_with('\n');
+    let close = |t: &str| if both_open && !t.is_empty() { format!("{t}\n") } else { t.to_string() };
+    let (a, b) = (close(a), close(b));
     let diff = similar::TextDiff::from_lines(&a, &b);
     let mut out = String::new();
     for hunk in diff.unified_diff().context_radius(2).iter_hunks() {

@@ -17,6 +17,9 @@ in k+1. A warning when a per-request slot (`instructions`, top-level `system`,
 `systemInstruction`) is absent at a new user turn; an error otherwise — a system message or
 system-prompt part among the messages that vanishes is an error even at a new user turn.
 
+Reported on request k+1 with pointer `""` (in a cassette or exchange log, the pointer of
+request k+1's body); the related location is the prompt in request k.
+
 ## Why it matters
 Mid-run steering, compaction summaries and reminders that the server added as system
 prompts silently vanish from the next request: the model takes the next step without the

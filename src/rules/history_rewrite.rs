@@ -13,7 +13,13 @@ pub const META: RuleMeta = RuleMeta {
     docs: r#"## What it finds
 Request k+1 continues request k's conversation, but its prefix — compared in cache order:
 tools, then system, then messages — is not an extension of request k's. Reports the level
-(`tools`, `system`, `messages`) and the first diverging element of request k+1.
+(`tools`, `system`, `messages`) and the first diverging element of request k+1 (a content
+block, Responses item, Gemini part, pydantic-ai part or Bedrock content entry; a Chat message
+with string content), once per pair, with a unified diff of that element. At the tools level
+the pointer is `tools` (or the request body when request k+1 sends no tools). Requests are
+paired per endpoint (the same body format and URL path); a request continues the previous
+one when it chains to its response (`previous_response_id`) or both histories begin with the
+same element.
 
 ## Why it matters
 Providers cache prompts by exact prefix. A rewritten history (a block edited, a thinking
