@@ -8,7 +8,8 @@
 //! Terms:
 //! - Requests are paired **per endpoint**: request k+1 is compared with the
 //!   latest earlier request of the same body format and URL path (when
-//!   recorded).
+//!   recorded) — or, when its `previous_response_id` names the recorded
+//!   response of an earlier request of that endpoint, with that request.
 //! - An **element** is a content block, Responses item, Gemini part,
 //!   pydantic-ai part or Bedrock content entry; a Chat message with string
 //!   content (or a Responses item) is one element as a whole. Elements are
@@ -179,13 +180,21 @@ fn same_endpoint(a: &Request, b: &Request) -> bool {
 pub fn links(s: &Stream) -> Vec<Link> {
     let mut out = Vec::with_capacity(s.requests.len());
     let mut last: HashMap<(FormatId, &str), usize> = HashMap::new();
+    // Recorded response ids per endpoint: a `previous_response_id` names the
+    // request it continues, even when other requests came in between.
+    let mut responses: HashMap<(FormatId, &str, &str), usize> = HashMap::new();
     for (j, b) in s.requests.iter().enumerate() {
         let key = (b.body_format, b.endpoint.as_deref().unwrap_or(""));
-        let prev = last.insert(key, j).filter(|&i| same_endpoint(&s.requests[i], b));
-        out.push(match prev {
-            None => Link::First,
-            Some(i) => link(&s.requests[i], b, i),
+        let latest = last.insert(key, j).filter(|&i| same_endpoint(&s.requests[i], b));
+        let named = b.previous_response_id.as_deref().and_then(|p| responses.get(&(key.0, key.1, p)).copied());
+        out.push(match (named, latest) {
+            (Some(i), _) => link(&s.requests[i], b, i),
+            (None, Some(i)) => link(&s.requests[i], b, i),
+            (None, None) => Link::First,
         });
+        if let Some(id) = b.response_id.as_deref() {
+            responses.insert((key.0, key.1, id), j);
+        }
     }
     out
 }

@@ -254,3 +254,20 @@ fn pydantic_snapshot_ending_with_pending_calls_is_not_unanswered_but_a_missing_r
     let (got, _) = check_dir(&[("h.json", serde_json::to_string(&json!([user, call, later])).unwrap())], false);
     assert_eq!(got, vec![f("unanswered-tool-call", 0, "/1/parts/0", "error")]);
 }
+
+#[test]
+fn exchange_log_chains_by_recorded_response_ids() {
+    let line = |body: Value, id: &str| serde_json::to_string(&json!({"request":{"method":"POST","path":"/v1/responses","body":body},"response":{"status":200,"body":{"id":id}}})).unwrap();
+    let log = [
+        line(json!({"instructions":"I","input":[{"role":"user","content":"a"}]}), "resp_1"),
+        line(json!({"model":"m","input":[]}), "x"),
+        line(json!({"previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"c","output":"ok"}]}), "resp_2"),
+        line(json!({"previous_response_id":"resp_other","input":[{"role":"user","content":"b"}]}), "resp_3"),
+    ]
+    .join("\n");
+    let (got, _) = check_dir(&[("log.jsonl", format!("{log}\n"))], false);
+    // Request 2 names request 0's response although request 1 came in between: it continues
+    // request 0 and lacks its instructions (no new user turn: an error). Request 3 names a
+    // response that is not recorded before it, while the latest request's is: a new conversation.
+    assert_eq!(got, vec![f("dropped-system-prompt", 2, "/request/body", "error")]);
+}
