@@ -408,7 +408,8 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             j += 1;
             continue;
         }
-        if x.system && (!y.system || ea.get(i + 1).is_some_and(|n| n.key == y.key)) {
+        let moved = eb.iter().any(|e| e.key == x.key);
+        if x.system && !moved && (!y.system || ea.get(i + 1).is_some_and(|n| n.key == y.key)) {
             // Vanished (not replaced in place): dropped-system-prompt only.
             let standing = ea[..i].iter().all(|e| e.system);
             pair.dropped.push(Dropped { pointer: x.pointer.to_string(), text: x.text(a), slot: None, standing });
@@ -565,6 +566,20 @@ mod tests {
         assert_eq!(p.dropped.len(), 1);
         assert_eq!(p.dropped[0].pointer, "/messages/2");
         assert!(p.rewrite.is_none());
+    }
+
+    #[test]
+    fn reordered_system_messages_are_a_rewrite_not_a_drop() {
+        let s = stream(
+            "openai-chat",
+            &[
+                json!({"messages":[{"role":"system","content":"A"},{"role":"system","content":"B"},{"role":"user","content":"a"}]}),
+                json!({"messages":[{"role":"system","content":"B"},{"role":"system","content":"A"},{"role":"user","content":"a"},{"role":"user","content":"b"}]}),
+            ],
+        );
+        let p = &pairs(&s)[0];
+        assert!(p.dropped.is_empty());
+        assert_eq!(p.rewrite.as_ref().map(|r| r.pointer.as_str()), Some("/messages/0"));
     }
 
     #[test]
