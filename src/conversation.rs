@@ -95,14 +95,57 @@ impl Element<'_> {
     /// A short description: role and block kind.
     pub fn describe(&self, r: &Request) -> String {
         let m = &r.messages[self.msg];
+        if r.body_format == "pydantic-ai-history" {
+            let kind = m.blocks.first().map(|b| b.kind).unwrap_or(BlockKind::Other);
+            return match (m.kind, kind) {
+                (MessageKind::SystemPrompt, _) => "system-prompt part".into(),
+                (MessageKind::UserTurn, _) => "user-prompt part".into(),
+                (MessageKind::ToolResult, _) => "tool-return part".into(),
+                (_, k) => format!("{} {} part", m.role.as_str(), k.as_str()),
+            };
+        }
         match self.block {
             Some(b) => format!("{} {} block", m.role.as_str(), m.blocks[b].kind.as_str()),
             None => match m.blocks.as_slice() {
-                [b] if b.kind != BlockKind::Text => format!("{} {} item", m.role.as_str(), b.kind.as_str()),
+                [b] if b.kind != BlockKind::Text => format!("{} item", b.kind.as_str()),
                 _ => format!("{} message", m.role.as_str()),
             },
         }
     }
+}
+
+/// Every system-prompt text a request sends, trimmed: slot parts (and whole
+/// slots), system messages and parts, and `<system>…</system>` segments of
+/// other messages (how some runtimes render a mid-run system prompt).
+fn system_texts(r: &Request) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for sl in &r.slots {
+        for p in &sl.parts {
+            out.insert(p.text.trim().to_string());
+        }
+        out.insert(sl.parts.iter().map(|p| p.text.as_ref()).collect::<Vec<_>>().join("\n").trim().to_string());
+    }
+    for m in &r.messages {
+        let system = m.role.is_system() || m.kind == MessageKind::SystemPrompt;
+        for b in &m.blocks {
+            if system {
+                out.insert(b.text.trim().to_string());
+            } else if b.kind == BlockKind::Text {
+                let mut rest: &str = &b.text;
+                while let Some(i) = rest.find("<system>") {
+                    let after = &rest[i + 8..];
+                    let Some(j) = after.find("</system>") else { break };
+                    out.insert(after[..j].trim().to_string());
+                    rest = &after[j + 9..];
+                }
+            }
+        }
+        if system {
+            out.insert(m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n").trim().to_string());
+        }
+    }
+    out.remove("");
+    out
 }
 
 fn mix(a: u64, b: u64) -> u64 {
@@ -342,13 +385,29 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         }
     }
     // System slots.
+    let b_texts = system_texts(b);
     for sa in &a.slots {
         let nonempty: Vec<&Block> = sa.parts.iter().filter(|p| !p.text.trim().is_empty()).collect();
         if nonempty.is_empty() {
             continue;
         }
         let Some(sb) = b.slots.iter().find(|s| s.kind == sa.kind) else {
-            pair.dropped.push(Dropped { pointer: sa.pointer.clone(), text: join_parts(&nonempty), slot: Some(sa.kind), standing: true });
+            let text = join_parts(&nonempty);
+            if b_texts.contains(text.trim()) {
+                // Sent elsewhere (e.g. as a system message): a change, not a drop.
+                if !chained && pair.rewrite.is_none() {
+                    pair.rewrite = Some(Rewrite {
+                        level: Level::System,
+                        pointer: b.pointer.clone(),
+                        prev_pointer: Some(sa.pointer.clone()),
+                        what: format!("the `{}` slot is no longer sent (its text is sent elsewhere)", sa.kind.as_str()),
+                        text: String::new(),
+                        diff: unified(&text, ""),
+                    });
+                }
+            } else {
+                pair.dropped.push(Dropped { pointer: sa.pointer.clone(), text, slot: Some(sa.kind), standing: true });
+            }
             continue;
         };
         let ka: Vec<u64> = sa.parts.iter().map(|p| p.json_hash).collect();
@@ -359,7 +418,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         if let Some(missing) = removed_from(&ka, &kb) {
             for i in missing {
                 let p = &sa.parts[i];
-                if !p.text.trim().is_empty() {
+                if !p.text.trim().is_empty() && !b_texts.contains(p.text.trim()) {
                     pair.dropped.push(Dropped { pointer: p.pointer.to_string(), text: p.text.to_string(), slot: Some(sa.kind), standing: true });
                 }
             }
@@ -408,7 +467,8 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             j += 1;
             continue;
         }
-        let moved = eb.iter().any(|e| e.key == x.key);
+        // Still sent elsewhere (moved, or rendered as `<system>` text): a change, not a drop.
+        let moved = eb.iter().any(|e| e.key == x.key) || b_texts.contains(x.text(a).trim());
         if x.system && !moved && (!y.system || ea.get(i + 1).is_some_and(|n| n.key == y.key)) {
             // Vanished (not replaced in place): dropped-system-prompt only.
             let standing = ea[..i].iter().all(|e| e.system);
@@ -580,6 +640,20 @@ mod tests {
         let p = &pairs(&s)[0];
         assert!(p.dropped.is_empty());
         assert_eq!(p.rewrite.as_ref().map(|r| r.pointer.as_str()), Some("/messages/0"));
+    }
+
+    #[test]
+    fn system_part_rendered_as_system_tagged_user_text_is_not_dropped() {
+        let s = stream(
+            "openai-chat",
+            &[
+                json!({"messages":[{"role":"user","content":"a"},{"role":"system","content":"Tools loaded."},{"role":"assistant","content":"b"}]}),
+                json!({"messages":[{"role":"user","content":"a"},{"role":"user","content":"<system>Tools loaded.</system>"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
+            ],
+        );
+        let p = &pairs(&s)[0];
+        assert!(p.dropped.is_empty());
+        assert_eq!(p.rewrite.as_ref().map(|r| r.pointer.as_str()), Some("/messages/1"));
     }
 
     #[test]
