@@ -3,7 +3,7 @@
 //! inputs: each test names the defect (or the trap) and asserts the exact
 //! rule, request, pointer and severity.
 
-use ctxlint::config::Settings;
+use ctxlint::config::Config;
 use ctxlint::inputs::DiscoverOptions;
 use ctxlint::CheckOptions;
 use serde_json::{json, Value};
@@ -20,7 +20,7 @@ fn check_dir(files: &[(&str, String)], no_stream: bool) -> (Vec<F>, Vec<ctxlint:
         paths: vec![dir.path().to_string_lossy().into_owned()],
         discover: DiscoverOptions { no_stream, ..Default::default() },
     };
-    let r = ctxlint::check(&opts, &Settings::default()).unwrap();
+    let r = ctxlint::check(&opts, &Config::default()).unwrap();
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     let short = r.findings.iter().map(|f| (f.rule.name().to_string(), f.request, f.pointer.clone(), f.severity.as_str().to_string())).collect();
     (short, r.findings)
