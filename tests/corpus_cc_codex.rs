@@ -7,7 +7,7 @@
 //! The corpus is not part of this repository: when `../shared/corpus` is
 //! absent, the corpus tests print why and pass.
 
-use ctxlint::config::Settings;
+use ctxlint::config::Config;
 use ctxlint::CheckOptions;
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,7 @@ fn corpus_dir() -> Option<PathBuf> {
 /// (rule, line) of every finding on one file, sorted.
 fn findings(path: &Path) -> Vec<(String, u32)> {
     let opts = CheckOptions { paths: vec![path.to_string_lossy().into_owned()], ..Default::default() };
-    let report = ctxlint::check(&opts, &Settings::default()).expect("check runs");
+    let report = ctxlint::check(&opts, &Config::default()).expect("check runs");
     assert!(report.errors.is_empty(), "{}: load errors {:?}", path.display(), report.errors);
     assert_eq!(report.files.len(), 1, "{}: one input", path.display());
     let mut v: Vec<(String, u32)> = report.findings.iter().map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0))).collect();
@@ -109,7 +109,7 @@ fn claude_code_project_folder_with_subagents() {
     std::fs::copy(corpus.join("claude-code/cclog-real-v2.1.17-print-mode-94604a7b.jsonl"), tmp.path().join("-src-exp/29ccd257.jsonl")).expect("copy");
     std::fs::write(session.join("notes.txt"), "not a session").expect("write");
     let opts = CheckOptions { paths: vec![tmp.path().to_string_lossy().into_owned()], ..Default::default() };
-    let report = ctxlint::check(&opts, &Settings::default()).expect("check runs");
+    let report = ctxlint::check(&opts, &Config::default()).expect("check runs");
     assert!(report.errors.is_empty());
     assert_eq!(report.files.len(), 2, "each session file on its own: {:?}", report.files);
     assert!(report.files.iter().all(|f| f.format == "claude-code"));
@@ -125,7 +125,7 @@ fn fixture_cases() {
         let dir = root.join(case);
         let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).expect("expected.json")).expect("json");
         let opts = CheckOptions { paths: vec![dir.to_string_lossy().into_owned()], ..Default::default() };
-        let report = ctxlint::check(&opts, &Settings::default()).expect("check runs");
+        let report = ctxlint::check(&opts, &Config::default()).expect("check runs");
         assert!(report.errors.is_empty(), "{case}: {:?}", report.errors);
         let mut got: Vec<(String, String, u32, String)> = report
             .findings
