@@ -99,22 +99,52 @@ pub fn entry_blocks(e: &Entry) -> impl Iterator<Item = (u32, &Block, &Message)> 
 }
 
 /// Suppresses re-reports across a stream: a finding whose (pointer relative to
-/// its request body, key) was already reported on the previous request is the
-/// same copy re-sent with the history.
+/// its request body, key) was already seen in an earlier request of the same
+/// conversation (requests paired per endpoint and linked by
+/// [`crate::conversation::links`]) is the same copy re-sent with the history.
+/// Built with [`StreamMemo::new`]; `default()` only remembers the previous
+/// request.
 #[derive(Default)]
 pub struct StreamMemo {
     prev: HashSet<(String, String)>,
     cur: HashSet<(String, String)>,
+    /// Conversation number of each request (empty: previous-request mode).
+    conv_of: Vec<usize>,
+    /// Keys seen so far, per conversation.
+    seen: HashMap<usize, HashSet<(String, String)>>,
+    next: usize,
+    current: Option<usize>,
 }
 
 impl StreamMemo {
-    /// Starts a new request.
-    pub fn next_request(&mut self) {
-        self.prev = std::mem::take(&mut self.cur);
+    /// A memo that follows the conversations of `s`.
+    pub fn new(s: &Stream) -> Self {
+        use crate::conversation::Link;
+        let mut conv_of: Vec<usize> = Vec::with_capacity(s.requests.len());
+        for (j, l) in crate::conversation::links(s).into_iter().enumerate() {
+            let c = match l {
+                Link::Continues { prev, .. } | Link::Compaction { prev } => conv_of[prev],
+                Link::First | Link::NewConversation { .. } => j,
+            };
+            conv_of.push(c);
+        }
+        StreamMemo { conv_of, ..Default::default() }
     }
-    /// Records a finding; returns whether it is new (not a re-send of the previous request's).
+    /// Starts the next request (call once per request, in stream order).
+    pub fn next_request(&mut self) {
+        if self.conv_of.is_empty() {
+            self.prev = std::mem::take(&mut self.cur);
+        } else {
+            self.current = self.conv_of.get(self.next).copied();
+            self.next += 1;
+        }
+    }
+    /// Records a finding; returns whether it is new (not a re-send of an earlier request's).
     pub fn is_new(&mut self, rel_pointer: &str, key: &str) -> bool {
         let k = (rel_pointer.to_string(), key.to_string());
+        if let Some(c) = self.current {
+            return self.seen.entry(c).or_default().insert(k);
+        }
         let new = !self.prev.contains(&k);
         self.cur.insert(k);
         new
@@ -139,4 +169,36 @@ pub fn unit_block(r: &Request, occ: Occ) -> &Block {
         return &r.slots[s].parts[p];
     }
     &r.messages[occ.unit as usize].blocks[occ.block as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StreamMemo;
+    use crate::formats::parse_body;
+    use crate::model::Stream;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    #[test]
+    fn memo_follows_conversations_across_interleaved_endpoints_and_retries() {
+        let chat = |msgs: serde_json::Value| json!({ "messages": msgs });
+        let a = json!([{"role":"user","content":"a"}]);
+        let ab = json!([{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]);
+        let other = json!([{"role":"user","content":"z"}]);
+        let bodies = [chat(ab.clone()), chat(a), chat(ab), chat(other)];
+        let mut s = Stream { requests: bodies.iter().enumerate().map(|(i, b)| parse_body("openai-chat", b, &Arc::from("x"), i, "").expect("parses")).collect() };
+        // An unrelated endpoint in between does not break the chain.
+        let mut g = parse_body("gemini", &json!({"contents":[{"role":"user","parts":[{"text":"q"}]}]}), &Arc::from("x"), 9, "").expect("parses");
+        g.endpoint = Some("/g".into());
+        s.requests.insert(1, g);
+        let mut m = StreamMemo::new(&s);
+        let mut seen = Vec::new();
+        for _ in 0..s.requests.len() {
+            m.next_request();
+            seen.push(m.is_new("/messages/0", "dup"));
+        }
+        // request 0 reports; the gemini request is its own conversation; the retry (2) and the
+        // re-extension (3) are the same conversation; request 4 is a new conversation.
+        assert_eq!(seen, vec![true, true, false, false, true]);
+    }
 }

@@ -17,6 +17,7 @@
 pub mod baseline;
 pub mod config;
 pub mod context;
+pub mod conversation;
 pub mod dup;
 pub mod error;
 pub mod finding;
@@ -188,7 +189,10 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
     let jsonl = matches!(input.format, "pi-session" | "claude-code" | "codex-rollout" | "exchange-log");
     for src in sources {
         let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].path == src.display).collect();
-        if mine.is_empty() {
+        // Findings elsewhere whose related location is in this file (e.g. the
+        // earlier request of a stream of body files).
+        let related_here: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].path != src.display && findings[i].related.iter().any(|r| r.path == src.display)).collect();
+        if mine.is_empty() && (jsonl || related_here.is_empty()) {
             continue;
         }
         if jsonl {
@@ -217,19 +221,41 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                     f.end_column = Some(col(end));
                 }
             }
-        } else if input.format != "vcr-cassette" {
+        } else if input.format == formats::vcr_cassette::ID {
+            // YAML: lines only, from the pointer's key (columns and offsets are not resolved).
+            let Ok(bytes) = src.read_all() else { continue };
+            let text = String::from_utf8_lossy(&bytes);
+            for &i in mine.iter().chain(&related_here) {
+                let f = &mut findings[i];
+                if f.path != src.display {
+                    continue;
+                }
+                if let Some(l) = formats::vcr_cassette::locate_line(&text, &f.pointer) {
+                    f.line = Some(l);
+                }
+                for r in &mut f.related {
+                    if r.path == src.display {
+                        if let Some(l) = formats::vcr_cassette::locate_line(&text, &r.pointer) {
+                            r.line = Some(l);
+                        }
+                    }
+                }
+            }
+        } else {
             let Ok(bytes) = src.read_all() else { continue };
             let ix = source::LineIndex::new(&bytes);
-            for &i in &mine {
+            for &i in mine.iter().chain(&related_here) {
                 let f = &mut findings[i];
-                if let Some((at, end)) = locate::locate_span(&bytes, &f.pointer) {
-                    let (l, c) = ix.line_col(&bytes, at);
-                    f.line = Some(l);
-                    f.column = Some(c);
-                    f.byte_offset = Some(at as u64);
-                    let (el, ec) = ix.line_col(&bytes, end);
-                    f.end_line = Some(el);
-                    f.end_column = Some(ec);
+                if f.path == src.display {
+                    if let Some((at, end)) = locate::locate_span(&bytes, &f.pointer) {
+                        let (l, c) = ix.line_col(&bytes, at);
+                        f.line = Some(l);
+                        f.column = Some(c);
+                        f.byte_offset = Some(at as u64);
+                        let (el, ec) = ix.line_col(&bytes, end);
+                        f.end_line = Some(el);
+                        f.end_column = Some(ec);
+                    }
                 }
                 for r in &mut f.related {
                     if r.path == src.display && r.line.is_none() {

@@ -116,10 +116,11 @@ pub fn parse_block(b: &Value, p: String) -> Block {
         "thinking" => (BlockKind::Thinking, s(b, "thinking").to_string()),
         "redacted_thinking" => (BlockKind::Thinking, s(b, "data").to_string()),
         "tool_use" | "server_tool_use" | "mcp_tool_use" => (BlockKind::ToolCall, b.get("input").map(Value::to_string).unwrap_or_default()),
-        "tool_result" | "mcp_tool_result" => (BlockKind::ToolResult, flatten_text(b.get("content").unwrap_or(&Value::Null))),
+        // Server tool results (`web_search_tool_result`, `tool_search_tool_result`, …)
+        // answer the `server_tool_use` block of the same id, inline.
+        t if t == "tool_result" || t.ends_with("_tool_result") => (BlockKind::ToolResult, flatten_text(b.get("content").unwrap_or(&Value::Null))),
         "image" | "document" | "file" => (BlockKind::Media, String::new()),
         "compaction" => (BlockKind::Compaction, s(b, "content").to_string()),
-        t if t.ends_with("_tool_result") => (BlockKind::Other, String::new()),
         _ => (BlockKind::Other, s(b, "text").to_string()),
     };
     let mut bl = text_block(kind, p, &text, b);

@@ -49,7 +49,13 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         }
         r.slots.push(slot);
     }
-    set_tools(&mut r, base, "toolConfig", v.get("toolConfig"));
+    // The tool definitions (`toolChoice` is not part of the cached prefix).
+    if let Some(tc) = v.get("toolConfig") {
+        match tc.get("tools") {
+            Some(t) => set_tools(&mut r, &ptr_join(base, "toolConfig"), "tools", Some(t)),
+            None => set_tools(&mut r, base, "toolConfig", Some(tc)),
+        }
+    }
     let Some(msgs) = v.get("messages").and_then(Value::as_array) else { return r };
     for (i, m) in msgs.iter().enumerate() {
         let mp = ptr_idx(&ptr_join(base, "messages"), i);

@@ -12,6 +12,8 @@ pub mod jsonl;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod pi_session;
+pub mod pydantic_ai;
+pub mod vcr_cassette;
 
 use crate::error::{Error, Result};
 use crate::model::*;
@@ -25,13 +27,13 @@ pub const ALL: &[FormatId] = &[
     claude_code::ID,
     codex_rollout::ID,
     exchange_log::ID,
-    "pydantic-ai-history",
+    pydantic_ai::ID,
     gemini::ID,
     openai_responses::ID,
     bedrock::ID,
     anthropic::ID,
     openai_chat::ID,
-    "vcr-cassette",
+    vcr_cassette::ID,
 ];
 
 /// Formats whose files are single request bodies (several in one directory form a stream).
@@ -91,7 +93,7 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
         return Ok(None);
     }
     if t.starts_with("interactions:") || t.contains("\ninteractions:") || t.starts_with("---") && t.contains("interactions:") {
-        return Ok(Some("vcr-cassette"));
+        return Ok(Some(vcr_cassette::ID));
     }
     Ok(None)
 }
@@ -129,11 +131,8 @@ pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
 
 /// Recognises a request body (or a pydantic-ai history).
 pub fn sniff_body(v: &Value) -> Option<FormatId> {
-    if let Some(a) = v.as_array() {
-        if !a.is_empty() && a.iter().all(|m| m.get("kind").is_some() && m.get("parts").is_some()) {
-            return Some("pydantic-ai-history");
-        }
-        return None;
+    if v.is_array() {
+        return pydantic_ai::sniff(v).then_some(pydantic_ai::ID);
     }
     if !v.is_object() {
         return None;
@@ -161,6 +160,7 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
         "openai-responses" => openai_responses::parse(v, path, index, base),
         "gemini" => gemini::parse(v, path, index, base),
         "bedrock-converse" => bedrock::parse(v, path, index, base),
+        "pydantic-ai-history" => pydantic_ai::parse(v, path, index, base),
         _ => return None,
     })
 }
@@ -172,7 +172,8 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
         "claude-code" => claude_code::load(src, opts),
         "codex-rollout" => codex_rollout::load(src, opts),
         "exchange-log" => exchange_log::load(src, opts),
-        f if is_body_format(f) && f != "pydantic-ai-history" => load_body_file(src, f),
+        "vcr-cassette" => vcr_cassette::load(src, opts),
+        f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
             path: src.display.clone().into(),
             format: other.to_string(),

@@ -1,7 +1,8 @@
 //! CTX201 `dropped-system-prompt`.
 
-use super::{RuleContext, RuleMeta};
-use crate::finding::Severity;
+use super::{RuleContext, RuleId, RuleMeta};
+use crate::conversation;
+use crate::finding::{Finding, Severity};
 
 /// Metadata and documentation.
 pub const META: RuleMeta = RuleMeta {
@@ -15,6 +16,9 @@ gone from request k+1 continuing the same conversation: its slot, message or par
 in k+1. A warning when a per-request slot (`instructions`, top-level `system`,
 `systemInstruction`) is absent at a new user turn; an error otherwise — a system message or
 system-prompt part among the messages that vanishes is an error even at a new user turn.
+
+Reported on request k+1 with pointer `""` (in a cassette or exchange log, the pointer of
+request k+1's body); the related location is the prompt in request k.
 
 ## Why it matters
 Mid-run steering, compaction summaries and reminders that the server added as system
@@ -35,5 +39,32 @@ Transcripts' rebuilt steps are not compared (a rebuilt path can only fork).
 
 /// Compares consecutive requests of a stream (see `crate::conversation`).
 pub fn check(cx: &mut RuleContext) {
-    let _ = cx;
+    let Some(stream) = cx.stream else { return };
+    let input = cx.input;
+    for pair in conversation::pairs(stream) {
+        let (a, b) = (&stream.requests[pair.prev], &stream.requests[pair.cur]);
+        for d in &pair.dropped {
+            let (what, severity) = match d.slot {
+                Some(kind) if pair.new_user_turn => (format!("the `{}` sent with request {} is missing at this new user turn", kind.as_str(), a.index), Severity::Warning),
+                Some(kind) => (format!("the `{}` sent with request {} is missing from this continuation of its conversation", kind.as_str(), a.index), Severity::Error),
+                None => (
+                    format!(
+                        "{} sent among the messages of request {} vanished from this continuation of its conversation",
+                        if d.standing { "the standing system prompt" } else { "a mid-run system prompt" },
+                        a.index
+                    ),
+                    Severity::Error,
+                ),
+            };
+            let mut f = Finding::new(RuleId::DroppedSystemPrompt, &b.path, input.format, what)
+                .pointer(b.pointer.clone())
+                .request(b.index)
+                .severity(severity)
+                .excerpt(d.text.clone())
+                .related(&a.path, a.line, d.pointer.clone(), format!("the prompt in request {}", a.index))
+                .help("send the system prompt with every request of the conversation (per-request slots are not carried over)");
+            f.line = b.line;
+            cx.report(f);
+        }
+    }
 }

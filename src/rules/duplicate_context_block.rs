@@ -119,7 +119,7 @@ pub fn check(cx: &mut RuleContext) {
         }
     }
     if let Some(stream) = cx.stream {
-        let mut memo = StreamMemo::default();
+        let mut memo = StreamMemo::new(stream);
         for r in &stream.requests {
             memo.next_request();
             let mut seen = Dupes::new();

@@ -137,7 +137,7 @@ pub fn check(cx: &mut RuleContext) {
         }
     }
     if let Some(stream) = cx.stream {
-        let mut memo = StreamMemo::default();
+        let mut memo = StreamMemo::new(stream);
         for r in &stream.requests {
             memo.next_request();
             let (mut labels, mut label_events, mut bare) = (Dupes::new(), Dupes::new(), Dupes::new());

@@ -1,7 +1,8 @@
 //! CTX202 `history-rewrite`.
 
-use super::{RuleContext, RuleMeta};
-use crate::finding::Severity;
+use super::{RuleContext, RuleId, RuleMeta};
+use crate::conversation;
+use crate::finding::{Finding, Severity};
 
 /// Metadata and documentation.
 pub const META: RuleMeta = RuleMeta {
@@ -12,7 +13,13 @@ pub const META: RuleMeta = RuleMeta {
     docs: r#"## What it finds
 Request k+1 continues request k's conversation, but its prefix — compared in cache order:
 tools, then system, then messages — is not an extension of request k's. Reports the level
-(`tools`, `system`, `messages`) and the first diverging element of request k+1.
+(`tools`, `system`, `messages`) and the first diverging element of request k+1 (a content
+block, Responses item, Gemini part, pydantic-ai part or Bedrock content entry; a Chat message
+with string content), once per pair, with a unified diff of that element. At the tools level
+the pointer is `tools` (or the request body when request k+1 sends no tools). Requests are
+paired per endpoint (the same body format and URL path); a request continues the previous
+one when it chains to its response (`previous_response_id`) or both histories begin with the
+same element.
 
 ## Why it matters
 Providers cache prompts by exact prefix. A rewritten history (a block edited, a thinking
@@ -34,5 +41,27 @@ pydantic-ai dynamic prompt re-rendered in place. A system prompt that disappears
 
 /// Compares consecutive requests of a stream (see `crate::conversation`).
 pub fn check(cx: &mut RuleContext) {
-    let _ = cx;
+    let Some(stream) = cx.stream else { return };
+    let input = cx.input;
+    for pair in conversation::pairs(stream) {
+        let Some(rw) = pair.rewrite else { continue };
+        let (a, b) = (&stream.requests[pair.prev], &stream.requests[pair.cur]);
+        let mut f = Finding::new(
+            RuleId::HistoryRewrite,
+            &b.path,
+            input.format,
+            format!("the prefix of request {} is not an extension of request {}'s at the {} level: {}", b.index, a.index, rw.level.as_str(), rw.what),
+        )
+        .pointer(rw.pointer.clone())
+        .request(b.index)
+        .key(format!("{}:{}", rw.level.as_str(), rw.pointer.strip_prefix(b.pointer.as_str()).unwrap_or(&rw.pointer)))
+        .diff(rw.diff)
+        .related(&a.path, a.line, rw.prev_pointer.unwrap_or_else(|| a.pointer.clone()), format!("request {} sent this prefix", a.index))
+        .help("keep the history append-only: re-send earlier elements byte for byte so the prompt cache is read");
+        if !rw.text.is_empty() {
+            f = f.excerpt(rw.text);
+        }
+        f.line = b.line;
+        cx.report(f);
+    }
 }

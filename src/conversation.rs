@@ -1,0 +1,727 @@
+//! Continuity between the requests of a stream (SPEC §1): which earlier
+//! request each request is compared with, whether it continues that request's
+//! conversation, starts a new one or crosses a compaction boundary, and — for
+//! a continuation — what was dropped and where the cache prefix first diverges.
+//! `dropped-system-prompt` (CTX201) and `history-rewrite` (CTX202) read the
+//! [`Pair`]s computed here; `dup::StreamMemo` reads the [`Link`]s.
+//!
+//! Terms:
+//! - Requests are paired **per endpoint**: request k+1 is compared with the
+//!   latest earlier request of the same body format and URL path (when
+//!   recorded) — or, when its `previous_response_id` names the recorded
+//!   response of an earlier request of that endpoint, with that request.
+//! - An **element** is a content block, Responses item, Gemini part,
+//!   pydantic-ai part or Bedrock content entry; a Chat message with string
+//!   content (or a Responses item) is one element as a whole. Elements are
+//!   compared by their canonical JSON hash (`cache_control`, key order and
+//!   whitespace ignored) together with their role; a pydantic-ai system-prompt
+//!   part with a `dynamic_ref` is compared by that ref (re-rendered in place by
+//!   design).
+//! - The **history** is the element list without system/developer messages,
+//!   system-prompt parts and the per-request slots.
+//! - k+1 **continues** k when it chains to k's response (`previous_response_id`
+//!   matching k's recorded response id, or any `previous_response_id` when k's
+//!   response was not recorded; the same Responses `conversation`), or when
+//!   both histories begin with the same element. Different conversation ids
+//!   mean different conversations. A history that gains a compaction element
+//!   (Responses `compaction` item, Anthropic compaction block) or opens with a
+//!   summary message crosses a **compaction boundary**: not compared.
+
+use crate::model::*;
+use std::collections::{HashMap, HashSet};
+
+/// How a request relates to the request it is paired with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// No earlier request on the same endpoint.
+    First,
+    /// Continues request `prev`'s conversation. `chained`: through a
+    /// server-held prefix (`previous_response_id`, Responses `conversation`),
+    /// so only the per-request slots are re-sent and compared.
+    Continues {
+        /// Index (in the stream's request list) of the paired request.
+        prev: usize,
+        /// Chained through a server-held prefix.
+        chained: bool,
+    },
+    /// Starts a new conversation (not compared with `prev`).
+    NewConversation {
+        /// Index of the paired request.
+        prev: usize,
+    },
+    /// Crosses a compaction boundary after `prev` (not compared).
+    Compaction {
+        /// Index of the paired request.
+        prev: usize,
+    },
+}
+
+impl Link {
+    /// The paired request, if any.
+    pub fn prev(self) -> Option<usize> {
+        match self {
+            Link::First => None,
+            Link::Continues { prev, .. } | Link::NewConversation { prev } | Link::Compaction { prev } => Some(prev),
+        }
+    }
+}
+
+/// One element of a request (see the module docs).
+#[derive(Debug, Clone)]
+pub struct Element<'a> {
+    /// Comparison key (role + canonical hash, or the dynamic ref).
+    pub key: u64,
+    /// Pointer of the element.
+    pub pointer: &'a str,
+    /// A system/developer message or system-prompt part.
+    pub system: bool,
+    /// A compaction element (Responses `compaction` item, Anthropic compaction block).
+    pub compaction: bool,
+    /// Index of the message in [`Request::messages`].
+    pub msg: usize,
+    /// Index of the block, or `None` when the message is the element.
+    pub block: Option<usize>,
+}
+
+impl Element<'_> {
+    /// The element's text (a message element: its blocks' texts joined).
+    pub fn text(&self, r: &Request) -> String {
+        let m = &r.messages[self.msg];
+        match self.block {
+            Some(b) => m.blocks[b].text.to_string(),
+            None => m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n"),
+        }
+    }
+    /// A short description: role and block kind.
+    pub fn describe(&self, r: &Request) -> String {
+        let m = &r.messages[self.msg];
+        if r.body_format == "pydantic-ai-history" {
+            let kind = m.blocks.first().map(|b| b.kind).unwrap_or(BlockKind::Other);
+            return match (m.kind, kind) {
+                (MessageKind::SystemPrompt, _) => "system-prompt part".into(),
+                (MessageKind::UserTurn, _) => "user-prompt part".into(),
+                (MessageKind::ToolResult, _) => "tool-return part".into(),
+                (_, k) => format!("{} {} part", m.role.as_str(), k.as_str()),
+            };
+        }
+        match self.block {
+            Some(b) => format!("{} {} block", m.role.as_str(), m.blocks[b].kind.as_str()),
+            None => match m.blocks.as_slice() {
+                [b] if b.kind != BlockKind::Text => format!("{} item", b.kind.as_str()),
+                _ => format!("{} message", m.role.as_str()),
+            },
+        }
+    }
+}
+
+/// Every system-prompt text a request sends, trimmed: slot parts (and whole
+/// slots), system messages and parts, and `<system>…</system>` segments of
+/// other messages (how some runtimes render a mid-run system prompt).
+fn system_texts(r: &Request) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for sl in &r.slots {
+        for p in &sl.parts {
+            out.insert(p.text.trim().to_string());
+        }
+        out.insert(sl.parts.iter().map(|p| p.text.as_ref()).collect::<Vec<_>>().join("\n").trim().to_string());
+    }
+    for m in &r.messages {
+        let system = m.role.is_system() || m.kind == MessageKind::SystemPrompt;
+        for b in &m.blocks {
+            if system {
+                out.insert(b.text.trim().to_string());
+            } else if b.kind == BlockKind::Text {
+                let mut rest: &str = &b.text;
+                while let Some(i) = rest.find("<system>") {
+                    let after = &rest[i + 8..];
+                    let Some(j) = after.find("</system>") else { break };
+                    out.insert(after[..j].trim().to_string());
+                    rest = &after[j + 9..];
+                }
+            }
+        }
+        if system {
+            out.insert(m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n").trim().to_string());
+        }
+    }
+    out.remove("");
+    out
+}
+
+fn mix(a: u64, b: u64) -> u64 {
+    crate::hash::hash_bytes(&[a.to_le_bytes(), b.to_le_bytes()].concat())
+}
+
+fn role_code(r: Role) -> u64 {
+    match r {
+        Role::System => 1,
+        Role::Developer => 2,
+        Role::User => 3,
+        Role::Assistant => 4,
+        Role::Tool => 5,
+    }
+}
+
+/// Every element of a request in order, system ones included.
+pub fn elements(r: &Request) -> Vec<Element<'_>> {
+    let mut out = Vec::new();
+    for (i, m) in r.messages.iter().enumerate() {
+        let system = m.role.is_system() || m.kind == MessageKind::SystemPrompt;
+        let dynamic = m.dynamic_ref.as_deref().filter(|_| system).map(|d| crate::hash::hash_str(&format!("dynamic_ref\0{d}")));
+        if m.json_hash != 0 || dynamic.is_some() {
+            out.push(Element {
+                key: dynamic.unwrap_or_else(|| mix(role_code(m.role), m.json_hash)),
+                pointer: &m.pointer,
+                system,
+                compaction: m.kind == MessageKind::CompactionSummary || m.blocks.iter().any(|b| b.kind == BlockKind::Compaction),
+                msg: i,
+                block: None,
+            });
+            continue;
+        }
+        for (j, b) in m.blocks.iter().enumerate() {
+            out.push(Element {
+                key: mix(role_code(m.role), if b.json_hash != 0 { b.json_hash } else { b.text_hash }),
+                pointer: &b.pointer,
+                system,
+                compaction: b.kind == BlockKind::Compaction,
+                msg: i,
+                block: Some(j),
+            });
+        }
+    }
+    out
+}
+
+/// Framings that open a history with a summary of an earlier, compacted one.
+const SUMMARY_OPENINGS: &[&str] = &[
+    "The conversation history before this point was compacted into the following summary:",
+    "This session is being continued from a previous conversation",
+    "Another language model started to solve this problem and produced a summary",
+    "<summary>",
+];
+
+fn is_summary(r: &Request, e: &Element) -> bool {
+    let m = &r.messages[e.msg];
+    matches!(m.kind, MessageKind::CompactionSummary) || {
+        let t = e.text(r);
+        let t = t.trim_start();
+        SUMMARY_OPENINGS.iter().any(|p| t.starts_with(p))
+    }
+}
+
+/// Whether two requests are paired by endpoint (same body format and URL path when recorded).
+fn same_endpoint(a: &Request, b: &Request) -> bool {
+    a.body_format == b.body_format
+        && match (&a.endpoint, &b.endpoint) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        }
+}
+
+/// The link of every request of a stream, in order.
+pub fn links(s: &Stream) -> Vec<Link> {
+    let mut out = Vec::with_capacity(s.requests.len());
+    let mut last: HashMap<(FormatId, &str), usize> = HashMap::new();
+    // Recorded response ids per endpoint: a `previous_response_id` names the
+    // request it continues, even when other requests came in between.
+    let mut responses: HashMap<(FormatId, &str, &str), usize> = HashMap::new();
+    for (j, b) in s.requests.iter().enumerate() {
+        let key = (b.body_format, b.endpoint.as_deref().unwrap_or(""));
+        let latest = last.insert(key, j).filter(|&i| same_endpoint(&s.requests[i], b));
+        let named = b.previous_response_id.as_deref().and_then(|p| responses.get(&(key.0, key.1, p)).copied());
+        out.push(match (named, latest) {
+            (Some(i), _) => link(&s.requests[i], b, i),
+            (None, Some(i)) => link(&s.requests[i], b, i),
+            (None, None) => Link::First,
+        });
+        if let Some(id) = b.response_id.as_deref() {
+            responses.insert((key.0, key.1, id), j);
+        }
+    }
+    out
+}
+
+fn link(a: &Request, b: &Request, prev: usize) -> Link {
+    if let (Some(x), Some(y)) = (&a.conversation_id, &b.conversation_id) {
+        if x != y {
+            return Link::NewConversation { prev };
+        }
+        if b.body_format == "openai-responses" {
+            // A stored Responses conversation holds the prefix server-side.
+            return Link::Continues { prev, chained: true };
+        }
+    }
+    if let Some(p) = &b.previous_response_id {
+        return match &a.response_id {
+            Some(id) if id != p => Link::NewConversation { prev },
+            _ => Link::Continues { prev, chained: true },
+        };
+    }
+    let (ea, eb) = (elements(a), elements(b));
+    let ha: Vec<&Element> = ea.iter().filter(|e| !e.system).collect();
+    let hb: Vec<&Element> = eb.iter().filter(|e| !e.system).collect();
+    let (Some(fa), Some(fb)) = (ha.first(), hb.first()) else { return Link::NewConversation { prev } };
+    let a_keys: HashSet<u64> = ha.iter().map(|e| e.key).collect();
+    if hb.iter().any(|e| e.compaction && !a_keys.contains(&e.key)) {
+        return Link::Compaction { prev };
+    }
+    if fa.key == fb.key {
+        Link::Continues { prev, chained: false }
+    } else if is_summary(b, fb) {
+        Link::Compaction { prev }
+    } else {
+        Link::NewConversation { prev }
+    }
+}
+
+/// Where the cache prefix first diverges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// `tools`.
+    Tools,
+    /// The system slot, or a system message among the messages.
+    System,
+    /// The messages.
+    Messages,
+}
+
+impl Level {
+    /// Name used in messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Tools => "tools",
+            Level::System => "system",
+            Level::Messages => "messages",
+        }
+    }
+}
+
+/// A system prompt of request k missing from request k+1.
+#[derive(Debug, Clone)]
+pub struct Dropped {
+    /// Pointer of the prompt in request k.
+    pub pointer: String,
+    /// Its text.
+    pub text: String,
+    /// A per-request slot (`Some(kind)`) or a message/part among the messages (`None`).
+    pub slot: Option<SlotKind>,
+    /// A message/part at the head of the history (a standing prompt), not a mid-run one.
+    pub standing: bool,
+}
+
+/// The first divergence of request k+1's prefix from request k's.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    /// Level of the divergence.
+    pub level: Level,
+    /// Pointer of the first diverging element of request k+1.
+    pub pointer: String,
+    /// Pointer of the corresponding element of request k, if any.
+    pub prev_pointer: Option<String>,
+    /// What diverges, for the message.
+    pub what: String,
+    /// The text of the diverging element of request k+1 (empty when it sends none).
+    pub text: String,
+    /// A unified diff of the diverging element.
+    pub diff: String,
+}
+
+/// The comparison of a request with the one it continues.
+#[derive(Debug, Clone)]
+pub struct Pair {
+    /// Index of request k (in the stream's request list).
+    pub prev: usize,
+    /// Index of request k+1.
+    pub cur: usize,
+    /// k+1 adds a new user turn.
+    pub new_user_turn: bool,
+    /// System prompts of k missing from k+1.
+    pub dropped: Vec<Dropped>,
+    /// The first divergence of the prefix, if any.
+    pub rewrite: Option<Rewrite>,
+}
+
+/// Compares every request of a stream with the one it continues.
+pub fn pairs(s: &Stream) -> Vec<Pair> {
+    links(s)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(j, l)| match l {
+            Link::Continues { prev, chained } => Some(compare(&s.requests[prev], &s.requests[j], prev, j, chained)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn user_turns(r: &Request) -> usize {
+    r.messages.iter().filter(|m| m.kind == MessageKind::UserTurn).count()
+}
+
+/// Compares request `b` (k+1) with request `a` (k) that it continues.
+pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool) -> Pair {
+    let new_user_turn = if chained { user_turns(b) > 0 } else { user_turns(b) > user_turns(a) };
+    let mut pair = Pair { prev, cur, new_user_turn, dropped: Vec::new(), rewrite: None };
+    // Tools, in cache order first.
+    if !chained {
+        let ta = a.tools.as_ref().map(|t| t.1);
+        let tb = b.tools.as_ref().map(|t| t.1);
+        if ta != tb {
+            let pa = a.tools.as_ref().map(|t| t.2.as_str()).unwrap_or("");
+            let pb = b.tools.as_ref().map(|t| t.2.as_str()).unwrap_or("");
+            let what = match (ta, tb) {
+                (Some(_), None) => "the tools are no longer sent".to_string(),
+                (None, Some(_)) => "tools are sent that the previous request did not send".to_string(),
+                _ => "the tools differ".to_string(),
+            };
+            pair.rewrite = Some(Rewrite {
+                level: Level::Tools,
+                pointer: b.tools.as_ref().map(|t| t.0.clone()).unwrap_or_else(|| b.pointer.clone()),
+                prev_pointer: a.tools.as_ref().map(|t| t.0.clone()),
+                what,
+                text: pb.to_string(),
+                diff: unified(pa, pb),
+            });
+        }
+    }
+    // System slots.
+    let b_texts = system_texts(b);
+    for sa in &a.slots {
+        let nonempty: Vec<&Block> = sa.parts.iter().filter(|p| !p.text.trim().is_empty()).collect();
+        if nonempty.is_empty() {
+            continue;
+        }
+        let Some(sb) = b.slots.iter().find(|s| s.kind == sa.kind) else {
+            let text = join_parts(&nonempty);
+            if b_texts.contains(text.trim()) {
+                // Sent elsewhere (e.g. as a system message): a change, not a drop.
+                if !chained && pair.rewrite.is_none() {
+                    pair.rewrite = Some(Rewrite {
+                        level: Level::System,
+                        pointer: b.pointer.clone(),
+                        prev_pointer: Some(sa.pointer.clone()),
+                        what: format!("the `{}` slot is no longer sent (its text is sent elsewhere)", sa.kind.as_str()),
+                        text: String::new(),
+                        diff: unified(&text, ""),
+                    });
+                }
+            } else {
+                pair.dropped.push(Dropped { pointer: sa.pointer.clone(), text, slot: Some(sa.kind), standing: true });
+            }
+            continue;
+        };
+        let ka: Vec<u64> = sa.parts.iter().map(|p| p.json_hash).collect();
+        let kb: Vec<u64> = sb.parts.iter().map(|p| p.json_hash).collect();
+        if ka == kb {
+            continue;
+        }
+        if let Some(missing) = removed_from(&ka, &kb) {
+            for i in missing {
+                let p = &sa.parts[i];
+                if !p.text.trim().is_empty() && !b_texts.contains(p.text.trim()) {
+                    pair.dropped.push(Dropped { pointer: p.pointer.to_string(), text: p.text.to_string(), slot: Some(sa.kind), standing: true });
+                }
+            }
+            continue;
+        }
+        if !chained && pair.rewrite.is_none() {
+            let i = ka.iter().zip(&kb).take_while(|(x, y)| x == y).count();
+            let (pa, pb) = (sa.parts.get(i), sb.parts.get(i));
+            pair.rewrite = Some(Rewrite {
+                level: Level::System,
+                pointer: pb.map(|p| p.pointer.to_string()).unwrap_or_else(|| sb.pointer.clone()),
+                prev_pointer: pa.map(|p| p.pointer.to_string()),
+                what: format!("the `{}` slot changed", sa.kind.as_str()),
+                text: pb.map(|p| p.text.to_string()).unwrap_or_default(),
+                diff: unified(pa.map(|p| p.text.as_ref()).unwrap_or(""), pb.map(|p| p.text.as_ref()).unwrap_or("")),
+            });
+        }
+    }
+    if !chained && pair.rewrite.is_none() {
+        if let Some(sb) = b.slots.iter().find(|sb| !a.slots.iter().any(|sa| sa.kind == sb.kind) && sb.parts.iter().any(|p| !p.text.trim().is_empty())) {
+            pair.rewrite = Some(Rewrite {
+                level: Level::System,
+                pointer: sb.pointer.clone(),
+                prev_pointer: None,
+                what: format!("a `{}` slot is sent that the previous request did not send", sb.kind.as_str()),
+                text: join_parts(&sb.parts.iter().collect::<Vec<_>>()),
+                diff: unified("", &join_parts(&sb.parts.iter().collect::<Vec<_>>())),
+            });
+        }
+    }
+    if chained {
+        return pair;
+    }
+    // Messages.
+    let (ea, eb) = (elements(a), elements(b));
+    // A history that is a prefix of the previous one's (a retry, or a fresh run
+    // of the same prompt) still reads the cache: never a rewrite (SPEC §1);
+    // its system prompts are still compared below.
+    let (ha, hb): (Vec<u64>, Vec<u64>) = (ea.iter().filter(|e| !e.system).map(|e| e.key).collect(), eb.iter().filter(|e| !e.system).map(|e| e.key).collect());
+    let retry = hb.len() <= ha.len() && ha[..hb.len()] == hb[..];
+    let (mut i, mut j) = (0, 0);
+    while i < ea.len() && j < eb.len() {
+        let (x, y) = (&ea[i], &eb[j]);
+        if x.key == y.key {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        // Still sent elsewhere (moved, or rendered as `<system>` text): a change, not a drop.
+        let moved = eb.iter().any(|e| e.key == x.key) || b_texts.contains(x.text(a).trim());
+        if x.system && !moved && (!y.system || ea.get(i + 1).is_some_and(|n| n.key == y.key)) {
+            // Vanished (not replaced in place): dropped-system-prompt only.
+            let standing = ea[..i].iter().all(|e| e.system);
+            pair.dropped.push(Dropped { pointer: x.pointer.to_string(), text: x.text(a), slot: None, standing });
+            i += 1;
+            continue;
+        }
+        if pair.rewrite.is_none() {
+            let level = if x.system || y.system { Level::System } else { Level::Messages };
+            pair.rewrite = Some(Rewrite {
+                level,
+                pointer: y.pointer.to_string(),
+                prev_pointer: Some(x.pointer.to_string()),
+                what: format!("this {} differs from the {} the previous request sent here", y.describe(b), x.describe(a)),
+                text: y.text(b),
+                diff: element_diff(a, x, b, y),
+            });
+        }
+        break;
+    }
+    if retry {
+        pair.rewrite = None;
+    }
+    pair
+}
+
+fn join_parts(parts: &[&Block]) -> String {
+    parts.iter().map(|p| p.text.as_ref()).collect::<Vec<_>>().join("\n")
+}
+
+/// When `b` is `a` with some entries removed (order kept), the removed indices of `a`.
+fn removed_from(a: &[u64], b: &[u64]) -> Option<Vec<usize>> {
+    if b.len() >= a.len() {
+        return None;
+    }
+    let mut missing = Vec::new();
+    let mut j = 0;
+    for (i, x) in a.iter().enumerate() {
+        if j < b.len() && b[j] == *x {
+            j += 1;
+        } else {
+            missing.push(i);
+        }
+    }
+    (j == b.len()).then_some(missing)
+}
+
+fn element_diff(a: &Request, x: &Element, b: &Request, y: &Element) -> String {
+    let (ta, tb) = (x.text(a), y.text(b));
+    let mut d = unified(&ta, &tb);
+    if ta == tb {
+        d = format!("(same text; the {} differs in other fields, e.g. ids, types or signatures)\n", y.describe(b));
+    }
+    format!("--- request {} {}\n+++ request {} {}\n{d}", a.index, x.pointer, b.index, y.pointer)
+}
+
+/// A short unified diff of two texts (at most 40 lines).
+pub fn unified(a: &str, b: &str) -> String {
+    // Texts that both lack a final newline are diffed as lines, without
+    // "no newline at end of file" markers; a newline added or removed shows.
+    let both_open = !a.ends_with('\n') && !b.ends_with('\n');
+    let close = |t: &str| if both_open && !t.is_empty() { format!("{t}\n") } else { t.to_string() };
+    let (a, b) = (close(a), close(b));
+    let diff = similar::TextDiff::from_lines(&a, &b);
+    let mut out = String::new();
+    for hunk in diff.unified_diff().context_radius(2).iter_hunks() {
+        out.push_str(&hunk.to_string());
+    }
+    if !out.ends_with('\n') && !out.is_empty() {
+        out.push('\n');
+    }
+    let lines: Vec<&str> = out.lines().collect();
+    if lines.len() > 40 {
+        let mut s = lines[..40].join("\n");
+        s.push_str(&format!("\n… ({} more lines)\n", lines.len() - 40));
+        return s;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::parse_body;
+    use serde_json::{json, Value};
+    use std::sync::Arc;
+
+    fn stream(format: FormatId, bodies: &[Value]) -> Stream {
+        let requests = bodies.iter().enumerate().map(|(i, v)| parse_body(format, v, &Arc::from(format!("req{}.json", i + 1)), i, "").expect("parses")).collect();
+        Stream { requests }
+    }
+
+    #[test]
+    fn same_first_element_continues_different_starts_new() {
+        let s = stream(
+            "openai-chat",
+            &[
+                json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"}]}),
+                json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
+                json!({"messages":[{"role":"user","content":"other"}]}),
+            ],
+        );
+        let l = links(&s);
+        assert_eq!(l[0], Link::First);
+        assert_eq!(l[1], Link::Continues { prev: 0, chained: false });
+        assert_eq!(l[2], Link::NewConversation { prev: 1 });
+        let p = pairs(&s);
+        assert_eq!(p.len(), 1);
+        assert!(p[0].dropped.is_empty() && p[0].rewrite.is_none() && p[0].new_user_turn);
+    }
+
+    #[test]
+    fn previous_response_id_must_match_a_recorded_response() {
+        let mut s = stream("openai-responses", &[json!({"input":"a"}), json!({"previous_response_id":"r1","input":"b"})]);
+        assert_eq!(links(&s)[1], Link::Continues { prev: 0, chained: true });
+        s.requests[0].response_id = Some("r0".into());
+        assert_eq!(links(&s)[1], Link::NewConversation { prev: 0 });
+        s.requests[0].response_id = Some("r1".into());
+        assert_eq!(links(&s)[1], Link::Continues { prev: 0, chained: true });
+    }
+
+    #[test]
+    fn endpoints_pair_separately() {
+        let mut s = stream("openai-responses", &[json!({"input":"a"}), json!({"input":"z"}), json!({"input":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]})]);
+        s.requests[0].endpoint = Some("/v1/responses".into());
+        s.requests[1].endpoint = Some("/v1/responses/compact".into());
+        s.requests[2].endpoint = Some("/v1/responses".into());
+        let l = links(&s);
+        assert_eq!(l[1], Link::First);
+        assert_eq!(l[2].prev(), Some(0));
+    }
+
+    #[test]
+    fn compaction_item_is_a_boundary() {
+        let s = stream(
+            "openai-responses",
+            &[
+                json!({"input":[{"role":"user","content":"a"}]}),
+                json!({"input":[{"role":"user","content":"a"},{"type":"compaction","encrypted_content":"x"},{"role":"user","content":"c"}]}),
+            ],
+        );
+        assert_eq!(links(&s)[1], Link::Compaction { prev: 0 });
+    }
+
+    #[test]
+    fn vanished_system_message_is_dropped_not_rewritten() {
+        let s = stream(
+            "openai-chat",
+            &[
+                json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"system","content":"mid"}]}),
+                json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}),
+            ],
+        );
+        let p = &pairs(&s)[0];
+        assert_eq!(p.dropped.len(), 1);
+        assert_eq!(p.dropped[0].pointer, "/messages/2");
+        assert!(p.rewrite.is_none());
+    }
+
+    #[test]
+    fn reordered_system_messages_are_a_rewrite_not_a_drop() {
+        let s = stream(
+            "openai-chat",
+            &[
+                json!({"messages":[{"role":"system","content":"A"},{"role":"system","content":"B"},{"role":"user","content":"a"}]}),
+                json!({"messages":[{"role":"system","content":"B"},{"role":"system","content":"A"},{"role":"user","content":"a"},{"role":"user","content":"b"}]}),
+            ],
+        );
+        let p = &pairs(&s)[0];
+        assert!(p.dropped.is_empty());
+        assert_eq!(p.rewrite.as_ref().map(|r| r.pointer.as_str()), Some("/messages/0"));
+    }
+
+    #[test]
+    fn system_part_rendered_as_system_tagged_user_text_is_not_dropped() {
+        let s = stream(
+            "openai-chat",
+            &[
+                json!({"messages":[{"role":"user","content":"a"},{"role":"system","content":"Tools loaded."},{"role":"assistant","content":"b"}]}),
+                json!({"messages":[{"role":"user","content":"a"},{"role":"user","content":"<system>Tools loaded.</system>"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
+            ],
+        );
+        let p = &pairs(&s)[0];
+        assert!(p.dropped.is_empty());
+        assert_eq!(p.rewrite.as_ref().map(|r| r.pointer.as_str()), Some("/messages/1"));
+    }
+
+    #[test]
+    fn replaced_system_message_is_a_rewrite() {
+        let s = stream(
+            "openai-chat",
+            &[
+                json!({"messages":[{"role":"system","content":"S1"},{"role":"user","content":"a"}]}),
+                json!({"messages":[{"role":"system","content":"S2"},{"role":"user","content":"a"},{"role":"user","content":"b"}]}),
+            ],
+        );
+        let p = &pairs(&s)[0];
+        assert!(p.dropped.is_empty());
+        let r = p.rewrite.as_ref().expect("rewrite");
+        assert_eq!((r.level, r.pointer.as_str()), (Level::System, "/messages/0"));
+        assert!(r.diff.contains("-S1") && r.diff.contains("+S2"));
+    }
+
+    #[test]
+    fn prefix_of_previous_history_is_not_a_rewrite() {
+        let s = stream(
+            "anthropic-messages",
+            &[
+                json!({"system":"S","messages":[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"text","text":"b"}]}]}),
+                json!({"system":"S","messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]}]}),
+            ],
+        );
+        let p = &pairs(&s)[0];
+        assert!(p.rewrite.is_none() && p.dropped.is_empty());
+    }
+
+    #[test]
+    fn retry_with_other_tools_is_still_not_a_rewrite() {
+        let s = stream(
+            "openai-chat",
+            &[
+                json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}),
+                json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":"a"}]}),
+            ],
+        );
+        let p = &pairs(&s)[0];
+        assert!(p.rewrite.is_none());
+    }
+
+    #[test]
+    fn tools_change_is_reported_first() {
+        let s = stream(
+            "anthropic-messages",
+            &[
+                json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":[{"type":"text","text":"a"}]}]}),
+                json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}]}),
+                json!({"messages":[{"role":"user","content":[{"type":"text","text":"x"}]},{"role":"assistant","content":[{"type":"text","text":"y"}]}]}),
+            ],
+        );
+        let l = links(&s);
+        assert_eq!(l[1], Link::NewConversation { prev: 0 });
+        let p = &pairs(&s)[0];
+        let r = p.rewrite.as_ref().expect("rewrite");
+        assert_eq!((r.level, r.pointer.as_str()), (Level::Tools, ""));
+    }
+
+    #[test]
+    fn slot_missing_is_dropped() {
+        let s = stream("openai-responses", &[json!({"instructions":"I","input":"a"}), json!({"previous_response_id":"r","input":[{"type":"function_call_output","call_id":"c","output":"x"}]})]);
+        let p = &pairs(&s)[0];
+        assert_eq!(p.dropped.len(), 1);
+        assert_eq!(p.dropped[0].slot, Some(SlotKind::Instructions));
+        assert!(!p.new_user_turn);
+        assert!(p.rewrite.is_none());
+    }
+}

@@ -1,0 +1,456 @@
+//! `vcr-cassette`: VCR YAML cassettes (vcrpy, pytest-recording; pydantic-ai's
+//! `tests/**/cassettes/*.yaml`): a mapping with `interactions:`, a list of
+//! `{request: {method, uri, headers, body | parsed_body}, response: {status,
+//! headers, body | parsed_body}}`. The request body is in `parsed_body` (a
+//! YAML mapping, pydantic-ai's custom serializer) or a JSON string in
+//! `body.string` or `body` (vcrpy's default).
+//!
+//! One cassette is one stream; the request index is the 0-based interaction
+//! index, counting interactions skipped because they are not model calls
+//! (token counting, file uploads, model listing, bodies that match no request
+//! format), which are counted in [`Input::skipped`] (SPEC §1). Pointers go
+//! into the whole document (`/interactions/3/request/parsed_body/messages/1`;
+//! for a JSON string body, the pointer continues into the embedded JSON after
+//! `/interactions/3/request/body`). The endpoint is the URI's path. Response
+//! ids are read from the recorded response (JSON `id` / `responseId`, or the
+//! `data:` events of a streamed body) so that `previous_response_id` chains
+//! can be checked.
+
+use super::LoadOptions;
+use crate::error::{Error, Result};
+use crate::model::*;
+use crate::source::SourceRef;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Number, Value};
+use std::fmt;
+use std::sync::Arc;
+
+/// Format id.
+pub const ID: FormatId = "vcr-cassette";
+
+#[derive(Deserialize)]
+struct Cassette {
+    #[serde(default)]
+    interactions: Vec<Interaction>,
+}
+
+#[derive(Deserialize)]
+struct Interaction {
+    #[serde(default)]
+    request: Option<serde_saphyr::Spanned<Req>>,
+    #[serde(default)]
+    response: Option<Resp>,
+}
+
+#[derive(Deserialize)]
+struct Req {
+    #[serde(default)]
+    method: Option<Loose>,
+    #[serde(default)]
+    uri: Option<Loose>,
+    #[serde(default)]
+    parsed_body: Option<Loose>,
+    #[serde(default)]
+    body: Option<Loose>,
+}
+
+#[derive(Deserialize)]
+struct Resp {
+    #[serde(default)]
+    parsed_body: Option<Loose>,
+    #[serde(default)]
+    body: Option<Loose>,
+}
+
+/// Any YAML node as JSON; binary scalars become (lossy) strings, so that a
+/// `!!binary` header never makes a cassette unreadable.
+struct Loose(Value);
+
+impl<'de> Deserialize<'de> for Loose {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(LooseVisitor).map(Loose)
+    }
+}
+
+struct LooseVisitor;
+
+impl<'de> Visitor<'de> for LooseVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Value, E> {
+        Ok(Number::from_f64(v).map(Value::Number).unwrap_or(Value::Null))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> std::result::Result<Value, E> {
+        Ok(Value::String(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> std::result::Result<Value, E> {
+        self.visit_bytes(&v)
+    }
+    fn visit_none<E: de::Error>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_any(LooseVisitor)
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_any(LooseVisitor)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Loose(v)) = a.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> std::result::Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(Loose(k)) = a.next_key()? {
+            let key = match k {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            let Loose(v) = a.next_value()?;
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// The path of a URI (`https://host/v1/messages?beta=true` → `/v1/messages`).
+pub fn uri_path(u: &str) -> &str {
+    let p = u.split(['?', '#']).next().unwrap_or(u);
+    match p.find("://") {
+        Some(k) => {
+            let rest = &p[k + 3..];
+            rest.find('/').map(|s| &rest[s..]).unwrap_or("/")
+        }
+        None => p,
+    }
+}
+
+/// Endpoints that are not model calls even when their body looks like one.
+fn not_a_model_call(method: &str, path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    !matches!(method, "" | "POST" | "WEBSOCKET")
+        || p.ends_with("/count_tokens")
+        || p.contains(":counttokens")
+        || p.contains(":embedcontent")
+        || p.contains(":batchembedcontents")
+        || p.contains("/embeddings")
+        || p.contains("/files")
+        || p.contains("/uploads")
+        || p.ends_with("/models")
+}
+
+/// A body given as a JSON string (`body: '…'` or `body: {string: '…'}`), with the pointer suffix.
+fn string_body(b: &Value) -> Option<(Value, &'static str)> {
+    let (s, suffix) = match b {
+        Value::String(s) => (s.as_str(), "/body"),
+        Value::Object(o) => (o.get("string").and_then(Value::as_str)?, "/body/string"),
+        _ => return None,
+    };
+    serde_json::from_str::<Value>(s).ok().map(|v| (v, suffix))
+}
+
+/// The id of a recorded response.
+fn response_id(r: &Resp) -> Option<Box<str>> {
+    let id_of = |v: &Value| -> Option<Box<str>> {
+        v.get("id")
+            .or_else(|| v.get("responseId"))
+            .or_else(|| v.get("response").and_then(|r| r.get("id")))
+            .and_then(Value::as_str)
+            .map(Into::into)
+    };
+    if let Some(Loose(v)) = &r.parsed_body {
+        if let Some(id) = id_of(v) {
+            return Some(id);
+        }
+    }
+    let text = match r.body.as_ref().map(|l| &l.0) {
+        Some(Value::String(s)) => s.as_str(),
+        Some(Value::Object(o)) => o.get("string").and_then(Value::as_str)?,
+        _ => return None,
+    };
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        return id_of(&v);
+    }
+    // A streamed body: `data: {…}` events; the first carrying an id wins.
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find_map(|v| id_of(&v))
+}
+
+/// Loads a cassette as one stream.
+pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
+    let bytes = src.read_all()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let bad = |reason: String| Error::BadInput { path: src.display.clone().into(), format: ID.to_string(), reason };
+    let cassette: Cassette = serde_saphyr::from_str(&text).map_err(|e| {
+        let e = e.to_string();
+        bad(format!("not a readable VCR cassette: {}", e.lines().next().unwrap_or("").trim_start_matches("error: ")))
+    })?;
+    let path: Arc<str> = src.display.as_str().into();
+    let mut requests = Vec::new();
+    let mut skipped = 0;
+    for (i, it) in cassette.interactions.iter().enumerate() {
+        let Some(req) = &it.request else {
+            skipped += 1;
+            continue;
+        };
+        let line = u32::try_from(req.referenced.line()).ok().filter(|l| *l > 0);
+        let req = &req.value;
+        let str_of = |l: &Option<Loose>| l.as_ref().and_then(|l| l.0.as_str().map(str::to_string)).unwrap_or_default();
+        let method = str_of(&req.method).to_ascii_uppercase();
+        let uri = str_of(&req.uri);
+        let endpoint = uri_path(&uri).to_string();
+        let base = format!("/interactions/{i}/request");
+        let body = match (&req.parsed_body, &req.body) {
+            (Some(Loose(v)), _) if v.is_object() || v.is_array() => Some((v.clone(), format!("{base}/parsed_body"))),
+            (_, Some(Loose(b))) => string_body(b).map(|(v, suffix)| (v, format!("{base}{suffix}"))),
+            _ => None,
+        };
+        let parsed = body.filter(|_| !not_a_model_call(&method, &endpoint)).and_then(|(v, ptr)| {
+            let f = super::sniff_body(&v).filter(|f| *f != super::pydantic_ai::ID)?;
+            super::parse_body(f, &v, &path, i, &ptr)
+        });
+        let Some(mut r) = parsed else {
+            skipped += 1;
+            continue;
+        };
+        r.line = line;
+        if !uri.is_empty() {
+            r.endpoint = Some(endpoint.into());
+        }
+        r.response_id = it.response.as_ref().and_then(response_id);
+        requests.push(r);
+    }
+    let _ = IgnoredAny;
+    Ok(Input { path: src.display.clone(), format: ID, body: Body::Stream(Stream { requests }), bad_lines: Vec::new(), skipped, unknown_records: 0 })
+}
+
+/// One line of a block-style YAML document, split for [`locate_line`].
+struct YLine<'a> {
+    /// Spaces before the first character.
+    raw: usize,
+    /// Column of the content after any `- ` sequence markers.
+    eff: usize,
+    /// The line starts with a `- ` sequence marker.
+    dash: bool,
+    /// The content after the indentation and sequence markers.
+    rest: &'a str,
+}
+
+fn yline(l: &str) -> Option<YLine<'_>> {
+    let raw = l.len() - l.trim_start_matches(' ').len();
+    let mut rest = &l[raw..];
+    if rest.trim().is_empty() || rest.starts_with('#') {
+        return None;
+    }
+    let mut eff = raw;
+    let dash = rest.starts_with("- ") || rest == "-";
+    while rest.starts_with("- ") || rest == "-" {
+        let after = rest[1..].trim_start_matches(' ');
+        eff += rest.len() - after.len();
+        rest = after;
+    }
+    Some(YLine { raw, eff, dash, rest })
+}
+
+/// The key of a `key: value` line content, and the value text after it.
+fn ykey(rest: &str) -> Option<(String, &str)> {
+    let (key, after) = if let Some(q @ ('"' | '\'')) = rest.chars().next() {
+        let end = rest[1..].find(q)? + 1;
+        (rest[1..end].to_string(), &rest[end + 1..])
+    } else {
+        let i = rest.find(':')?;
+        (rest[..i].trim_end().to_string(), &rest[i..])
+    };
+    let v = after.strip_prefix(':')?;
+    (v.is_empty() || v.starts_with(' ')).then(|| (key, v.trim()))
+}
+
+/// The 1-based line of the node a JSON Pointer names in a block-style YAML
+/// document (as vcrpy and PyYAML write cassettes); the deepest node found
+/// when the pointer goes further (into a scalar or a JSON string body).
+pub fn locate_line(text: &str, pointer: &str) -> Option<u32> {
+    let lines: Vec<&str> = text.lines().collect();
+    let next_content = |from: usize| (from..lines.len()).find(|&i| yline(lines[i]).is_some_and(|y| !y.rest.starts_with("---")));
+    let mut pos = next_content(0)?;
+    let first = yline(lines[pos])?;
+    // (is a sequence, indent of its keys or dashes)
+    let (mut seq, mut ind) = if first.dash { (true, first.raw) } else { (false, first.raw) };
+    let mut found = pos;
+    for tok in pointer.split('/').skip(1) {
+        let tok = tok.replace("~1", "/").replace("~0", "~");
+        let mut hit = None;
+        if seq {
+            let n: usize = tok.parse().ok()?;
+            let mut count = 0;
+            for (i, l) in lines.iter().enumerate().skip(pos) {
+                let Some(y) = yline(l) else { continue };
+                if i != pos && y.raw < ind {
+                    break;
+                }
+                // Item starts: a dash at this indent (or, on the first line, after an outer dash).
+                let starts = (y.dash && y.raw == ind) || (i == pos && l.get(ind..).is_some_and(|r| r.starts_with("- ")));
+                if starts {
+                    if count == n {
+                        hit = Some(i);
+                        break;
+                    }
+                    count += 1;
+                }
+            }
+            let i = hit?;
+            found = i;
+            // The item's content after its dash at `ind`.
+            let after = lines[i][ind + 1..].trim_start_matches(' ');
+            let col = lines[i].len() - after.len();
+            if after.is_empty() {
+                let j = next_content(i + 1)?;
+                let y = yline(lines[j])?;
+                (seq, ind, pos) = (y.dash, y.raw, j);
+            } else if after.starts_with("- ") || after == "-" {
+                (seq, ind, pos) = (true, col, i);
+            } else if ykey(after).is_some() {
+                (seq, ind, pos) = (false, col, i);
+            } else {
+                return Some(found as u32 + 1);
+            }
+        } else {
+            for (i, l) in lines.iter().enumerate().skip(pos) {
+                let Some(y) = yline(l) else { continue };
+                if i != pos && y.raw < ind {
+                    break;
+                }
+                if y.eff == ind && ykey(y.rest).is_some_and(|(k, _)| k == tok) {
+                    hit = Some(i);
+                    break;
+                }
+            }
+            let i = hit?;
+            found = i;
+            let y = yline(lines[i])?;
+            let (_, v) = ykey(y.rest)?;
+            let v = v.trim_start_matches(['&', '!']).split_whitespace().next().unwrap_or("");
+            if !v.is_empty() && !v.starts_with('#') && !ykey(y.rest).is_some_and(|(_, v)| v.starts_with('&') && v.split_whitespace().count() == 1) {
+                return Some(found as u32 + 1);
+            }
+            let j = next_content(i + 1)?;
+            let c = yline(lines[j])?;
+            if c.raw < ind || (c.raw == ind && !c.dash) {
+                return Some(found as u32 + 1);
+            }
+            (seq, ind, pos) = (c.dash, c.raw, j);
+        }
+    }
+    Some(found as u32 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Origin;
+
+    fn load_str(y: &str) -> Input {
+        let src = SourceRef { display: "c.yaml".into(), origin: Origin::Memory(y.as_bytes().to_vec().into()) };
+        load(&src, &LoadOptions::default()).expect("loads")
+    }
+
+    #[test]
+    fn parsed_body_string_body_and_skipped_interactions() {
+        let y = r#"interactions:
+- request:
+    body: null
+    headers:
+      content-type:
+      - !!binary |
+        YXBwbGljYXRpb24vanNvbg==
+    method: GET
+    uri: https://api.openai.com/v1/models
+  response:
+    body:
+      string: '{"data": []}'
+- request:
+    method: POST
+    parsed_body:
+      messages:
+      - content: hi
+        role: user
+      model: gpt-4o
+    uri: https://api.openai.com/v1/chat/completions
+  response:
+    parsed_body:
+      id: chatcmpl-1
+- request:
+    body: '{"input": [{"role": "user", "content": "hi"}], "model": "gpt-4.1"}'
+    method: POST
+    uri: https://api.openai.com/v1/responses?x=1
+  response:
+    body:
+      string: "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_1\"}}\n"
+version: 1
+"#;
+        let inp = load_str(y);
+        assert_eq!(inp.skipped, 1);
+        let Body::Stream(s) = &inp.body else { panic!() };
+        assert_eq!(s.requests.len(), 2);
+        let (a, b) = (&s.requests[0], &s.requests[1]);
+        assert_eq!((a.index, a.body_format, a.endpoint.as_deref()), (1, "openai-chat", Some("/v1/chat/completions")));
+        assert_eq!(a.messages[0].pointer, "/interactions/1/request/parsed_body/messages/0");
+        assert_eq!(a.response_id.as_deref(), Some("chatcmpl-1"));
+        assert_eq!((b.index, b.body_format, b.endpoint.as_deref()), (2, "openai-responses", Some("/v1/responses")));
+        assert_eq!(b.pointer, "/interactions/2/request/body");
+        assert_eq!(b.response_id.as_deref(), Some("resp_1"));
+        assert!(a.line.is_some());
+    }
+
+    #[test]
+    fn token_counting_is_skipped() {
+        let y = "interactions:\n- request:\n    method: POST\n    parsed_body:\n      messages:\n      - content: [{type: text, text: hi}]\n        role: user\n      model: claude-sonnet-4-5\n    uri: https://api.anthropic.com/v1/messages/count_tokens\n";
+        let inp = load_str(y);
+        assert_eq!(inp.skipped, 1);
+        assert_eq!(inp.request_count(), 0);
+    }
+
+    #[test]
+    fn locates_pointers_in_block_yaml() {
+        let y = "interactions:\n- request:\n    headers:\n      accept:\n      - application/json\n    parsed_body:\n      messages:\n      - content:\n        - text: hi\n          type: text\n        role: user\n      - content: yo\n        role: assistant\n      model: m\n    uri: https://x/v1/messages\n- request:\n    body: '{\"a\": 1}'\n";
+        assert_eq!(locate_line(y, "/interactions/0/request"), Some(2));
+        assert_eq!(locate_line(y, "/interactions/0/request/parsed_body"), Some(6));
+        assert_eq!(locate_line(y, "/interactions/0/request/parsed_body/messages/0/content/0"), Some(9));
+        assert_eq!(locate_line(y, "/interactions/0/request/parsed_body/messages/0/role"), Some(11));
+        assert_eq!(locate_line(y, "/interactions/0/request/parsed_body/messages/1"), Some(12));
+        assert_eq!(locate_line(y, "/interactions/0/request/parsed_body/model"), Some(14));
+        assert_eq!(locate_line(y, "/interactions/1/request/body/messages/0"), Some(17));
+    }
+
+    #[test]
+    fn uri_paths() {
+        assert_eq!(uri_path("https://api.anthropic.com/v1/messages?beta=true"), "/v1/messages");
+        assert_eq!(uri_path("https://h"), "/");
+        assert_eq!(uri_path("/v1/x"), "/v1/x");
+    }
+}

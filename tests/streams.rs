@@ -1,0 +1,273 @@
+//! Continuity rules (`dropped-system-prompt`, `history-rewrite`) and the stream
+//! loaders (`pydantic-ai-history` directories, `vcr-cassette`) on small inline
+//! inputs: each test names the defect (or the trap) and asserts the exact
+//! rule, request, pointer and severity.
+
+use ctxlint::config::Config;
+use ctxlint::inputs::DiscoverOptions;
+use ctxlint::CheckOptions;
+use serde_json::{json, Value};
+
+/// (rule, request, pointer, severity)
+type F = (String, Option<usize>, String, String);
+
+fn check_dir(files: &[(&str, String)], no_stream: bool) -> (Vec<F>, Vec<ctxlint::Finding>) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let opts = CheckOptions {
+        paths: vec![dir.path().to_string_lossy().into_owned()],
+        discover: DiscoverOptions { no_stream, ..Default::default() },
+    };
+    let r = ctxlint::check(&opts, &Config::default()).unwrap();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let short = r.findings.iter().map(|f| (f.rule.name().to_string(), f.request, f.pointer.clone(), f.severity.as_str().to_string())).collect();
+    (short, r.findings)
+}
+
+fn bodies(v: &[Value]) -> Vec<(&'static str, String)> {
+    const NAMES: [&str; 4] = ["req1.json", "req2.json", "req3.json", "req4.json"];
+    v.iter().enumerate().map(|(i, b)| (NAMES[i], serde_json::to_string_pretty(b).unwrap())).collect()
+}
+
+fn f(rule: &str, req: usize, ptr: &str, sev: &str) -> F {
+    (rule.into(), Some(req), ptr.into(), sev.into())
+}
+
+#[test]
+fn instructions_missing_at_a_new_user_turn_is_a_warning() {
+    let (got, all) = check_dir(
+        &bodies(&[
+            json!({"instructions":"Be terse.","input":[{"role":"user","content":"a"}]}),
+            json!({"input":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("dropped-system-prompt", 1, "", "warning")]);
+    assert!(all[0].path.ends_with("req2.json"));
+    assert_eq!(all[0].related[0].pointer, "/instructions");
+    assert!(all[0].related[0].path.ends_with("req1.json"));
+    assert_eq!(all[0].related[0].line, Some(2), "the related prompt in the other file is located");
+}
+
+#[test]
+fn system_slot_missing_without_a_new_user_turn_is_an_error() {
+    let call = |id: &str| json!({"role":"assistant","content":[{"type":"tool_use","id":id,"name":"x","input":{}}]});
+    let result = |id: &str| json!({"role":"user","content":[{"type":"tool_result","tool_use_id":id,"content":"ok"}]});
+    let user = json!({"role":"user","content":[{"type":"text","text":"a"}]});
+    let (got, _) = check_dir(
+        &bodies(&[
+            json!({"system":"S","messages":[user, call("t1"), result("t1")]}),
+            json!({"messages":[user, call("t1"), result("t1"), call("t2"), result("t2")]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("dropped-system-prompt", 1, "", "error")]);
+}
+
+#[test]
+fn system_message_vanishing_at_a_new_user_turn_is_still_an_error_and_not_a_rewrite() {
+    let (got, _) = check_dir(
+        &bodies(&[
+            json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"system","content":"mid-run rule"},{"role":"assistant","content":"b"}]}),
+            json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("dropped-system-prompt", 1, "", "error")]);
+}
+
+#[test]
+fn system_message_replaced_at_a_new_user_turn_is_a_rewrite_only_with_a_diff() {
+    let (got, all) = check_dir(
+        &bodies(&[
+            json!({"messages":[{"role":"system","content":"You are helpful.\nBe brief."},{"role":"user","content":"a"}]}),
+            json!({"messages":[{"role":"system","content":"You are helpful.\nBe verbose."},{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("history-rewrite", 1, "/messages/0", "warning")]);
+    let d = all[0].diff.as_deref().expect("diff");
+    assert!(d.contains("-Be brief.") && d.contains("+Be verbose."), "{d}");
+    assert!(all[0].message.contains("system level"));
+}
+
+#[test]
+fn moved_cache_control_and_key_order_are_not_rewrites() {
+    let (got, _) = check_dir(
+        &[
+            ("req1.json", r#"{"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]}]}"#.into()),
+            ("req2.json", r#"{"system":[{"text":"S","type":"text"}],"messages":[{"content":[{"text":"a","type":"text"}],"role":"user"},{"role":"assistant","content":[{"type":"text","text":"b"}]},{"role":"user","content":[{"type":"text","text":"c","cache_control":{"type":"ephemeral"}}]}]}"#.into()),
+        ],
+        false,
+    );
+    assert_eq!(got, vec![]);
+}
+
+#[test]
+fn a_newline_added_inside_a_block_is_a_rewrite_at_that_block() {
+    let (got, _) = check_dir(
+        &bodies(&[
+            json!({"messages":[{"role":"user","content":[{"type":"text","text":"x"},{"type":"text","text":"y"}]}]}),
+            json!({"messages":[{"role":"user","content":[{"type":"text","text":"x"},{"type":"text","text":"y\n"}]},{"role":"assistant","content":[{"type":"text","text":"b"}]}]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("history-rewrite", 1, "/messages/0/content/1", "warning")]);
+}
+
+#[test]
+fn retry_with_a_shorter_history_is_not_a_rewrite_but_its_prompts_are_compared() {
+    let (got, _) = check_dir(
+        &bodies(&[
+            json!({"instructions":"I","input":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
+            json!({"input":[{"role":"user","content":"a"}]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("dropped-system-prompt", 1, "", "error")]);
+}
+
+#[test]
+fn different_conversation_ids_are_different_conversations() {
+    let (got, _) = check_dir(
+        &bodies(&[
+            json!({"conversation":"conv_1","instructions":"I","input":[{"role":"user","content":"a"}]}),
+            json!({"conversation":"conv_2","input":[{"role":"user","content":"a"}]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![]);
+}
+
+#[test]
+fn tools_dropped_is_a_rewrite_at_the_body() {
+    let (got, _) = check_dir(
+        &bodies(&[
+            json!({"tools":[{"type":"function","function":{"name":"x"}}],"messages":[{"role":"user","content":"a"}]}),
+            json!({"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("history-rewrite", 1, "", "warning")]);
+}
+
+fn history(conv: &str, parts: Value) -> String {
+    serde_json::to_string(&json!([{"kind":"request","parts":parts,"instructions":null,"conversation_id":conv,"run_id":"r"}])).unwrap()
+}
+
+#[test]
+fn pydantic_snapshots_in_a_directory_form_one_stream_and_no_stream_splits_them() {
+    let sys = |c: &str, ts: &str| json!({"part_kind":"system-prompt","content":c,"timestamp":ts,"dynamic_ref":null});
+    let user = |c: &str| json!({"part_kind":"user-prompt","content":c});
+    let files = vec![
+        ("01-a.json", history("c1", json!([sys("Standing.", "2026-01-01T00:00:00Z"), user("go"), sys("Mid-run.", "2026-01-01T00:00:01Z")]))),
+        ("02-b.json", history("c1", json!([sys("Standing.", "2027-01-01T00:00:00Z"), user("go"), user("next")]))),
+    ];
+    let (got, all) = check_dir(&files, false);
+    assert_eq!(got, vec![f("dropped-system-prompt", 1, "", "error")]);
+    assert!(all[0].path.ends_with("02-b.json"));
+    assert_eq!(all[0].related[0].pointer, "/0/parts/2");
+    let (got, _) = check_dir(&files, true);
+    assert_eq!(got, vec![]);
+}
+
+#[test]
+fn pydantic_dynamic_prompt_re_rendered_in_place_is_nothing() {
+    let dynp = |c: &str| json!({"part_kind":"system-prompt","content":c,"dynamic_ref":"today"});
+    let user = |c: &str| json!({"part_kind":"user-prompt","content":c});
+    let files = vec![
+        ("01.json", history("c1", json!([dynp("Today is Monday."), user("go")]))),
+        ("02.json", history("c1", json!([dynp("Today is Tuesday."), user("go"), user("again")]))),
+    ];
+    let (got, _) = check_dir(&files, false);
+    assert_eq!(got, vec![]);
+}
+
+#[test]
+fn cassette_request_index_counts_skipped_interactions() {
+    let y = r#"interactions:
+- request:
+    method: POST
+    parsed_body:
+      instructions: Be terse.
+      input:
+      - content: a
+        role: user
+      model: gpt-4.1
+    uri: https://api.openai.com/v1/responses
+  response:
+    parsed_body:
+      id: resp_1
+- request:
+    method: GET
+    uri: https://api.openai.com/v1/models
+- request:
+    method: POST
+    parsed_body:
+      input:
+      - call_id: c1
+        output: done
+        type: function_call_output
+      model: gpt-4.1
+      previous_response_id: resp_1
+    uri: https://api.openai.com/v1/responses
+version: 1
+"#;
+    let (got, all) = check_dir(&[("c.yaml", y.to_string())], false);
+    assert_eq!(got, vec![f("dropped-system-prompt", 2, "/interactions/2/request/parsed_body", "error")]);
+    assert_eq!(all[0].line, Some(19));
+    assert_eq!(all[0].related[0].line, Some(5));
+}
+
+#[test]
+fn cassette_previous_response_id_of_another_response_is_not_a_continuation() {
+    let y = r#"interactions:
+- request:
+    method: POST
+    parsed_body:
+      instructions: Be terse.
+      input: a
+    uri: https://api.openai.com/v1/responses
+  response:
+    parsed_body:
+      id: resp_1
+- request:
+    method: POST
+    parsed_body:
+      input: b
+      previous_response_id: resp_other
+    uri: https://api.openai.com/v1/responses
+"#;
+    let (got, _) = check_dir(&[("c.yaml", y.to_string())], false);
+    assert_eq!(got, vec![]);
+}
+
+#[test]
+fn pydantic_snapshot_ending_with_pending_calls_is_not_unanswered_but_a_missing_return_is() {
+    let call = json!({"kind":"response","parts":[{"part_kind":"tool-call","tool_name":"approve","args":{},"tool_call_id":"k1"}]});
+    let user = json!({"kind":"request","parts":[{"part_kind":"user-prompt","content":"go"}]});
+    let (got, _) = check_dir(&[("h.json", serde_json::to_string(&json!([user, call])).unwrap())], false);
+    assert_eq!(got, vec![]);
+    let later = json!({"kind":"request","parts":[{"part_kind":"user-prompt","content":"and now?"}]});
+    let (got, _) = check_dir(&[("h.json", serde_json::to_string(&json!([user, call, later])).unwrap())], false);
+    assert_eq!(got, vec![f("unanswered-tool-call", 0, "/1/parts/0", "error")]);
+}
+
+#[test]
+fn exchange_log_chains_by_recorded_response_ids() {
+    let line = |body: Value, id: &str| serde_json::to_string(&json!({"request":{"method":"POST","path":"/v1/responses","body":body},"response":{"status":200,"body":{"id":id}}})).unwrap();
+    let log = [
+        line(json!({"instructions":"I","input":[{"role":"user","content":"a"}]}), "resp_1"),
+        line(json!({"model":"m","input":[]}), "x"),
+        line(json!({"previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"c","output":"ok"}]}), "resp_2"),
+        line(json!({"previous_response_id":"resp_other","input":[{"role":"user","content":"b"}]}), "resp_3"),
+    ]
+    .join("\n");
+    let (got, _) = check_dir(&[("log.jsonl", format!("{log}\n"))], false);
+    // Request 2 names request 0's response although request 1 came in between: it continues
+    // request 0 and lacks its instructions (no new user turn: an error). Request 3 names a
+    // response that is not recorded before it, while the latest request's is: a new conversation.
+    assert_eq!(got, vec![f("dropped-system-prompt", 2, "/request/body", "error")]);
+}
