@@ -54,8 +54,8 @@ struct RawEntry<'a> {
     message: Option<RawMessage<'a>>,
     #[serde(rename = "customType", borrow)]
     custom_type: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Content<'a>,
     #[serde(borrow)]
     summary: Option<Cow<'a, str>>,
     #[serde(rename = "firstKeptEntryId", borrow)]
@@ -68,8 +68,8 @@ struct RawEntry<'a> {
 struct RawMessage<'a> {
     #[serde(borrow)]
     role: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Content<'a>,
     #[serde(rename = "stopReason", borrow)]
     stop_reason: Option<Cow<'a, str>>,
     #[serde(borrow)]
@@ -98,7 +98,7 @@ struct RawMessage<'a> {
     summary: Option<Cow<'a, str>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RawBlock<'a> {
     #[serde(rename = "type", borrow)]
     btype: Option<Cow<'a, str>>,
@@ -112,6 +112,74 @@ struct RawBlock<'a> {
     name: Option<Cow<'a, str>>,
     #[serde(borrow)]
     arguments: Option<&'a RawValue>,
+}
+
+/// A `content` field: a string or an array of blocks, parsed in one pass.
+#[derive(Default)]
+enum Content<'a> {
+    #[default]
+    None,
+    Text(Cow<'a, str>),
+    Blocks(Vec<RawBlock<'a>>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or an array of content blocks")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v)))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(2));
+                // A block of an unexpected shape is kept as an empty block, not an error.
+                while let Some(b) = seq.next_element::<Lenient<RawBlock<'a>>>()? {
+                    v.push(b.0.unwrap_or_default());
+                }
+                Ok(Content::Blocks(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+                while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Content::None)
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> std::result::Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> std::result::Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> std::result::Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> std::result::Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// Deserializes `T`, or `None` when the value has another shape (still consumed).
+struct Lenient<T>(Option<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = <&RawValue>::deserialize(d)?;
+        Ok(Lenient(serde_json::from_str(v.get()).ok()))
+    }
 }
 
 /// Distinguishes a missing field (`None`) from `null` (`Some(None)`).
@@ -189,7 +257,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 let carrier = raw.custom_type.as_deref() == Some("openclaw.runtime-context");
                 let kind = if carrier { MessageKind::Carrier } else { MessageKind::Extension };
                 entry.class = Class::Conversation;
-                entry.message = Some(content_message(Role::User, kind, "", raw.content, "/content", true));
+                entry.message = Some(content_message(Role::User, kind, "", &raw.content, "/content", true));
             }
             "compaction" => {
                 entry.class = Class::Compaction;
@@ -304,19 +372,17 @@ fn summary_message(kind: MessageKind, text: &str) -> Message {
 }
 
 /// Builds a message from a `content` value (string or block array).
-fn content_message(role: Role, kind: MessageKind, msg_ptr: &'static str, content: Option<&RawValue>, content_ptr: &'static str, full: bool) -> Message {
+fn content_message(role: Role, kind: MessageKind, msg_ptr: &'static str, content: &Content, content_ptr: &'static str, full: bool) -> Message {
     let mut blocks = Vec::new();
-    if let Some(c) = content {
-        let s = c.get().trim_start();
-        if s.starts_with('"') {
-            let text: Cow<str> = serde_json::from_str(c.get()).unwrap_or(Cow::Borrowed(""));
-            blocks.push(Block::new(BlockKind::Text, Cow::Borrowed(content_ptr), &text, full));
-        } else if s.starts_with('[') {
-            let raw: Vec<RawBlock> = serde_json::from_str(c.get()).unwrap_or_default();
+    match content {
+        Content::Text(text) => blocks.push(Block::new(BlockKind::Text, Cow::Borrowed(content_ptr), text, full)),
+        Content::Blocks(raw) => {
+            blocks.reserve_exact(raw.len());
             for (i, b) in raw.iter().enumerate() {
                 blocks.push(block(b, content_ptr, i, full));
             }
         }
+        Content::None => {}
     }
     Message { role, kind, pointer: Cow::Borrowed(msg_ptr), blocks, assistant: None, result: None, dynamic_ref: None, json_hash: 0 }
 }
@@ -431,7 +497,7 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
     let role = m.role.as_deref().unwrap_or("");
     match role {
         "user" => {
-            let msg = content_message(Role::User, MessageKind::UserTurn, "/message", m.content, "/message/content", true);
+            let msg = content_message(Role::User, MessageKind::UserTurn, "/message", &m.content, "/message/content", true);
             let only_results = !msg.blocks.is_empty() && msg.blocks.iter().all(|b| b.kind == BlockKind::ToolResult);
             let mut msg = msg;
             if only_results {
@@ -440,7 +506,7 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
             (Class::Conversation, Some(msg), false)
         }
         "assistant" => {
-            let mut msg = content_message(Role::Assistant, MessageKind::Assistant, "/message", m.content, "/message/content", false);
+            let mut msg = content_message(Role::Assistant, MessageKind::Assistant, "/message", &m.content, "/message/content", false);
             let stop = match m.stop_reason.as_deref() {
                 Some("stop" | "length" | "end_turn") => Stop::Normal,
                 Some("toolUse" | "tool_use" | "tool_calls") => Stop::ToolUse,
@@ -463,17 +529,12 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
         "toolResult" => {
             // The result itself is the element that pairs with the call: one block
             // at the message, keeping a short prefix of its text.
-            let mut texts: Vec<Cow<str>> = Vec::new();
-            if let Some(c) = m.content {
-                let raw = c.get().trim_start();
-                if raw.starts_with('"') {
-                    texts.push(serde_json::from_str(c.get()).unwrap_or(Cow::Borrowed("")));
-                } else if raw.starts_with('[') {
-                    let blocks: Vec<RawBlock> = serde_json::from_str(c.get()).unwrap_or_default();
-                    texts.extend(blocks.into_iter().filter_map(|b| b.text));
-                }
-            }
-            let first = texts.first().map(|t| t.as_ref()).unwrap_or("");
+            let texts: Vec<&str> = match &m.content {
+                Content::Text(t) => vec![t.as_ref()],
+                Content::Blocks(b) => b.iter().filter_map(|b| b.text.as_deref()).collect(),
+                Content::None => Vec::new(),
+            };
+            let first = texts.first().copied().unwrap_or("");
             let total: usize = texts.iter().map(|t| t.len()).sum::<usize>() + texts.len().saturating_sub(1);
             let mut rb = Block::new(BlockKind::ToolResult, Cow::Borrowed("/message"), crate::text::prefix(first, 64), true);
             rb.text_len = total as u32;
@@ -533,7 +594,7 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
         "custom" | "hookMessage" => {
             let carrier = m.custom_type.as_deref() == Some("openclaw.runtime-context");
             let kind = if carrier { MessageKind::Carrier } else { MessageKind::Extension };
-            (Class::Conversation, Some(content_message(Role::User, kind, "/message", m.content, "/message/content", true)), false)
+            (Class::Conversation, Some(content_message(Role::User, kind, "/message", &m.content, "/message/content", true)), false)
         }
         "branchSummary" => (Class::Conversation, Some(summary_like(MessageKind::BranchSummary, m)), false),
         "compactionSummary" => (Class::Conversation, Some(summary_like(MessageKind::CompactionSummary, m)), false),

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""ctxlint benchmark: speed and memory against baselines, in one run.
+
+Usage:  python3 bench/bench.py [--quick] [--out bench-out] [--bin target/release/ctxlint]
+
+Generates seeded pi sessions with ../shared/bench/gen_session.py (about 30, 100 and
+300 MB; --quick uses 3, 10 and 30 MB), then measures, median of several runs each:
+  - `ctxlint check` on each session, against a Python loop that only calls json.loads
+    on each line, and `jq -c . >/dev/null` where jq is installed;
+  - `ctxlint fence OLD NEW` on two snapshots of the largest session, against
+    `sha256sum NEW` and `cmp OLD NEW`;
+  - `ctxlint check` on a folder of 5,000 small sessions with 1 and 2 threads.
+It checks that `check` found exactly the truth file's findings, prints a table, and
+writes every figure to <out>/bench.json. Peak RSS is per process (os.wait4).
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+GEN = os.path.join(ROOT, "..", "shared", "bench", "gen_session.py")
+
+PYLOOP = r"""
+import json, sys
+with open(sys.argv[1], 'rb') as f:
+    for line in f:
+        try:
+            json.loads(line)
+        except ValueError:
+            pass
+"""
+
+
+def run(cmd, stdout=subprocess.DEVNULL, env=None):
+    """Runs cmd; returns (wall seconds, peak RSS in MB, exit code)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL, env=env)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    return wall, ru.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status)
+
+
+def median_run(cmd, runs, env=None):
+    res = [run(cmd, env=env) for _ in range(runs)]
+    return {
+        "wall_s": statistics.median(r[0] for r in res),
+        "wall_min_s": min(r[0] for r in res),
+        "wall_max_s": max(r[0] for r in res),
+        "rss_mb": max(r[1] for r in res),
+        "exit": res[-1][2],
+    }
+
+
+def gen(turns, out, truth, seed=7):
+    if not os.path.exists(out):
+        subprocess.run([sys.executable, GEN, "--turns", str(turns), "--seed", str(seed), "--out", out, "--truth", truth], check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "ctxlint"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench-out"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+    a = ap.parse_args()
+    if not os.path.exists(GEN):
+        sys.exit(f"bench: {GEN} is missing (the shared folder must sit beside the project)")
+    if not os.path.exists(a.bin):
+        sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
+    os.makedirs(a.out, exist_ok=True)
+    sizes = [(350, 3), (1170, 10), (3500, 30)] if a.quick else [(3500, 30), (11700, 100), (35000, 300)]
+    report = {"check": [], "fence": None, "many": None, "targets": {}}
+    rows = []
+    jq = shutil.which("jq")
+    largest = None
+    for turns, mb in sizes:
+        path = os.path.join(a.out, f"session-{mb}mb.jsonl")
+        truth = path + ".truth.json"
+        gen(turns, path, truth)
+        size_mb = os.path.getsize(path) / 1e6
+        # Correctness: exactly the planted findings (rule and line).
+        out = subprocess.run([a.bin, "check", path, "--output-format", "json"], capture_output=True)
+        got = sorted((f["rule"], f["line"]) for f in json.loads(out.stdout)["findings"])
+        want = sorted((f["rule"], f["line"]) for f in json.load(open(truth))["findings"])
+        exact = got == want
+        ours = median_run([a.bin, "check", path, "--output-format", "json"], a.runs)
+        py = median_run([sys.executable, "-c", PYLOOP, path], a.runs)
+        row = {"size_mb": round(size_mb, 1), "turns": turns, "exact_truth": exact, "findings": len(got), "ctxlint": ours, "python_json_loads": py}
+        if jq:
+            row["jq"] = median_run(["sh", "-c", f"jq -c . '{path}' >/dev/null 2>&1"], a.runs)
+        row["ratio_vs_python"] = ours["wall_s"] / py["wall_s"]
+        row["mb_per_s"] = size_mb / ours["wall_s"]
+        row["rss_pct_of_file"] = 100.0 * ours["rss_mb"] / size_mb
+        report["check"].append(row)
+        rows.append((f"check {size_mb:.0f} MB", ours["wall_s"], f"python {py['wall_s']:.2f}s", row["ratio_vs_python"], row["mb_per_s"], ours["rss_mb"], "exact" if exact else "WRONG"))
+        largest = (path, size_mb)
+    # Linearity: seconds per MB at each size.
+    per_mb = [r["ctxlint"]["wall_s"] / r["size_mb"] for r in report["check"]]
+    report["targets"]["linear"] = max(per_mb) <= 1.5 * min(per_mb)
+    # fence on two snapshots: OLD = the largest session, NEW = OLD + one owned append.
+    path, size_mb = largest
+    new = os.path.join(a.out, "fence-new.jsonl")
+    if not os.path.exists(new) or os.path.getsize(new) <= os.path.getsize(path):
+        shutil.copyfile(path, new)
+        last_id = None
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - 65536))
+            for line in f.read().splitlines():
+                try:
+                    last_id = json.loads(line).get("id", last_id)
+                except ValueError:
+                    pass
+        with open(new, "a") as f:
+            f.write(json.dumps({"type": "label", "id": "bench0001", "parentId": last_id, "timestamp": "2026-01-01T00:00:00.000Z", "targetId": last_id, "label": "bench"}) + "\n")
+    fence_cmd = [a.bin, "fence", path, new, "--output-format", "json"]
+    fr = run(fence_cmd)
+    if fr[2] in (0, 1):
+        fence = median_run(fence_cmd, a.runs)
+        sha = median_run(["sha256sum", new], a.runs)
+        cmpr = median_run(["cmp", path, new], a.runs)
+        gb_s = (os.path.getsize(path) + os.path.getsize(new)) / 2 / 1e9 / fence["wall_s"]
+        report["fence"] = {"ctxlint": fence, "sha256sum": sha, "cmp": cmpr, "gb_per_s": gb_s, "ratio_vs_sha256sum": fence["wall_s"] / sha["wall_s"], "ratio_vs_cmp": fence["wall_s"] / cmpr["wall_s"]}
+        rows.append((f"fence {size_mb:.0f} MB", fence["wall_s"], f"sha256sum {sha['wall_s']:.2f}s cmp {cmpr['wall_s']:.2f}s", fence["wall_s"] / cmpr["wall_s"], gb_s * 1000, fence["rss_mb"], ""))
+    # Many small sessions.
+    many = os.path.join(a.out, "many")
+    n_files = 500 if a.quick else 5000
+    if not os.path.isdir(many) or len(os.listdir(many)) != n_files:
+        shutil.rmtree(many, ignore_errors=True)
+        os.makedirs(many)
+        seedfile = os.path.join(a.out, "small.jsonl")
+        gen(3, seedfile, seedfile + ".truth.json", seed=11)
+        data = open(seedfile, "rb").read()
+        for i in range(n_files):
+            with open(os.path.join(many, f"s{i:05d}.jsonl"), "wb") as f:
+                f.write(data)
+    one = median_run([a.bin, "check", many, "-j", "1", "--output-format", "json"], a.runs)
+    two = median_run([a.bin, "check", many, "-j", "2", "--output-format", "json"], a.runs)
+    speedup = one["wall_s"] / two["wall_s"]
+    report["many"] = {"files": n_files, "threads_1": one, "threads_2": two, "speedup": speedup}
+    rows.append((f"check {n_files} files", two["wall_s"], f"1 thread {one['wall_s']:.2f}s", speedup, 0, two["rss_mb"], "speedup"))
+    big = report["check"][-1]
+    report["targets"].update({
+        "check_2x_faster_than_python": big["ratio_vs_python"] <= 0.5,
+        "check_rss_below_25pct": big["rss_pct_of_file"] < 25,
+        "fence_1gb_per_s": bool(report["fence"]) and report["fence"]["gb_per_s"] >= 1.0,
+        "many_files_speedup_1_7": speedup >= 1.7,
+        "exact_truth": all(r["exact_truth"] for r in report["check"]),
+    })
+    with open(os.path.join(a.out, "bench.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"{'what':<22} {'median s':>9}  {'baseline':<30} {'ratio':>6} {'MB/s':>8} {'peak MB':>8}  note")
+    for what, s, base, ratio, mbs, rss, note in rows:
+        print(f"{what:<22} {s:>9.3f}  {base:<30} {ratio:>6.2f} {mbs:>8.0f} {rss:>8.1f}  {note}")
+    print("seconds per MB at each size: " + ", ".join(f"{x*1000:.2f} ms" for x in per_mb))
+    for k, v in report["targets"].items():
+        print(f"target {k}: {'met' if v else 'NOT met'}")
+    print(f"written: {os.path.join(a.out, 'bench.json')}")
+
+
+if __name__ == "__main__":
+    main()
