@@ -48,6 +48,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
 
 /// Block size of the streaming comparison (bytes). Peak memory of a fence is
 /// about two blocks plus the appended lines being judged.
@@ -271,13 +273,15 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
         app = Some(read_append(&mut new_f, base, sn, &fmt, opts).map_err(|e| Error::io(new, e))?);
     }
     let needles = app.as_ref().map(|a| a.needles()).unwrap_or_default();
-    let mut prefix = PrefixScan::new(if needles.iter().all(|n| is_plain(n)) {
-        &needles
-    } else {
-        &[]
-    });
-    // Search OLD for the quoted ids; when that cannot be relied on, parse all of OLD later.
-    let searched = needles.is_empty() || prefix.ac.is_some();
+    // Search OLD for the quoted ids; when that cannot be relied on (ids a JSON
+    // writer may escape), parse every line of OLD after the pass instead.
+    let scan = needles
+        .iter()
+        .all(|n| is_plain(n))
+        .then(|| PrefixScan::new(&needles))
+        .flatten();
+    let searched = scan.is_some();
+    let mut prefix = scan.unwrap_or_else(PrefixScan::lines_only);
 
     let pass = match (&baseline, old_f.as_mut()) {
         (Baseline::File(p), Some(of)) => {
@@ -607,11 +611,9 @@ struct Known {
 impl Known {
     fn add(&mut self, fmt: &Format, p: &Probe, line: u32) {
         match fmt.id {
-            Some("pi-session") => {
-                if as_str(&p.kind) != Some("session") {
-                    if let Some(id) = as_str(&p.id) {
-                        self.ids.entry(id.to_string()).or_insert(line);
-                    }
+            Some("pi-session") if as_str(&p.kind) != Some("session") => {
+                if let Some(id) = as_str(&p.id) {
+                    self.ids.entry(id.to_string()).or_insert(line);
                 }
             }
             Some("claude-code") => {
@@ -665,11 +667,7 @@ impl OldWindows {
                     continue;
                 }
                 match fmt.id {
-                    Some("pi-session") => {
-                        if !(from_start && i == 0) {
-                            w.has_root = true;
-                        }
-                    }
+                    Some("pi-session") if !(from_start && i == 0) => w.has_root = true,
                     Some("claude-code") => {
                         if let Ok(p) = serde_json::from_slice::<Probe>(line) {
                             if as_str(&p.uuid).is_some() {
@@ -680,16 +678,13 @@ impl OldWindows {
                             }
                         }
                     }
-                    Some("codex-rollout") => {
-                        if w.codex_session.is_none() {
-                            if let Ok(v) = serde_json::from_slice::<Value>(line) {
-                                if v.get("type").and_then(Value::as_str) == Some("session_meta") {
-                                    w.codex_session = v
-                                        .pointer("/payload/id")
-                                        .and_then(Value::as_str)
-                                        .map(str::to_string);
-                                }
-                            }
+                    Some("codex-rollout") if w.codex_session.is_none() => {
+                        let v = serde_json::from_slice::<Value>(line).unwrap_or(Value::Null);
+                        if v.get("type").and_then(Value::as_str) == Some("session_meta") {
+                            w.codex_session = v
+                                .pointer("/payload/id")
+                                .and_then(Value::as_str)
+                                .map(str::to_string);
                         }
                     }
                     _ => {}
@@ -1189,26 +1184,51 @@ enum PassError {
     New(io::Error),
 }
 
+/// How the quoted ids are searched for.
+enum Searcher {
+    /// Nothing to look for.
+    None,
+    /// A few needles: one SIMD substring search each (memchr's `memmem`
+    /// picks the needle's rarest bytes, so sequential hex ids stay fast).
+    Finders(Vec<memchr::memmem::Finder<'static>>),
+    /// Many needles: one Aho–Corasick automaton.
+    Automaton(AhoCorasick),
+}
+
+/// Above this many needles, one automaton beats one search per needle.
+const MAX_FINDERS: usize = 16;
+
 /// Newline counting and id search over the bytes both files share.
 struct PrefixScan {
     /// Newlines seen.
     newlines: u64,
     /// Offset of the start of the current line (after the last newline).
     line_start: u64,
-    ac: Option<AhoCorasick>,
+    searcher: Searcher,
     /// Longest needle − 1: bytes kept from the previous block to find needles that straddle two.
     keep: usize,
     tail: Vec<u8>,
+    /// Match starts within the current block (scratch).
+    hits: Vec<usize>,
     /// Candidate lines: start offset → 1-based line number.
     candidates: BTreeMap<u64, u32>,
 }
 
 impl PrefixScan {
-    fn new(needles: &[Vec<u8>]) -> PrefixScan {
-        let ac = if needles.is_empty() {
-            None
+    /// A scan looking for `needles`; `None` when they cannot be searched for
+    /// (the caller then parses every line of OLD instead).
+    fn new(needles: &[Vec<u8>]) -> Option<PrefixScan> {
+        let searcher = if needles.is_empty() {
+            Searcher::None
+        } else if needles.len() <= MAX_FINDERS {
+            Searcher::Finders(
+                needles
+                    .iter()
+                    .map(|n| memchr::memmem::Finder::new(n).into_owned())
+                    .collect(),
+            )
         } else {
-            AhoCorasick::new(needles).ok()
+            Searcher::Automaton(AhoCorasick::new(needles).ok()?)
         };
         let keep = needles
             .iter()
@@ -1216,13 +1236,41 @@ impl PrefixScan {
             .max()
             .unwrap_or(1)
             .saturating_sub(1);
+        Some(PrefixScan {
+            newlines: 0,
+            line_start: 0,
+            searcher,
+            keep,
+            tail: Vec::new(),
+            hits: Vec::new(),
+            candidates: BTreeMap::new(),
+        })
+    }
+
+    /// A scan that only counts lines.
+    fn lines_only() -> PrefixScan {
         PrefixScan {
             newlines: 0,
             line_start: 0,
-            ac,
-            keep,
+            searcher: Searcher::None,
+            keep: 0,
             tail: Vec::new(),
+            hits: Vec::new(),
             candidates: BTreeMap::new(),
+        }
+    }
+
+    /// Pushes the (start, end) of every needle found in `hay` onto `out`.
+    fn find(searcher: &Searcher, hay: &[u8], out: &mut Vec<(usize, usize)>) {
+        match searcher {
+            Searcher::None => {}
+            Searcher::Finders(fs) => {
+                for f in fs {
+                    let n = f.needle().len();
+                    out.extend(f.find_iter(hay).map(|s| (s, s + n)));
+                }
+            }
+            Searcher::Automaton(ac) => out.extend(ac.find_iter(hay).map(|m| (m.start(), m.end()))),
         }
     }
 
@@ -1231,23 +1279,32 @@ impl PrefixScan {
         if b.is_empty() {
             return;
         }
-        if let Some(ac) = &self.ac {
+        if !matches!(self.searcher, Searcher::None) {
             let ls_prev = self.line_start;
-            let line_prev = to_line(self.newlines + 1);
+            let mut found: Vec<(usize, usize)> = Vec::new();
             if self.keep > 0 && !self.tail.is_empty() {
                 let t = self.tail.len();
                 let mut j = self.tail.clone();
                 j.extend_from_slice(&b[..self.keep.min(b.len())]);
-                if ac.find_iter(&j).any(|m| m.start() < t && m.end() > t) {
-                    self.candidates.entry(ls_prev).or_insert(line_prev);
+                Self::find(&self.searcher, &j, &mut found);
+                if found.iter().any(|&(s, e)| s < t && e > t) {
+                    // Needles hold no newline: the match is on the line that was current.
+                    self.candidates
+                        .entry(ls_prev)
+                        .or_insert(to_line(self.newlines + 1));
                 }
+                found.clear();
             }
+            Self::find(&self.searcher, b, &mut found);
+            self.hits.clear();
+            self.hits.extend(found.iter().map(|&(s, _)| s));
+            self.hits.sort_unstable();
             let mut cursor = 0usize;
             let mut nl = self.newlines;
-            for m in ac.find_iter(b) {
-                nl += memchr::memchr_iter(b'\n', &b[cursor..m.start()]).count() as u64;
-                cursor = m.start();
-                let ls = memchr::memrchr(b'\n', &b[..m.start()])
+            for &s in &self.hits {
+                nl += memchr::memchr_iter(b'\n', &b[cursor..s]).count() as u64;
+                cursor = s;
+                let ls = memchr::memrchr(b'\n', &b[..s])
                     .map(|i| pos + i as u64 + 1)
                     .unwrap_or(ls_prev);
                 self.candidates.entry(ls).or_insert(to_line(nl + 1));
@@ -1290,15 +1347,6 @@ fn fill(f: &mut File, buf: &mut [u8], remaining: &mut u64) -> io::Result<usize> 
     Ok(n)
 }
 
-/// Hashes the rest of `f` into `h`.
-fn drain(f: &mut File, buf: &mut [u8], remaining: &mut u64, h: &mut Sha256) -> io::Result<()> {
-    while *remaining > 0 {
-        let n = fill(f, buf, remaining)?;
-        h.update(&buf[..n]);
-    }
-    Ok(())
-}
-
 /// Index of the first differing byte of two equal-length slices (`a.len()` when equal).
 fn first_diff(a: &[u8], b: &[u8]) -> usize {
     if a == b {
@@ -1316,8 +1364,129 @@ fn first_diff(a: &[u8], b: &[u8]) -> usize {
         .unwrap_or(a.len() - i)
 }
 
-fn digest(h: Sha256) -> [u8; 32] {
-    h.finalize().into()
+/// Which file hashed bytes belong to.
+#[derive(Debug, Clone, Copy)]
+enum Side {
+    /// Bytes both files share (before they part ways).
+    Both,
+    Old,
+    New,
+}
+
+enum HashMsg {
+    /// `buf[..len]` belongs to `side`.
+    Bytes(Side, Vec<u8>, usize),
+    /// The files part ways here: OLD's and NEW's hashes continue from the shared state.
+    Fork,
+}
+
+/// SHA-256 of (OLD, or NEW's first N bytes for a fingerprint; NEW).
+type Digests = ([u8; 32], [u8; 32]);
+
+/// Buffers in flight: the reader holds two, the hashing thread queues the rest.
+const POOL: usize = 8;
+
+/// The block buffers of a pass, and the thread that hashes them.
+///
+/// With hashing on, SHA-256 runs on a second thread while the calling thread
+/// reads and compares: blocks travel to it through a bounded channel and come
+/// back through the pool, so memory stays at [`POOL`] blocks.
+struct Blocks {
+    pool_tx: SyncSender<Vec<u8>>,
+    pool_rx: Receiver<Vec<u8>>,
+    hasher: Option<(SyncSender<HashMsg>, JoinHandle<Digests>)>,
+}
+
+impl Blocks {
+    fn new(hash: bool, block: usize) -> Blocks {
+        let (pool_tx, pool_rx) = sync_channel(POOL);
+        for _ in 0..POOL {
+            let _ = pool_tx.try_send(vec![0u8; block]);
+        }
+        let hasher = hash.then(|| {
+            let (tx, rx) = sync_channel::<HashMsg>(POOL);
+            let back = pool_tx.clone();
+            let handle = std::thread::spawn(move || {
+                let mut common = Sha256::new();
+                let mut split: Option<(Sha256, Sha256)> = None;
+                for m in rx {
+                    match m {
+                        HashMsg::Fork => split = Some((common.clone(), common.clone())),
+                        HashMsg::Bytes(side, buf, len) => {
+                            let bytes = &buf[..len.min(buf.len())];
+                            match (side, &mut split) {
+                                (Side::Both, _) | (_, None) => common.update(bytes),
+                                (Side::Old, Some((o, _))) => o.update(bytes),
+                                (Side::New, Some((_, n))) => n.update(bytes),
+                            }
+                            let _ = back.try_send(buf);
+                        }
+                    }
+                }
+                match split {
+                    Some((o, n)) => (o.finalize().into(), n.finalize().into()),
+                    None => {
+                        let d: [u8; 32] = common.finalize().into();
+                        (d, d)
+                    }
+                }
+            });
+            (tx, handle)
+        });
+        Blocks {
+            pool_tx,
+            pool_rx,
+            hasher,
+        }
+    }
+
+    /// A free block (allocates one if the pool is gone, which cannot happen while `self` lives).
+    fn get(&self) -> Vec<u8> {
+        self.pool_rx.recv().unwrap_or_else(|_| vec![0u8; BLOCK])
+    }
+
+    /// Returns a block to the pool.
+    fn give(&self, b: Vec<u8>) {
+        let _ = self.pool_tx.try_send(b);
+    }
+
+    /// Hashes `b[..len]` as `side` (when hashing), then recycles `b`.
+    fn hash(&self, side: Side, b: Vec<u8>, len: usize) {
+        match &self.hasher {
+            Some((tx, _)) => {
+                let _ = tx.send(HashMsg::Bytes(side, b, len));
+            }
+            None => self.give(b),
+        }
+    }
+
+    fn fork(&self) {
+        if let Some((tx, _)) = &self.hasher {
+            let _ = tx.send(HashMsg::Fork);
+        }
+    }
+
+    /// Reads the rest of `f` and hashes it as `side`.
+    fn drain(&self, f: &mut File, side: Side, remaining: &mut u64) -> io::Result<()> {
+        while *remaining > 0 {
+            let mut b = self.get();
+            let n = fill(f, &mut b, remaining)?;
+            self.hash(side, b, n);
+        }
+        Ok(())
+    }
+
+    /// Waits for the hashes: (OLD or the shared prefix, NEW); `None` without hashing.
+    fn finish(self) -> io::Result<Option<Digests>> {
+        let Some((tx, handle)) = self.hasher else {
+            return Ok(None);
+        };
+        drop(tx);
+        handle
+            .join()
+            .map(Some)
+            .map_err(|_| io::Error::other("the hashing thread failed"))
+    }
 }
 
 /// The two-file pass: compares OLD (`so` bytes) with NEW (`sn` bytes).
@@ -1331,15 +1500,9 @@ fn pass_files(
 ) -> std::result::Result<Pass, PassError> {
     old.seek(SeekFrom::Start(0)).map_err(PassError::Old)?;
     new.seek(SeekFrom::Start(0)).map_err(PassError::New)?;
-    let mut bo = vec![0u8; BLOCK.min(usize::try_from(so).unwrap_or(BLOCK).max(1))];
-    let mut bn = vec![0u8; BLOCK.min(usize::try_from(sn).unwrap_or(BLOCK).max(1))];
-    if bo.len() != bn.len() {
-        let n = bo.len().max(bn.len());
-        bo.resize(n, 0);
-        bn.resize(n, 0);
-    }
+    let block = BLOCK.min(usize::try_from(so.max(sn)).unwrap_or(BLOCK).max(1));
+    let blocks = Blocks::new(hashes, block);
     let (mut ro, mut rn) = (so, sn);
-    let mut h = hashes.then(Sha256::new);
     let mut pos = 0u64;
     let mut pass = Pass {
         outcome: Outcome::Identical,
@@ -1349,66 +1512,55 @@ fn pass_files(
         new_sha: None,
     };
     loop {
+        let (mut bo, mut bn) = (blocks.get(), blocks.get());
         let a = fill(old, &mut bo, &mut ro).map_err(PassError::Old)?;
         let b = fill(new, &mut bn, &mut rn).map_err(PassError::New)?;
         let m = a.min(b);
         let i = first_diff(&bo[..m], &bn[..m]);
         scan.feed(pos, &bn[..i]);
-        if let Some(h) = &mut h {
-            h.update(&bn[..i]);
-        }
         if i > 0 {
             pass.last_byte = Some(bn[i - 1]);
         }
         pos += i as u64;
-        if i < m {
-            pass.outcome = Outcome::Diverge(pos);
-            if let Some(hc) = h {
-                let mut ho = hc.clone();
-                ho.update(&bo[i..a]);
-                drain(old, &mut bo, &mut ro, &mut ho).map_err(PassError::Old)?;
-                let mut hn = hc;
-                hn.update(&bn[i..b]);
-                drain(new, &mut bn, &mut rn, &mut hn).map_err(PassError::New)?;
-                pass.old_sha = Some(digest(ho));
-                pass.new_sha = Some(digest(hn));
-            }
-            return Ok(pass);
-        }
-        if a == b {
+        if i == m && a == b {
+            blocks.give(bo);
+            blocks.hash(Side::Both, bn, i);
             if a == 0 {
-                pass.outcome = Outcome::Identical;
-                if let Some(hc) = h {
-                    let d = digest(hc);
-                    pass.old_sha = Some(d);
-                    pass.new_sha = Some(d);
-                }
-                return Ok(pass);
+                break;
             }
             continue;
         }
-        if a < b {
-            // OLD ended: NEW starts with OLD and is longer.
-            pass.outcome = Outcome::Append;
+        // The files part ways in this block.
+        pass.outcome = if i < m {
+            Outcome::Diverge(pos)
+        } else if a < b {
             pass.prefix_last_byte = pass.last_byte;
-            if let Some(mut hc) = h {
-                pass.old_sha = Some(digest(hc.clone()));
-                hc.update(&bn[a..b]);
-                drain(new, &mut bn, &mut rn, &mut hc).map_err(PassError::New)?;
-                pass.new_sha = Some(digest(hc));
-            }
+            Outcome::Append
         } else {
-            // NEW ended: a proper prefix of OLD.
-            pass.outcome = Outcome::Truncate;
-            if let Some(mut hc) = h {
-                pass.new_sha = Some(digest(hc.clone()));
-                hc.update(&bo[b..a]);
-                drain(old, &mut bo, &mut ro, &mut hc).map_err(PassError::Old)?;
-                pass.old_sha = Some(digest(hc));
-            }
+            Outcome::Truncate
+        };
+        if hashes {
+            let (old_rest, new_rest) = (bo[i..a].to_vec(), bn[i..b].to_vec());
+            blocks.give(bo);
+            blocks.hash(Side::Both, bn, i);
+            blocks.fork();
+            let (lo, ln) = (old_rest.len(), new_rest.len());
+            blocks.hash(Side::Old, old_rest, lo);
+            blocks
+                .drain(old, Side::Old, &mut ro)
+                .map_err(PassError::Old)?;
+            blocks.hash(Side::New, new_rest, ln);
+            blocks
+                .drain(new, Side::New, &mut rn)
+                .map_err(PassError::New)?;
         }
-        return Ok(pass);
+        break;
     }
+    if let Some((o, n)) = blocks.finish().map_err(PassError::New)? {
+        pass.old_sha = Some(o);
+        pass.new_sha = Some(n);
+    }
+    Ok(pass)
 }
 
 /// The fingerprint pass: NEW's first `size` bytes stand for OLD.
@@ -1421,11 +1573,13 @@ fn pass_fingerprint(
     scan: &mut PrefixScan,
 ) -> io::Result<Pass> {
     new.seek(SeekFrom::Start(0))?;
-    let mut buf = vec![0u8; BLOCK.min(usize::try_from(sn).unwrap_or(BLOCK).max(1))];
+    let blocks = Blocks::new(
+        hashes || sha.is_some(),
+        BLOCK.min(usize::try_from(sn).unwrap_or(BLOCK).max(1)),
+    );
     let mut rem = sn;
-    let mut h = (hashes || sha.is_some()).then(Sha256::new);
-    let mut prefix_sha: Option<[u8; 32]> = None;
     let mut pos = 0u64;
+    let mut forked = false;
     let mut pass = Pass {
         outcome: Outcome::Identical,
         last_byte: None,
@@ -1433,12 +1587,13 @@ fn pass_fingerprint(
         old_sha: None,
         new_sha: None,
     };
-    while rem > 0 {
-        if pos >= size && !hashes {
-            break;
-        }
-        let n = fill(new, &mut buf, &mut rem)?;
-        let b = &buf[..n];
+    if size == 0 {
+        blocks.fork();
+        forked = true;
+    }
+    while rem > 0 && (pos < size || hashes) {
+        let mut b = blocks.get();
+        let n = fill(new, &mut b, &mut rem)?;
         let in_prefix = usize::try_from(size.saturating_sub(pos))
             .unwrap_or(usize::MAX)
             .min(n);
@@ -1446,22 +1601,25 @@ fn pass_fingerprint(
             scan.feed(pos, &b[..in_prefix]);
             pass.last_byte = Some(b[in_prefix - 1]);
         }
-        if let Some(h) = &mut h {
-            h.update(&b[..in_prefix]);
-            if pos + in_prefix as u64 == size && prefix_sha.is_none() {
-                prefix_sha = Some(digest(h.clone()));
-            }
-            h.update(&b[in_prefix..]);
+        if forked || in_prefix == n && pos + (n as u64) < size {
+            blocks.hash(if forked { Side::New } else { Side::Both }, b, n);
+        } else {
+            // The fingerprint's end is in this block.
+            let rest = b[in_prefix..n].to_vec();
+            blocks.hash(Side::Both, b, in_prefix);
+            blocks.fork();
+            forked = true;
+            let l = rest.len();
+            blocks.hash(Side::New, rest, l);
         }
         pos += n as u64;
     }
-    if size == 0 {
-        prefix_sha = Some(digest(Sha256::new()));
-    }
+    let digests = blocks.finish()?;
     if hashes {
-        pass.new_sha = h.map(digest);
+        pass.new_sha = digests.map(|d| d.1);
     }
     pass.prefix_last_byte = pass.last_byte;
+    let prefix_sha = digests.filter(|_| forked).map(|d| d.0);
     pass.outcome = if sn < size {
         Outcome::Truncate
     } else if sha.is_some_and(|s| prefix_sha.as_ref() != Some(s)) {
@@ -1924,7 +2082,7 @@ mod tests {
     #[test]
     fn needles_straddling_blocks_are_found() {
         // An id split across two feeds is still found, with the right line.
-        let mut s = PrefixScan::new(&[b"\"abcdef\"".to_vec()]);
+        let mut s = PrefixScan::new(&[b"\"abcdef\"".to_vec()]).unwrap();
         let text = b"x\n{\"id\":\"abcdef\"}\n";
         s.feed(0, &text[..10]);
         s.feed(10, &text[10..]);
