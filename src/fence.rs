@@ -48,7 +48,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 /// Block size of the streaming comparison (bytes). Peak memory of a fence is
@@ -1440,9 +1440,21 @@ impl Blocks {
         }
     }
 
-    /// A free block (allocates one if the pool is gone, which cannot happen while `self` lives).
+    /// A free block. Should the hashing thread have died with blocks in
+    /// flight, a fresh one is allocated rather than waiting forever (the
+    /// failure is then reported by [`Blocks::finish`]).
     fn get(&self) -> Vec<u8> {
-        self.pool_rx.recv().unwrap_or_else(|_| vec![0u8; BLOCK])
+        loop {
+            match self
+                .pool_rx
+                .recv_timeout(std::time::Duration::from_millis(200))
+            {
+                Ok(b) => return b,
+                Err(RecvTimeoutError::Timeout)
+                    if self.hasher.as_ref().is_some_and(|(_, h)| !h.is_finished()) => {}
+                Err(_) => return vec![0u8; BLOCK],
+            }
+        }
     }
 
     /// Returns a block to the pool.

@@ -4,7 +4,8 @@
 //! - changing any single byte of OLD after line 1 gives `rewrite` at exactly
 //!   that byte and its line; in line 1 (the pi header), `replaced`;
 //! - any truncation gives `truncate` at NEW's last line;
-//! - appending a user message gives `append-foreign` at that line.
+//! - appending a user message gives `append-foreign` at that line;
+//! - the fingerprint form agrees (owned appends), or reports line 1 (changes).
 
 use ctxlint::fence::{Baseline, FenceOptions, Verdict, fence};
 use proptest::prelude::*;
@@ -72,6 +73,19 @@ fn judge(old: &[u8], new: &[u8]) -> ctxlint::fence::FenceReport {
     .unwrap()
 }
 
+/// The fingerprint form: NEW against OLD's size and SHA-256.
+fn judge_fingerprint(old: &[u8], new: &[u8]) -> ctxlint::fence::FenceReport {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let n = dir.path().join("new.jsonl");
+    std::fs::write(&n, new).unwrap();
+    let baseline = Baseline::Fingerprint {
+        size: old.len() as u64,
+        sha256: Some(Sha256::digest(old).into()),
+    };
+    fence(&baseline, &n.to_string_lossy(), &FenceOptions::default()).unwrap()
+}
+
 fn texts() -> impl Strategy<Value = Vec<String>> {
     prop::collection::vec("[ -~\u{e9}\u{4e2d}\n\"\\\\]{0,40}", 1..12)
 }
@@ -98,6 +112,9 @@ proptest! {
         prop_assert!(r.findings.is_empty());
         prop_assert_eq!(r.appended.len(), kinds.len());
         prop_assert_eq!(r.appended[0].line, t.len() as u32 + 2);
+        let f = judge_fingerprint(old.as_bytes(), new.as_bytes());
+        prop_assert_eq!(f.verdict, Verdict::AppendOwned);
+        prop_assert_eq!(f.appended.len(), kinds.len());
     }
 
     #[test]
@@ -120,6 +137,12 @@ proptest! {
         prop_assert_eq!(r.findings[0].rule.name(), "not-append-only");
         prop_assert_eq!(r.findings[0].line, Some(line));
         prop_assert_eq!(r.findings[0].byte_offset, Some(i as u64));
+        // Against a fingerprint the change cannot be located: line 1, no offset.
+        let f = judge_fingerprint(&old, &new);
+        prop_assert_eq!(f.verdict, Verdict::Rewrite);
+        prop_assert_eq!(f.findings.len(), 1);
+        prop_assert_eq!(f.findings[0].line, Some(1));
+        prop_assert_eq!(f.findings[0].byte_offset, None);
     }
 
     #[test]
