@@ -710,7 +710,7 @@ struct AppLine {
     role: Option<String>,
     id: Option<String>,
     parent: Option<String>,
-    /// Has an id and no parent.
+    /// Has an id and no parent (pi: `parentId` null or absent; Claude Code: `parentUuid: null`).
     root: bool,
     /// A root by design (Claude Code `compact_boundary`, sidechain start).
     root_exempt: bool,
@@ -944,7 +944,10 @@ fn judge_fields(
                 Some(Value::String(u)) if !u.is_empty() => {
                     l.id = Some(u.clone());
                     match m.get("parentUuid") {
-                        None | Some(Value::Null) => l.root = true,
+                        // Claude Code always writes `parentUuid`; a record without the
+                        // key (hand-made or converted transcripts) is not judged a root.
+                        None => {}
+                        Some(Value::Null) => l.root = true,
                         Some(Value::String(p)) => l.parent = Some(p.clone()),
                         Some(_) => return Err("`parentUuid` is neither a string nor null".into()),
                     }
@@ -1400,7 +1403,8 @@ struct Blocks {
 impl Blocks {
     fn new(hash: bool, block: usize) -> Blocks {
         let (pool_tx, pool_rx) = sync_channel(POOL);
-        for _ in 0..POOL {
+        // Without hashing the reader only ever holds two blocks.
+        for _ in 0..if hash { POOL } else { 2 } {
             let _ = pool_tx.try_send(vec![0u8; block]);
         }
         let hasher = hash.then(|| {
@@ -2057,6 +2061,12 @@ mod tests {
         let cb = r#"{"type":"system","subtype":"compact_boundary","uuid":"u3","parentUuid":null,"sessionId":"S"}"#.to_string() + "\n";
         assert_eq!(
             run(&old, &(old.clone() + &cb)).verdict,
+            Verdict::AppendOwned
+        );
+        // A record without `parentUuid` at all is not taken for a second root.
+        let bare = r#"{"type":"user","uuid":"u3","sessionId":"S"}"#.to_string() + "\n";
+        assert_eq!(
+            run(&old, &(old.clone() + &bare)).verdict,
             Verdict::AppendOwned
         );
         // Line 1 is not a header: a change there is a rewrite.
