@@ -2102,6 +2102,112 @@ mod tests {
     }
 
     #[test]
+    fn files_larger_than_a_block() {
+        // ~2.5 MiB of entries; the id `straddle` sits across the first block boundary.
+        let mut old = pi(&[]);
+        let mut prev = "f0000000".to_string();
+        old += &msg(&prev, None, "user");
+        old.push('\n');
+        let mut n = 1;
+        let filler = "x".repeat(900);
+        let mut push = |old: &mut String, id: &str, prev: &mut String| {
+            *old += &msg(id, Some(prev), "assistant").replace("\"hi\"", &format!("\"{filler}\""));
+            old.push('\n');
+            *prev = id.to_string();
+        };
+        while old.len() < BLOCK - 4000 {
+            push(&mut old, &format!("f{n:07}"), &mut prev);
+            n += 1;
+        }
+        // A padding line so that the next line's id starts 3 bytes before the boundary.
+        let next_head = r#"{"type":"message","id":""#.len();
+        let pad_base =
+            format!(r#"{{"type":"custom","id":"pad00000","parentId":"{prev}","data":""}}"#).len()
+                + 1;
+        let pad = BLOCK - 3 - next_head - old.len() - pad_base;
+        old += &format!(
+            r#"{{"type":"custom","id":"pad00000","parentId":"{prev}","data":"{}"}}"#,
+            "p".repeat(pad)
+        );
+        old.push('\n');
+        let straddle_line = old.matches('\n').count() as u32 + 1;
+        push(&mut old, "straddle", &mut "pad00000".to_string());
+        assert_eq!(&old[BLOCK - 3..BLOCK + 5], "straddle");
+        prev = "straddle".into();
+        while old.len() < 5 * BLOCK / 2 {
+            push(&mut old, &format!("g{n:07}"), &mut prev);
+            n += 1;
+        }
+        let lines = old.matches('\n').count() as u32;
+
+        let owned = old.clone() + &msg("new00001", Some("straddle"), "assistant") + "\n";
+        let r = run(&old, &owned);
+        assert_eq!(r.verdict, Verdict::AppendOwned, "{:?}", r.findings);
+        assert_eq!(r.appended[0].line, lines + 1);
+        let h = |b: &str| hex(&Sha256::digest(b.as_bytes()));
+        assert_eq!(r.old.sha256.as_deref(), Some(h(&old).as_str()));
+        assert_eq!(r.new.sha256.as_deref(), Some(h(&owned).as_str()));
+
+        let reused = old.clone() + &msg("straddle", Some("g0000999"), "assistant") + "\n";
+        let r = run(&old, &reused);
+        assert_eq!(rules(&r), vec![("broken-parent-chain", Some(lines + 1))]);
+        assert!(
+            r.findings[0]
+                .message
+                .contains(&format!("line {straddle_line}")),
+            "{}",
+            r.findings[0].message
+        );
+
+        let at = 2 * BLOCK + 5;
+        let mut changed = old.clone().into_bytes();
+        changed[at] ^= 1;
+        let changed = String::from_utf8(changed).unwrap();
+        let r = run(&old, &changed);
+        let line = old[..at].matches('\n').count() as u32 + 1;
+        assert_eq!(
+            r.first_difference,
+            Some(Difference {
+                byte_offset: at as u64,
+                line
+            })
+        );
+        assert_eq!(rules(&r), vec![("not-append-only", Some(line))]);
+        assert_eq!(r.old.sha256.as_deref(), Some(h(&old).as_str()));
+        assert_eq!(r.new.sha256.as_deref(), Some(h(&changed).as_str()));
+
+        let cut = 3 * BLOCK / 2;
+        let r = run(&old, &old[..cut]);
+        assert_eq!(
+            rules(&r),
+            vec![(
+                "not-append-only",
+                Some(old[..cut].matches('\n').count() as u32 + 1)
+            )]
+        );
+        assert_eq!(r.new.sha256.as_deref(), Some(h(&old[..cut]).as_str()));
+
+        let d = tempfile::tempdir().unwrap();
+        let nf = file(&d, "n", owned.as_bytes());
+        let sha: [u8; 32] = Sha256::digest(old.as_bytes()).into();
+        let opts = FenceOptions {
+            hashes: true,
+            ..Default::default()
+        };
+        let r = fence(
+            &Baseline::Fingerprint {
+                size: old.len() as u64,
+                sha256: Some(sha),
+            },
+            &nf,
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(r.verdict, Verdict::AppendOwned);
+        assert_eq!(r.new.sha256.as_deref(), Some(h(&owned).as_str()));
+    }
+
+    #[test]
     fn needles_straddling_blocks_are_found() {
         // An id split across two feeds is still found, with the right line.
         let mut s = PrefixScan::new(&[b"\"abcdef\"".to_vec()]).unwrap();

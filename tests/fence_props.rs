@@ -180,4 +180,37 @@ proptest! {
         prop_assert_eq!(r.findings[0].rule.name(), "foreign-append");
         prop_assert_eq!(r.findings[0].line, Some(t.len() as u32 + 2 + before.len() as u32));
     }
+
+    #[test]
+    fn arbitrary_bytes_get_the_byte_level_verdict(
+        old in prop::collection::vec(prop::sample::select(b"{}[]\":,ab01 \n\r\x00\xff".to_vec()), 0..200),
+        new in prop::collection::vec(prop::sample::select(b"{}[]\":,ab01 \n\r\x00\xff".to_vec()), 0..200),
+        extend in any::<bool>(),
+    ) {
+        // NEW is either unrelated bytes or OLD plus them: fence never panics, and the
+        // byte-level class of its verdict follows from the bytes alone.
+        let new = if extend { [old.clone(), new].concat() } else { new };
+        let dir = tempfile::tempdir().unwrap();
+        let (o, n) = (dir.path().join("old"), dir.path().join("new"));
+        std::fs::write(&o, &old).unwrap();
+        std::fs::write(&n, &new).unwrap();
+        let r = fence(&Baseline::File(o.to_string_lossy().into_owned()), &n.to_string_lossy(), &FenceOptions { owned: None, hashes: true });
+        let appends = new.len() > old.len() && new.starts_with(&old);
+        match r {
+            Err(e) => prop_assert!(appends, "error {} for a non-append", e),
+            Ok(r) => {
+                let want: &[Verdict] = if new == old {
+                    &[Verdict::Identical]
+                } else if old.starts_with(&new) {
+                    &[Verdict::Truncate]
+                } else if appends {
+                    &[Verdict::AppendMalformed, Verdict::AppendForeign, Verdict::AppendOwned]
+                } else {
+                    &[Verdict::Replaced, Verdict::Rewrite]
+                };
+                prop_assert!(want.contains(&r.verdict), "{:?} not in {:?}", r.verdict, want);
+                prop_assert_eq!(r.verdict.is_clean(), r.findings.is_empty());
+            }
+        }
+    }
 }
