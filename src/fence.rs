@@ -2110,7 +2110,7 @@ mod tests {
         old.push('\n');
         let mut n = 1;
         let filler = "x".repeat(900);
-        let mut push = |old: &mut String, id: &str, prev: &mut String| {
+        let push = |old: &mut String, id: &str, prev: &mut String| {
             *old += &msg(id, Some(prev), "assistant").replace("\"hi\"", &format!("\"{filler}\""));
             old.push('\n');
             *prev = id.to_string();
