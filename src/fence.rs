@@ -12,9 +12,10 @@
 //!    [`BLOCK`]-byte blocks and compares them with `memcmp`; neither file is
 //!    held in memory. The same pass counts newlines (for line numbers),
 //!    computes SHA-256 hashes only when asked for ([`FenceOptions::hashes`], or
-//!    the fingerprint form), and searches OLD's bytes for the ids an append
-//!    mentions (Aho–Corasick over quoted ids; candidate lines are parsed
-//!    afterwards to confirm).
+//!    the fingerprint form; on a second thread), and searches OLD's bytes for
+//!    the ids an append mentions (`memmem` over each quoted id, or, for a long
+//!    append, a set lookup of every `"id"`/`"uuid"`/`"sessionId"` value);
+//!    only the candidate lines are parsed afterwards, to confirm.
 //! 2. **Entries.** When NEW starts with OLD, the appended bytes (usually
 //!    small) are parsed line by line before that pass, so that the pass knows
 //!    which ids to look for. Each appended line must be one JSON object
@@ -40,7 +41,6 @@ use crate::formats::jsonl::describe_json_error;
 use crate::model::FormatId;
 use crate::rules::RuleId;
 use crate::source::{LineReader, MAX_LINE, open_regular};
-use aho_corasick::AhoCorasick;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -278,8 +278,7 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
     let scan = needles
         .iter()
         .all(|n| is_plain(n))
-        .then(|| PrefixScan::new(&needles))
-        .flatten();
+        .then(|| PrefixScan::new(&needles));
     let searched = scan.is_some();
     let mut prefix = scan.unwrap_or_else(PrefixScan::lines_only);
 
@@ -1194,12 +1193,54 @@ enum Searcher {
     /// A few needles: one SIMD substring search each (memchr's `memmem`
     /// picks the needle's rarest bytes, so sequential hex ids stay fast).
     Finders(Vec<memchr::memmem::Finder<'static>>),
-    /// Many needles: one Aho–Corasick automaton.
-    Automaton(AhoCorasick),
+    /// Many needles (a long append): every value of an id key (`"id"`,
+    /// `"uuid"`, `"sessionId"`) is looked up in a set instead.
+    Keys {
+        /// Finders for the quoted keys.
+        keys: Vec<memchr::memmem::Finder<'static>>,
+        /// The needles without their quotes.
+        values: HashSet<Vec<u8>>,
+        /// Longest value.
+        longest: usize,
+    },
 }
 
-/// Above this many needles, one automaton beats one search per needle.
+/// Above this many needles, looking up every id value beats one search per needle.
 const MAX_FINDERS: usize = 16;
+/// The keys whose values the [`Searcher::Keys`] search looks up.
+const ID_KEYS: [&[u8]; 3] = [b"\"id\"", b"\"uuid\"", b"\"sessionId\""];
+/// Whitespace allowed around the `:` after a key by the [`Searcher::Keys`] search
+/// (more is not found across a block boundary).
+const KEY_SLACK: usize = 32;
+
+/// With the `Keys` search: the end of the value that follows the key at
+/// `hay[at..]`, when it is one of `values`.
+fn key_value_end(
+    hay: &[u8],
+    at: usize,
+    values: &HashSet<Vec<u8>>,
+    longest: usize,
+) -> Option<usize> {
+    let ws = |b: &u8| matches!(b, b' ' | b'\t');
+    let mut j = at;
+    while hay.get(j).is_some_and(ws) {
+        j += 1;
+    }
+    if hay.get(j) != Some(&b':') {
+        return None;
+    }
+    j += 1;
+    while hay.get(j).is_some_and(ws) {
+        j += 1;
+    }
+    if hay.get(j) != Some(&b'"') {
+        return None;
+    }
+    let v = j + 1;
+    let window = &hay[v.min(hay.len())..(v + longest + 1).min(hay.len())];
+    let end = v + memchr::memchr(b'"', window)?;
+    values.contains(&hay[v..end]).then_some(end + 1)
+}
 
 /// Newline counting and id search over the bytes both files share.
 struct PrefixScan {
@@ -1218,9 +1259,8 @@ struct PrefixScan {
 }
 
 impl PrefixScan {
-    /// A scan looking for `needles`; `None` when they cannot be searched for
-    /// (the caller then parses every line of OLD instead).
-    fn new(needles: &[Vec<u8>]) -> Option<PrefixScan> {
+    /// A scan looking for `needles` (quoted, plain ids: see [`is_plain`]).
+    fn new(needles: &[Vec<u8>]) -> PrefixScan {
         let searcher = if needles.is_empty() {
             Searcher::None
         } else if needles.len() <= MAX_FINDERS {
@@ -1231,15 +1271,27 @@ impl PrefixScan {
                     .collect(),
             )
         } else {
-            Searcher::Automaton(AhoCorasick::new(needles).ok()?)
+            let values: HashSet<Vec<u8>> =
+                needles.iter().map(|n| n[1..n.len() - 1].to_vec()).collect();
+            let longest = values.iter().map(Vec::len).max().unwrap_or(0);
+            let keys = ID_KEYS
+                .iter()
+                .map(|k| memchr::memmem::Finder::new(k).into_owned())
+                .collect();
+            Searcher::Keys {
+                keys,
+                values,
+                longest,
+            }
         };
-        let keep = needles
-            .iter()
-            .map(Vec::len)
-            .max()
-            .unwrap_or(1)
-            .saturating_sub(1);
-        Some(PrefixScan {
+        let longest = needles.iter().map(Vec::len).max().unwrap_or(1);
+        let keep = match searcher {
+            Searcher::Keys { .. } => {
+                ID_KEYS.iter().map(|k| k.len()).max().unwrap_or(0) + 2 * KEY_SLACK + longest
+            }
+            _ => longest.saturating_sub(1),
+        };
+        PrefixScan {
             newlines: 0,
             line_start: 0,
             searcher,
@@ -1247,7 +1299,7 @@ impl PrefixScan {
             tail: Vec::new(),
             hits: Vec::new(),
             candidates: BTreeMap::new(),
-        })
+        }
     }
 
     /// A scan that only counts lines.
@@ -1273,7 +1325,18 @@ impl PrefixScan {
                     out.extend(f.find_iter(hay).map(|s| (s, s + n)));
                 }
             }
-            Searcher::Automaton(ac) => out.extend(ac.find_iter(hay).map(|m| (m.start(), m.end()))),
+            Searcher::Keys {
+                keys,
+                values,
+                longest,
+            } => {
+                for f in keys {
+                    let n = f.needle().len();
+                    out.extend(f.find_iter(hay).filter_map(|s| {
+                        key_value_end(hay, s + n, values, *longest).map(|e| (s, e))
+                    }));
+                }
+            }
         }
     }
 
@@ -2210,11 +2273,72 @@ mod tests {
     #[test]
     fn needles_straddling_blocks_are_found() {
         // An id split across two feeds is still found, with the right line.
-        let mut s = PrefixScan::new(&[b"\"abcdef\"".to_vec()]).unwrap();
+        let mut s = PrefixScan::new(&[b"\"abcdef\"".to_vec()]);
         let text = b"x\n{\"id\":\"abcdef\"}\n";
         s.feed(0, &text[..10]);
         s.feed(10, &text[10..]);
         assert_eq!(s.candidates.into_iter().collect::<Vec<_>>(), vec![(2, 2)]);
+    }
+
+    #[test]
+    fn long_appends_resolve_ids_by_key() {
+        let old_entries: Vec<String> = (0..30)
+            .map(|i| {
+                let parent = (i > 0).then(|| format!("o{:03}", i - 1));
+                msg(&format!("o{i:03}"), parent.as_deref(), "user")
+            })
+            .collect();
+        let old = pi(&old_entries.iter().map(String::as_str).collect::<Vec<_>>());
+        let mut new = old.clone();
+        for i in 0..20 {
+            let parent = if i == 0 {
+                "o017".to_string()
+            } else {
+                format!("a{:03}", i - 1)
+            };
+            new += &msg(&format!("a{i:03}"), Some(&parent), "assistant");
+            new.push('\n');
+        }
+        assert_eq!(run(&old, &new).verdict, Verdict::AppendOwned);
+        let bad = new.clone() + &msg("o004", Some("a019"), "assistant") + "\n";
+        let r = run(&old, &bad);
+        assert_eq!(rules(&r), vec![("broken-parent-chain", Some(52))]);
+        assert!(
+            r.findings[0].message.contains("of line 6"),
+            "{}",
+            r.findings[0].message
+        );
+        let bad = new + &msg("b000", Some("nowhere"), "assistant") + "\n";
+        assert!(
+            run(&old, &bad).findings[0]
+                .message
+                .contains("names no entry")
+        );
+    }
+
+    #[test]
+    fn many_needles_are_looked_up_by_key() {
+        let needles: Vec<Vec<u8>> = (0..20)
+            .map(|i| format!("\"n{i:02}\"").into_bytes())
+            .collect();
+        let mut s = PrefixScan::new(&needles);
+        assert!(matches!(s.searcher, Searcher::Keys { .. }));
+        let text = b"{\"parentId\":\"n05\",\"t\":\"n06\"}\n{\"x\":1,\"id\" : \"n07\"}\n{\"uuid\":\"n03\",\"sessionId\":\"zz\"}\n";
+        // Split inside the second line's id value, across two feeds.
+        let cut = text.windows(3).position(|w| w == b"n07").unwrap() + 1;
+        s.feed(0, &text[..cut]);
+        s.feed(cut as u64, &text[cut..]);
+        let second = text.iter().position(|&b| b == b'\n').unwrap() as u64 + 1;
+        let third = second
+            + text[second as usize..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .unwrap() as u64
+            + 1;
+        assert_eq!(
+            s.candidates.into_iter().collect::<Vec<_>>(),
+            vec![(second, 2), (third, 3)]
+        );
     }
 
     #[test]
