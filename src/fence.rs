@@ -914,6 +914,11 @@ fn judge_fields(
                 },
             };
             if fmt.pi_version >= 2 {
+                match m.get("parentId") {
+                    None | Some(Value::Null) => l.root = true,
+                    Some(Value::String(p)) => l.parent = Some(p.clone()),
+                    Some(_) => return Err("`parentId` is neither a string nor null".into()),
+                }
                 match m.get("id") {
                     Some(Value::String(id)) if !id.is_empty() => l.id = Some(id.clone()),
                     Some(Value::String(_)) => return Err("entry has an empty `id`".into()),
@@ -924,11 +929,6 @@ fn judge_fields(
                             fmt.pi_version
                         ));
                     }
-                }
-                match m.get("parentId") {
-                    None | Some(Value::Null) => l.root = true,
-                    Some(Value::String(p)) => l.parent = Some(p.clone()),
-                    Some(_) => return Err("`parentId` is neither a string nor null".into()),
                 }
             }
             Ok(())
