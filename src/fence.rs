@@ -327,31 +327,15 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
     match pass.outcome {
         Outcome::Identical => {}
         Outcome::Truncate => {
-            let line = if sn == 0 {
-                1
-            } else if pass.last_byte == Some(b'\n') {
-                to_line(prefix.newlines)
-            } else {
-                to_line(prefix.newlines + 1)
-            };
             report.verdict = Verdict::Truncate;
-            let mut f = Finding::new(
-                RuleId::NotAppendOnly,
-                new,
-                format_id,
-                format!(
-                    "NEW is a proper byte prefix of OLD: its last {} byte{} are gone (NEW ends at line {line})",
-                    so - sn,
-                    if so - sn == 1 { "" } else { "s" }
-                ),
-            )
-            .line(line)
-            .key("truncate")
-            .help("the file was truncated, or an older copy was written back over it; the entries after this line were lost");
-            if let Some(o) = old_display {
-                f = f.related(o, Some(line), "", "OLD continues after this line");
-            }
-            report.findings.push(f);
+            let line = match (sn, pass.last_byte) {
+                (0, _) => 1,
+                (_, Some(b'\n')) => to_line(prefix.newlines),
+                _ => to_line(prefix.newlines + 1),
+            };
+            report
+                .findings
+                .push(truncate_finding(new, old_display, format_id, line, so - sn));
         }
         Outcome::HashMismatch => {
             report.verdict = Verdict::Rewrite;
@@ -381,49 +365,16 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
                 byte_offset: d,
                 line,
             });
-            let (diff, column, excerpt) = match old_f.as_mut() {
-                Some(of) => rewrite_diff(
-                    of,
-                    &mut new_f,
-                    prefix.line_start,
-                    d,
-                    line,
-                    old_name,
-                    new,
-                    if replaced { 1 } else { DIFF_LINES },
-                )
-                .unwrap_or_default(),
-                None => Default::default(),
+            let at = Divergence {
+                byte_offset: d,
+                line,
+                line_start: prefix.line_start,
+                replaced,
             };
-            let message = if replaced {
-                let ids = header_ids(&head, &mut new_f);
-                match ids {
-                    (Some(a), Some(b)) if a != b => {
-                        format!(
-                            "the session header (line 1) was replaced: session id `{a}` became `{b}`"
-                        )
-                    }
-                    _ => "the session header (line 1) was replaced".to_string(),
-                }
-            } else {
-                format!(
-                    "NEW does not start with OLD: the first differing byte is at offset {d} (line {line}, column {column}); the file was rewritten, not appended"
-                )
+            let f = match old_f.as_mut() {
+                Some(of) => rewrite_finding(of, &mut new_f, &head, old_name, new, format_id, at),
+                None => return Err(Error::Internal("fence: a divergence without OLD".into())),
             };
-            let mut f = Finding::new(RuleId::NotAppendOnly, new, format_id, message)
-                .line(line)
-                .excerpt(excerpt)
-                .related(old_name, Some(line), "", if replaced { "OLD's header" } else { "OLD differs from here" })
-                .help(if replaced {
-                    "another writer started the file afresh; the runner is no longer writing the session it locked"
-                } else {
-                    "another writer rewrote the file in place (compaction, repair, an older copy written back); reload it instead of appending"
-                });
-            f.byte_offset = Some(d);
-            f.column = Some(column.max(1));
-            if !diff.is_empty() {
-                f = f.diff(diff);
-            }
             report.findings.push(f);
         }
         Outcome::Append => {
@@ -467,6 +418,94 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
     }
     crate::finish(&mut report.findings);
     Ok(report)
+}
+
+/// A truncation: NEW, `removed` bytes shorter than OLD, ends at `line`.
+fn truncate_finding(
+    new: &str,
+    old: Option<&str>,
+    format: FormatId,
+    line: u32,
+    removed: u64,
+) -> Finding {
+    let mut f = Finding::new(
+        RuleId::NotAppendOnly,
+        new,
+        format,
+        format!(
+            "NEW is a proper byte prefix of OLD: its last {removed} byte{} are gone (NEW ends at line {line})",
+            if removed == 1 { "" } else { "s" }
+        ),
+    )
+    .line(line)
+    .key("truncate")
+    .help("the file was truncated, or an older copy was written back over it; the entries after this line were lost");
+    if let Some(o) = old {
+        f = f.related(o, Some(line), "", "OLD continues after this line");
+    }
+    f
+}
+
+/// Where OLD and NEW part ways (two-file form).
+#[derive(Debug, Clone, Copy)]
+struct Divergence {
+    /// First differing byte.
+    byte_offset: u64,
+    /// Its 1-based line.
+    line: u32,
+    /// Offset of that line's first byte.
+    line_start: u64,
+    /// Line 1 of a pi session: the header was replaced.
+    replaced: bool,
+}
+
+/// The `not-append-only` finding of a `rewrite` or `replaced` verdict, with
+/// the column, an excerpt around the first differing byte and a bounded diff.
+fn rewrite_finding(
+    old: &mut File,
+    new_f: &mut File,
+    old_head: &[u8],
+    old_name: &str,
+    new: &str,
+    format: FormatId,
+    at: Divergence,
+) -> Finding {
+    let Divergence {
+        byte_offset: d,
+        line,
+        line_start,
+        replaced,
+    } = at;
+    let max_lines = if replaced { 1 } else { DIFF_LINES };
+    let (diff, column, excerpt) =
+        rewrite_diff(old, new_f, line_start, d, line, old_name, new, max_lines).unwrap_or_default();
+    let message = if replaced {
+        match header_ids(old_head, new_f) {
+            (Some(a), Some(b)) if a != b => {
+                format!("the session header (line 1) was replaced: session id `{a}` became `{b}`")
+            }
+            _ => "the session header (line 1) was replaced".to_string(),
+        }
+    } else {
+        format!(
+            "NEW does not start with OLD: the first differing byte is at offset {d} (line {line}, column {column}); the file was rewritten, not appended"
+        )
+    };
+    let mut f = Finding::new(RuleId::NotAppendOnly, new, format, message)
+        .line(line)
+        .excerpt(excerpt)
+        .related(old_name, Some(line), "", if replaced { "OLD's header" } else { "OLD differs from here" })
+        .help(if replaced {
+            "another writer started the file afresh; the runner is no longer writing the session it locked"
+        } else {
+            "another writer rewrote the file in place (compaction, repair, an older copy written back); reload it instead of appending"
+        });
+    f.byte_offset = Some(d);
+    f.column = Some(column.max(1));
+    if !diff.is_empty() {
+        f = f.diff(diff);
+    }
+    f
 }
 
 fn io_either(e: PassError, old: &str, new: &str) -> Error {
