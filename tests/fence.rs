@@ -239,6 +239,66 @@ fn full_output_shows_verdict_table_and_diff() {
 }
 
 #[test]
+fn ci_formats_and_output_file() {
+    let dir = cases()
+        .into_iter()
+        .find(|p| p.ends_with("fence-foreign-user-message"))
+        .unwrap();
+    let out = ctxlint()
+        .current_dir(&dir)
+        .args([
+            "fence",
+            "old.jsonl",
+            "new.jsonl",
+            "--output-format",
+            "concise",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("new.jsonl:6:1: CTX402"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = ctxlint()
+        .current_dir(&dir)
+        .args([
+            "fence",
+            "old.jsonl",
+            "new.jsonl",
+            "--output-format",
+            "github",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("file=new.jsonl,line=6"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let report = tmp.path().join("fence.json");
+    let out = ctxlint()
+        .current_dir(&dir)
+        .args([
+            "fence",
+            "old.jsonl",
+            "new.jsonl",
+            "--output-format",
+            "json",
+            "-o",
+        ])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(v["verdict"], "append-foreign");
+}
+
+#[test]
 fn owned_override_changes_the_verdict() {
     let dir = cases()
         .into_iter()
