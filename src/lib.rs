@@ -20,6 +20,7 @@ pub mod context;
 pub mod conversation;
 pub mod dup;
 pub mod error;
+pub mod fence;
 pub mod finding;
 pub mod formats;
 pub mod hash;

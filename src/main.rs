@@ -39,6 +39,14 @@ enum Command {
     /// Lint files, directories (recursive), or - (stdin). With no PATH, scan the
     /// session folders of agents installed on this machine.
     Check(CheckArgs),
+    /// Is NEW an append-only, runner-owned extension of OLD?
+    ///
+    /// `ctxlint fence OLD NEW` compares two snapshots of a session file;
+    /// `ctxlint fence NEW --prefix-size N [--prefix-sha256 HEX]` compares NEW
+    /// against a recorded fingerprint of OLD. Verdicts: identical, append-owned
+    /// (exit 0); truncate, replaced, rewrite, append-malformed, append-foreign
+    /// (exit 1, each with its finding).
+    Fence(FenceArgs),
     /// Explain a rule (by name or code), or list them all.
     Rule(RuleArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
@@ -103,6 +111,31 @@ struct CheckArgs {
     /// Worker threads (default: one per core).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Examples:\n  ctxlint fence before.jsonl session.jsonl\n  ctxlint fence session.jsonl --prefix-size 2092 --prefix-sha256 7496…264f --output-format json\n\nExit codes: 0 identical or append-owned, 1 any other verdict, 2 usage/I-O error."
+)]
+struct FenceArgs {
+    /// OLD and NEW, or only NEW with --prefix-size.
+    #[arg(value_name = "FILE", num_args = 1..=2, required = true)]
+    files: Vec<String>,
+    /// OLD's recorded size in bytes (fingerprint form: give only NEW).
+    #[arg(long, value_name = "N")]
+    prefix_size: Option<u64>,
+    /// OLD's recorded SHA-256 (64 hex digits); needs --prefix-size.
+    #[arg(long, value_name = "HEX", requires = "prefix_size")]
+    prefix_sha256: Option<String>,
+    /// Kinds the runner owns, replacing the default: entry types and message roles, comma-separated (e.g. `assistant,toolResult,custom`).
+    #[arg(long, value_name = "KIND,…", value_delimiter = ',')]
+    owned: Option<Vec<String>>,
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
+    output_format: OutputFormat,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output_file: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -177,6 +210,7 @@ fn run() -> i32 {
     let color = cli.color;
     let result = match cli.command {
         Command::Check(a) => cmd_check(a, color),
+        Command::Fence(a) => cmd_fence(a, color),
         Command::Rule(a) => cmd_rule(a),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
@@ -341,6 +375,67 @@ fn statistics(r: &ctxlint::CheckReport) -> String {
         t.add_row(vec![mine.len().to_string(), rule.code().to_string(), rule.name().to_string(), sev]);
     }
     format!("{t}\n{}\n", ctxlint::report::full::summary_line(&r.findings, r.files.len(), r.skipped.len(), false))
+}
+
+fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
+    use ctxlint::fence::{self, Baseline, FenceOptions};
+    use ctxlint::report::fence as render;
+    let (baseline, new) = match (a.prefix_size, a.files.as_slice()) {
+        (None, [old, new]) => (Baseline::File(old.clone()), new.clone()),
+        (Some(size), [new]) => {
+            let sha256 = a
+                .prefix_sha256
+                .as_deref()
+                .map(fence::parse_sha256_hex)
+                .transpose()?;
+            (Baseline::Fingerprint { size, sha256 }, new.clone())
+        }
+        (None, _) => {
+            return Err(Error::Usage(
+                "fence needs OLD and NEW, or NEW with --prefix-size N".into(),
+            ));
+        }
+        (Some(_), _) => {
+            return Err(Error::Usage("with --prefix-size, give only NEW".into()));
+        }
+    };
+    let owned = a.owned.map(|v| {
+        v.into_iter()
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty())
+            .collect()
+    });
+    let opts = FenceOptions {
+        owned,
+        hashes: a.output_format == OutputFormat::Json,
+    };
+    let report = fence::fence(&baseline, &new, &opts)?;
+    let color = use_color(color, a.output_file.is_some());
+    let text = match a.output_format {
+        OutputFormat::Full => render::full(&report, color),
+        OutputFormat::Json => render::json(&report),
+        other => {
+            // The CI formats list the findings as `check` does.
+            let r = render::as_check_report(&report);
+            match other {
+                OutputFormat::Concise => ctxlint::report::concise::render(&r),
+                OutputFormat::JsonLines => ctxlint::report::json_lines::render(&r),
+                OutputFormat::Github => ctxlint::report::github::render(&r),
+                OutputFormat::Sarif => ctxlint::report::sarif::render(&r),
+                OutputFormat::Junit => ctxlint::report::junit::render(&r),
+                _ => ctxlint::report::gitlab::render(&r),
+            }
+        }
+    };
+    match &a.output_file {
+        Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e))?,
+        None => write_out(&text),
+    }
+    Ok(if report.verdict.is_clean() {
+        exit_code::OK
+    } else {
+        exit_code::FINDINGS
+    })
 }
 
 fn cmd_rule(a: RuleArgs) -> ctxlint::Result<i32> {

@@ -2,6 +2,7 @@
 //! finding already says; excerpts are masked and truncated here, in every format.
 
 pub mod concise;
+pub mod fence;
 pub mod full;
 pub mod github;
 pub mod gitlab;

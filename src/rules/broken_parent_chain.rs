@@ -23,6 +23,11 @@ A transcript whose entry tree is broken:
   entry — so the entry's path skips those turns (Claude Code's retry bug: a prompt parented
   on a `progress` record).
 
+`ctxlint fence` reports it for appended entries (verdict `append-malformed`): an appended
+entry whose parent is neither in OLD nor earlier in the append, one without a parent when the
+file already has a root (a Claude Code `compact_boundary` is not a second root), or one that
+reuses an id of the file. pi v1 entries have no ids and are not checked.
+
 ## Why it matters
 The runtime rebuilds the context by walking parent links from the leaf. A broken link
 silently drops earlier turns from every later request, or loses the session on resume.

@@ -15,6 +15,11 @@ valid JSON value: a torn write that stops inside a string, two objects glued ont
 (an append onto a file whose last line lacked `\n`), NUL bytes, invalid UTF-8, or a line
 longer than the 256 MiB limit.
 
+`ctxlint fence` reports it for appended bytes (verdict `append-malformed`): appended bytes
+that do not end with `\n` (a torn write, even when the JSON is complete) or do not start on
+a line of their own, an appended line that is not one JSON object (blank lines included),
+and an entry that lacks a field its format requires (pi v2+: `id`).
+
 ## Why it matters
 Runtimes skip or choke on such lines: the entry is silently lost from the next request, or
 the whole session fails to load. A glued line usually means two writers, or a crash mid-write.

@@ -16,7 +16,11 @@ A session file that did not only grow by appends:
   header or entries written a second time), or an entry that repeats an earlier entry's id
   with the same JSON content (key order and whitespace aside) — one finding at the run's
   first line;
-- between two snapshots (`ctxlint fence`), a truncated, replaced or rewritten file.
+- between two snapshots (`ctxlint fence`), a truncated, replaced or rewritten file: NEW is
+  a proper byte prefix of OLD (`truncate`, at NEW's last line), NEW's first line — the pi
+  session header — differs (`replaced`, at line 1), or NEW otherwise does not start with OLD
+  (`rewrite`, at the first differing line, with its byte offset and a diff; against a
+  recorded fingerprint, at line 1 with no offset).
 
 ## Why it matters
 A re-appended header or entry means a writer replayed its buffer onto the file (often after
