@@ -76,7 +76,7 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
             let last_p = d.changes[j - 1].pointer();
             let n = j - i;
             let span = if n == 1 { first_p.to_string() } else { format!("{first_p} … {last_p}") };
-            let line = format!("  = {n} unchanged: {span}");
+            let line = format!("  = {n} unchanged: B {span}");
             let _ = writeln!(out, "{}", if color { line.dimmed().to_string() } else { line });
             i = j;
             continue;
