@@ -594,20 +594,20 @@ mod tests {
     fn moved_cache_control_is_not_a_change_and_a_removed_block_is_listed() {
         let t = |s: &str| json!({"type":"text","text":s});
         let cc = |s: &str| json!({"type":"text","text":s,"cache_control":{"type":"ephemeral"}});
-        let a = req("anthropic-messages", 0, json!({"messages":[{"role":"user","content":[t("r1"), t("r2"), t("r3"), cc("go")]}]}));
+        let a = req("anthropic-messages", 0, json!({"messages":[{"role":"user","content":[t("r0"), t("r1"), t("r2"), t("r3"), cc("go")]}]}));
         let b = req(
             "anthropic-messages",
             1,
-            json!({"messages":[{"role":"user","content":[t("r1\n"), t("r3"), t("go")]},{"role":"assistant","content":[t("ok")]},{"role":"user","content":[cc("more")]}]}),
+            json!({"messages":[{"role":"user","content":[t("r0"), t("r1\n"), t("r3"), t("go")]},{"role":"assistant","content":[t("ok")]},{"role":"user","content":[cc("more")]}]}),
         );
         let d = diff(&a, &b);
         assert_eq!(d.verdict, Verdict::Rewrite);
-        assert_eq!(d.headline(), "rewrite at messages /messages/0/content/0");
+        assert_eq!(d.headline(), "rewrite at messages /messages/0/content/1");
         assert_eq!(
             ops(&d),
             vec![
-                ("changed", "/messages/0/content/0".to_string()),
-                ("removed", "/messages/0/content/1".to_string()),
+                ("changed", "/messages/0/content/1".to_string()),
+                ("removed", "/messages/0/content/2".to_string()),
                 ("added", "/messages/1/content/0".to_string()),
                 ("added", "/messages/2/content/0".to_string()),
             ]
