@@ -430,7 +430,8 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>) {
     }
     let ka: Vec<u64> = ea.iter().map(|e| e.key).collect();
     let kb: Vec<u64> = eb.iter().map(|e| e.key).collect();
-    let pairable = |i: usize, j: usize| ea[i].describe(a) == eb[j].describe(b);
+    let (da, db): (Vec<String>, Vec<String>) = (ea.iter().map(|e| e.describe(a)).collect(), eb.iter().map(|e| e.describe(b)).collect());
+    let pairable = |i: usize, j: usize| da[i] == db[j];
     for pairing in align(&ka, &kb, pairable) {
         out.push(match pairing {
             Pairing::Same(i, j) => change(Op::Same, level(&ea[i]), Some(side(a, &ea[i])), Some(side(b, &eb[j]))),

@@ -450,11 +450,10 @@ fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> {
 fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
     let input = ctxlint::load_path(&a.path, &discover)?;
-    let shown = ctxlint::show::show(&input);
-    let selected = a.request.map(|n| shown.select(n)).transpose()?;
+    let shown = ctxlint::show::show(&input, a.request)?;
     let color = use_color(color, a.output_file.is_some());
-    let text = match (a.output_format, selected) {
-        (ViewFormat::Json, sel) => ctxlint::report::show::json(&shown, sel),
+    let text = match (a.output_format, a.request.and(shown.requests.first())) {
+        (ViewFormat::Json, sel) => ctxlint::report::show::json(&shown, sel.is_some()),
         (ViewFormat::Full, Some(u)) => ctxlint::report::show::one(&shown, u, color),
         (ViewFormat::Full, None) => ctxlint::report::show::table(&shown, color),
     };

@@ -16,12 +16,12 @@
 //!
 //! Shape (JSON renderer: `report::show::json`):
 //! ```text
-//! Shown { path, format, transcript: bool, notes: Vec<String>, requests: Vec<Unit> }
+//! Shown { path, format, transcript: bool, notes: Vec<String>, total, requests: Vec<Unit> }
 //! Unit { index, pointer: Option<String>,          // a request's body pointer
 //!        line: Option<u32>, entry_id: Option<String>,  // a step's model-call entry
 //!        model: Option<String>, tools: Option<Tools>, messages: Vec<ShownMessage> }
 //! ShownMessage { index, role, kind, pointer, line, entry_id, bytes, hash, first_line, blocks }
-//! ShownBlock { kind, pointer, bytes, truncated, text, tool_name, tool_id }
+//! ShownBlock { kind, pointer, bytes, truncated, text, tool_name, tool_id }  // text: selected request only
 //! ```
 
 use crate::context::Tree;
@@ -122,18 +122,10 @@ pub struct Shown {
     pub transcript: bool,
     /// Facts worth saying (skipped exchanges, malformed lines, truncated texts).
     pub notes: Vec<String>,
-    /// The requests or steps.
+    /// How many requests or steps the input has.
+    pub total: usize,
+    /// The requests or steps shown: all of them, or the selected one.
     pub requests: Vec<Unit>,
-}
-
-impl Shown {
-    /// Finds request or step `n`, or says which exist.
-    pub fn select(&self, n: usize) -> crate::Result<&Unit> {
-        self.requests.iter().find(|u| u.index == n).ok_or_else(|| {
-            let what = if self.transcript { "step" } else { "request" };
-            crate::Error::Usage(format!("{}: no {what} {n} (it has {})", self.path, describe_indices(self.requests.iter().map(|u| u.index), what)))
-        })
-    }
 }
 
 /// "3 requests: 0–2" / "2 requests: 0, 4" / "no requests".
@@ -149,38 +141,59 @@ pub fn describe_indices(idx: impl Iterator<Item = usize>, what: &str) -> String 
     }
 }
 
-/// Builds what `show` prints for an input.
-pub fn show(input: &Input) -> Shown {
-    let mut shown = Shown { path: input.path.clone(), format: input.format, transcript: false, notes: Vec::new(), requests: Vec::new() };
+/// Builds what `show` prints for an input: every request or step (block
+/// texts left empty: the table needs only sizes, first lines and hashes), or
+/// only request or step `only`, with its texts. A missing `only` is a usage
+/// error naming the requests or steps that exist.
+pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
+    let mut shown = Shown { path: input.path.clone(), format: input.format, transcript: false, notes: Vec::new(), total: 0, requests: Vec::new() };
     if input.skipped > 0 {
         shown.notes.push(format!("{} exchange(s) skipped: their bodies match no request format", input.skipped));
     }
     if !input.bad_lines.is_empty() {
         shown.notes.push(format!("{} malformed line(s) are not shown (run `ctxlint check`)", input.bad_lines.len()));
     }
+    let missing = |n: usize, what: &str, idx: &mut dyn Iterator<Item = usize>| crate::Error::Usage(format!("{}: no {what} {n} (it has {})", input.path, describe_indices(idx, what)));
     match &input.body {
         Body::Stream(s) => {
-            shown.requests = s.requests.iter().map(request_unit).collect();
+            shown.total = s.requests.len();
+            shown.requests = match only {
+                Some(n) => match s.requests.iter().find(|r| r.index == n) {
+                    Some(r) => vec![request_unit(r, true)],
+                    None => return Err(missing(n, "request", &mut s.requests.iter().map(|r| r.index))),
+                },
+                None => s.requests.iter().map(|r| request_unit(r, false)).collect(),
+            };
         }
         Body::Transcript(t) => {
             shown.transcript = true;
-            shown.requests = steps(t);
-            if shown.requests.iter().flat_map(|u| &u.messages).flat_map(|m| &m.blocks).any(|b| b.truncated) {
+            let entries = step_entries(t);
+            shown.total = entries.len();
+            let tree = Tree::build(t);
+            shown.requests = match only {
+                Some(n) => match entries.get(n) {
+                    Some(&e) => vec![step_unit(t, &tree, n, e, true)],
+                    None => return Err(missing(n, "step", &mut (0..entries.len()))),
+                },
+                None => entries.iter().enumerate().map(|(n, &e)| step_unit(t, &tree, n, e, false)).collect(),
+            };
+            let cut = t.entries.iter().filter_map(|e| e.message.as_ref()).flat_map(|m| &m.blocks).any(|b| !b.has_full_text());
+            if cut {
                 shown.notes.push("ctxlint keeps only a prefix of the assistant, thinking, tool-call and tool-result texts of a transcript: such texts end with \"… (N bytes; the first K are kept)\" (or \"… (N bytes, not kept)\")".into());
             }
         }
     }
-    shown
+    Ok(shown)
 }
 
-fn request_unit(r: &Request) -> Unit {
+fn request_unit(r: &Request, with_text: bool) -> Unit {
     let mut messages = Vec::new();
     for sl in &r.slots {
-        let blocks: Vec<ShownBlock> = sl.parts.iter().map(block).collect();
-        messages.push(message_row(messages.len(), "system", format!("{} slot", sl.kind.as_str()), sl.pointer.clone(), None, None, blocks));
+        let parts: Vec<&Block> = sl.parts.iter().collect();
+        messages.push(message_row(messages.len(), "system", format!("{} slot", sl.kind.as_str()), sl.pointer.clone(), None, None, &parts, with_text));
     }
     for m in &r.messages {
-        messages.push(from_message(messages.len(), m, None, None));
+        messages.push(from_message(messages.len(), m, None, None, with_text));
     }
     let tools = r.tools.as_ref().map(|(p, h, text)| Tools {
         pointer: p.clone(),
@@ -191,8 +204,8 @@ fn request_unit(r: &Request) -> Unit {
     Unit { index: r.index, pointer: Some(r.pointer.clone()), path: Some(r.path.to_string()), line: r.line, entry_id: None, model: None, tools, messages }
 }
 
-fn steps(t: &Transcript) -> Vec<Unit> {
-    let tree = Tree::build(t);
+/// The entry of each step: model calls in write order, the first entry of a split call.
+fn step_entries(t: &Transcript) -> Vec<u32> {
     let mut seen_groups: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
     for (i, e) in t.entries.iter().enumerate() {
@@ -204,30 +217,35 @@ fn steps(t: &Transcript) -> Vec<Unit> {
                 continue;
             }
         }
-        let mut messages = Vec::new();
-        if let Some(m) = &t.base_instructions {
-            let line = Some(t.base_instructions_line).filter(|l| *l > 0);
-            messages.push(from_message(0, m, line, None));
-        }
-        for x in tree.step_context(t, i as u32) {
-            let xe = &t.entries[x as usize];
-            if let Some(m) = &xe.message {
-                messages.push(from_message(messages.len(), m, Some(xe.line), xe.id.as_deref()));
-            }
-        }
-        let model = e.message.as_ref().and_then(|m| m.assistant.as_ref()).and_then(|a| a.model.as_deref()).map(str::to_string);
-        out.push(Unit { index: out.len(), pointer: None, path: None, line: Some(e.line), entry_id: e.id.as_deref().map(str::to_string), model, tools: None, messages });
+        out.push(i as u32);
     }
     out
 }
 
-fn block(b: &Block) -> ShownBlock {
+fn step_unit(t: &Transcript, tree: &Tree, n: usize, i: u32, with_text: bool) -> Unit {
+    let e = &t.entries[i as usize];
+    let mut messages = Vec::new();
+    if let Some(m) = &t.base_instructions {
+        let line = Some(t.base_instructions_line).filter(|l| *l > 0);
+        messages.push(from_message(0, m, line, None, with_text));
+    }
+    for x in tree.step_context(t, i) {
+        let xe = &t.entries[x as usize];
+        if let Some(m) = &xe.message {
+            messages.push(from_message(messages.len(), m, Some(xe.line), xe.id.as_deref(), with_text));
+        }
+    }
+    let model = e.message.as_ref().and_then(|m| m.assistant.as_ref()).and_then(|a| a.model.as_deref()).map(str::to_string);
+    Unit { index: n, pointer: None, path: None, line: Some(e.line), entry_id: e.id.as_deref().map(str::to_string), model, tools: None, messages }
+}
+
+fn block(b: &Block, with_text: bool) -> ShownBlock {
     ShownBlock {
         kind: b.kind.as_str(),
         pointer: b.pointer.to_string(),
         bytes: b.text_len as usize,
         truncated: !b.has_full_text(),
-        text: mask_secrets(&b.text),
+        text: if with_text { mask_secrets(&b.text) } else { String::new() },
         tool_name: b.tool_name.as_deref().map(str::to_string),
         tool_id: b.tool_id.as_deref().map(str::to_string),
     }
@@ -242,42 +260,45 @@ fn kind_of(m: &Message) -> String {
     m.kind.as_str().to_string()
 }
 
-fn from_message(index: usize, m: &Message, line: Option<u32>, entry_id: Option<&str>) -> ShownMessage {
-    let blocks = m.blocks.iter().map(block).collect();
-    message_row(index, m.role.as_str(), kind_of(m), m.pointer.to_string(), line, entry_id.map(str::to_string), blocks)
+fn from_message(index: usize, m: &Message, line: Option<u32>, entry_id: Option<&str>, with_text: bool) -> ShownMessage {
+    let blocks: Vec<&Block> = m.blocks.iter().collect();
+    message_row(index, m.role.as_str(), kind_of(m), m.pointer.to_string(), line, entry_id.map(str::to_string), &blocks, with_text)
 }
 
-fn message_row(index: usize, role: &'static str, kind: String, pointer: String, line: Option<u32>, entry_id: Option<String>, blocks: Vec<ShownBlock>) -> ShownMessage {
-    let bytes = blocks.iter().map(|b| b.bytes).sum();
-    let mut id = String::new();
-    for b in &blocks {
-        id.push_str(b.kind);
-        id.push('\0');
-        id.push_str(b.tool_id.as_deref().unwrap_or(""));
-        id.push('\0');
-        id.push_str(&b.text);
-        id.push('\0');
-        id.push_str(&b.bytes.to_string());
-        id.push('\0');
+#[allow(clippy::too_many_arguments)]
+fn message_row(index: usize, role: &'static str, kind: String, pointer: String, line: Option<u32>, entry_id: Option<String>, src: &[&Block], with_text: bool) -> ShownMessage {
+    let bytes = src.iter().map(|b| b.text_len as usize).sum();
+    let mut id = Vec::with_capacity(src.len() * 24);
+    for b in src {
+        id.extend_from_slice(b.kind.as_str().as_bytes());
+        id.push(0);
+        id.extend_from_slice(b.tool_id.as_deref().unwrap_or("").as_bytes());
+        id.push(0);
+        id.extend_from_slice(&b.text_hash.to_le_bytes());
+        id.extend_from_slice(&b.text_len.to_le_bytes());
     }
-    let hash = format!("{:08x}", crate::hash::hash_str(&id) >> 32);
-    ShownMessage { index, role, kind, pointer, line, entry_id, bytes, hash, first_line: first_line(&blocks), blocks }
+    let hash = format!("{:08x}", crate::hash::hash_bytes(&id) >> 32);
+    let blocks = src.iter().map(|b| block(b, with_text)).collect();
+    ShownMessage { index, role, kind, pointer, line, entry_id, bytes, hash, first_line: first_line(src), blocks }
 }
 
-/// The first non-empty line of a message: a tool call shows `name(arguments`.
-fn first_line(blocks: &[ShownBlock]) -> String {
+/// The first non-empty line of a message, masked and truncated: a tool call
+/// shows `name(arguments`, thinking is marked `[thinking]`.
+fn first_line(blocks: &[&Block]) -> String {
     for b in blocks {
-        if b.kind == BlockKind::ToolCall.as_str() {
+        if b.kind == BlockKind::ToolCall {
             let args = b.text.trim();
             return excerpt(&format!("{}({args}", b.tool_name.as_deref().unwrap_or("?")), FIRST_LINE_CHARS);
         }
         if let Some(l) = b.text.lines().map(str::trim).find(|l| !l.is_empty()) {
-            let l = if b.kind == BlockKind::Thinking.as_str() { format!("[thinking] {l}") } else { l.to_string() };
+            let l = if b.kind == BlockKind::Thinking { format!("[thinking] {l}") } else { l.to_string() };
             return excerpt(&l, FIRST_LINE_CHARS);
         }
     }
     match blocks.first() {
-        Some(b) if b.kind != BlockKind::Text.as_str() => format!("[{}]", b.kind),
+        Some(b) if b.kind != BlockKind::Text => format!("[{}]", b.kind.as_str()),
+        _ if blocks.iter().any(|b| !b.has_full_text() && b.text.trim().is_empty()) => "(text not kept)".into(),
+        _ if blocks.iter().any(|b| b.text_len > 0) => "(blank)".into(),
         _ => String::new(),
     }
 }
@@ -302,7 +323,7 @@ mod tests {
             "",
         )
         .expect("parses");
-        let u = request_unit(&r);
+        let u = request_unit(&r, true);
         let kinds: Vec<&str> = u.messages.iter().map(|m| m.kind.as_str()).collect();
         assert_eq!(kinds, vec!["system slot", "user", "tool call", "tool results"]);
         assert_eq!(u.messages[1].first_line, "my key sk-a****");

@@ -39,7 +39,7 @@ fn unit_title(s: &Shown, u: &Unit) -> String {
 
 fn header(s: &Shown, color: bool) -> String {
     let what = if s.transcript { "step" } else { "request" };
-    let n = s.requests.len();
+    let n = s.total;
     let line = format!("{} ({}): {n} {what}{}", s.path, s.format, if n == 1 { "" } else { "s" });
     let mut out = if color { line.bold().to_string() } else { line };
     out.push('\n');
@@ -183,7 +183,7 @@ fn unit_json(u: &Unit, with_text: bool) -> Value {
 ///
 /// ```text
 /// {"version": 1, "tool": "ctxlint", "command": "show", "path", "format",
-///  "kind": "stream" | "transcript", "notes": [string],
+///  "kind": "stream" | "transcript", "notes": [string], "total": n,
 ///  "requests": [{index, path, pointer, line, entry_id, model,
 ///                tools: {pointer, bytes, count, hash} | null,
 ///                messages: [{index, role, kind, pointer, line, entry_id, bytes,
@@ -193,11 +193,8 @@ fn unit_json(u: &Unit, with_text: bool) -> Value {
 /// `requests` holds every request (streams) or step (transcripts), or only the
 /// selected one; block `text` (masked, a prefix when `truncated`) is present
 /// only for a selected request.
-pub fn json(s: &Shown, selected: Option<&Unit>) -> String {
-    let units: Vec<Value> = match selected {
-        Some(u) => vec![unit_json(u, true)],
-        None => s.requests.iter().map(|u| unit_json(u, false)).collect(),
-    };
+pub fn json(s: &Shown, selected: bool) -> String {
+    let units: Vec<Value> = s.requests.iter().map(|u| unit_json(u, selected)).collect();
     let v = json!({
         "version": 1,
         "tool": "ctxlint",
@@ -206,6 +203,7 @@ pub fn json(s: &Shown, selected: Option<&Unit>) -> String {
         "format": s.format,
         "kind": if s.transcript { "transcript" } else { "stream" },
         "notes": s.notes,
+        "total": s.total,
         "requests": units,
     });
     let mut out = serde_json::to_string_pretty(&v).unwrap_or_default();
