@@ -30,7 +30,7 @@
 //!               dropped: Vec<Dropped>,       // system prompts of A missing from B
 //!               chained: bool,               // B chains to A's response (server-held prefix)
 //!               changes: Vec<Change> }       // every element in cache order, Same ones included
-//! Change { op: Same|Added|Removed|Changed, level: tools|system|messages,
+//! Change { op: Same|Added|Removed|Changed, level: tools|system|messages, section,
 //!          a: Option<Side>, b: Option<Side>, diff: Option<TextChange> }
 //! Side { pointer, what, text, bytes }
 //! ```
@@ -194,8 +194,10 @@ impl TextChange {
 pub struct Change {
     /// What happened to it.
     pub op: Op,
-    /// Cache level.
+    /// Cache level (a system message among the messages is at level `System`).
     pub level: Level,
+    /// Where the element is sent: `tools`, `system` (the per-request slots) or `messages`.
+    pub section: &'static str,
     /// The element in A (absent when added).
     pub a: Option<Side>,
     /// The element in B (absent when removed).
@@ -367,14 +369,19 @@ fn tools(a: &Request, b: &Request, out: &mut Vec<Change>) {
                 out.push(change(Op::Same, Level::Tools, Some(sa), Some(sb)));
             } else {
                 let d = text_change(&sa.text, &sb.text);
-                out.push(Change { op: Op::Changed, level: Level::Tools, a: Some(sa), b: Some(sb), diff: Some(d) });
+                out.push(Change { op: Op::Changed, level: Level::Tools, section: "tools", a: Some(sa), b: Some(sb), diff: Some(d) });
             }
         }
     }
 }
 
 fn change(op: Op, level: Level, a: Option<Side>, b: Option<Side>) -> Change {
-    Change { op, level, a, b, diff: None }
+    let section = match level {
+        Level::Tools => "tools",
+        Level::System => "system",
+        Level::Messages => "messages",
+    };
+    Change { op, level, section, a, b, diff: None }
 }
 
 fn slots(a: &Request, b: &Request, out: &mut Vec<Change>) {
@@ -398,7 +405,7 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>) {
                     if d.hunks.is_empty() {
                         d.note = Some(other_fields(a, &sa.pointer, b, &sb.pointer, &mut d));
                     }
-                    Change { op: Op::Changed, level: Level::System, a: Some(sa), b: Some(sb), diff: Some(d) }
+                    Change { op: Op::Changed, level: Level::System, section: "system", a: Some(sa), b: Some(sb), diff: Some(d) }
                 }
             });
         }
@@ -424,7 +431,7 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>) {
     if chained {
         // The prefix is held by the server: everything B sends is new.
         for y in &eb {
-            out.push(change(Op::Added, level(y), None, Some(side(b, y))));
+            out.push(Change { section: "messages", ..change(Op::Added, level(y), None, Some(side(b, y))) });
         }
         return;
     }
@@ -433,7 +440,7 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>) {
     let (da, db): (Vec<String>, Vec<String>) = (ea.iter().map(|e| e.describe(a)).collect(), eb.iter().map(|e| e.describe(b)).collect());
     let pairable = |i: usize, j: usize| da[i] == db[j];
     for pairing in align(&ka, &kb, pairable) {
-        out.push(match pairing {
+        let mut c = match pairing {
             Pairing::Same(i, j) => change(Op::Same, level(&ea[i]), Some(side(a, &ea[i])), Some(side(b, &eb[j]))),
             Pairing::Removed(i) => change(Op::Removed, level(&ea[i]), Some(side(a, &ea[i])), None),
             Pairing::Added(j) => change(Op::Added, level(&eb[j]), None, Some(side(b, &eb[j]))),
@@ -444,9 +451,11 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>) {
                     d.note = Some(other_fields(a, &sa.pointer, b, &sb.pointer, &mut d));
                 }
                 let lv = if ea[i].system || eb[j].system { Level::System } else { Level::Messages };
-                Change { op: Op::Changed, level: lv, a: Some(sa), b: Some(sb), diff: Some(d) }
+                Change { op: Op::Changed, level: lv, section: "messages", a: Some(sa), b: Some(sb), diff: Some(d) }
             }
-        });
+        };
+        c.section = "messages";
+        out.push(c);
     }
 }
 

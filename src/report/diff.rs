@@ -2,7 +2,6 @@
 //! verdict, then the elements in cache order with their text diffs, runs of
 //! unchanged elements collapsed) and `json`. Texts arrive masked.
 
-use crate::conversation::Level;
 use crate::diff::{Change, Op, RequestDiff, RequestRef, TextChange, Verdict};
 use owo_colors::OwoColorize;
 use serde_json::{json, Value};
@@ -58,18 +57,18 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
     let first = d.rewrite.as_ref().and_then(|r| {
         d.changes.iter().position(|c| c.op != Op::Same && (c.b.as_ref().is_some_and(|s| s.pointer == r.pointer) || c.a.as_ref().zip(r.prev_pointer.as_ref()).is_some_and(|(s, p)| &s.pointer == p)))
     });
-    let mut level: Option<Level> = None;
+    let mut section: Option<&str> = None;
     let mut i = 0;
     while i < d.changes.len() {
         let c = &d.changes[i];
-        if level != Some(c.level) {
-            level = Some(c.level);
+        if section != Some(c.section) {
+            section = Some(c.section);
             out.push('\n');
-            let _ = writeln!(out, "{}:", if color { c.level.as_str().bold().to_string() } else { c.level.as_str().to_string() });
+            let _ = writeln!(out, "{}:", if color { c.section.bold().to_string() } else { c.section.to_string() });
         }
         if c.op == Op::Same {
             let mut j = i;
-            while j < d.changes.len() && d.changes[j].op == Op::Same && d.changes[j].level == c.level {
+            while j < d.changes.len() && d.changes[j].op == Op::Same && d.changes[j].section == c.section {
                 j += 1;
             }
             let first_p = c.pointer();
@@ -198,7 +197,7 @@ fn rref(r: &RequestRef) -> Value {
 ///  "a": {path, format, request, pointer}, "b": {…},
 ///  "first_divergence": {level, pointer, prev_pointer, what} | null,
 ///  "dropped": [{pointer, slot, text}], "chained": bool, "note": string | null,
-///  "changes": [{op: changed|removed|added, level, pointer, a_pointer, b_pointer,
+///  "changes": [{op: changed|removed|added, level, section, pointer, a_pointer, b_pointer,
 ///               what, a_bytes, b_bytes, text?, diff?}],
 ///  "unchanged": n}
 /// ```
@@ -212,6 +211,7 @@ pub fn json(d: &RequestDiff) -> String {
             let mut o = json!({
                 "op": c.op.as_str(),
                 "level": c.level.as_str(),
+                "section": c.section,
                 "pointer": c.pointer(),
                 "a_pointer": c.a.as_ref().map(|s| s.pointer.clone()),
                 "b_pointer": c.b.as_ref().map(|s| s.pointer.clone()),
