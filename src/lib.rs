@@ -95,11 +95,12 @@ pub fn load_job(job: &Job) -> Result<Input> {
 /// Loads the one input a path names (`diff`, `show`): a file, or a directory
 /// holding one stream (request-body files of one format, pydantic-ai history
 /// snapshots) or one other input. A directory holding several inputs is an
-/// error naming a few of them.
-pub fn load_path(path: &str, discover: &DiscoverOptions) -> Result<Input> {
+/// error naming a few of them. Also returns the walked files that were skipped
+/// as matching no format (to be reported, never skipped silently).
+pub fn load_path(path: &str, discover: &DiscoverOptions) -> Result<(Input, Vec<Skipped>)> {
     let plan = inputs::discover(&[path.to_string()], discover)?;
     match plan.jobs.as_slice() {
-        [job] => load_job(job),
+        [job] => Ok((load_job(job)?, plan.skipped)),
         [] => Err(Error::Usage(format!("{path}: no input of a known format found (tried: {})", formats::ALL.join(", ")))),
         jobs => {
             let names: Vec<&str> = jobs.iter().take(4).map(Job::display).collect();

@@ -420,11 +420,22 @@ fn emit(text: &str, file: Option<&PathBuf>) -> ctxlint::Result<()> {
     }
 }
 
+/// Loads the one input PATH names; says on stderr which walked files were skipped.
+fn load_path(path: &str, discover: &ctxlint::inputs::DiscoverOptions) -> ctxlint::Result<ctxlint::model::Input> {
+    let (input, skipped) = ctxlint::load_path(path, discover)?;
+    if !skipped.is_empty() {
+        let names: Vec<&str> = skipped.iter().take(4).map(|s| s.path.as_str()).collect();
+        let more = if skipped.len() > 4 { ", …" } else { "" };
+        eprintln!("ctxlint: {} file(s) in {path} skipped (no known format): {}{more}", skipped.len(), names.join(", "));
+    }
+    Ok(input)
+}
+
 fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     use ctxlint::diff::{self, Verdict};
     let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
-    let first = ctxlint::load_path(&a.a, &discover)?;
-    let second = a.b.as_deref().map(|b| ctxlint::load_path(b, &discover)).transpose()?;
+    let first = load_path(&a.a, &discover)?;
+    let second = a.b.as_deref().map(|b| load_path(b, &discover)).transpose()?;
     let (ra, rb) = match (&second, a.request.as_deref()) {
         (Some(s), Some(&[i, j])) => (diff::pick(&first, i)?, diff::pick(s, j)?),
         (Some(s), _) => (diff::only(&first)?, diff::only(s)?),
@@ -449,7 +460,7 @@ fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> {
 
 fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
-    let input = ctxlint::load_path(&a.path, &discover)?;
+    let input = load_path(&a.path, &discover)?;
     let shown = ctxlint::show::show(&input, a.request)?;
     let color = use_color(color, a.output_file.is_some());
     let text = match (a.output_format, a.request.and(shown.requests.first())) {

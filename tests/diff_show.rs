@@ -187,3 +187,10 @@ fn show_bad_request_index_is_exit_2() {
     assert_eq!(code, 2);
     assert!(err.contains("no step 7 (it has 2 steps: 0–1)"), "{err}");
 }
+
+#[test]
+fn files_skipped_in_a_stream_directory_are_reported() {
+    let (code, _, err) = run(&["diff", CC, "--request", "0", "1", "--color", "never"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("2 file(s) in fixtures/cases/cc-44045-resume-block-dropped skipped (no known format)") && err.contains("case.md"), "{err}");
+}
