@@ -18,6 +18,7 @@ pub mod baseline;
 pub mod config;
 pub mod context;
 pub mod conversation;
+pub mod diff;
 pub mod dup;
 pub mod error;
 pub mod fence;
@@ -30,6 +31,7 @@ pub mod model;
 pub mod pairing;
 pub mod report;
 pub mod rules;
+pub mod show;
 pub mod source;
 pub mod text;
 
@@ -87,6 +89,24 @@ pub fn load_job(job: &Job) -> Result<Input> {
         Job::Stream(dir, f, srcs) => {
             let inputs = srcs.iter().map(|s| formats::load(s, f, &lopts)).collect::<Result<Vec<_>>>()?;
             Ok(formats::join_stream(dir, f, inputs))
+        }
+    }
+}
+
+/// Loads the one input a path names (`diff`, `show`): a file, or a directory
+/// holding one stream (request-body files of one format, pydantic-ai history
+/// snapshots) or one other input. A directory holding several inputs is an
+/// error naming a few of them. Also returns the walked files that were skipped
+/// as matching no format (to be reported, never skipped silently).
+pub fn load_path(path: &str, discover: &DiscoverOptions) -> Result<(Input, Vec<Skipped>)> {
+    let plan = inputs::discover(&[path.to_string()], discover)?;
+    match plan.jobs.as_slice() {
+        [job] => Ok((load_job(job)?, plan.skipped)),
+        [] => Err(Error::Usage(format!("{path}: no input of a known format found (tried: {})", formats::ALL.join(", ")))),
+        jobs => {
+            let names: Vec<&str> = jobs.iter().take(4).map(Job::display).collect();
+            let more = if jobs.len() > 4 { ", …" } else { "" };
+            Err(Error::Usage(format!("{path}: holds {} inputs ({}{more}); name one of them", jobs.len(), names.join(", "))))
         }
     }
 }

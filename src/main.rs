@@ -47,6 +47,12 @@ enum Command {
     /// (exit 0); truncate, replaced, rewrite, append-malformed, append-foreign
     /// (exit 1, each with its finding).
     Fence(FenceArgs),
+    /// Structural diff of two requests (A B), or of requests I and J of one stream.
+    #[command(after_help = DIFF_HELP)]
+    Diff(DiffArgs),
+    /// The contexts as the model saw them, request by request or step by step.
+    #[command(after_help = SHOW_HELP)]
+    Show(ShowArgs),
     /// Explain a rule (by name or code), or list them all.
     Rule(RuleArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
@@ -111,6 +117,65 @@ struct CheckArgs {
     /// Worker threads (default: one per core).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
+}
+
+const DIFF_HELP: &str = "The first line is the verdict: `identical`, `extension` (B continues A and extends its cache prefix), `retry` (B's history is a prefix of A's: still a cache read), `rewrite at <level> <pointer>` (B continues A but its prefix diverges there, in cache order tools -> system -> messages), `new conversation` or `compaction` (not compared). Then every element of both requests in cache order: added (+), removed (-), changed (~) with a diff of its text, unchanged runs collapsed (=). Texts are compared as sent; moved `cache_control` markers, key order and whitespace between JSON tokens are not changes. Secrets are masked.\n\nExamples:\n  ctxlint diff req1.json req2.json\n  ctxlint diff cassette.yaml --request 1 2\n  ctxlint diff exchanges.jsonl --request 3 4 --output-format json\n\nExit codes: 0 identical, extension, retry, new conversation or compaction; 1 rewrite; 2 usage or I/O error (e.g. no such request, or a file that is not a request).";
+
+const SHOW_HELP: &str = "Without --request, prints per request (streams) or per step (transcripts: one step per model call, its context rebuilt from the session tree) a table of its messages: index, role, kind, size in bytes, first line and a short hash (equal hashes: equal messages). With --request N, prints that request's or step's context in full. Secrets are masked. A transcript keeps only the first 240 bytes of assistant, thinking and tool-result texts: such texts end with \"… (N bytes; the first K are kept)\".\n\nExamples:\n  ctxlint show session.jsonl\n  ctxlint show cassette.yaml --request 2\n\nExit codes: 0 shown; 2 usage or I/O error (e.g. no such request or step).";
+
+#[derive(Args, Debug)]
+struct DiffArgs {
+    /// A request-body file (any body format), a one-request stream, or, with
+    /// --request I J, a stream: a cassette, an exchange log, a directory of
+    /// request files, or a pydantic-ai history directory.
+    #[arg(value_name = "A")]
+    a: String,
+    /// The second request-body file (the later request). With --request I J,
+    /// request I is taken from A and request J from B.
+    #[arg(value_name = "B")]
+    b: Option<String>,
+    /// The 0-based requests to compare (I the earlier, J the later; in
+    /// cassettes and exchange logs, the interaction or line index).
+    #[arg(long, num_args = 2, value_names = ["I", "J"])]
+    request: Option<Vec<usize>>,
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Full)]
+    output_format: ViewFormat,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output_file: Option<PathBuf>,
+    /// Force the input format instead of detecting it by content.
+    #[arg(long, value_name = "ID", value_parser = parse_input_format)]
+    input_format: Option<&'static str>,
+}
+
+#[derive(Args, Debug)]
+struct ShowArgs {
+    /// A transcript, a request-body file, a stream (cassette, exchange log), or
+    /// a directory holding one stream.
+    #[arg(value_name = "PATH")]
+    path: String,
+    /// Print this 0-based request (streams) or step (transcripts) in full.
+    #[arg(long, value_name = "N")]
+    request: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Full)]
+    output_format: ViewFormat,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output_file: Option<PathBuf>,
+    /// Force the input format instead of detecting it by content.
+    #[arg(long, value_name = "ID", value_parser = parse_input_format)]
+    input_format: Option<&'static str>,
+}
+
+/// Output formats of `diff` and `show`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ViewFormat {
+    /// Human-readable.
+    Full,
+    /// One JSON object.
+    Json,
 }
 
 #[derive(Args, Debug)]
@@ -211,6 +276,8 @@ fn run() -> i32 {
     let result = match cli.command {
         Command::Check(a) => cmd_check(a, color),
         Command::Fence(a) => cmd_fence(a, color),
+        Command::Diff(a) => cmd_diff(a, color),
+        Command::Show(a) => cmd_show(a, color),
         Command::Rule(a) => cmd_rule(a),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
@@ -436,6 +503,68 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     } else {
         exit_code::FINDINGS
     })
+}
+
+fn emit(text: &str, file: Option<&PathBuf>) -> ctxlint::Result<()> {
+    match file {
+        Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e)),
+        None => {
+            write_out(text);
+            Ok(())
+        }
+    }
+}
+
+/// Loads the one input PATH names; says on stderr which walked files were skipped.
+fn load_path(path: &str, discover: &ctxlint::inputs::DiscoverOptions) -> ctxlint::Result<ctxlint::model::Input> {
+    let (input, skipped) = ctxlint::load_path(path, discover)?;
+    if !skipped.is_empty() {
+        let names: Vec<&str> = skipped.iter().take(4).map(|s| s.path.as_str()).collect();
+        let more = if skipped.len() > 4 { ", …" } else { "" };
+        eprintln!("ctxlint: {} file(s) in {path} skipped (no known format): {}{more}", skipped.len(), names.join(", "));
+    }
+    Ok(input)
+}
+
+fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> {
+    use ctxlint::diff::{self, Verdict};
+    let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
+    let first = load_path(&a.a, &discover)?;
+    let second = a.b.as_deref().map(|b| load_path(b, &discover)).transpose()?;
+    let (ra, rb) = match (&second, a.request.as_deref()) {
+        (Some(s), Some(&[i, j])) => (diff::pick(&first, i)?, diff::pick(s, j)?),
+        (Some(s), _) => (diff::only(&first)?, diff::only(s)?),
+        (None, Some(&[i, j])) => (diff::pick(&first, i)?, diff::pick(&first, j)?),
+        (None, _) => {
+            let n = diff::requests(&first)?.len();
+            return Err(Error::Usage(format!(
+                "{}: give a second request file (`ctxlint diff A B`), or pick two requests of this stream with `--request I J` (it holds {n} request{})",
+                a.a,
+                if n == 1 { "" } else { "s" }
+            )));
+        }
+    };
+    let d = diff::diff(ra, rb);
+    let text = match a.output_format {
+        ViewFormat::Full => ctxlint::report::diff::full(&d, use_color(color, a.output_file.is_some())),
+        ViewFormat::Json => ctxlint::report::diff::json(&d),
+    };
+    emit(&text, a.output_file.as_ref())?;
+    Ok(if d.verdict == Verdict::Rewrite { exit_code::FINDINGS } else { exit_code::OK })
+}
+
+fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
+    let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
+    let input = load_path(&a.path, &discover)?;
+    let shown = ctxlint::show::show(&input, a.request)?;
+    let color = use_color(color, a.output_file.is_some());
+    let text = match (a.output_format, a.request.and(shown.requests.first())) {
+        (ViewFormat::Json, sel) => ctxlint::report::show::json(&shown, sel.is_some()),
+        (ViewFormat::Full, Some(u)) => ctxlint::report::show::one(&shown, u, color),
+        (ViewFormat::Full, None) => ctxlint::report::show::table(&shown, color),
+    };
+    emit(&text, a.output_file.as_ref())?;
+    Ok(exit_code::OK)
 }
 
 fn cmd_rule(a: RuleArgs) -> ctxlint::Result<i32> {

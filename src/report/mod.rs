@@ -2,6 +2,7 @@
 //! finding already says; excerpts are masked and truncated here, in every format.
 
 pub mod concise;
+pub mod diff;
 pub mod fence;
 pub mod full;
 pub mod github;
@@ -10,6 +11,7 @@ pub mod json;
 pub mod json_lines;
 pub mod junit;
 pub mod sarif;
+pub mod show;
 
 /// Maximum characters of an excerpt in any output.
 pub const EXCERPT_CHARS: usize = 160;

@@ -1,0 +1,682 @@
+//! `ctxlint diff`: a structural diff of two recorded requests, aligned in
+//! cache order (tools → system → messages), with the verdict of
+//! [`crate::conversation`] on top (SPEC §1, §3).
+//!
+//! The verdict is not computed here: [`diff`] asks `conversation::links`
+//! whether B continues A, starts a new conversation or crosses a compaction,
+//! and `conversation::compare` where B's cache prefix first diverges. This
+//! module only aligns the elements of both requests for display:
+//! - **tools**: the whole `tools` value is one element (its canonical JSON);
+//! - **system**: the parts of the per-request slots (`system`, `instructions`,
+//!   `systemInstruction`), aligned per slot kind;
+//! - **messages**: the elements of `conversation::elements` (content blocks,
+//!   items, parts; a Chat message with string content as a whole), system
+//!   messages and system-prompt parts included, aligned by their comparison
+//!   key (role + canonical JSON hash, `cache_control` ignored), so a moved
+//!   `cache_control` marker is never a change.
+//!
+//! Alignment is a Myers diff of the keys; inside a replaced run, an element of
+//! B is paired with the next unpaired element of A of the same description
+//! (role and block kind, e.g. "user text block") and reported as `Changed`
+//! with a line diff of their texts; the others are `Removed` / `Added`.
+//!
+//! Texts are masked ([`crate::text::mask_secrets`]) before they are stored or
+//! diffed: no renderer can show a key.
+//!
+//! Shape of a [`RequestDiff`] (JSON renderer: `report::diff::json`):
+//! ```text
+//! RequestDiff { a: RequestRef, b: RequestRef, verdict: Verdict,
+//!               rewrite: Option<Rewrite>,    // the first divergence (verdict Rewrite)
+//!               dropped: Vec<Dropped>,       // system prompts of A missing from B
+//!               chained: bool,               // B chains to A's response (server-held prefix)
+//!               changes: Vec<Change> }       // every element in cache order, Same ones included
+//! Change { op: Same|Added|Removed|Changed, level: tools|system|messages, section,
+//!          a: Option<Side>, b: Option<Side>, diff: Option<TextChange> }
+//! Side { pointer, what, text, bytes }
+//! ```
+
+use crate::conversation::{self, Dropped, Level, Link, Rewrite};
+use crate::model::*;
+use crate::text::mask_secrets;
+use similar::{Algorithm, ChangeTag, DiffOp};
+use std::time::Duration;
+
+/// What `ctxlint diff` concludes about B relative to A.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The same tools, system prompts and elements (other fields, such as
+    /// `model` or sampling parameters, are not compared).
+    Identical,
+    /// B continues A's conversation and its cache prefix extends A's.
+    Extension,
+    /// B continues A's conversation with a history that is a prefix of A's (a
+    /// retry, or a fresh run of the same prompt): it still reads the cache.
+    Retry,
+    /// B continues A's conversation but its prefix diverges (`history-rewrite`).
+    Rewrite,
+    /// B starts a new conversation (or is sent to another endpoint): not compared.
+    NewConversation,
+    /// B crosses a compaction boundary after A: not compared.
+    Compaction,
+}
+
+impl Verdict {
+    /// Stable name (`identical`, `extension`, `retry`, `rewrite`, `new conversation`, `compaction`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Identical => "identical",
+            Verdict::Extension => "extension",
+            Verdict::Retry => "retry",
+            Verdict::Rewrite => "rewrite",
+            Verdict::NewConversation => "new conversation",
+            Verdict::Compaction => "compaction",
+        }
+    }
+}
+
+/// Which request a side of the diff is.
+#[derive(Debug, Clone)]
+pub struct RequestRef {
+    /// File the request came from (as given).
+    pub path: String,
+    /// Body format id.
+    pub format: FormatId,
+    /// 0-based request index in its file or stream.
+    pub index: usize,
+    /// Pointer of the body in its file (`""` for a body file).
+    pub pointer: String,
+}
+
+impl RequestRef {
+    fn of(r: &Request) -> RequestRef {
+        RequestRef { path: r.path.to_string(), format: r.body_format, index: r.index, pointer: r.pointer.clone() }
+    }
+}
+
+/// What happened to an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Sent by both, equal.
+    Same,
+    /// Only in B.
+    Added,
+    /// Only in A.
+    Removed,
+    /// In both at the same place, different.
+    Changed,
+}
+
+impl Op {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Same => "same",
+            Op::Added => "added",
+            Op::Removed => "removed",
+            Op::Changed => "changed",
+        }
+    }
+}
+
+/// One element on one side.
+#[derive(Debug, Clone)]
+pub struct Side {
+    /// JSON Pointer of the element in its document.
+    pub pointer: String,
+    /// Description, e.g. "user text block", "`system` part", "tools".
+    pub what: String,
+    /// Its text for display (tool calls: name, id and pretty-printed
+    /// arguments), secrets masked.
+    pub text: String,
+    /// Length in bytes of its text as sent.
+    pub bytes: usize,
+}
+
+/// One line of a text diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffLine {
+    /// Context, removed or added.
+    pub tag: ChangeTag,
+    /// The line's text in segments; `true` marks a segment that differs from the
+    /// paired line (inline emphasis). Without the line break.
+    pub parts: Vec<(bool, String)>,
+    /// The line has no newline at its end (only shown when the other text's has one).
+    pub no_newline: bool,
+}
+
+/// A hunk of a text diff.
+#[derive(Debug, Clone)]
+pub struct Hunk {
+    /// `@@ -a,b +c,d @@`.
+    pub header: String,
+    /// Its lines.
+    pub lines: Vec<DiffLine>,
+}
+
+/// The line diff of two texts, with inline emphasis.
+#[derive(Debug, Clone, Default)]
+pub struct TextChange {
+    /// Hunks with two lines of context.
+    pub hunks: Vec<Hunk>,
+    /// Said instead of (or besides) hunks, e.g. when the texts are equal and
+    /// the elements differ in other fields.
+    pub note: Option<String>,
+}
+
+impl TextChange {
+    /// The diff as unified-diff text (no file header).
+    pub fn unified(&self) -> String {
+        let mut out = String::new();
+        for h in &self.hunks {
+            out.push_str(&h.header);
+            out.push('\n');
+            for l in &h.lines {
+                out.push(match l.tag {
+                    ChangeTag::Equal => ' ',
+                    ChangeTag::Delete => '-',
+                    ChangeTag::Insert => '+',
+                });
+                for (_, s) in &l.parts {
+                    out.push_str(s);
+                }
+                out.push('\n');
+                if l.no_newline {
+                    out.push_str("\\ No newline at end of text\n");
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One element in cache order.
+#[derive(Debug, Clone)]
+pub struct Change {
+    /// What happened to it.
+    pub op: Op,
+    /// Cache level (a system message among the messages is at level `System`).
+    pub level: Level,
+    /// Where the element is sent: `tools`, `system` (the per-request slots) or `messages`.
+    pub section: &'static str,
+    /// The element in A (absent when added).
+    pub a: Option<Side>,
+    /// The element in B (absent when removed).
+    pub b: Option<Side>,
+    /// The text diff (changed elements only).
+    pub diff: Option<TextChange>,
+}
+
+impl Change {
+    /// Where the change is: B's pointer, or A's for a removed element.
+    pub fn pointer(&self) -> &str {
+        self.b.as_ref().or(self.a.as_ref()).map(|s| s.pointer.as_str()).unwrap_or("")
+    }
+}
+
+/// The structural diff of two requests.
+#[derive(Debug, Clone)]
+pub struct RequestDiff {
+    /// Request A (the earlier one).
+    pub a: RequestRef,
+    /// Request B.
+    pub b: RequestRef,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The first divergence of B's cache prefix (verdict `Rewrite`), from `conversation::compare`.
+    pub rewrite: Option<Rewrite>,
+    /// System prompts of A that B no longer sends (`dropped-system-prompt`).
+    pub dropped: Vec<Dropped>,
+    /// B chains to A's response (`previous_response_id`, a stored
+    /// conversation): its history is held by the server, so B's messages are
+    /// all new and A's are not listed as removed.
+    pub chained: bool,
+    /// Why B is not compared with A, for `NewConversation` when it is not about the history.
+    pub note: Option<String>,
+    /// Every element of both requests in cache order.
+    pub changes: Vec<Change>,
+}
+
+impl RequestDiff {
+    /// The first line of the report: `extension`, `identical`, `retry`,
+    /// `rewrite at <level> <pointer>`, `new conversation`, `compaction`.
+    pub fn headline(&self) -> String {
+        match (&self.verdict, &self.rewrite) {
+            (Verdict::Rewrite, Some(r)) => {
+                let p = if r.pointer.is_empty() { "\"\"" } else { r.pointer.as_str() };
+                format!("rewrite at {} {p}", r.level.as_str())
+            }
+            (v, _) => v.as_str().to_string(),
+        }
+    }
+    /// Elements that differ (every change but `Same`).
+    pub fn differences(&self) -> impl Iterator<Item = &Change> {
+        self.changes.iter().filter(|c| c.op != Op::Same)
+    }
+}
+
+/// Compares request `b` with the earlier request `a`.
+pub fn diff(a: &Request, b: &Request) -> RequestDiff {
+    let mut changes = Vec::new();
+    tools(a, b, &mut changes);
+    slots(a, b, &mut changes);
+    // The verdict: conversation.rs decides, on a two-request stream.
+    let pair_stream = Stream { requests: vec![a.clone(), b.clone()] };
+    let link = conversation::links(&pair_stream)[1];
+    let chained = matches!(link, Link::Continues { chained: true, .. });
+    messages(a, b, chained, &mut changes);
+    let mut out = RequestDiff {
+        a: RequestRef::of(a),
+        b: RequestRef::of(b),
+        verdict: Verdict::NewConversation,
+        rewrite: None,
+        dropped: Vec::new(),
+        chained,
+        note: None,
+        changes,
+    };
+    if out.differences().next().is_none() {
+        out.verdict = Verdict::Identical;
+        return out;
+    }
+    match link {
+        Link::First => {
+            out.note = Some(format!("the requests are sent to different endpoints ({} and {}): not compared", endpoint(a), endpoint(b)));
+        }
+        Link::NewConversation { .. } => {
+            out.note = Some(if a.conversation_id.is_some() && b.conversation_id.is_some() && a.conversation_id != b.conversation_id {
+                "the requests carry different conversation ids".into()
+            } else if b.previous_response_id.is_some() {
+                "B's previous_response_id does not name A's recorded response".into()
+            } else {
+                "the histories begin with different elements".into()
+            });
+        }
+        Link::Compaction { .. } => out.verdict = Verdict::Compaction,
+        Link::Continues { chained, .. } => {
+            let pair = conversation::compare(a, b, a.index, b.index, chained);
+            out.dropped = pair.dropped;
+            out.verdict = if pair.rewrite.is_some() {
+                Verdict::Rewrite
+            } else if !chained && is_retry(a, b) {
+                Verdict::Retry
+            } else {
+                Verdict::Extension
+            };
+            out.rewrite = pair.rewrite;
+        }
+    }
+    out
+}
+
+/// The requests of a loaded input; a transcript is an error (`diff` compares
+/// recorded requests).
+pub fn requests(input: &Input) -> crate::Result<&[Request]> {
+    match &input.body {
+        Body::Stream(s) if !s.requests.is_empty() => Ok(&s.requests),
+        Body::Stream(_) => Err(crate::Error::Usage(format!("{}: holds no request ({} exchange(s) skipped: no request format)", input.path, input.skipped))),
+        Body::Transcript(_) => Err(crate::Error::Usage(format!(
+            "{}: is a {} transcript, not a recorded request; `ctxlint diff` compares request bodies, cassettes, exchange logs and history snapshots (try `ctxlint show {}`)",
+            input.path, input.format, input.path
+        ))),
+    }
+}
+
+/// Request `i` of an input (its 0-based request index: for cassettes and
+/// exchange logs, the interaction or line, counting skipped exchanges).
+pub fn pick(input: &Input, i: usize) -> crate::Result<&Request> {
+    let rs = requests(input)?;
+    rs.iter().find(|r| r.index == i).ok_or_else(|| {
+        crate::Error::Usage(format!("{}: no request {i} (it has {})", input.path, crate::show::describe_indices(rs.iter().map(|r| r.index), "request")))
+    })
+}
+
+/// The only request of an input (a body file, or a one-request stream).
+pub fn only(input: &Input) -> crate::Result<&Request> {
+    match requests(input)? {
+        [r] => Ok(r),
+        rs => Err(crate::Error::Usage(format!(
+            "{}: holds {} requests; pick them with `--request I J` (it has {})",
+            input.path,
+            rs.len(),
+            crate::show::describe_indices(rs.iter().map(|r| r.index), "request")
+        ))),
+    }
+}
+
+fn endpoint(r: &Request) -> String {
+    match &r.endpoint {
+        Some(e) => format!("{} {e}", r.body_format),
+        None => r.body_format.to_string(),
+    }
+}
+
+/// B's history is a proper prefix of A's (or equal to it).
+fn is_retry(a: &Request, b: &Request) -> bool {
+    let ha: Vec<u64> = conversation::elements(a).iter().filter(|e| !e.system).map(|e| e.key).collect();
+    let hb: Vec<u64> = conversation::elements(b).iter().filter(|e| !e.system).map(|e| e.key).collect();
+    hb.len() <= ha.len() && ha[..hb.len()] == hb[..]
+}
+
+fn tools(a: &Request, b: &Request, out: &mut Vec<Change>) {
+    let side = |t: &(String, u64, String)| Side { pointer: t.0.clone(), what: "tools".into(), text: mask_secrets(&t.2), bytes: t.2.len() };
+    match (&a.tools, &b.tools) {
+        (None, None) => {}
+        (Some(x), None) => out.push(change(Op::Removed, Level::Tools, Some(side(x)), None)),
+        (None, Some(y)) => out.push(change(Op::Added, Level::Tools, None, Some(side(y)))),
+        (Some(x), Some(y)) => {
+            let (sa, sb) = (side(x), side(y));
+            if x.1 == y.1 {
+                out.push(change(Op::Same, Level::Tools, Some(sa), Some(sb)));
+            } else {
+                let d = text_change(&sa.text, &sb.text);
+                out.push(Change { op: Op::Changed, level: Level::Tools, section: "tools", a: Some(sa), b: Some(sb), diff: Some(d) });
+            }
+        }
+    }
+}
+
+fn change(op: Op, level: Level, a: Option<Side>, b: Option<Side>) -> Change {
+    let section = match level {
+        Level::Tools => "tools",
+        Level::System => "system",
+        Level::Messages => "messages",
+    };
+    Change { op, level, section, a, b, diff: None }
+}
+
+fn slots(a: &Request, b: &Request, out: &mut Vec<Change>) {
+    // Slot kinds in A's order, then B's new ones.
+    let mut kinds: Vec<SlotKind> = a.slots.iter().map(|s| s.kind).collect();
+    kinds.extend(b.slots.iter().map(|s| s.kind).filter(|k| !a.slots.iter().any(|s| s.kind == *k)));
+    kinds.dedup();
+    for kind in kinds {
+        let pa: Vec<&Block> = a.slots.iter().filter(|s| s.kind == kind).flat_map(|s| &s.parts).collect();
+        let pb: Vec<&Block> = b.slots.iter().filter(|s| s.kind == kind).flat_map(|s| &s.parts).collect();
+        let key = |p: &&Block| if p.json_hash != 0 { p.json_hash } else { p.text_hash };
+        let side = |p: &Block| Side { pointer: p.pointer.to_string(), what: format!("`{}` part", kind.as_str()), text: mask_secrets(&p.text), bytes: p.text_len as usize };
+        for pairing in align(&pa.iter().map(key).collect::<Vec<_>>(), &pb.iter().map(key).collect::<Vec<_>>(), |_, _| true) {
+            out.push(match pairing {
+                Pairing::Same(i, j) => change(Op::Same, Level::System, Some(side(pa[i])), Some(side(pb[j]))),
+                Pairing::Removed(i) => change(Op::Removed, Level::System, Some(side(pa[i])), None),
+                Pairing::Added(j) => change(Op::Added, Level::System, None, Some(side(pb[j]))),
+                Pairing::Changed(i, j) => {
+                    let (sa, sb) = (side(pa[i]), side(pb[j]));
+                    let mut d = text_change(&sa.text, &sb.text);
+                    if d.hunks.is_empty() {
+                        d.note = Some(other_fields(a, &sa.pointer, b, &sb.pointer, &mut d));
+                    }
+                    Change { op: Op::Changed, level: Level::System, section: "system", a: Some(sa), b: Some(sb), diff: Some(d) }
+                }
+            });
+        }
+    }
+}
+
+fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>) {
+    let (ea, eb) = (conversation::elements(a), conversation::elements(b));
+    let side = |r: &Request, e: &conversation::Element| {
+        let m = &r.messages[e.msg];
+        let blocks: Vec<&Block> = match e.block {
+            Some(i) => vec![&m.blocks[i]],
+            None => m.blocks.iter().collect(),
+        };
+        Side {
+            pointer: e.pointer.to_string(),
+            what: e.describe(r),
+            text: mask_secrets(&blocks.iter().map(|b| display_text(b)).collect::<Vec<_>>().join("\n")),
+            bytes: blocks.iter().map(|b| b.text_len as usize).sum(),
+        }
+    };
+    let level = |e: &conversation::Element| if e.system { Level::System } else { Level::Messages };
+    if chained {
+        // The prefix is held by the server: everything B sends is new.
+        for y in &eb {
+            out.push(Change { section: "messages", ..change(Op::Added, level(y), None, Some(side(b, y))) });
+        }
+        return;
+    }
+    let ka: Vec<u64> = ea.iter().map(|e| e.key).collect();
+    let kb: Vec<u64> = eb.iter().map(|e| e.key).collect();
+    let (da, db): (Vec<String>, Vec<String>) = (ea.iter().map(|e| e.describe(a)).collect(), eb.iter().map(|e| e.describe(b)).collect());
+    let pairable = |i: usize, j: usize| da[i] == db[j];
+    for pairing in align(&ka, &kb, pairable) {
+        let mut c = match pairing {
+            Pairing::Same(i, j) => change(Op::Same, level(&ea[i]), Some(side(a, &ea[i])), Some(side(b, &eb[j]))),
+            Pairing::Removed(i) => change(Op::Removed, level(&ea[i]), Some(side(a, &ea[i])), None),
+            Pairing::Added(j) => change(Op::Added, level(&eb[j]), None, Some(side(b, &eb[j]))),
+            Pairing::Changed(i, j) => {
+                let (sa, sb) = (side(a, &ea[i]), side(b, &eb[j]));
+                let mut d = text_change(&sa.text, &sb.text);
+                if d.hunks.is_empty() {
+                    d.note = Some(other_fields(a, &sa.pointer, b, &sb.pointer, &mut d));
+                }
+                let lv = if ea[i].system || eb[j].system { Level::System } else { Level::Messages };
+                Change { op: Op::Changed, level: lv, section: "messages", a: Some(sa), b: Some(sb), diff: Some(d) }
+            }
+        };
+        c.section = "messages";
+        out.push(c);
+    }
+}
+
+/// A block's text for display: tool calls show their name, id and
+/// pretty-printed arguments; tool results their call id; media a placeholder.
+fn display_text(b: &Block) -> String {
+    let mut head = String::new();
+    if matches!(b.kind, BlockKind::ToolCall | BlockKind::ToolResult) {
+        let mut parts = Vec::new();
+        if let Some(n) = &b.tool_name {
+            parts.push(n.to_string());
+        }
+        if let Some(id) = &b.tool_id {
+            parts.push(format!("id {id}"));
+        }
+        if !parts.is_empty() {
+            head = format!("[{} {}]\n", b.kind.as_str(), parts.join(", "));
+        }
+    }
+    let body = match b.kind {
+        BlockKind::ToolCall => match serde_json::from_str::<serde_json::Value>(&b.text) {
+            Ok(v) if v.is_object() || v.is_array() => serde_json::to_string_pretty(&v).unwrap_or_else(|_| b.text.to_string()),
+            _ => b.text.to_string(),
+        },
+        BlockKind::Media if b.text.is_empty() => "(media)".to_string(),
+        _ => b.text.to_string(),
+    };
+    head + &body
+}
+
+/// When the texts are equal, the elements differ in other fields: show their
+/// canonical JSON when both documents are kept (request-body files), else say so.
+fn other_fields(a: &Request, pa: &str, b: &Request, pb: &str, d: &mut TextChange) -> String {
+    if let (Some(ja), Some(jb)) = (element_json(a, pa), element_json(b, pb)) {
+        let c = text_change(&mask_secrets(&ja), &mask_secrets(&jb));
+        if !c.hunks.is_empty() {
+            d.hunks = c.hunks;
+            return "same text; the element's JSON differs (canonical form, `cache_control` ignored):".into();
+        }
+    }
+    "same text; the elements differ in other fields (e.g. ids, types or signatures)".into()
+}
+
+/// The canonical JSON of the element at `pointer`, from the kept document text.
+fn element_json(r: &Request, pointer: &str) -> Option<String> {
+    let raw = r.raw.as_deref()?;
+    let (at, end) = crate::locate::locate_span(raw.as_bytes(), pointer)?;
+    let v: serde_json::Value = serde_json::from_str(raw.get(at..end)?).ok()?;
+    Some(crate::hash::canonical_string(&v, crate::formats::body::IGNORED_KEYS))
+}
+
+/// How two element lists align.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pairing {
+    Same(usize, usize),
+    Removed(usize),
+    Added(usize),
+    Changed(usize, usize),
+}
+
+/// Aligns two key lists (Myers); inside a replaced run, pairs an element of
+/// `b` with the next unpaired element of `a` that `pairable` accepts; the
+/// unpaired ones are listed removed first, then added.
+fn align(ka: &[u64], kb: &[u64], pairable: impl Fn(usize, usize) -> bool) -> Vec<Pairing> {
+    let mut out = Vec::with_capacity(ka.len().max(kb.len()));
+    for op in similar::capture_diff_slices(Algorithm::Myers, ka, kb) {
+        match op {
+            DiffOp::Equal { old_index, new_index, len } => out.extend((0..len).map(|k| Pairing::Same(old_index + k, new_index + k))),
+            DiffOp::Delete { old_index, old_len, .. } => out.extend((old_index..old_index + old_len).map(Pairing::Removed)),
+            DiffOp::Insert { new_index, new_len, .. } => out.extend((new_index..new_index + new_len).map(Pairing::Added)),
+            DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                let (old_end, new_end) = (old_index + old_len, new_index + new_len);
+                let mut matches = Vec::new();
+                let mut i = old_index;
+                for j in new_index..new_end {
+                    if let Some(k) = (i..old_end).find(|&k| pairable(k, j)) {
+                        matches.push((k, j));
+                        i = k + 1;
+                    }
+                }
+                // Unpaired elements: A's removed ones before B's added ones.
+                let (mut oi, mut nj) = (old_index, new_index);
+                for (k, j) in matches {
+                    out.extend((oi..k).map(Pairing::Removed));
+                    out.extend((nj..j).map(Pairing::Added));
+                    out.push(Pairing::Changed(k, j));
+                    (oi, nj) = (k + 1, j + 1);
+                }
+                out.extend((oi..old_end).map(Pairing::Removed));
+                out.extend((nj..new_end).map(Pairing::Added));
+            }
+        }
+    }
+    out
+}
+
+/// The line diff of two texts with inline (word-level) emphasis and two lines
+/// of context. Texts that both lack a final newline are diffed as lines
+/// without "no newline" markers; a newline added or removed shows.
+pub fn text_change(a: &str, b: &str) -> TextChange {
+    let both_open = !a.ends_with('\n') && !b.ends_with('\n');
+    let close = |t: &str| if both_open && !t.is_empty() { format!("{t}\n") } else { t.to_string() };
+    let (a, b) = (close(a), close(b));
+    let diff = similar::TextDiff::configure().algorithm(Algorithm::Patience).timeout(Duration::from_secs(2)).diff_lines(&a, &b);
+    let mut hunks = Vec::new();
+    for group in diff.grouped_ops(2) {
+        let header = similar::udiff::UnifiedHunkHeader::new(&group).to_string();
+        let mut lines = Vec::new();
+        for op in &group {
+            for c in diff.iter_inline_changes(op) {
+                let mut parts: Vec<(bool, String)> = Vec::new();
+                for (emph, s) in c.iter_strings_lossy() {
+                    let s = s.trim_end_matches(['\n', '\r']).to_string();
+                    if s.is_empty() {
+                        continue;
+                    }
+                    match parts.last_mut() {
+                        Some((e, prev)) if *e == emph => prev.push_str(&s),
+                        _ => parts.push((emph, s)),
+                    }
+                }
+                lines.push(DiffLine { tag: c.tag(), parts, no_newline: c.missing_newline() });
+            }
+        }
+        hunks.push(Hunk { header, lines });
+    }
+    TextChange { hunks, note: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::parse_body;
+    use serde_json::{json, Value};
+    use std::sync::Arc;
+
+    fn req(format: FormatId, i: usize, v: Value) -> Request {
+        parse_body(format, &v, &Arc::from(format!("req{i}.json")), i, "").expect("parses")
+    }
+
+    fn ops(d: &RequestDiff) -> Vec<(&'static str, String)> {
+        d.differences().map(|c| (c.op.as_str(), c.pointer().to_string())).collect()
+    }
+
+    #[test]
+    fn moved_cache_control_is_not_a_change_and_a_removed_block_is_listed() {
+        let t = |s: &str| json!({"type":"text","text":s});
+        let cc = |s: &str| json!({"type":"text","text":s,"cache_control":{"type":"ephemeral"}});
+        let a = req("anthropic-messages", 0, json!({"messages":[{"role":"user","content":[t("r0"), t("r1"), t("r2"), t("r3"), cc("go")]}]}));
+        let b = req(
+            "anthropic-messages",
+            1,
+            json!({"messages":[{"role":"user","content":[t("r0"), t("r1\n"), t("r3"), t("go")]},{"role":"assistant","content":[t("ok")]},{"role":"user","content":[cc("more")]}]}),
+        );
+        let d = diff(&a, &b);
+        assert_eq!(d.verdict, Verdict::Rewrite);
+        assert_eq!(d.headline(), "rewrite at messages /messages/0/content/1");
+        assert_eq!(
+            ops(&d),
+            vec![
+                ("changed", "/messages/0/content/1".to_string()),
+                ("removed", "/messages/0/content/2".to_string()),
+                ("added", "/messages/1/content/0".to_string()),
+                ("added", "/messages/2/content/0".to_string()),
+            ]
+        );
+        let c = d.differences().next().expect("a change");
+        let u = c.diff.as_ref().expect("diff").unified();
+        assert!(u.contains("-r1\n\\ No newline at end of text\n+r1\n"), "{u}");
+    }
+
+    #[test]
+    fn extension_identical_retry() {
+        let a = req("openai-chat", 0, json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"}]}));
+        let b = req("openai-chat", 1, json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}));
+        let d = diff(&a, &b);
+        assert_eq!(d.verdict, Verdict::Extension);
+        assert_eq!(ops(&d), vec![("added", "/messages/2".to_string())]);
+        assert_eq!(diff(&a, &a).verdict, Verdict::Identical);
+        assert_eq!(diff(&b, &a).verdict, Verdict::Retry);
+    }
+
+    #[test]
+    fn new_conversation_and_dropped_prompt() {
+        let a = req("anthropic-messages", 0, json!({"system":"S","messages":[{"role":"user","content":"a"}]}));
+        let b = req("anthropic-messages", 1, json!({"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}));
+        let d = diff(&a, &b);
+        assert_eq!(d.verdict, Verdict::Extension);
+        assert_eq!(d.dropped.len(), 1);
+        assert_eq!(d.dropped[0].pointer, "/system");
+        assert_eq!(ops(&d)[0], ("removed", "/system".to_string()));
+        let c = req("anthropic-messages", 2, json!({"messages":[{"role":"user","content":"other"}]}));
+        assert_eq!(diff(&b, &c).verdict, Verdict::NewConversation);
+    }
+
+    #[test]
+    fn tools_change_is_a_rewrite_at_tools_with_a_json_diff() {
+        let a = req("openai-chat", 0, json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":"x"}]}));
+        let b = req("openai-chat", 1, json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}));
+        let d = diff(&a, &b);
+        assert_eq!(d.headline(), "rewrite at tools /tools");
+        let c = d.differences().next().expect("change");
+        assert_eq!((c.op, c.level), (Op::Changed, Level::Tools));
+        let u = c.diff.as_ref().expect("diff").unified();
+        assert!(u.contains("-    \"name\": \"a\"") && u.contains("+    \"name\": \"b\""), "{u}");
+    }
+
+    #[test]
+    fn secrets_are_masked_in_texts_and_diffs() {
+        let a = req("openai-chat", 0, json!({"messages":[{"role":"user","content":"key sk-ant-api03-AAAABBBBCCCCDDDDEEEE one"}]}));
+        let b = req("openai-chat", 1, json!({"messages":[{"role":"user","content":"key sk-ant-api03-AAAABBBBCCCCDDDDEEEE two"}]}));
+        let d = diff(&a, &b);
+        let all = format!("{:?}", d.changes);
+        assert!(!all.contains("AAAABBBB"), "{all}");
+    }
+
+    #[test]
+    fn align_pairs_by_description_inside_a_replaced_run() {
+        let p = align(&[1, 2, 3], &[1, 9, 3], |_, _| true);
+        assert_eq!(p, vec![Pairing::Same(0, 0), Pairing::Changed(1, 1), Pairing::Same(2, 2)]);
+        let p = align(&[1, 2, 3], &[1, 9, 3], |_, _| false);
+        assert_eq!(p, vec![Pairing::Same(0, 0), Pairing::Removed(1), Pairing::Added(1), Pairing::Same(2, 2)]);
+    }
+}
