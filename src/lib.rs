@@ -136,11 +136,14 @@ pub fn check(opts: &CheckOptions, config: &config::Config) -> Result<CheckReport
     Ok(check_plan(plan, config, &|_| {}))
 }
 
+/// What checking one job gives: its summary and findings, or why it could not be checked.
+type JobResult = Result<(FileSummary, Vec<Finding>)>;
+
 /// Runs `check` over discovered jobs in parallel (rayon), calling `tick(n)`
 /// after each job (`n` = jobs in the plan), with output in a stable order.
 pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u64) + Sync)) -> CheckReport {
     let total = plan.jobs.len() as u64;
-    let results: Vec<(Job, Result<(FileSummary, Vec<Finding>)>)> = plan
+    let results: Vec<(Job, JobResult)> = plan
         .jobs
         .into_par_iter()
         .map(|job| {

@@ -55,8 +55,7 @@ fn mask_one(s: &str) -> String {
 pub fn excerpt(s: &str, max_chars: usize) -> String {
     let masked = mask_secrets(s);
     let mut out = String::new();
-    let mut n = 0;
-    for c in masked.chars() {
+    for (n, c) in masked.chars().enumerate() {
         if n >= max_chars {
             out.push('…');
             break;
@@ -68,7 +67,6 @@ pub fn excerpt(s: &str, max_chars: usize) -> String {
             c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
-        n += 1;
     }
     out
 }

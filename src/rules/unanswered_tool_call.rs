@@ -52,7 +52,7 @@ pub fn check(cx: &mut RuleContext) {
                         .pointer(b.pointer.to_string())
                         .entry_id(e.id.as_deref())
                         .excerpt(format!("{} {}", b.tool_name.as_deref().unwrap_or(""), id))
-                        .key(format!("{id}"))
+                        .key(id.to_string())
                         .help("write a tool result for every call (an error result is fine) before the next model call"),
                 );
             }
