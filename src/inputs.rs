@@ -10,6 +10,7 @@ use crate::source::{Origin, SourceRef};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::io::Read;
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Options for discovering inputs.
@@ -157,6 +158,7 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) -> 
     }
     // Files grouped by their directory, to form streams.
     let mut by_dir: BTreeMap<PathBuf, Vec<(SourceRef, FormatId)>> = BTreeMap::new();
+    let mut found: Vec<(SourceRef, PathBuf)> = Vec::new();
     for ent in wb.build() {
         let ent = match ent {
             Ok(e) => e,
@@ -176,20 +178,30 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) -> 
             plan.skipped.push(Skipped { path: display, reason: "not a regular file".into() });
             continue;
         }
-        let src = SourceRef::file(display.clone(), path.clone());
-        match detect_or(&src, opts) {
+        found.push((SourceRef::file(display, path.clone()), path));
+    }
+    // Detection reads the head of every file: done in parallel (rayon), results kept in walk order.
+    let detected: Vec<(SourceRef, PathBuf, Result<Option<FormatId>>)> = found
+        .into_par_iter()
+        .map(|(src, path)| {
+            let d = detect_or(&src, opts);
+            (src, path, d)
+        })
+        .collect();
+    for (src, path, d) in detected {
+        match d {
             Ok(Some(f)) => by_dir.entry(path.parent().map(Path::to_path_buf).unwrap_or_default()).or_default().push((src, f)),
             Ok(None) => {
                 if opts.strict {
-                    return Err(unknown(&display));
+                    return Err(unknown(&src.display));
                 }
-                plan.skipped.push(Skipped { path: display, reason: "matches no input format".into() });
+                plan.skipped.push(Skipped { path: src.display, reason: "matches no input format".into() });
             }
             Err(e) => {
                 if opts.strict {
                     return Err(e);
                 }
-                plan.skipped.push(Skipped { path: display, reason: e.to_string() });
+                plan.skipped.push(Skipped { path: src.display, reason: e.to_string() });
             }
         }
     }
