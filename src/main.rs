@@ -195,6 +195,12 @@ struct FenceArgs {
     /// Kinds the runner owns, replacing the default: entry types and message roles, comma-separated (e.g. `assistant,toolResult,custom`).
     #[arg(long, value_name = "KIND,…", value_delimiter = ',')]
     owned: Option<Vec<String>>,
+    /// Use this configuration file (its `[fence] owned`) instead of the nearest ctxlint.toml.
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Ignore every configuration file.
+    #[arg(long)]
+    isolated: bool,
     /// Output format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
     output_format: OutputFormat,
@@ -332,6 +338,20 @@ fn agent_folders() -> Vec<String> {
     out.into_iter().map(|p| p.to_string_lossy().into_owned()).collect()
 }
 
+/// The configuration: `--isolated` (none), `--config PATH`, or the nearest `ctxlint.toml`.
+fn load_config(path: Option<&PathBuf>, isolated: bool) -> ctxlint::Result<Config> {
+    if isolated {
+        return Ok(Config::default());
+    }
+    if let Some(p) = path {
+        return Config::load(p);
+    }
+    match std::env::current_dir().ok().and_then(|d| Config::discover(&d)) {
+        Some(p) => Config::load(&p),
+        None => Ok(Config::default()),
+    }
+}
+
 fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     let mut paths = a.paths.clone();
     if paths.is_empty() {
@@ -343,16 +363,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         }
         eprintln!("ctxlint: scanning the session folders of installed agents: {}", paths.join(", "));
     }
-    let mut config = if a.isolated {
-        Config::default()
-    } else if let Some(p) = &a.config {
-        Config::load(p)?
-    } else {
-        match std::env::current_dir().ok().and_then(|d| Config::discover(&d)) {
-            Some(p) => Config::load(&p)?,
-            None => Config::default(),
-        }
-    };
+    let mut config = load_config(a.config.as_ref(), a.isolated)?;
     if !a.select.is_empty() {
         config.select = Some(parse_rules(&a.select)?);
     }
@@ -466,7 +477,8 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
             return Err(Error::Usage("with --prefix-size, give only NEW".into()));
         }
     };
-    let owned = a.owned.map(|v| {
+    let config = load_config(a.config.as_ref(), a.isolated)?;
+    let owned = a.owned.or(config.fence_owned).map(|v| {
         v.into_iter()
             .map(|k| k.trim().to_string())
             .filter(|k| !k.is_empty())

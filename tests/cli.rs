@@ -189,3 +189,19 @@ fn no_path_scans_installed_agent_folders() {
     let out = ctxlint().env("HOME", empty.path()).arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn fence_ownership_comes_from_the_config_file() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases/fence-foreign-user-message");
+    let d = tempfile::tempdir().unwrap();
+    for f in ["old.jsonl", "new.jsonl"] {
+        std::fs::copy(case.join(f), d.path().join(f)).unwrap();
+    }
+    let out = ctxlint().current_dir(d.path()).args(["fence", "old.jsonl", "new.jsonl"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    std::fs::write(d.path().join("ctxlint.toml"), "[fence]\nowned = [\"assistant\", \"toolResult\", \"user\"]\n").unwrap();
+    let out = ctxlint().current_dir(d.path()).args(["fence", "old.jsonl", "new.jsonl"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = ctxlint().current_dir(d.path()).args(["fence", "old.jsonl", "new.jsonl", "--isolated"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
