@@ -223,6 +223,7 @@ fn hundred_megabyte_line_is_a_finding_with_bounded_memory() {
     let n = session_lines();
     assert!(has_malformed_line(&run, n + 1), "{:?}", run.rules_lines());
     // One copy of the line is unavoidable; a few are a bug.
+    eprintln!("torn 100 MB line: peak RSS {} kB", run.peak_kb);
     assert!(run.peak_kb < 400 * 1024, "peak RSS {} kB for a 100 MB line", run.peak_kb);
 
     // The same line first: detection reads past it (it once gave up after
@@ -234,6 +235,7 @@ fn hundred_megabyte_line_is_a_finding_with_bounded_memory() {
     std::fs::write(&p, &first).unwrap();
     let run = check(&[s(&p)], "big-first.jsonl", T);
     assert!(has_malformed_line(&run, 1), "{:?}\n{}", run.rules_lines(), run.stderr);
+    eprintln!("torn 100 MB first line: peak RSS {} kB", run.peak_kb);
     assert!(run.peak_kb < 400 * 1024, "peak RSS {} kB for a 100 MB first line", run.peak_kb);
     drop(first);
 
@@ -244,6 +246,7 @@ fn hundred_megabyte_line_is_a_finding_with_bounded_memory() {
     let p = session_with(d.path(), "big-ok.jsonl", &[&ok]);
     let run = check(&[s(&p)], "big-ok.jsonl", T);
     assert!(run.code <= 1);
+    eprintln!("valid 100 MB line: peak RSS {} kB", run.peak_kb);
     assert!(run.peak_kb < 1024 * 1024, "peak RSS {} kB for a valid 100 MB line", run.peak_kb);
 }
 
