@@ -164,7 +164,10 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) -> 
             Ok(e) => e,
             Err(e) => {
                 // Loops through symlinks and unreadable entries: say so, go on.
-                plan.skipped.push(Skipped { path: arg.to_string(), reason: e.to_string() });
+                // Named by the entry's own path where the error has one (issue 7:
+                // it used to name only the walked root).
+                let path = error_path(&e).map(|p| display_of(arg, root, p)).unwrap_or_else(|| arg.to_string());
+                plan.skipped.push(Skipped { path, reason: e.to_string() });
                 continue;
             }
         };
@@ -226,6 +229,16 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) -> 
         }
     }
     Ok(())
+}
+
+/// The path a walk error is about, if it names one.
+fn error_path(e: &ignore::Error) -> Option<&Path> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::Loop { child, .. } => Some(child),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => error_path(err),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

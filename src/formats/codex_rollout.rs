@@ -130,8 +130,10 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         let hash = hash_bytes(line.bytes);
         let rec: RawLineRec = match serde_json::from_slice(line.bytes) {
             Ok(r) => r,
-            Err(e) if jsonl::is_syntax_error(&e) => return jsonl::LineVerdict::Malformed(jsonl::describe_json_error(&e)),
-            Err(_) => {
+            Err(e) => {
+                if let Some(reason) = jsonl::malformed_reason(line.bytes, &e) {
+                    return jsonl::LineVerdict::Malformed(reason);
+                }
                 unknown += 1;
                 raw_lines.push(RawLine { line: line.no, hash, exempt: false });
                 return jsonl::LineVerdict::Ok;

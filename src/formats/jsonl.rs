@@ -65,6 +65,23 @@ fn screen(line: &Line<'_>) -> Option<LineVerdict> {
     None
 }
 
+/// Why a line that a loader's typed parse rejected with `e` is malformed, or
+/// `None` when it is valid JSON of an unexpected shape (kept as an unknown
+/// record). A shape error can come before a syntax error further on the line
+/// (a torn `{"message":[1,` fails on the array's shape before its end), so a
+/// non-syntax error is confirmed by checking the whole line with `IgnoredAny`
+/// (iterative in serde_json: no depth limit, no allocation per value). Issue 7:
+/// torn lines were counted as unknown records instead of `malformed-line`.
+pub fn malformed_reason(bytes: &[u8], e: &serde_json::Error) -> Option<String> {
+    if is_syntax_error(e) || std::str::from_utf8(bytes).is_err() {
+        return Some(describe_line_error(bytes, e));
+    }
+    match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+        Ok(_) => None,
+        Err(e) => Some(describe_line_error(bytes, &e)),
+    }
+}
+
 /// Describes why a line failed to parse, naming invalid UTF-8 when that is the cause.
 pub fn describe_line_error(bytes: &[u8], e: &serde_json::Error) -> String {
     match std::str::from_utf8(bytes) {

@@ -65,12 +65,28 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
         return Ok(None);
     }
     if t.starts_with('{') || t.starts_with('[') {
-        // JSONL: the first lines that parse decide.
+        // JSONL: the first lines that parse decide. When the peek holds no
+        // complete line (a first line longer than PEEK, e.g. a pasted image),
+        // the first lines are read whole (issue 7: such sessions were "not a
+        // recognised input format").
+        let mut long_lines = Vec::new();
         let complete_lines: Vec<&str> = if head.len() < PEEK {
             t.lines().collect()
         } else {
             let mut v: Vec<&str> = t.lines().collect();
             v.pop();
+            if v.iter().all(|l| l.trim().is_empty()) {
+                let mut lr = crate::source::LineReader::new(src.open()?);
+                while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
+                    if !l.too_long && !l.bytes.iter().all(u8::is_ascii_whitespace) {
+                        long_lines.push(String::from_utf8_lossy(l.bytes).trim_start_matches('\u{feff}').to_string());
+                    }
+                    if long_lines.len() >= 2 || l.no >= 8 {
+                        break;
+                    }
+                }
+                v = long_lines.iter().map(String::as_str).collect();
+            }
             v
         };
         let mut objects = 0;

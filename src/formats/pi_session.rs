@@ -204,10 +204,10 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let (bad_lines, lines) = jsonl::read_lines(src, |line| {
         let raw: RawEntry = match serde_json::from_slice(line.bytes) {
             Ok(r) => r,
-            Err(e) if jsonl::is_syntax_error(&e) || std::str::from_utf8(line.bytes).is_err() => {
-                return jsonl::LineVerdict::Malformed(jsonl::describe_line_error(line.bytes, &e));
-            }
-            Err(_) => {
+            Err(e) => {
+                if let Some(reason) = jsonl::malformed_reason(line.bytes, &e) {
+                    return jsonl::LineVerdict::Malformed(reason);
+                }
                 // Valid JSON of an unexpected shape: kept as an unknown record.
                 unknown += 1;
                 raw_lines.push(RawLine { line: line.no, hash: hash_bytes(line.bytes), exempt: false });

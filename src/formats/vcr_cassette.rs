@@ -202,12 +202,24 @@ fn response_id(r: &Resp) -> Option<Box<str>> {
         .find_map(|v| id_of(&v))
 }
 
+/// Deepest YAML nesting (mappings + sequences) read from a cassette.
+pub const MAX_YAML_DEPTH: usize = 128;
+
 /// Loads a cassette as one stream.
 pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let bytes = src.read_all()?;
     let text = String::from_utf8_lossy(&bytes);
     let bad = |reason: String| Error::BadInput { path: src.display.clone().into(), format: ID.to_string(), reason };
-    let cassette: Cassette = serde_saphyr::from_str(&text).map_err(|e| {
+    // Nesting is capped well below serde-saphyr's default (2,000): the YAML
+    // is deserialised recursively (through `Loose`) on a worker thread's
+    // 2 MiB stack, which a ~1,200-level block mapping overflowed (issue 7;
+    // a debug build overflows nested sequences from ~240 levels). Real
+    // cassettes nest a few dozen levels; serde_json's own limit is also 128.
+    let options = serde_saphyr::Options {
+        budget: Some(serde_saphyr::Budget { max_depth: MAX_YAML_DEPTH, ..serde_saphyr::Budget::default() }),
+        ..serde_saphyr::Options::default()
+    };
+    let cassette: Cassette = serde_saphyr::from_str_with_options(&text, options).map_err(|e| {
         let e = e.to_string();
         bad(format!("not a readable VCR cassette: {}", e.lines().next().unwrap_or("").trim_start_matches("error: ")))
     })?;

@@ -1,0 +1,6 @@
+//! Request bodies: detection, the detected body loader, and every body parser forced.
+//! The logic is in `src/lib.rs` (shared with tests/fuzz_regressions.rs).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| ctxlint_fuzz::run("bodies", data));

@@ -1,0 +1,6 @@
+//! source::LineReader against a reference split on `\n`, through short reads.
+//! The logic is in `src/lib.rs` (shared with tests/fuzz_regressions.rs).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| ctxlint_fuzz::run("line_reader", data));

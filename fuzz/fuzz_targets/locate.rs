@@ -1,0 +1,6 @@
+//! locate::locate and locate_span on `pointer \n json-text`.
+//! The logic is in `src/lib.rs` (shared with tests/fuzz_regressions.rs).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| ctxlint_fuzz::run("locate", data));

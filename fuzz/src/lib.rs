@@ -1,0 +1,182 @@
+//! What each fuzz target does with its input, in one place so that
+//! `tests/fuzz_regressions.rs` can replay saved crashing inputs through the
+//! very same code (it includes this file as a module). Every target feeds the
+//! fuzz input to the library in memory (`source::Origin::Memory`), so nothing
+//! is written per execution. Errors are fine; panics are not.
+
+use ctxlint::config::Config;
+use ctxlint::formats::{self, LoadOptions};
+use ctxlint::inputs::Job;
+use ctxlint::model::FormatId;
+use ctxlint::source::{LineReader, Origin, SourceRef};
+use std::io::Read;
+use std::sync::Arc;
+
+/// The fuzz targets (file names under `fuzz_targets/`, folders under `corpus/`).
+pub const TARGETS: &[&str] =
+    &["pi_session", "claude_code", "codex_rollout", "exchange_log", "pydantic_ai", "vcr_cassette", "bodies", "line_reader", "locate", "check"];
+
+/// Runs target `name` on `data`.
+pub fn run(name: &str, data: &[u8]) {
+    match name {
+        "pi_session" => load_and_check("session.jsonl", data, "pi-session"),
+        "claude_code" => load_and_check("session.jsonl", data, "claude-code"),
+        "codex_rollout" => load_and_check("rollout.jsonl", data, "codex-rollout"),
+        "exchange_log" => load_and_check("exchanges.jsonl", data, "exchange-log"),
+        "pydantic_ai" => load_and_check("history.json", data, "pydantic-ai-history"),
+        "vcr_cassette" => load_and_check("cassette.yaml", data, "vcr-cassette"),
+        "bodies" => bodies(data),
+        "line_reader" => line_reader(data),
+        "locate" => locate(data),
+        "check" => detect_and_check("input", data),
+        other => panic!("no fuzz target {other}"),
+    }
+}
+
+/// An in-memory source named `name`.
+pub fn memory(name: &str, data: &[u8]) -> SourceRef {
+    SourceRef { display: name.to_string(), origin: Origin::Memory(data.into()) }
+}
+
+/// Loads `data` as `format` (no detection) and, when it loads, runs every rule
+/// and resolves finding positions, as `check` does.
+pub fn load_and_check(name: &str, data: &[u8], format: FormatId) {
+    let src = memory(name, data);
+    if let Ok(input) = formats::load(&src, format, &LoadOptions::default()) {
+        let job = Job::File(src, format);
+        let mut findings = ctxlint::check_input(&input, &job, &Config::default());
+        ctxlint::finish(&mut findings);
+    }
+}
+
+/// The whole `check` pipeline for one input: detection, load, rules, positions,
+/// sorting/fingerprints, and every renderer.
+pub fn detect_and_check(name: &str, data: &[u8]) {
+    let src = memory(name, data);
+    let Ok(Some(format)) = formats::detect(&src) else { return };
+    let job = Job::File(src, format);
+    let mut report = ctxlint::CheckReport::default();
+    match ctxlint::load_job(&job) {
+        Ok(input) => {
+            report.findings = ctxlint::check_input(&input, &job, &Config::default());
+            report.files.push(ctxlint::FileSummary {
+                path: input.path.clone(),
+                format: input.format,
+                requests: input.request_count(),
+                entries: input.entry_count(),
+            });
+        }
+        Err(e) => report.errors.push(e),
+    }
+    ctxlint::finish(&mut report.findings);
+    render_all(&report);
+}
+
+/// Runs every output renderer over a report.
+pub fn render_all(r: &ctxlint::CheckReport) {
+    use ctxlint::report::*;
+    let _ = full::render(r, false);
+    let _ = full::render(r, true);
+    let _ = concise::render(r);
+    let _ = json::render(r);
+    let _ = json_lines::render(r);
+    let _ = github::render(r);
+    let _ = sarif::render(r);
+    let _ = junit::render(r);
+    let _ = gitlab::render(r);
+}
+
+const BODY_FORMATS: &[&str] = &["anthropic-messages", "openai-chat", "openai-responses", "gemini", "bedrock-converse", "pydantic-ai-history"];
+
+/// Request bodies: detection, then the detected body loader; and every body
+/// parser forced on any JSON value the bytes hold (parsers must cope with a
+/// body of any shape, not only the ones detection accepts).
+pub fn bodies(data: &[u8]) {
+    let src = memory("request.json", data);
+    if let Ok(Some(f)) = formats::detect(&src) {
+        if formats::is_body_format(f) {
+            load_and_check("request.json", data, f);
+        }
+    }
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(data) {
+        let path: Arc<str> = "request.json".into();
+        let _ = formats::sniff_body(&v);
+        for f in BODY_FORMATS {
+            let _ = formats::parse_body(f, &v, &path, 0, "");
+        }
+    }
+}
+
+/// A reader returning short chunks, so that line ends fall on every kind of buffer boundary.
+struct Chunked<'a> {
+    data: &'a [u8],
+    sizes: &'a [u8],
+    i: usize,
+}
+
+impl Read for Chunked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = if self.sizes.is_empty() { buf.len() } else { 1 + self.sizes[self.i % self.sizes.len()] as usize };
+        self.i += 1;
+        let n = want.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// `source::LineReader` against a reference split on `\n`. Input: one byte
+/// `k`, then `k % 8` chunk sizes for the reader, then the data.
+pub fn line_reader(input: &[u8]) {
+    let (sizes, data) = match input.split_first() {
+        Some((&k, rest)) => rest.split_at((k as usize % 8).min(rest.len())),
+        None => (&[][..], input),
+    };
+    // Reference: split on '\n'; a final piece is a line only when non-empty.
+    let mut expected: Vec<(u64, &[u8], bool)> = Vec::new();
+    let mut off = 0u64;
+    let mut rest = data;
+    while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+        expected.push((off, &rest[..i], true));
+        off += i as u64 + 1;
+        rest = &rest[i + 1..];
+    }
+    if !rest.is_empty() {
+        expected.push((off, rest, false));
+    }
+    let mut r = LineReader::new(Chunked { data, sizes, i: 0 });
+    let mut n = 0usize;
+    while let Some(l) = r.next_line().expect("reading from memory cannot fail") {
+        let (eoff, ebytes, eterm) = expected[n];
+        let stripped = ebytes.strip_suffix(b"\r").unwrap_or(ebytes);
+        assert_eq!(l.no as usize, n + 1);
+        assert_eq!(l.offset, eoff);
+        assert_eq!(l.bytes, stripped);
+        assert_eq!(l.terminated, eterm);
+        assert_eq!(l.len, ebytes.len() as u64);
+        assert!(!l.too_long);
+        n += 1;
+    }
+    assert_eq!(n, expected.len());
+    assert!(r.next_line().expect("no error after the end").is_none(), "no line after the end");
+}
+
+/// `locate::locate` / `locate_span` on `pointer \n json-text`: no panic, and
+/// any offset or span returned lies inside the text.
+pub fn locate(data: &[u8]) {
+    use ctxlint::locate::{locate, locate_span};
+    let (ptr, text) = match data.iter().position(|&b| b == b'\n') {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (&b""[..], data),
+    };
+    let ptr = String::from_utf8_lossy(ptr);
+    if let Some(at) = locate(text, &ptr) {
+        assert!(at <= text.len());
+    }
+    if let Some((a, b)) = locate_span(text, &ptr) {
+        assert!(a <= b && b <= text.len());
+    }
+    for p in ["", "/0", "/messages/0/content", "/a/b/c"] {
+        let _ = locate_span(text, p);
+    }
+}
