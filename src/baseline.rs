@@ -5,8 +5,8 @@
 //! the path, the normalised offending text and its occurrence number — never a
 //! line, offset or pointer — so they survive unrelated edits of the file.
 
-use crate::error::{Error, Result};
 use crate::Finding;
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::Path;
@@ -30,7 +30,10 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<()> {
     let f = File {
         version: 1,
         tool: "ctxlint".into(),
-        findings: findings.iter().map(|f| Entry { fingerprint: f.fingerprint.clone(), rule: f.rule.name().into(), path: f.path.clone() }).collect(),
+        findings: findings
+            .iter()
+            .map(|f| Entry { fingerprint: f.fingerprint.clone(), rule: f.rule.name().into(), path: f.path.clone() })
+            .collect(),
     };
     let text = serde_json::to_string_pretty(&f).map_err(|e| Error::Internal(e.to_string()))?;
     std::fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
@@ -39,7 +42,8 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<()> {
 /// Reads the fingerprints of a baseline file.
 pub fn read(path: &Path) -> Result<HashSet<String>> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let f: File = serde_json::from_str(&text).map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("not a ctxlint baseline: {e}") })?;
+    let f: File = serde_json::from_str(&text)
+        .map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("not a ctxlint baseline: {e}") })?;
     Ok(f.findings.into_iter().map(|e| e.fingerprint).collect())
 }
 

@@ -144,7 +144,10 @@ pub struct Config {
 fn parse_levels(file: &Path, m: &HashMap<String, Level>, what: &str) -> Result<HashMap<RuleId, Option<Severity>>> {
     let mut out = HashMap::new();
     for (k, v) in m {
-        let r = RuleId::from_name_or_code(k).ok_or_else(|| Error::Config { path: file.to_path_buf(), reason: format!("unknown rule `{k}` in {what}") })?;
+        let r = RuleId::from_name_or_code(k).ok_or_else(|| Error::Config {
+            path: file.to_path_buf(),
+            reason: format!("unknown rule `{k}` in {what}"),
+        })?;
         out.insert(r, v.as_option());
     }
     Ok(out)
@@ -168,12 +171,16 @@ impl Config {
     /// bad levels, bad globs and bad regexes are errors naming the key and file.
     pub fn load(path: &Path) -> Result<Config> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let fc: FileConfig = toml::from_str(&text).map_err(|e| Error::Config { path: path.to_path_buf(), reason: e.to_string().trim().replace('\n', " ") })?;
+        let fc: FileConfig = toml::from_str(&text)
+            .map_err(|e| Error::Config { path: path.to_path_buf(), reason: e.to_string().trim().replace('\n', " ") })?;
         let mut base = Settings::default();
         if let Some(p) = &fc.event_patterns {
             base.event_patterns = p
                 .iter()
-                .map(|s| Regex::new(s).map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("event-patterns: {e}") }))
+                .map(|s| {
+                    Regex::new(s)
+                        .map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("event-patterns: {e}") })
+                })
                 .collect::<Result<_>>()?;
         }
         if let Some(n) = fc.context_block_min {
@@ -184,10 +191,16 @@ impl Config {
         for (i, o) in fc.overrides.iter().enumerate() {
             let mut b = globset::GlobSetBuilder::new();
             for g in &o.paths {
-                let glob = globset::GlobBuilder::new(g).literal_separator(true).build().map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("overrides[{i}].paths: {e}") })?;
+                let glob = globset::GlobBuilder::new(g).literal_separator(true).build().map_err(|e| Error::Config {
+                    path: path.to_path_buf(),
+                    reason: format!("overrides[{i}].paths: {e}"),
+                })?;
                 b.add(glob);
             }
-            let set = b.build().map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("overrides[{i}].paths: {e}") })?;
+            let set = b.build().map_err(|e| Error::Config {
+                path: path.to_path_buf(),
+                reason: format!("overrides[{i}].paths: {e}"),
+            })?;
             overrides.push((set, parse_levels(path, &o.rules, &format!("overrides[{i}].rules"))?));
         }
         Ok(Config {
@@ -213,7 +226,11 @@ impl Config {
             return s;
         }
         let given = Path::new(path);
-        let abs = if given.is_absolute() { given.to_path_buf() } else { std::env::current_dir().map(|d| d.join(given)).unwrap_or_else(|_| given.to_path_buf()) };
+        let abs = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            std::env::current_dir().map(|d| d.join(given)).unwrap_or_else(|_| given.to_path_buf())
+        };
         let abs = normalize(&abs);
         let rel = self.root.as_ref().and_then(|r| abs.strip_prefix(normalize(r)).ok().map(Path::to_path_buf));
         for (set, levels) in &self.overrides {

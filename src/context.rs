@@ -86,7 +86,8 @@ impl Tree {
         let e = &t.entries[i as usize];
         self.tin[i as usize] = *clock;
         *clock += 1;
-        let (pu, pc) = parent.map(|p| (self.user_turn[p as usize], self.compaction[p as usize])).unwrap_or((NONE, NONE));
+        let (pu, pc) =
+            parent.map(|p| (self.user_turn[p as usize], self.compaction[p as usize])).unwrap_or((NONE, NONE));
         self.user_turn[i as usize] = if e.is_user_turn() { i } else { pu };
         self.compaction[i as usize] = if e.class == Class::Compaction { i } else { pc };
     }
@@ -196,7 +197,8 @@ impl Analysis {
                 tainted[i] = true;
             }
         }
-        let replayed_turns = crate::rules::duplicate_user_turn::replays(t).into_iter().map(|r| (r.entry, r.previous)).collect();
+        let replayed_turns =
+            crate::rules::duplicate_user_turn::replays(t).into_iter().map(|r| (r.entry, r.previous)).collect();
         let mut an = Analysis { tree, chain_defects, tainted, replayed_turns, pairing: Vec::new() };
         an.pairing = crate::pairing::transcript(t, &an);
         an

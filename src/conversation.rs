@@ -167,13 +167,15 @@ pub fn elements(r: &Request) -> Vec<Element<'_>> {
     let mut out = Vec::new();
     for (i, m) in r.messages.iter().enumerate() {
         let system = m.role.is_system() || m.kind == MessageKind::SystemPrompt;
-        let dynamic = m.dynamic_ref.as_deref().filter(|_| system).map(|d| crate::hash::hash_str(&format!("dynamic_ref\0{d}")));
+        let dynamic =
+            m.dynamic_ref.as_deref().filter(|_| system).map(|d| crate::hash::hash_str(&format!("dynamic_ref\0{d}")));
         if m.json_hash != 0 || dynamic.is_some() {
             out.push(Element {
                 key: dynamic.unwrap_or_else(|| mix(role_code(m.role), m.json_hash)),
                 pointer: &m.pointer,
                 system,
-                compaction: m.kind == MessageKind::CompactionSummary || m.blocks.iter().any(|b| b.kind == BlockKind::Compaction),
+                compaction: m.kind == MessageKind::CompactionSummary
+                    || m.blocks.iter().any(|b| b.kind == BlockKind::Compaction),
                 msg: i,
                 block: None,
             });
@@ -419,7 +421,12 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             for i in missing {
                 let p = &sa.parts[i];
                 if !p.text.trim().is_empty() && !b_texts.contains(p.text.trim()) {
-                    pair.dropped.push(Dropped { pointer: p.pointer.to_string(), text: p.text.to_string(), slot: Some(sa.kind), standing: true });
+                    pair.dropped.push(Dropped {
+                        pointer: p.pointer.to_string(),
+                        text: p.text.to_string(),
+                        slot: Some(sa.kind),
+                        standing: true,
+                    });
                 }
             }
             continue;
@@ -438,7 +445,9 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         }
     }
     if !chained && pair.rewrite.is_none() {
-        if let Some(sb) = b.slots.iter().find(|sb| !a.slots.iter().any(|sa| sa.kind == sb.kind) && sb.parts.iter().any(|p| !p.text.trim().is_empty())) {
+        if let Some(sb) = b.slots.iter().find(|sb| {
+            !a.slots.iter().any(|sa| sa.kind == sb.kind) && sb.parts.iter().any(|p| !p.text.trim().is_empty())
+        }) {
             pair.rewrite = Some(Rewrite {
                 level: Level::System,
                 pointer: sb.pointer.clone(),
@@ -457,7 +466,10 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
     // A history that is a prefix of the previous one's (a retry, or a fresh run
     // of the same prompt) still reads the cache: never a rewrite (SPEC §1);
     // its system prompts are still compared below.
-    let (ha, hb): (Vec<u64>, Vec<u64>) = (ea.iter().filter(|e| !e.system).map(|e| e.key).collect(), eb.iter().filter(|e| !e.system).map(|e| e.key).collect());
+    let (ha, hb): (Vec<u64>, Vec<u64>) = (
+        ea.iter().filter(|e| !e.system).map(|e| e.key).collect(),
+        eb.iter().filter(|e| !e.system).map(|e| e.key).collect(),
+    );
     let retry = hb.len() <= ha.len() && ha[..hb.len()] == hb[..];
     let (mut i, mut j) = (0, 0);
     while i < ea.len() && j < eb.len() {
@@ -482,7 +494,11 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
                 level,
                 pointer: y.pointer.to_string(),
                 prev_pointer: Some(x.pointer.to_string()),
-                what: format!("this {} differs from the {} the previous request sent here", y.describe(b), x.describe(a)),
+                what: format!(
+                    "this {} differs from the {} the previous request sent here",
+                    y.describe(b),
+                    x.describe(a)
+                ),
                 text: y.text(b),
                 diff: element_diff(a, x, b, y),
             });
@@ -553,11 +569,15 @@ pub fn unified(a: &str, b: &str) -> String {
 mod tests {
     use super::*;
     use crate::formats::parse_body;
-    use serde_json::{json, Value};
+    use serde_json::{Value, json};
     use std::sync::Arc;
 
     fn stream(format: FormatId, bodies: &[Value]) -> Stream {
-        let requests = bodies.iter().enumerate().map(|(i, v)| parse_body(format, v, &Arc::from(format!("req{}.json", i + 1)), i, "").expect("parses")).collect();
+        let requests = bodies
+            .iter()
+            .enumerate()
+            .map(|(i, v)| parse_body(format, v, &Arc::from(format!("req{}.json", i + 1)), i, "").expect("parses"))
+            .collect();
         Stream { requests }
     }
 
@@ -582,7 +602,8 @@ mod tests {
 
     #[test]
     fn previous_response_id_must_match_a_recorded_response() {
-        let mut s = stream("openai-responses", &[json!({"input":"a"}), json!({"previous_response_id":"r1","input":"b"})]);
+        let mut s =
+            stream("openai-responses", &[json!({"input":"a"}), json!({"previous_response_id":"r1","input":"b"})]);
         assert_eq!(links(&s)[1], Link::Continues { prev: 0, chained: true });
         s.requests[0].response_id = Some("r0".into());
         assert_eq!(links(&s)[1], Link::NewConversation { prev: 0 });
@@ -592,7 +613,14 @@ mod tests {
 
     #[test]
     fn endpoints_pair_separately() {
-        let mut s = stream("openai-responses", &[json!({"input":"a"}), json!({"input":"z"}), json!({"input":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]})]);
+        let mut s = stream(
+            "openai-responses",
+            &[
+                json!({"input":"a"}),
+                json!({"input":"z"}),
+                json!({"input":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}),
+            ],
+        );
         s.requests[0].endpoint = Some("/v1/responses".into());
         s.requests[1].endpoint = Some("/v1/responses/compact".into());
         s.requests[2].endpoint = Some("/v1/responses".into());
@@ -717,7 +745,13 @@ mod tests {
 
     #[test]
     fn slot_missing_is_dropped() {
-        let s = stream("openai-responses", &[json!({"instructions":"I","input":"a"}), json!({"previous_response_id":"r","input":[{"type":"function_call_output","call_id":"c","output":"x"}]})]);
+        let s = stream(
+            "openai-responses",
+            &[
+                json!({"instructions":"I","input":"a"}),
+                json!({"previous_response_id":"r","input":[{"type":"function_call_output","call_id":"c","output":"x"}]}),
+            ],
+        );
         let p = &pairs(&s)[0];
         assert_eq!(p.dropped.len(), 1);
         assert_eq!(p.dropped[0].slot, Some(SlotKind::Instructions));

@@ -280,16 +280,23 @@ pub fn diff(a: &Request, b: &Request) -> RequestDiff {
     }
     match link {
         Link::First => {
-            out.note = Some(format!("the requests are sent to different endpoints ({} and {}): not compared", endpoint(a), endpoint(b)));
+            out.note = Some(format!(
+                "the requests are sent to different endpoints ({} and {}): not compared",
+                endpoint(a),
+                endpoint(b)
+            ));
         }
         Link::NewConversation { .. } => {
-            out.note = Some(if a.conversation_id.is_some() && b.conversation_id.is_some() && a.conversation_id != b.conversation_id {
-                "the requests carry different conversation ids".into()
-            } else if b.previous_response_id.is_some() {
-                "B's previous_response_id does not name A's recorded response".into()
-            } else {
-                "the histories begin with different elements".into()
-            });
+            out.note = Some(
+                if a.conversation_id.is_some() && b.conversation_id.is_some() && a.conversation_id != b.conversation_id
+                {
+                    "the requests carry different conversation ids".into()
+                } else if b.previous_response_id.is_some() {
+                    "B's previous_response_id does not name A's recorded response".into()
+                } else {
+                    "the histories begin with different elements".into()
+                },
+            );
         }
         Link::Compaction { .. } => out.verdict = Verdict::Compaction,
         Link::Continues { chained, .. } => {
@@ -313,7 +320,10 @@ pub fn diff(a: &Request, b: &Request) -> RequestDiff {
 pub fn requests(input: &Input) -> crate::Result<&[Request]> {
     match &input.body {
         Body::Stream(s) if !s.requests.is_empty() => Ok(&s.requests),
-        Body::Stream(_) => Err(crate::Error::Usage(format!("{}: holds no request ({} exchange(s) skipped: no request format)", input.path, input.skipped))),
+        Body::Stream(_) => Err(crate::Error::Usage(format!(
+            "{}: holds no request ({} exchange(s) skipped: no request format)",
+            input.path, input.skipped
+        ))),
         Body::Transcript(_) => Err(crate::Error::Usage(format!(
             "{}: is a {} transcript, not a recorded request; `ctxlint diff` compares request bodies, cassettes, exchange logs and history snapshots (try `ctxlint show {}`)",
             input.path, input.format, input.path
@@ -326,7 +336,11 @@ pub fn requests(input: &Input) -> crate::Result<&[Request]> {
 pub fn pick(input: &Input, i: usize) -> crate::Result<&Request> {
     let rs = requests(input)?;
     rs.iter().find(|r| r.index == i).ok_or_else(|| {
-        crate::Error::Usage(format!("{}: no request {i} (it has {})", input.path, crate::show::describe_indices(rs.iter().map(|r| r.index), "request")))
+        crate::Error::Usage(format!(
+            "{}: no request {i} (it has {})",
+            input.path,
+            crate::show::describe_indices(rs.iter().map(|r| r.index), "request")
+        ))
     })
 }
 
@@ -358,7 +372,12 @@ fn is_retry(a: &Request, b: &Request) -> bool {
 }
 
 fn tools(a: &Request, b: &Request, out: &mut Vec<Change>) {
-    let side = |t: &(String, u64, String)| Side { pointer: t.0.clone(), what: "tools".into(), text: mask_secrets(&t.2), bytes: t.2.len() };
+    let side = |t: &(String, u64, String)| Side {
+        pointer: t.0.clone(),
+        what: "tools".into(),
+        text: mask_secrets(&t.2),
+        bytes: t.2.len(),
+    };
     match (&a.tools, &b.tools) {
         (None, None) => {}
         (Some(x), None) => out.push(change(Op::Removed, Level::Tools, Some(side(x)), None)),
@@ -369,7 +388,14 @@ fn tools(a: &Request, b: &Request, out: &mut Vec<Change>) {
                 out.push(change(Op::Same, Level::Tools, Some(sa), Some(sb)));
             } else {
                 let d = text_change(&sa.text, &sb.text);
-                out.push(Change { op: Op::Changed, level: Level::Tools, section: "tools", a: Some(sa), b: Some(sb), diff: Some(d) });
+                out.push(Change {
+                    op: Op::Changed,
+                    level: Level::Tools,
+                    section: "tools",
+                    a: Some(sa),
+                    b: Some(sb),
+                    diff: Some(d),
+                });
             }
         }
     }
@@ -393,8 +419,15 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>) {
         let pa: Vec<&Block> = a.slots.iter().filter(|s| s.kind == kind).flat_map(|s| &s.parts).collect();
         let pb: Vec<&Block> = b.slots.iter().filter(|s| s.kind == kind).flat_map(|s| &s.parts).collect();
         let key = |p: &&Block| if p.json_hash != 0 { p.json_hash } else { p.text_hash };
-        let side = |p: &Block| Side { pointer: p.pointer.to_string(), what: format!("`{}` part", kind.as_str()), text: mask_secrets(&p.text), bytes: p.text_len as usize };
-        for pairing in align(&pa.iter().map(key).collect::<Vec<_>>(), &pb.iter().map(key).collect::<Vec<_>>(), |_, _| true) {
+        let side = |p: &Block| Side {
+            pointer: p.pointer.to_string(),
+            what: format!("`{}` part", kind.as_str()),
+            text: mask_secrets(&p.text),
+            bytes: p.text_len as usize,
+        };
+        for pairing in
+            align(&pa.iter().map(key).collect::<Vec<_>>(), &pb.iter().map(key).collect::<Vec<_>>(), |_, _| true)
+        {
             out.push(match pairing {
                 Pairing::Same(i, j) => change(Op::Same, Level::System, Some(side(pa[i])), Some(side(pb[j]))),
                 Pairing::Removed(i) => change(Op::Removed, Level::System, Some(side(pa[i])), None),
@@ -405,7 +438,14 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>) {
                     if d.hunks.is_empty() {
                         d.note = Some(other_fields(a, &sa.pointer, b, &sb.pointer, &mut d));
                     }
-                    Change { op: Op::Changed, level: Level::System, section: "system", a: Some(sa), b: Some(sb), diff: Some(d) }
+                    Change {
+                        op: Op::Changed,
+                        level: Level::System,
+                        section: "system",
+                        a: Some(sa),
+                        b: Some(sb),
+                        diff: Some(d),
+                    }
                 }
             });
         }
@@ -437,7 +477,8 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>) {
     }
     let ka: Vec<u64> = ea.iter().map(|e| e.key).collect();
     let kb: Vec<u64> = eb.iter().map(|e| e.key).collect();
-    let (da, db): (Vec<String>, Vec<String>) = (ea.iter().map(|e| e.describe(a)).collect(), eb.iter().map(|e| e.describe(b)).collect());
+    let (da, db): (Vec<String>, Vec<String>) =
+        (ea.iter().map(|e| e.describe(a)).collect(), eb.iter().map(|e| e.describe(b)).collect());
     let pairable = |i: usize, j: usize| da[i] == db[j];
     for pairing in align(&ka, &kb, pairable) {
         let mut c = match pairing {
@@ -477,7 +518,9 @@ fn display_text(b: &Block) -> String {
     }
     let body = match b.kind {
         BlockKind::ToolCall => match serde_json::from_str::<serde_json::Value>(&b.text) {
-            Ok(v) if v.is_object() || v.is_array() => serde_json::to_string_pretty(&v).unwrap_or_else(|_| b.text.to_string()),
+            Ok(v) if v.is_object() || v.is_array() => {
+                serde_json::to_string_pretty(&v).unwrap_or_else(|_| b.text.to_string())
+            }
             _ => b.text.to_string(),
         },
         BlockKind::Media if b.text.is_empty() => "(media)".to_string(),
@@ -523,9 +566,15 @@ fn align(ka: &[u64], kb: &[u64], pairable: impl Fn(usize, usize) -> bool) -> Vec
     let mut out = Vec::with_capacity(ka.len().max(kb.len()));
     for op in similar::capture_diff_slices(Algorithm::Myers, ka, kb) {
         match op {
-            DiffOp::Equal { old_index, new_index, len } => out.extend((0..len).map(|k| Pairing::Same(old_index + k, new_index + k))),
-            DiffOp::Delete { old_index, old_len, .. } => out.extend((old_index..old_index + old_len).map(Pairing::Removed)),
-            DiffOp::Insert { new_index, new_len, .. } => out.extend((new_index..new_index + new_len).map(Pairing::Added)),
+            DiffOp::Equal { old_index, new_index, len } => {
+                out.extend((0..len).map(|k| Pairing::Same(old_index + k, new_index + k)))
+            }
+            DiffOp::Delete { old_index, old_len, .. } => {
+                out.extend((old_index..old_index + old_len).map(Pairing::Removed))
+            }
+            DiffOp::Insert { new_index, new_len, .. } => {
+                out.extend((new_index..new_index + new_len).map(Pairing::Added))
+            }
             DiffOp::Replace { old_index, old_len, new_index, new_len } => {
                 let (old_end, new_end) = (old_index + old_len, new_index + new_len);
                 let mut matches = Vec::new();
@@ -559,7 +608,10 @@ pub fn text_change(a: &str, b: &str) -> TextChange {
     let both_open = !a.ends_with('\n') && !b.ends_with('\n');
     let close = |t: &str| if both_open && !t.is_empty() { format!("{t}\n") } else { t.to_string() };
     let (a, b) = (close(a), close(b));
-    let diff = similar::TextDiff::configure().algorithm(Algorithm::Patience).timeout(Duration::from_secs(2)).diff_lines(&a, &b);
+    let diff = similar::TextDiff::configure()
+        .algorithm(Algorithm::Patience)
+        .timeout(Duration::from_secs(2))
+        .diff_lines(&a, &b);
     let mut hunks = Vec::new();
     for group in diff.grouped_ops(2) {
         let header = similar::udiff::UnifiedHunkHeader::new(&group).to_string();
@@ -589,7 +641,7 @@ pub fn text_change(a: &str, b: &str) -> TextChange {
 mod tests {
     use super::*;
     use crate::formats::parse_body;
-    use serde_json::{json, Value};
+    use serde_json::{Value, json};
     use std::sync::Arc;
 
     fn req(format: FormatId, i: usize, v: Value) -> Request {
@@ -604,7 +656,11 @@ mod tests {
     fn moved_cache_control_is_not_a_change_and_a_removed_block_is_listed() {
         let t = |s: &str| json!({"type":"text","text":s});
         let cc = |s: &str| json!({"type":"text","text":s,"cache_control":{"type":"ephemeral"}});
-        let a = req("anthropic-messages", 0, json!({"messages":[{"role":"user","content":[t("r0"), t("r1"), t("r2"), t("r3"), cc("go")]}]}));
+        let a = req(
+            "anthropic-messages",
+            0,
+            json!({"messages":[{"role":"user","content":[t("r0"), t("r1"), t("r2"), t("r3"), cc("go")]}]}),
+        );
         let b = req(
             "anthropic-messages",
             1,
@@ -629,8 +685,13 @@ mod tests {
 
     #[test]
     fn extension_identical_retry() {
-        let a = req("openai-chat", 0, json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"}]}));
-        let b = req("openai-chat", 1, json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}));
+        let a =
+            req("openai-chat", 0, json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"}]}));
+        let b = req(
+            "openai-chat",
+            1,
+            json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}),
+        );
         let d = diff(&a, &b);
         assert_eq!(d.verdict, Verdict::Extension);
         assert_eq!(ops(&d), vec![("added", "/messages/2".to_string())]);
@@ -641,7 +702,11 @@ mod tests {
     #[test]
     fn new_conversation_and_dropped_prompt() {
         let a = req("anthropic-messages", 0, json!({"system":"S","messages":[{"role":"user","content":"a"}]}));
-        let b = req("anthropic-messages", 1, json!({"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}));
+        let b = req(
+            "anthropic-messages",
+            1,
+            json!({"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
+        );
         let d = diff(&a, &b);
         assert_eq!(d.verdict, Verdict::Extension);
         assert_eq!(d.dropped.len(), 1);
@@ -654,7 +719,11 @@ mod tests {
     #[test]
     fn tools_change_is_a_rewrite_at_tools_with_a_json_diff() {
         let a = req("openai-chat", 0, json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":"x"}]}));
-        let b = req("openai-chat", 1, json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}));
+        let b = req(
+            "openai-chat",
+            1,
+            json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}),
+        );
         let d = diff(&a, &b);
         assert_eq!(d.headline(), "rewrite at tools /tools");
         let c = d.differences().next().expect("change");
@@ -665,8 +734,16 @@ mod tests {
 
     #[test]
     fn secrets_are_masked_in_texts_and_diffs() {
-        let a = req("openai-chat", 0, json!({"messages":[{"role":"user","content":"key sk-ant-api03-AAAABBBBCCCCDDDDEEEE one"}]}));
-        let b = req("openai-chat", 1, json!({"messages":[{"role":"user","content":"key sk-ant-api03-AAAABBBBCCCCDDDDEEEE two"}]}));
+        let a = req(
+            "openai-chat",
+            0,
+            json!({"messages":[{"role":"user","content":"key sk-ant-api03-AAAABBBBCCCCDDDDEEEE one"}]}),
+        );
+        let b = req(
+            "openai-chat",
+            1,
+            json!({"messages":[{"role":"user","content":"key sk-ant-api03-AAAABBBBCCCCDDDDEEEE two"}]}),
+        );
         let d = diff(&a, &b);
         let all = format!("{:?}", d.changes);
         assert!(!all.contains("AAAABBBB"), "{all}");

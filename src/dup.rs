@@ -4,7 +4,7 @@
 //! still in context there ([`crate::context::Tree::in_context_at`]); a copy is
 //! reported once, however many steps contain it.
 
-use crate::context::{sent_again, Tree};
+use crate::context::{Tree, sent_again};
 use crate::model::*;
 use std::collections::{HashMap, HashSet};
 
@@ -34,7 +34,14 @@ impl Dupes {
 
     /// The first earlier occurrence of `key` in context at `occ` (transcripts).
     /// `distinct_units` requires it to be in another entry.
-    pub fn find_in_transcript(&self, t: &Transcript, tree: &Tree, key: u64, occ: Occ, distinct_units: bool) -> Option<Occ> {
+    pub fn find_in_transcript(
+        &self,
+        t: &Transcript,
+        tree: &Tree,
+        key: u64,
+        occ: Occ,
+        distinct_units: bool,
+    ) -> Option<Occ> {
         let list = self.by_key.get(&key)?;
         let mut first = None;
         for prev in list.iter().rev().take(SCAN) {
@@ -95,7 +102,9 @@ pub fn request_units(r: &Request) -> Vec<(Occ, &Block, Option<&Message>)> {
 /// The prompt-side text blocks of a transcript entry whose message is sent.
 pub fn entry_blocks(e: &Entry) -> impl Iterator<Item = (u32, &Block, &Message)> {
     let m = e.message.as_ref().filter(|m| m.kind.is_prompt_side() && sent_again(e));
-    m.into_iter().flat_map(|m| m.blocks.iter().enumerate().filter(|(_, b)| b.kind == BlockKind::Text).map(move |(j, b)| (j as u32, b, m)))
+    m.into_iter().flat_map(|m| {
+        m.blocks.iter().enumerate().filter(|(_, b)| b.kind == BlockKind::Text).map(move |(j, b)| (j as u32, b, m))
+    })
 }
 
 /// Suppresses re-reports across a stream: a finding whose (pointer relative to
@@ -183,12 +192,21 @@ mod tests {
     fn memo_follows_conversations_across_interleaved_endpoints_and_retries() {
         let chat = |msgs: serde_json::Value| json!({ "messages": msgs });
         let a = json!([{"role":"user","content":"a"}]);
-        let ab = json!([{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]);
+        let ab =
+            json!([{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]);
         let other = json!([{"role":"user","content":"z"}]);
         let bodies = [chat(ab.clone()), chat(a), chat(ab), chat(other)];
-        let mut s = Stream { requests: bodies.iter().enumerate().map(|(i, b)| parse_body("openai-chat", b, &Arc::from("x"), i, "").expect("parses")).collect() };
+        let mut s = Stream {
+            requests: bodies
+                .iter()
+                .enumerate()
+                .map(|(i, b)| parse_body("openai-chat", b, &Arc::from("x"), i, "").expect("parses"))
+                .collect(),
+        };
         // An unrelated endpoint in between does not break the chain.
-        let mut g = parse_body("gemini", &json!({"contents":[{"role":"user","parts":[{"text":"q"}]}]}), &Arc::from("x"), 9, "").expect("parses");
+        let mut g =
+            parse_body("gemini", &json!({"contents":[{"role":"user","parts":[{"text":"q"}]}]}), &Arc::from("x"), 9, "")
+                .expect("parses");
         g.endpoint = Some("/g".into());
         s.requests.insert(1, g);
         let mut m = StreamMemo::new(&s);

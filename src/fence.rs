@@ -117,9 +117,7 @@ impl Verdict {
             Verdict::Truncate => "NEW is a truncated copy of OLD",
             Verdict::Replaced => "NEW's session header differs from OLD's: the file was replaced",
             Verdict::Rewrite => "NEW does not start with OLD: the file was rewritten",
-            Verdict::AppendMalformed => {
-                "NEW starts with OLD, but the appended bytes are not well-formed entries"
-            }
+            Verdict::AppendMalformed => "NEW starts with OLD, but the appended bytes are not well-formed entries",
             Verdict::AppendForeign => "NEW starts with OLD, but another writer appended to it",
         }
     }
@@ -257,9 +255,7 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
 
     // The format, from OLD's head (NEW's when OLD is empty or only a fingerprint).
     let head = match old_f.as_mut() {
-        Some(f) if so > 0 => {
-            read_at(f, 0, HEAD_BYTES).map_err(|e| Error::io(old_display.unwrap_or(new), e))?
-        }
+        Some(f) if so > 0 => read_at(f, 0, HEAD_BYTES).map_err(|e| Error::io(old_display.unwrap_or(new), e))?,
         _ => read_at(&mut new_f, 0, HEAD_BYTES).map_err(|e| Error::io(new, e))?,
     };
     let fmt = Format::sniff(&head);
@@ -267,35 +263,24 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
     // Judge the appended bytes first (they are usually small) so that the
     // streaming pass knows which ids to look for in OLD.
     let mut app = None;
-    if sn > base
-        && plausible_prefix(old_f.as_mut(), &mut new_f, base).map_err(|e| Error::io(new, e))?
-    {
+    if sn > base && plausible_prefix(old_f.as_mut(), &mut new_f, base).map_err(|e| Error::io(new, e))? {
         app = Some(read_append(&mut new_f, base, sn, &fmt, opts).map_err(|e| Error::io(new, e))?);
     }
     let needles = app.as_ref().map(|a| a.needles()).unwrap_or_default();
     // Search OLD for the quoted ids; when that cannot be relied on (ids a JSON
     // writer may escape), parse every line of OLD after the pass instead.
-    let scan = needles
-        .iter()
-        .all(|n| is_plain(n))
-        .then(|| PrefixScan::new(&needles));
+    let scan = needles.iter().all(|n| is_plain(n)).then(|| PrefixScan::new(&needles));
     let searched = scan.is_some();
     let mut prefix = scan.unwrap_or_else(PrefixScan::lines_only);
 
     let pass = match (&baseline, old_f.as_mut()) {
         (Baseline::File(p), Some(of)) => {
-            pass_files(of, so, &mut new_f, sn, opts.hashes, &mut prefix)
-                .map_err(|e| io_either(e, p, new))?
+            pass_files(of, so, &mut new_f, sn, opts.hashes, &mut prefix).map_err(|e| io_either(e, p, new))?
         }
-        (Baseline::Fingerprint { size, sha256 }, _) => pass_fingerprint(
-            &mut new_f,
-            sn,
-            *size,
-            sha256.as_ref(),
-            opts.hashes,
-            &mut prefix,
-        )
-        .map_err(|e| Error::io(new, e))?,
+        (Baseline::Fingerprint { size, sha256 }, _) => {
+            pass_fingerprint(&mut new_f, sn, *size, sha256.as_ref(), opts.hashes, &mut prefix)
+                .map_err(|e| Error::io(new, e))?
+        }
         (Baseline::File(_), None) => return Err(Error::Internal("fence: OLD not opened".into())),
     };
 
@@ -308,11 +293,7 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
             Baseline::File(_) => pass.old_sha.map(|h| hex(&h)),
         },
     };
-    let new_stat = FileStat {
-        path: Some(new.to_string()),
-        size: sn,
-        sha256: pass.new_sha.map(|h| hex(&h)),
-    };
+    let new_stat = FileStat { path: Some(new.to_string()), size: sn, sha256: pass.new_sha.map(|h| hex(&h)) };
     let mut report = FenceReport {
         verdict: Verdict::Identical,
         format: fmt.id,
@@ -333,9 +314,7 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
                 (_, Some(b'\n')) => to_line(prefix.newlines),
                 _ => to_line(prefix.newlines + 1),
             };
-            report
-                .findings
-                .push(truncate_finding(new, old_display, format_id, line, so - sn));
+            report.findings.push(truncate_finding(new, old_display, format_id, line, so - sn));
         }
         Outcome::HashMismatch => {
             report.verdict = Verdict::Rewrite;
@@ -356,21 +335,9 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
         Outcome::Diverge(d) => {
             let line = to_line(prefix.newlines + 1);
             let replaced = line == 1 && fmt.header_first_line;
-            report.verdict = if replaced {
-                Verdict::Replaced
-            } else {
-                Verdict::Rewrite
-            };
-            report.first_difference = Some(Difference {
-                byte_offset: d,
-                line,
-            });
-            let at = Divergence {
-                byte_offset: d,
-                line,
-                line_start: prefix.line_start,
-                replaced,
-            };
+            report.verdict = if replaced { Verdict::Replaced } else { Verdict::Rewrite };
+            report.first_difference = Some(Difference { byte_offset: d, line });
+            let at = Divergence { byte_offset: d, line, line_start: prefix.line_start, replaced };
             let f = match old_f.as_mut() {
                 Some(of) => rewrite_finding(of, &mut new_f, &head, old_name, new, format_id, at),
                 None => return Err(Error::Internal("fence: a divergence without OLD".into())),
@@ -381,39 +348,23 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
             let Some(app) = app else {
                 // The quick plausibility check said "not a prefix" but the full pass
                 // says it is: impossible unless the file changed under us.
-                return Err(Error::io(
-                    new,
-                    io::Error::other("file changed while it was read"),
-                ));
+                return Err(Error::io(new, io::Error::other("file changed while it was read")));
             };
             let known = if searched {
-                verify_candidates(&mut new_f, &prefix.candidates, base, &fmt)
-                    .map_err(|e| Error::io(new, e))?
+                verify_candidates(&mut new_f, &prefix.candidates, base, &fmt).map_err(|e| Error::io(new, e))?
             } else {
                 scan_all(&mut new_f, base, &fmt).map_err(|e| Error::io(new, e))?
             };
-            let windows =
-                OldWindows::read(&mut new_f, base, &fmt).map_err(|e| Error::io(new, e))?;
+            let windows = OldWindows::read(&mut new_f, base, &fmt).map_err(|e| Error::io(new, e))?;
             let glued = base > 0 && pass.prefix_last_byte != Some(b'\n');
             if app.lines.iter().all(|l| l.malformed.is_none()) && !glued && fmt.id.is_none() {
                 return Err(Error::UnknownFormat {
                     path: new.into(),
                     tried: "pi-session, claude-code, codex-rollout".into(),
-                    hint: "; fence needs a session format to judge who owns the appended entries"
-                        .into(),
+                    hint: "; fence needs a session format to judge who owns the appended entries".into(),
                 });
             }
-            judge_append(
-                &mut report,
-                app,
-                &known,
-                &windows,
-                &fmt,
-                new,
-                format_id,
-                to_line(prefix.newlines + 1),
-                glued,
-            );
+            judge_append(&mut report, app, &known, &windows, &fmt, new, format_id, to_line(prefix.newlines + 1), glued);
         }
     }
     crate::finish(&mut report.findings);
@@ -421,13 +372,7 @@ pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fenc
 }
 
 /// A truncation: NEW, `removed` bytes shorter than OLD, ends at `line`.
-fn truncate_finding(
-    new: &str,
-    old: Option<&str>,
-    format: FormatId,
-    line: u32,
-    removed: u64,
-) -> Finding {
+fn truncate_finding(new: &str, old: Option<&str>, format: FormatId, line: u32, removed: u64) -> Finding {
     let mut f = Finding::new(
         RuleId::NotAppendOnly,
         new,
@@ -470,12 +415,7 @@ fn rewrite_finding(
     format: FormatId,
     at: Divergence,
 ) -> Finding {
-    let Divergence {
-        byte_offset: d,
-        line,
-        line_start,
-        replaced,
-    } = at;
+    let Divergence { byte_offset: d, line, line_start, replaced } = at;
     let max_lines = if replaced { 1 } else { DIFF_LINES };
     let (diff, column, excerpt) =
         rewrite_diff(old, new_f, line_start, d, line, old_name, new, max_lines).unwrap_or_default();
@@ -521,9 +461,7 @@ fn to_line(n: u64) -> u32 {
 
 fn open_sized(p: &str) -> Result<(File, u64)> {
     if p == "-" {
-        return Err(Error::Usage(
-            "fence compares files on disk; `-` (standard input) cannot be fenced".into(),
-        ));
+        return Err(Error::Usage("fence compares files on disk; `-` (standard input) cannot be fenced".into()));
     }
     let f = open_regular(Path::new(p)).map_err(|e| Error::io(p, e))?;
     let n = f.metadata().map_err(|e| Error::io(p, e))?.len();
@@ -587,11 +525,7 @@ impl Format {
                 continue;
             };
             if let Some(id) = crate::formats::sniff_jsonl_record(&v) {
-                let mut f = Format {
-                    id: Some(id),
-                    pi_version: 1,
-                    header_first_line: false,
-                };
+                let mut f = Format { id: Some(id), pi_version: 1, header_first_line: false };
                 if id == "pi-session" {
                     f.header_first_line = i == 0;
                     f.pi_version = v.get("version").and_then(Value::as_u64).unwrap_or(1);
@@ -684,17 +618,9 @@ impl OldWindows {
         if base == 0 {
             return Ok(w);
         }
-        let head = read_at(
-            f,
-            0,
-            HEAD_BYTES.min(usize::try_from(base).unwrap_or(HEAD_BYTES)),
-        )?;
+        let head = read_at(f, 0, HEAD_BYTES.min(usize::try_from(base).unwrap_or(HEAD_BYTES)))?;
         let tail_start = base.saturating_sub(TAIL_BYTES as u64);
-        let tail = read_at(
-            f,
-            tail_start,
-            usize::try_from(base - tail_start).unwrap_or(TAIL_BYTES),
-        )?;
+        let tail = read_at(f, tail_start, usize::try_from(base - tail_start).unwrap_or(TAIL_BYTES))?;
         let mut visit = |bytes: &[u8], from_start: bool| {
             let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
             if !from_start && !lines.is_empty() {
@@ -719,10 +645,7 @@ impl OldWindows {
                     Some("codex-rollout") if w.codex_session.is_none() => {
                         let v = serde_json::from_slice::<Value>(line).unwrap_or(Value::Null);
                         if v.get("type").and_then(Value::as_str) == Some("session_meta") {
-                            w.codex_session = v
-                                .pointer("/payload/id")
-                                .and_then(Value::as_str)
-                                .map(str::to_string);
+                            w.codex_session = v.pointer("/payload/id").and_then(Value::as_str).map(str::to_string);
                         }
                     }
                     _ => {}
@@ -784,10 +707,7 @@ impl Append {
                 set.insert(s);
             }
         }
-        let mut v: Vec<Vec<u8>> = set
-            .into_iter()
-            .map(|s| format!("\"{s}\"").into_bytes())
-            .collect();
+        let mut v: Vec<Vec<u8>> = set.into_iter().map(|s| format!("\"{s}\"").into_bytes()).collect();
         v.sort();
         v
     }
@@ -796,19 +716,10 @@ impl Append {
 /// Ids that JSON writers put between quotes verbatim (printable ASCII, no `"` or `\`).
 fn is_plain(quoted: &[u8]) -> bool {
     let inner = &quoted[1..quoted.len() - 1];
-    !inner.is_empty()
-        && inner
-            .iter()
-            .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    !inner.is_empty() && inner.iter().all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
 }
 
-fn read_append(
-    f: &mut File,
-    base: u64,
-    sn: u64,
-    fmt: &Format,
-    opts: &FenceOptions,
-) -> io::Result<Append> {
+fn read_append(f: &mut File, base: u64, sn: u64, fmt: &Format, opts: &FenceOptions) -> io::Result<Append> {
     let glued = base > 0 && read_at(f, base - 1, 1)?.first() != Some(&b'\n');
     f.seek(SeekFrom::Start(base))?;
     let mut lr = LineReader::new(f.take(sn - base));
@@ -818,9 +729,7 @@ fn read_append(
     while let Some(line) = lr.next_line()? {
         if first {
             first = false;
-            app.glued_raw = Some(
-                String::from_utf8_lossy(&line.bytes[..line.bytes.len().min(KEEP_RAW)]).into_owned(),
-            );
+            app.glued_raw = Some(String::from_utf8_lossy(&line.bytes[..line.bytes.len().min(KEEP_RAW)]).into_owned());
             continue;
         }
         let mut l = judge_line(fmt, &line, base == 0 && rel == 0, opts);
@@ -832,16 +741,10 @@ fn read_append(
     Ok(app)
 }
 
-fn judge_line(
-    fmt: &Format,
-    line: &crate::source::Line<'_>,
-    first_in_file: bool,
-    opts: &FenceOptions,
-) -> AppLine {
+fn judge_line(fmt: &Format, line: &crate::source::Line<'_>, first_in_file: bool, opts: &FenceOptions) -> AppLine {
     let b = line.bytes;
     let mut l = AppLine {
-        head: crate::text::prefix(&String::from_utf8_lossy(&b[..b.len().min(400)]), 200)
-            .to_string(),
+        head: crate::text::prefix(&String::from_utf8_lossy(&b[..b.len().min(400)]), 200).to_string(),
         ..Default::default()
     };
     let mut problem: Option<String> = None;
@@ -849,19 +752,13 @@ fn judge_line(
         problem = Some("the append does not end with a newline: its last line is unterminated (a torn write; the next append would be glued onto it)".into());
     }
     let screened = if line.too_long {
-        Some(format!(
-            "line is {} bytes, longer than the {MAX_LINE} byte limit",
-            line.len
-        ))
+        Some(format!("line is {} bytes, longer than the {MAX_LINE} byte limit", line.len))
     } else if b.iter().all(u8::is_ascii_whitespace) {
         Some("blank line: an appended line must be one JSON entry".to_string())
     } else if let Some(i) = memchr::memchr(0, b) {
         Some(format!("NUL byte at column {}", i + 1))
     } else if let Err(e) = std::str::from_utf8(b) {
-        Some(format!(
-            "invalid UTF-8 at byte {} of the line",
-            e.valid_up_to()
-        ))
+        Some(format!("invalid UTF-8 at byte {} of the line", e.valid_up_to()))
     } else {
         None
     };
@@ -877,10 +774,7 @@ fn judge_line(
                 None
             }
             Err(e) => {
-                problem.get_or_insert(format!(
-                    "not one valid JSON value: {}",
-                    describe_json_error(&e)
-                ));
+                problem.get_or_insert(format!("not one valid JSON value: {}", describe_json_error(&e)));
                 None
             }
         },
@@ -932,22 +826,11 @@ fn judge_fields(
                 }
             }
             l.kind_owned = match owned {
-                Some(list) => owned_by_list(
-                    list,
-                    &[
-                        Some(&kind),
-                        if kind == "message" {
-                            l.role.as_deref()
-                        } else {
-                            None
-                        },
-                    ],
-                ),
+                Some(list) => {
+                    owned_by_list(list, &[Some(&kind), if kind == "message" { l.role.as_deref() } else { None }])
+                }
                 None => match kind.as_str() {
-                    "message" => matches!(
-                        l.role.as_deref(),
-                        Some("assistant" | "toolResult" | "bashExecution")
-                    ),
+                    "message" => matches!(l.role.as_deref(), Some("assistant" | "toolResult" | "bashExecution")),
                     "custom" | "label" | "session_info" => true,
                     _ => false,
                 },
@@ -963,10 +846,7 @@ fn judge_fields(
                     Some(Value::String(_)) => return Err("entry has an empty `id`".into()),
                     Some(_) => return Err("entry `id` is not a string".into()),
                     None => {
-                        return Err(format!(
-                            "entry has no `id` (required in pi session v{})",
-                            fmt.pi_version
-                        ));
+                        return Err(format!("entry has no `id` (required in pi session v{})", fmt.pi_version));
                     }
                 }
             }
@@ -996,8 +876,7 @@ fn judge_fields(
                 && m.get("subtype").and_then(Value::as_str) == Some("compact_boundary"))
                 || m.get("isSidechain").and_then(Value::as_bool) == Some(true);
             l.session = s(m.get("sessionId"));
-            l.kind_owned =
-                owned.is_none_or(|list| owned_by_list(list, &[kind.as_deref(), l.role.as_deref()]));
+            l.kind_owned = owned.is_none_or(|list| owned_by_list(list, &[kind.as_deref(), l.role.as_deref()]));
             Ok(())
         }
         Some("codex-rollout") => {
@@ -1009,9 +888,8 @@ fn judge_fields(
                 l.session = s(payload.get("id"));
             }
             let ptype = s(payload.get("type"));
-            l.kind_owned = owned.is_none_or(|list| {
-                owned_by_list(list, &[Some(&kind), ptype.as_deref(), l.role.as_deref()])
-            });
+            l.kind_owned =
+                owned.is_none_or(|list| owned_by_list(list, &[Some(&kind), ptype.as_deref(), l.role.as_deref()]));
             Ok(())
         }
         _ => Ok(()),
@@ -1032,12 +910,8 @@ fn judge_append(
 ) {
     let mut broken: Vec<Finding> = Vec::new();
     let mut foreign: Option<Finding> = None;
-    let raws: Vec<&str> = app
-        .glued_raw
-        .iter()
-        .map(String::as_str)
-        .chain(app.lines.iter().filter_map(|l| l.raw.as_deref()))
-        .collect();
+    let raws: Vec<&str> =
+        app.glued_raw.iter().map(String::as_str).chain(app.lines.iter().filter_map(|l| l.raw.as_deref())).collect();
     let lines_start = if glued {
         broken.push(
             Finding::new(
@@ -1059,12 +933,8 @@ fn judge_append(
     let mut app_ids: HashMap<&str, u32> = HashMap::new();
     let mut has_root = w.has_root || !known.ids.is_empty();
     // Claude Code: the sessions of OLD; when OLD has none, the first appended one.
-    let mut claude_sessions: HashSet<&str> = w
-        .sessions
-        .iter()
-        .chain(known.sessions.iter())
-        .map(String::as_str)
-        .collect();
+    let mut claude_sessions: HashSet<&str> =
+        w.sessions.iter().chain(known.sessions.iter()).map(String::as_str).collect();
     let mut codex_session: Option<&str> = w.codex_session.as_deref();
     for l in &app.lines {
         let line = lines_start.saturating_add(l.rel);
@@ -1088,10 +958,17 @@ fn judge_append(
             // Ownership is moot for a malformed line; the table shows what its kind says.
             entry.owned = l.kind_owned;
             entry.problem = Some(p.clone());
-            broken.push(at(Finding::new(RuleId::MalformedLine, new, format_id, format!("appended line is not a valid entry: {p}"))
-                .excerpt(l.head.clone())
-                .key(format!("{p}:{}", l.head))
-                .help("every appended line must be one JSON entry with the fields its format requires, ending with a newline")));
+            broken.push(at(Finding::new(
+                RuleId::MalformedLine,
+                new,
+                format_id,
+                format!("appended line is not a valid entry: {p}"),
+            )
+            .excerpt(l.head.clone())
+            .key(format!("{p}:{}", l.head))
+            .help(
+                "every appended line must be one JSON entry with the fields its format requires, ending with a newline",
+            )));
             report.appended.push(entry);
             continue;
         }
@@ -1100,22 +977,16 @@ fn judge_append(
         if ids {
             if let Some(id) = l.id.as_deref() {
                 if let Some(&first) = known.ids.get(id).or_else(|| app_ids.get(id)) {
-                    chain = Some((
-                        format!("appended entry reuses the id `{id}` of line {first}"),
-                        Some(first),
-                    ));
+                    chain = Some((format!("appended entry reuses the id `{id}` of line {first}"), Some(first)));
                 } else if let Some(p) = l.parent.as_deref() {
-                    if !known.ids.contains_key(p)
-                        && !app_ids.contains_key(p)
-                        && !raws.iter().any(|r| r.contains(p))
-                    {
-                        chain = Some((
-                            format!("appended entry's parent `{p}` names no entry of the file"),
-                            None,
-                        ));
+                    if !known.ids.contains_key(p) && !app_ids.contains_key(p) && !raws.iter().any(|r| r.contains(p)) {
+                        chain = Some((format!("appended entry's parent `{p}` names no entry of the file"), None));
                     }
                 } else if l.root && has_root && !l.root_exempt {
-                    chain = Some(("appended entry has no parent although the file already has a root: a second root".into(), None));
+                    chain = Some((
+                        "appended entry has no parent although the file already has a root: a second root".into(),
+                        None,
+                    ));
                 }
                 app_ids.entry(id).or_insert(line);
                 has_root = true;
@@ -1123,14 +994,10 @@ fn judge_append(
         }
         if let Some((msg, related)) = chain {
             entry.problem = Some(msg.clone());
-            let mut f = at(
-                Finding::new(RuleId::BrokenParentChain, new, format_id, msg.clone())
-                    .excerpt(l.head.clone())
-                    .key(msg),
-            )
-            .help(
-                "an appended entry must have a fresh id and a parent that is already in the file",
-            );
+            let mut f = at(Finding::new(RuleId::BrokenParentChain, new, format_id, msg.clone())
+                .excerpt(l.head.clone())
+                .key(msg))
+            .help("an appended entry must have a fresh id and a parent that is already in the file");
             if let Some(r) = related {
                 f = f.related(new, Some(r), "", "id first used here");
             }
@@ -1160,9 +1027,7 @@ fn judge_append(
             } else if l.header {
                 "a session header was appended mid-file: not an entry the runner writes".to_string()
             } else {
-                format!(
-                    "appended {what} is not a kind the runner owns: another writer changed the session"
-                )
+                format!("appended {what} is not a kind the runner owns: another writer changed the session")
             };
             entry.problem = Some(msg.clone());
             if foreign.is_none() {
@@ -1254,12 +1119,7 @@ const KEY_SLACK: usize = 32;
 
 /// With the `Keys` search: the end of the value that follows the key at
 /// `hay[at..]`, when it is one of `values`.
-fn key_value_end(
-    hay: &[u8],
-    at: usize,
-    values: &HashSet<Vec<u8>>,
-    longest: usize,
-) -> Option<usize> {
+fn key_value_end(hay: &[u8], at: usize, values: &HashSet<Vec<u8>>, longest: usize) -> Option<usize> {
     let ws = |b: &u8| matches!(b, b' ' | b'\t');
     let mut j = at;
     while hay.get(j).is_some_and(ws) {
@@ -1303,31 +1163,16 @@ impl PrefixScan {
         let searcher = if needles.is_empty() {
             Searcher::None
         } else if needles.len() <= MAX_FINDERS {
-            Searcher::Finders(
-                needles
-                    .iter()
-                    .map(|n| memchr::memmem::Finder::new(n).into_owned())
-                    .collect(),
-            )
+            Searcher::Finders(needles.iter().map(|n| memchr::memmem::Finder::new(n).into_owned()).collect())
         } else {
-            let values: HashSet<Vec<u8>> =
-                needles.iter().map(|n| n[1..n.len() - 1].to_vec()).collect();
+            let values: HashSet<Vec<u8>> = needles.iter().map(|n| n[1..n.len() - 1].to_vec()).collect();
             let longest = values.iter().map(Vec::len).max().unwrap_or(0);
-            let keys = ID_KEYS
-                .iter()
-                .map(|k| memchr::memmem::Finder::new(k).into_owned())
-                .collect();
-            Searcher::Keys {
-                keys,
-                values,
-                longest,
-            }
+            let keys = ID_KEYS.iter().map(|k| memchr::memmem::Finder::new(k).into_owned()).collect();
+            Searcher::Keys { keys, values, longest }
         };
         let longest = needles.iter().map(Vec::len).max().unwrap_or(1);
         let keep = match searcher {
-            Searcher::Keys { .. } => {
-                ID_KEYS.iter().map(|k| k.len()).max().unwrap_or(0) + 2 * KEY_SLACK + longest
-            }
+            Searcher::Keys { .. } => ID_KEYS.iter().map(|k| k.len()).max().unwrap_or(0) + 2 * KEY_SLACK + longest,
             _ => longest.saturating_sub(1),
         };
         PrefixScan {
@@ -1364,16 +1209,12 @@ impl PrefixScan {
                     out.extend(f.find_iter(hay).map(|s| (s, s + n)));
                 }
             }
-            Searcher::Keys {
-                keys,
-                values,
-                longest,
-            } => {
+            Searcher::Keys { keys, values, longest } => {
                 for f in keys {
                     let n = f.needle().len();
-                    out.extend(f.find_iter(hay).filter_map(|s| {
-                        key_value_end(hay, s + n, values, *longest).map(|e| (s, e))
-                    }));
+                    out.extend(
+                        f.find_iter(hay).filter_map(|s| key_value_end(hay, s + n, values, *longest).map(|e| (s, e))),
+                    );
                 }
             }
         }
@@ -1394,9 +1235,7 @@ impl PrefixScan {
                 Self::find(&self.searcher, &j, &mut found);
                 if found.iter().any(|&(s, e)| s < t && e > t) {
                     // Needles hold no newline: the match is on the line that was current.
-                    self.candidates
-                        .entry(ls_prev)
-                        .or_insert(to_line(self.newlines + 1));
+                    self.candidates.entry(ls_prev).or_insert(to_line(self.newlines + 1));
                 }
                 found.clear();
             }
@@ -1409,9 +1248,7 @@ impl PrefixScan {
             for &s in &self.hits {
                 nl += memchr::memchr_iter(b'\n', &b[cursor..s]).count() as u64;
                 cursor = s;
-                let ls = memchr::memrchr(b'\n', &b[..s])
-                    .map(|i| pos + i as u64 + 1)
-                    .unwrap_or(ls_prev);
+                let ls = memchr::memrchr(b'\n', &b[..s]).map(|i| pos + i as u64 + 1).unwrap_or(ls_prev);
                 self.candidates.entry(ls).or_insert(to_line(nl + 1));
             }
             if b.len() >= self.keep {
@@ -1438,10 +1275,7 @@ fn fill(f: &mut File, buf: &mut [u8], remaining: &mut u64) -> io::Result<usize> 
     while n < want {
         match f.read(&mut buf[n..want]) {
             Ok(0) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "file shrank while it was read",
-                ));
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "file shrank while it was read"));
             }
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -1462,11 +1296,7 @@ fn first_diff(a: &[u8], b: &[u8]) -> usize {
     while i + C <= a.len() && a[i..i + C] == b[i..i + C] {
         i += C;
     }
-    i + a[i..]
-        .iter()
-        .zip(&b[i..])
-        .position(|(x, y)| x != y)
-        .unwrap_or(a.len() - i)
+    i + a[i..].iter().zip(&b[i..]).position(|(x, y)| x != y).unwrap_or(a.len() - i)
 }
 
 /// Which file hashed bytes belong to.
@@ -1539,11 +1369,7 @@ impl Blocks {
             });
             (tx, handle)
         });
-        Blocks {
-            pool_tx,
-            pool_rx,
-            hasher,
-        }
+        Blocks { pool_tx, pool_rx, hasher }
     }
 
     /// A free block. Should the hashing thread have died with blocks in
@@ -1551,13 +1377,9 @@ impl Blocks {
     /// failure is then reported by [`Blocks::finish`]).
     fn get(&self) -> Vec<u8> {
         loop {
-            match self
-                .pool_rx
-                .recv_timeout(std::time::Duration::from_millis(200))
-            {
+            match self.pool_rx.recv_timeout(std::time::Duration::from_millis(200)) {
                 Ok(b) => return b,
-                Err(RecvTimeoutError::Timeout)
-                    if self.hasher.as_ref().is_some_and(|(_, h)| !h.is_finished()) => {}
+                Err(RecvTimeoutError::Timeout) if self.hasher.as_ref().is_some_and(|(_, h)| !h.is_finished()) => {}
                 Err(_) => return vec![0u8; BLOCK],
             }
         }
@@ -1600,10 +1422,7 @@ impl Blocks {
             return Ok(None);
         };
         drop(tx);
-        handle
-            .join()
-            .map(Some)
-            .map_err(|_| io::Error::other("the hashing thread failed"))
+        handle.join().map(Some).map_err(|_| io::Error::other("the hashing thread failed"))
     }
 }
 
@@ -1622,13 +1441,8 @@ fn pass_files(
     let blocks = Blocks::new(hashes, block);
     let (mut ro, mut rn) = (so, sn);
     let mut pos = 0u64;
-    let mut pass = Pass {
-        outcome: Outcome::Identical,
-        last_byte: None,
-        prefix_last_byte: None,
-        old_sha: None,
-        new_sha: None,
-    };
+    let mut pass =
+        Pass { outcome: Outcome::Identical, last_byte: None, prefix_last_byte: None, old_sha: None, new_sha: None };
     loop {
         let (mut bo, mut bn) = (blocks.get(), blocks.get());
         let a = fill(old, &mut bo, &mut ro).map_err(PassError::Old)?;
@@ -1664,13 +1478,9 @@ fn pass_files(
             blocks.fork();
             let (lo, ln) = (old_rest.len(), new_rest.len());
             blocks.hash(Side::Old, old_rest, lo);
-            blocks
-                .drain(old, Side::Old, &mut ro)
-                .map_err(PassError::Old)?;
+            blocks.drain(old, Side::Old, &mut ro).map_err(PassError::Old)?;
             blocks.hash(Side::New, new_rest, ln);
-            blocks
-                .drain(new, Side::New, &mut rn)
-                .map_err(PassError::New)?;
+            blocks.drain(new, Side::New, &mut rn).map_err(PassError::New)?;
         }
         break;
     }
@@ -1691,20 +1501,12 @@ fn pass_fingerprint(
     scan: &mut PrefixScan,
 ) -> io::Result<Pass> {
     new.seek(SeekFrom::Start(0))?;
-    let blocks = Blocks::new(
-        hashes || sha.is_some(),
-        BLOCK.min(usize::try_from(sn).unwrap_or(BLOCK).max(1)),
-    );
+    let blocks = Blocks::new(hashes || sha.is_some(), BLOCK.min(usize::try_from(sn).unwrap_or(BLOCK).max(1)));
     let mut rem = sn;
     let mut pos = 0u64;
     let mut forked = false;
-    let mut pass = Pass {
-        outcome: Outcome::Identical,
-        last_byte: None,
-        prefix_last_byte: None,
-        old_sha: None,
-        new_sha: None,
-    };
+    let mut pass =
+        Pass { outcome: Outcome::Identical, last_byte: None, prefix_last_byte: None, old_sha: None, new_sha: None };
     if size == 0 {
         blocks.fork();
         forked = true;
@@ -1712,9 +1514,7 @@ fn pass_fingerprint(
     while rem > 0 && (pos < size || hashes) {
         let mut b = blocks.get();
         let n = fill(new, &mut b, &mut rem)?;
-        let in_prefix = usize::try_from(size.saturating_sub(pos))
-            .unwrap_or(usize::MAX)
-            .min(n);
+        let in_prefix = usize::try_from(size.saturating_sub(pos)).unwrap_or(usize::MAX).min(n);
         if in_prefix > 0 {
             scan.feed(pos, &b[..in_prefix]);
             pass.last_byte = Some(b[in_prefix - 1]);
@@ -1753,22 +1553,14 @@ fn pass_fingerprint(
 /// Reads the line starting at `off` (up to `limit` and [`MAX_LINE`]).
 fn read_line_at(f: &mut File, off: u64, limit: u64) -> io::Result<Vec<u8>> {
     f.seek(SeekFrom::Start(off))?;
-    let mut r = io::BufReader::with_capacity(
-        64 * 1024,
-        f.take(limit.saturating_sub(off).min(MAX_LINE as u64)),
-    );
+    let mut r = io::BufReader::with_capacity(64 * 1024, f.take(limit.saturating_sub(off).min(MAX_LINE as u64)));
     let mut v = Vec::new();
     io::BufRead::read_until(&mut r, b'\n', &mut v)?;
     Ok(v)
 }
 
 /// Parses the candidate lines the needle search found and records their ids.
-fn verify_candidates(
-    f: &mut File,
-    cands: &BTreeMap<u64, u32>,
-    limit: u64,
-    fmt: &Format,
-) -> io::Result<Known> {
+fn verify_candidates(f: &mut File, cands: &BTreeMap<u64, u32>, limit: u64, fmt: &Format) -> io::Result<Known> {
     let mut k = Known::default();
     for (&off, &line) in cands {
         let bytes = read_line_at(f, off, limit)?;
@@ -1801,10 +1593,7 @@ fn window_lines(b: &[u8], at_eof: bool) -> Vec<String> {
     if v.len() > 1 && (!at_eof || v.last().is_some_and(|l| l.is_empty())) {
         v.pop();
     }
-    v.into_iter()
-        .take(DIFF_LINES)
-        .map(|l| String::from_utf8_lossy(l).into_owned())
-        .collect()
+    v.into_iter().take(DIFF_LINES).map(|l| String::from_utf8_lossy(l).into_owned()).collect()
 }
 
 fn clip(s: &str, from: usize) -> String {
@@ -1837,10 +1626,7 @@ fn rewrite_diff(
     let ob = read_at(old, line_start, DIFF_WINDOW)?;
     let nb = read_at(new, line_start, DIFF_WINDOW)?;
     let within = usize::try_from(d - line_start).unwrap_or(0);
-    let column = String::from_utf8_lossy(&nb[..within.min(nb.len())])
-        .chars()
-        .count() as u32
-        + 1;
+    let column = String::from_utf8_lossy(&nb[..within.min(nb.len())]).chars().count() as u32 + 1;
     let mut ol = window_lines(&ob, ob.len() < DIFF_WINDOW);
     let mut nl = window_lines(&nb, nb.len() < DIFF_WINDOW);
     ol.truncate(max_lines);
@@ -1855,13 +1641,7 @@ fn rewrite_diff(
         };
         let (os, oe) = (first.old_range().start, last.old_range().end);
         let (ns, ne) = (first.new_range().start, last.new_range().end);
-        out.push_str(&format!(
-            "@@ -{},{} +{},{} @@\n",
-            os + line as usize,
-            oe - os,
-            ns + line as usize,
-            ne - ns
-        ));
+        out.push_str(&format!("@@ -{},{} +{},{} @@\n", os + line as usize, oe - os, ns + line as usize, ne - ns));
         for op in &group {
             let (tag, o, n) = op.as_tag_tuple();
             if tag == similar::DiffTag::Equal {
@@ -1909,15 +1689,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let o = file(&d, "old.jsonl", old.as_bytes());
         let n = file(&d, "new.jsonl", new.as_bytes());
-        fence(
-            &Baseline::File(o),
-            &n,
-            &FenceOptions {
-                hashes: true,
-                ..Default::default()
-            },
-        )
-        .unwrap()
+        fence(&Baseline::File(o), &n, &FenceOptions { hashes: true, ..Default::default() }).unwrap()
     }
 
     fn rules(r: &FenceReport) -> Vec<(&'static str, Option<u32>)> {
@@ -1943,10 +1715,7 @@ mod tests {
 
     #[test]
     fn foreign_user_message() {
-        let old = pi(&[
-            &msg("a1", None, "user"),
-            &msg("a2", Some("a1"), "assistant"),
-        ]);
+        let old = pi(&[&msg("a1", None, "user"), &msg("a2", Some("a1"), "assistant")]);
         let new = old.clone()
             + &msg("a3", Some("a2"), "toolResult")
             + "\n"
@@ -1970,10 +1739,7 @@ mod tests {
 
     #[test]
     fn id_and_parent_checks() {
-        let old = pi(&[
-            &msg("a1", None, "user"),
-            &msg("a2", Some("a1"), "assistant"),
-        ]);
+        let old = pi(&[&msg("a1", None, "user"), &msg("a2", Some("a1"), "assistant")]);
         let cases = [
             (msg("a1", Some("a2"), "assistant"), "reuses"),
             (msg("a3", Some("zz"), "assistant"), "names no entry"),
@@ -1983,38 +1749,22 @@ mod tests {
             let r = run(&old, &(old.clone() + &line + "\n"));
             assert_eq!(r.verdict, Verdict::AppendMalformed, "{what}");
             assert_eq!(rules(&r), vec![("broken-parent-chain", Some(4))], "{what}");
-            assert!(
-                r.findings[0].message.contains(what),
-                "{}",
-                r.findings[0].message
-            );
+            assert!(r.findings[0].message.contains(what), "{}", r.findings[0].message);
         }
         // A parent earlier in the append resolves; an id reused within the append does not.
-        let new = old.clone()
-            + &msg("b1", Some("a2"), "assistant")
-            + "\n"
-            + &msg("b2", Some("b1"), "toolResult")
-            + "\n";
+        let new =
+            old.clone() + &msg("b1", Some("a2"), "assistant") + "\n" + &msg("b2", Some("b1"), "toolResult") + "\n";
         assert_eq!(run(&old, &new).verdict, Verdict::AppendOwned);
-        let new = old.clone()
-            + &msg("b1", Some("a2"), "assistant")
-            + "\n"
-            + &msg("b1", Some("a2"), "toolResult")
-            + "\n";
-        assert_eq!(
-            rules(&run(&old, &new)),
-            vec![("broken-parent-chain", Some(5))]
-        );
+        let new =
+            old.clone() + &msg("b1", Some("a2"), "assistant") + "\n" + &msg("b1", Some("a2"), "toolResult") + "\n";
+        assert_eq!(rules(&run(&old, &new)), vec![("broken-parent-chain", Some(5))]);
     }
 
     #[test]
     fn glued_and_unterminated_appends() {
         let old = pi(&[&msg("a1", None, "user")]);
         let torn = &old[..old.len() - 1];
-        let r = run(
-            torn,
-            &(old.clone() + &msg("a2", Some("a1"), "assistant") + "\n"),
-        );
+        let r = run(torn, &(old.clone() + &msg("a2", Some("a1"), "assistant") + "\n"));
         assert_eq!(r.verdict, Verdict::AppendMalformed);
         assert_eq!(rules(&r), vec![("malformed-line", Some(2))]);
         let r = run(&old, &(old.clone() + &msg("a2", Some("a1"), "assistant")));
@@ -2023,43 +1773,22 @@ mod tests {
 
     #[test]
     fn truncate_replaced_rewrite() {
-        let old = pi(&[
-            &msg("a1", None, "user"),
-            &msg("a2", Some("a1"), "assistant"),
-        ]);
+        let old = pi(&[&msg("a1", None, "user"), &msg("a2", Some("a1"), "assistant")]);
         let r = run(&old, "");
-        assert_eq!(
-            (r.verdict, rules(&r)),
-            (Verdict::Truncate, vec![("not-append-only", Some(1))])
-        );
+        assert_eq!((r.verdict, rules(&r)), (Verdict::Truncate, vec![("not-append-only", Some(1))]));
         let r = run(&old, &old[..old.len() - 5]);
-        assert_eq!(
-            (r.verdict, rules(&r)),
-            (Verdict::Truncate, vec![("not-append-only", Some(3))])
-        );
+        assert_eq!((r.verdict, rules(&r)), (Verdict::Truncate, vec![("not-append-only", Some(3))]));
         let r = run(&old, &old.replacen("\"s1\"", "\"s2\"", 1));
-        assert_eq!(
-            (r.verdict, rules(&r)),
-            (Verdict::Replaced, vec![("not-append-only", Some(1))])
-        );
+        assert_eq!((r.verdict, rules(&r)), (Verdict::Replaced, vec![("not-append-only", Some(1))]));
         let new = old.replacen("\"hi\"", "\"ho\"", 1);
         let r = run(&old, &new);
-        assert_eq!(
-            (r.verdict, rules(&r)),
-            (Verdict::Rewrite, vec![("not-append-only", Some(2))])
-        );
+        assert_eq!((r.verdict, rules(&r)), (Verdict::Rewrite, vec![("not-append-only", Some(2))]));
         let d = r.first_difference.unwrap();
         assert_eq!(d.line, 2);
         assert_eq!(old.as_bytes()[d.byte_offset as usize - 1], b'h');
-        assert_ne!(
-            old.as_bytes()[d.byte_offset as usize],
-            new.as_bytes()[d.byte_offset as usize]
-        );
+        assert_ne!(old.as_bytes()[d.byte_offset as usize], new.as_bytes()[d.byte_offset as usize]);
         let diff = r.findings[0].diff.as_deref().unwrap();
-        assert!(
-            diff.contains("\n-") && diff.contains("\n+") && diff.contains("ho"),
-            "{diff}"
-        );
+        assert!(diff.contains("\n-") && diff.contains("\n+") && diff.contains("ho"), "{diff}");
     }
 
     #[test]
@@ -2069,30 +1798,15 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let n = file(&d, "new.jsonl", new.as_bytes());
         let sha: [u8; 32] = Sha256::digest(old.as_bytes()).into();
-        let fp = |size: u64, sha256| {
-            fence(
-                &Baseline::Fingerprint { size, sha256 },
-                &n,
-                &FenceOptions::default(),
-            )
-            .unwrap()
-        };
-        assert_eq!(
-            fp(old.len() as u64, Some(sha)).verdict,
-            Verdict::AppendOwned
-        );
+        let fp =
+            |size: u64, sha256| fence(&Baseline::Fingerprint { size, sha256 }, &n, &FenceOptions::default()).unwrap();
+        assert_eq!(fp(old.len() as u64, Some(sha)).verdict, Verdict::AppendOwned);
         assert_eq!(fp(old.len() as u64, None).verdict, Verdict::AppendOwned);
         let r = fp(old.len() as u64, Some([0; 32]));
-        assert_eq!(
-            (r.verdict, rules(&r)),
-            (Verdict::Rewrite, vec![("not-append-only", Some(1))])
-        );
+        assert_eq!((r.verdict, rules(&r)), (Verdict::Rewrite, vec![("not-append-only", Some(1))]));
         assert_eq!(r.findings[0].byte_offset, None);
         let r = fp(new.len() as u64 + 10, None);
-        assert_eq!(
-            (r.verdict, rules(&r)),
-            (Verdict::Truncate, vec![("not-append-only", Some(3))])
-        );
+        assert_eq!((r.verdict, rules(&r)), (Verdict::Truncate, vec![("not-append-only", Some(3))]));
         let full: [u8; 32] = Sha256::digest(new.as_bytes()).into();
         assert_eq!(fp(new.len() as u64, Some(full)).verdict, Verdict::Identical);
     }
@@ -2103,30 +1817,15 @@ mod tests {
         let new = old.clone() + &msg("a2", Some("a1"), "user") + "\n";
         let d = tempfile::tempdir().unwrap();
         let (o, n) = (file(&d, "o", old.as_bytes()), file(&d, "n", new.as_bytes()));
-        let opts = FenceOptions {
-            owned: Some(vec!["user".into()]),
-            hashes: false,
-        };
-        assert_eq!(
-            fence(&Baseline::File(o.clone()), &n, &opts)
-                .unwrap()
-                .verdict,
-            Verdict::AppendOwned
-        );
-        let opts = FenceOptions {
-            owned: Some(vec!["assistant".into()]),
-            hashes: false,
-        };
-        assert_eq!(
-            fence(&Baseline::File(o), &n, &opts).unwrap().verdict,
-            Verdict::AppendForeign
-        );
+        let opts = FenceOptions { owned: Some(vec!["user".into()]), hashes: false };
+        assert_eq!(fence(&Baseline::File(o.clone()), &n, &opts).unwrap().verdict, Verdict::AppendOwned);
+        let opts = FenceOptions { owned: Some(vec!["assistant".into()]), hashes: false };
+        assert_eq!(fence(&Baseline::File(o), &n, &opts).unwrap().verdict, Verdict::AppendForeign);
         // pi v1: no ids at all, not checked.
         let v1 = "{\"type\":\"session\",\"id\":\"s\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"x\"}}\n";
         let r = run(
             v1,
-            &(v1.to_string()
-                + "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"content\":\"y\"}}\n"),
+            &(v1.to_string() + "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"content\":\"y\"}}\n"),
         );
         assert_eq!(r.verdict, Verdict::AppendOwned, "{:?}", r.findings);
     }
@@ -2142,65 +1841,37 @@ mod tests {
         let old = rec("u1", None, "S", "user") + &rec("u2", Some("u1"), "S", "assistant");
         let r = run(
             &old,
-            &(old.clone()
-                + &rec("u3", Some("u2"), "S", "user")
-                + "{\"type\":\"last-prompt\",\"sessionId\":\"S\"}\n"),
+            &(old.clone() + &rec("u3", Some("u2"), "S", "user") + "{\"type\":\"last-prompt\",\"sessionId\":\"S\"}\n"),
         );
         assert_eq!(r.verdict, Verdict::AppendOwned, "{:?}", r.findings);
         let r = run(&old, &(old.clone() + &rec("u3", Some("u2"), "T", "user")));
-        assert_eq!(
-            (r.verdict, rules(&r)),
-            (Verdict::AppendForeign, vec![("foreign-append", Some(3))])
-        );
+        assert_eq!((r.verdict, rules(&r)), (Verdict::AppendForeign, vec![("foreign-append", Some(3))]));
         let r = run(&old, &(old.clone() + &rec("u3", None, "S", "user")));
-        assert_eq!(
-            (r.verdict, rules(&r)),
-            (
-                Verdict::AppendMalformed,
-                vec![("broken-parent-chain", Some(3))]
-            )
-        );
-        let cb = r#"{"type":"system","subtype":"compact_boundary","uuid":"u3","parentUuid":null,"sessionId":"S"}"#.to_string() + "\n";
-        assert_eq!(
-            run(&old, &(old.clone() + &cb)).verdict,
-            Verdict::AppendOwned
-        );
+        assert_eq!((r.verdict, rules(&r)), (Verdict::AppendMalformed, vec![("broken-parent-chain", Some(3))]));
+        let cb = r#"{"type":"system","subtype":"compact_boundary","uuid":"u3","parentUuid":null,"sessionId":"S"}"#
+            .to_string()
+            + "\n";
+        assert_eq!(run(&old, &(old.clone() + &cb)).verdict, Verdict::AppendOwned);
         // A record without `parentUuid` at all is not taken for a second root.
         let bare = r#"{"type":"user","uuid":"u3","sessionId":"S"}"#.to_string() + "\n";
-        assert_eq!(
-            run(&old, &(old.clone() + &bare)).verdict,
-            Verdict::AppendOwned
-        );
+        assert_eq!(run(&old, &(old.clone() + &bare)).verdict, Verdict::AppendOwned);
         // Line 1 is not a header: a change there is a rewrite.
-        assert_eq!(
-            run(&old, &old.replacen("u1", "u9", 1)).verdict,
-            Verdict::Rewrite
-        );
+        assert_eq!(run(&old, &old.replacen("u1", "u9", 1)).verdict, Verdict::Rewrite);
     }
 
     #[test]
     fn codex_sessions() {
         let meta = |id: &str| {
-            format!(
-                r#"{{"timestamp":"t","type":"session_meta","payload":{{"id":"{id}","cwd":"/"}}}}"#
-            ) + "\n"
+            format!(r#"{{"timestamp":"t","type":"session_meta","payload":{{"id":"{id}","cwd":"/"}}}}"#) + "\n"
         };
-        let item = r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[]}}"#.to_string() + "\n";
+        let item = r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[]}}"#
+            .to_string() + "\n";
         let old = meta("A") + &item;
-        assert_eq!(
-            run(&old, &(old.clone() + &item + &meta("A"))).verdict,
-            Verdict::AppendOwned
-        );
+        assert_eq!(run(&old, &(old.clone() + &item + &meta("A"))).verdict, Verdict::AppendOwned);
         let r = run(&old, &(old.clone() + &item + &meta("B")));
-        assert_eq!(
-            (r.verdict, rules(&r)),
-            (Verdict::AppendForeign, vec![("foreign-append", Some(4))])
-        );
+        assert_eq!((r.verdict, rules(&r)), (Verdict::AppendForeign, vec![("foreign-append", Some(4))]));
         let r = run(&old, &(old.clone() + "{\"type\":\"event_msg\"}\n"));
-        assert_eq!(
-            (r.verdict, rules(&r)),
-            (Verdict::AppendMalformed, vec![("malformed-line", Some(3))])
-        );
+        assert_eq!((r.verdict, rules(&r)), (Verdict::AppendMalformed, vec![("malformed-line", Some(3))]));
     }
 
     #[test]
@@ -2223,14 +1894,9 @@ mod tests {
         }
         // A padding line so that the next line's id starts 3 bytes before the boundary.
         let next_head = r#"{"type":"message","id":""#.len();
-        let pad_base =
-            format!(r#"{{"type":"custom","id":"pad00000","parentId":"{prev}","data":""}}"#).len()
-                + 1;
+        let pad_base = format!(r#"{{"type":"custom","id":"pad00000","parentId":"{prev}","data":""}}"#).len() + 1;
         let pad = BLOCK - 3 - next_head - old.len() - pad_base;
-        old += &format!(
-            r#"{{"type":"custom","id":"pad00000","parentId":"{prev}","data":"{}"}}"#,
-            "p".repeat(pad)
-        );
+        old += &format!(r#"{{"type":"custom","id":"pad00000","parentId":"{prev}","data":"{}"}}"#, "p".repeat(pad));
         old.push('\n');
         let straddle_line = old.matches('\n').count() as u32 + 1;
         push(&mut old, "straddle", &mut "pad00000".to_string());
@@ -2253,13 +1919,7 @@ mod tests {
         let reused = old.clone() + &msg("straddle", Some("g0000999"), "assistant") + "\n";
         let r = run(&old, &reused);
         assert_eq!(rules(&r), vec![("broken-parent-chain", Some(lines + 1))]);
-        assert!(
-            r.findings[0]
-                .message
-                .contains(&format!("line {straddle_line}")),
-            "{}",
-            r.findings[0].message
-        );
+        assert!(r.findings[0].message.contains(&format!("line {straddle_line}")), "{}", r.findings[0].message);
 
         let at = 2 * BLOCK + 5;
         let mut changed = old.clone().into_bytes();
@@ -2267,44 +1927,21 @@ mod tests {
         let changed = String::from_utf8(changed).unwrap();
         let r = run(&old, &changed);
         let line = old[..at].matches('\n').count() as u32 + 1;
-        assert_eq!(
-            r.first_difference,
-            Some(Difference {
-                byte_offset: at as u64,
-                line
-            })
-        );
+        assert_eq!(r.first_difference, Some(Difference { byte_offset: at as u64, line }));
         assert_eq!(rules(&r), vec![("not-append-only", Some(line))]);
         assert_eq!(r.old.sha256.as_deref(), Some(h(&old).as_str()));
         assert_eq!(r.new.sha256.as_deref(), Some(h(&changed).as_str()));
 
         let cut = 3 * BLOCK / 2;
         let r = run(&old, &old[..cut]);
-        assert_eq!(
-            rules(&r),
-            vec![(
-                "not-append-only",
-                Some(old[..cut].matches('\n').count() as u32 + 1)
-            )]
-        );
+        assert_eq!(rules(&r), vec![("not-append-only", Some(old[..cut].matches('\n').count() as u32 + 1))]);
         assert_eq!(r.new.sha256.as_deref(), Some(h(&old[..cut]).as_str()));
 
         let d = tempfile::tempdir().unwrap();
         let nf = file(&d, "n", owned.as_bytes());
         let sha: [u8; 32] = Sha256::digest(old.as_bytes()).into();
-        let opts = FenceOptions {
-            hashes: true,
-            ..Default::default()
-        };
-        let r = fence(
-            &Baseline::Fingerprint {
-                size: old.len() as u64,
-                sha256: Some(sha),
-            },
-            &nf,
-            &opts,
-        )
-        .unwrap();
+        let opts = FenceOptions { hashes: true, ..Default::default() };
+        let r = fence(&Baseline::Fingerprint { size: old.len() as u64, sha256: Some(sha) }, &nf, &opts).unwrap();
         assert_eq!(r.verdict, Verdict::AppendOwned);
         assert_eq!(r.new.sha256.as_deref(), Some(h(&owned).as_str()));
     }
@@ -2330,11 +1967,7 @@ mod tests {
         let old = pi(&old_entries.iter().map(String::as_str).collect::<Vec<_>>());
         let mut new = old.clone();
         for i in 0..20 {
-            let parent = if i == 0 {
-                "o017".to_string()
-            } else {
-                format!("a{:03}", i - 1)
-            };
+            let parent = if i == 0 { "o017".to_string() } else { format!("a{:03}", i - 1) };
             new += &msg(&format!("a{i:03}"), Some(&parent), "assistant");
             new.push('\n');
         }
@@ -2342,24 +1975,14 @@ mod tests {
         let bad = new.clone() + &msg("o004", Some("a019"), "assistant") + "\n";
         let r = run(&old, &bad);
         assert_eq!(rules(&r), vec![("broken-parent-chain", Some(52))]);
-        assert!(
-            r.findings[0].message.contains("of line 6"),
-            "{}",
-            r.findings[0].message
-        );
+        assert!(r.findings[0].message.contains("of line 6"), "{}", r.findings[0].message);
         let bad = new + &msg("b000", Some("nowhere"), "assistant") + "\n";
-        assert!(
-            run(&old, &bad).findings[0]
-                .message
-                .contains("names no entry")
-        );
+        assert!(run(&old, &bad).findings[0].message.contains("names no entry"));
     }
 
     #[test]
     fn many_needles_are_looked_up_by_key() {
-        let needles: Vec<Vec<u8>> = (0..20)
-            .map(|i| format!("\"n{i:02}\"").into_bytes())
-            .collect();
+        let needles: Vec<Vec<u8>> = (0..20).map(|i| format!("\"n{i:02}\"").into_bytes()).collect();
         let mut s = PrefixScan::new(&needles);
         assert!(matches!(s.searcher, Searcher::Keys { .. }));
         let text = b"{\"parentId\":\"n05\",\"t\":\"n06\"}\n{\"x\":1,\"id\" : \"n07\"}\n{\"uuid\":\"n03\",\"sessionId\":\"zz\"}\n";
@@ -2368,16 +1991,8 @@ mod tests {
         s.feed(0, &text[..cut]);
         s.feed(cut as u64, &text[cut..]);
         let second = text.iter().position(|&b| b == b'\n').unwrap() as u64 + 1;
-        let third = second
-            + text[second as usize..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .unwrap() as u64
-            + 1;
-        assert_eq!(
-            s.candidates.into_iter().collect::<Vec<_>>(),
-            vec![(second, 2), (third, 3)]
-        );
+        let third = second + text[second as usize..].iter().position(|&b| b == b'\n').unwrap() as u64 + 1;
+        assert_eq!(s.candidates.into_iter().collect::<Vec<_>>(), vec![(second, 2), (third, 3)]);
     }
 
     #[test]

@@ -175,7 +175,13 @@ impl Finding {
         self
     }
     /// Adds a related location.
-    pub fn related(mut self, path: &str, line: Option<u32>, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn related(
+        mut self,
+        path: &str,
+        line: Option<u32>,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         self.related.push(Related { path: path.to_string(), line, pointer: pointer.into(), message: message.into() });
         self
     }

@@ -4,7 +4,7 @@
 //! text inside strings compared byte for byte — SPEC §2 must-not-fire list).
 
 use serde_json::Value;
-use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 /// Hash of a byte string.
 pub fn hash_bytes(b: &[u8]) -> u64 {

@@ -7,10 +7,10 @@ use crate::error::{Error, Result};
 use crate::formats::{self, LoadOptions};
 use crate::model::FormatId;
 use crate::source::{Origin, SourceRef};
+use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::io::Read;
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Options for discovering inputs.
@@ -193,7 +193,9 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) -> 
         .collect();
     for (src, path, d) in detected {
         match d {
-            Ok(Some(f)) => by_dir.entry(path.parent().map(Path::to_path_buf).unwrap_or_default()).or_default().push((src, f)),
+            Ok(Some(f)) => {
+                by_dir.entry(path.parent().map(Path::to_path_buf).unwrap_or_default()).or_default().push((src, f))
+            }
             Ok(None) => {
                 if opts.strict {
                     return Err(unknown(&src.display));

@@ -102,11 +102,17 @@ pub fn load_path(path: &str, discover: &DiscoverOptions) -> Result<(Input, Vec<S
     let plan = inputs::discover(&[path.to_string()], discover)?;
     match plan.jobs.as_slice() {
         [job] => Ok((load_job(job)?, plan.skipped)),
-        [] => Err(Error::Usage(format!("{path}: no input of a known format found (tried: {})", formats::ALL.join(", ")))),
+        [] => {
+            Err(Error::Usage(format!("{path}: no input of a known format found (tried: {})", formats::ALL.join(", "))))
+        }
         jobs => {
             let names: Vec<&str> = jobs.iter().take(4).map(Job::display).collect();
             let more = if jobs.len() > 4 { ", …" } else { "" };
-            Err(Error::Usage(format!("{path}: holds {} inputs ({}{more}); name one of them", jobs.len(), names.join(", "))))
+            Err(Error::Usage(format!(
+                "{path}: holds {} inputs ({}{more}); name one of them",
+                jobs.len(),
+                names.join(", ")
+            )))
         }
     }
 }
@@ -150,7 +156,12 @@ pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u6
             let r = load_job(&job).map(|input| {
                 let findings = check_input(&input, &job, config);
                 (
-                    FileSummary { path: input.path.clone(), format: input.format, requests: input.request_count(), entries: input.entry_count() },
+                    FileSummary {
+                        path: input.path.clone(),
+                        format: input.format,
+                        requests: input.request_count(),
+                        entries: input.entry_count(),
+                    },
                     findings,
                 )
             });
@@ -215,7 +226,9 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
         let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].path == src.display).collect();
         // Findings elsewhere whose related location is in this file (e.g. the
         // earlier request of a stream of body files).
-        let related_here: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].path != src.display && findings[i].related.iter().any(|r| r.path == src.display)).collect();
+        let related_here: Vec<usize> = (0..findings.len())
+            .filter(|&i| findings[i].path != src.display && findings[i].related.iter().any(|r| r.path == src.display))
+            .collect();
         if mine.is_empty() && (jsonl || related_here.is_empty()) {
             continue;
         }
@@ -239,7 +252,8 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                 if let Some((off, bytes)) = f.line.and_then(|l| lines.get(&l)) {
                     let (at, end) = locate::locate_span(bytes, &f.pointer).unwrap_or((0, bytes.len()));
                     f.byte_offset = Some(off + at as u64);
-                    let col = |k: usize| String::from_utf8_lossy(&bytes[..k.min(bytes.len())]).chars().count() as u32 + 1;
+                    let col =
+                        |k: usize| String::from_utf8_lossy(&bytes[..k.min(bytes.len())]).chars().count() as u32 + 1;
                     f.column = Some(col(at));
                     f.end_line = f.line;
                     f.end_column = Some(col(end));

@@ -5,7 +5,7 @@
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use ctxlint::config::Config;
 use ctxlint::error::exit_code;
-use ctxlint::{formats, rules::RuleId, Error, Severity};
+use ctxlint::{Error, Severity, formats, rules::RuleId};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -316,7 +316,10 @@ fn write_out(s: &str) {
 fn parse_rules(list: &[String]) -> ctxlint::Result<std::collections::HashSet<RuleId>> {
     list.iter()
         .filter(|s| !s.is_empty())
-        .map(|s| RuleId::from_name_or_code(s.trim()).ok_or_else(|| Error::Usage(format!("unknown rule `{s}` (try `ctxlint rule`)"))))
+        .map(|s| {
+            RuleId::from_name_or_code(s.trim())
+                .ok_or_else(|| Error::Usage(format!("unknown rule `{s}` (try `ctxlint rule`)")))
+        })
         .collect()
 }
 
@@ -325,7 +328,8 @@ fn agent_folders() -> Vec<String> {
     let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else { return vec![] };
     let mut out = Vec::new();
     if let Ok(rd) = std::fs::read_dir(home.join(".openclaw/agents")) {
-        let mut v: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path().join("sessions"))).filter(|p| p.is_dir()).collect();
+        let mut v: Vec<PathBuf> =
+            rd.filter_map(|e| e.ok().map(|e| e.path().join("sessions"))).filter(|p| p.is_dir()).collect();
         v.sort();
         out.extend(v);
     }
@@ -381,7 +385,10 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     let plan = ctxlint::inputs::discover(&paths, &discover)?;
     let bar = (std::io::stderr().is_terminal() && plan.jobs.len() >= 200).then(|| {
         let b = indicatif::ProgressBar::new(plan.jobs.len() as u64);
-        b.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs {elapsed}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
         b
     });
     let tick = |_: u64| {
@@ -461,33 +468,22 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     let (baseline, new) = match (a.prefix_size, a.files.as_slice()) {
         (None, [old, new]) => (Baseline::File(old.clone()), new.clone()),
         (Some(size), [new]) => {
-            let sha256 = a
-                .prefix_sha256
-                .as_deref()
-                .map(fence::parse_sha256_hex)
-                .transpose()?;
+            let sha256 = a.prefix_sha256.as_deref().map(fence::parse_sha256_hex).transpose()?;
             (Baseline::Fingerprint { size, sha256 }, new.clone())
         }
         (None, _) => {
-            return Err(Error::Usage(
-                "fence needs OLD and NEW, or NEW with --prefix-size N".into(),
-            ));
+            return Err(Error::Usage("fence needs OLD and NEW, or NEW with --prefix-size N".into()));
         }
         (Some(_), _) => {
             return Err(Error::Usage("with --prefix-size, give only NEW".into()));
         }
     };
     let config = load_config(a.config.as_ref(), a.isolated)?;
-    let owned = a.owned.or(config.fence_owned).map(|v| {
-        v.into_iter()
-            .map(|k| k.trim().to_string())
-            .filter(|k| !k.is_empty())
-            .collect()
-    });
-    let opts = FenceOptions {
-        owned,
-        hashes: a.output_format == OutputFormat::Json,
-    };
+    let owned = a
+        .owned
+        .or(config.fence_owned)
+        .map(|v| v.into_iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect());
+    let opts = FenceOptions { owned, hashes: a.output_format == OutputFormat::Json };
     let report = fence::fence(&baseline, &new, &opts)?;
     let color = use_color(color, a.output_file.is_some());
     let text = match a.output_format {
@@ -510,11 +506,7 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e))?,
         None => write_out(&text),
     }
-    Ok(if report.verdict.is_clean() {
-        exit_code::OK
-    } else {
-        exit_code::FINDINGS
-    })
+    Ok(if report.verdict.is_clean() { exit_code::OK } else { exit_code::FINDINGS })
 }
 
 fn emit(text: &str, file: Option<&PathBuf>) -> ctxlint::Result<()> {
@@ -592,7 +584,8 @@ fn cmd_rule(a: RuleArgs) -> ctxlint::Result<i32> {
             format!("{t}\n\nRun `ctxlint rule NAME` for a rule's documentation.\n")
         }
         (Some(n), false) => {
-            let r = RuleId::from_name_or_code(n).ok_or_else(|| Error::Usage(format!("unknown rule `{n}` (try `ctxlint rule`)")))?;
+            let r = RuleId::from_name_or_code(n)
+                .ok_or_else(|| Error::Usage(format!("unknown rule `{n}` (try `ctxlint rule`)")))?;
             ctxlint::rules::rule_markdown(r)
         }
     };

@@ -561,4 +561,3 @@ pub struct Request {
     /// The raw document text, when the file is small enough to keep, for locating pointers.
     pub raw: Option<Arc<str>>,
 }
-

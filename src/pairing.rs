@@ -7,7 +7,7 @@
 //! of a path is not a finding; consequences of a reported broken chain are not
 //! reported again.
 
-use crate::context::{sent_again, Analysis};
+use crate::context::{Analysis, sent_again};
 use crate::model::*;
 use std::collections::{HashMap, HashSet};
 
@@ -80,7 +80,8 @@ pub fn request(r: &Request) -> Vec<Pairing> {
     // A pydantic-ai history snapshot that ends with the model's response is a
     // stored run, not a request: calls still pending at its end (deferred or
     // human-in-the-loop tools) are not yet due, as at the end of a transcript path.
-    let stored_run = r.body_format == "pydantic-ai-history" && r.messages.last().is_some_and(|m| m.role == Role::Assistant);
+    let stored_run =
+        r.body_format == "pydantic-ai-history" && r.messages.last().is_some_and(|m| m.role == Role::Assistant);
     if !stored_run {
         flush(&mut open, &mut out);
     }
@@ -88,7 +89,11 @@ pub fn request(r: &Request) -> Vec<Pairing> {
 }
 
 fn result_ids(m: &Message) -> impl Iterator<Item = (u32, &str)> {
-    m.blocks.iter().enumerate().filter(|(_, b)| b.kind == BlockKind::ToolResult).filter_map(|(j, b)| b.tool_id.as_deref().map(|id| (j as u32, id)))
+    m.blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.kind == BlockKind::ToolResult)
+        .filter_map(|(j, b)| b.tool_id.as_deref().map(|id| (j as u32, id)))
 }
 
 /// Pairs the calls and results of a transcript along its paths.
@@ -114,7 +119,13 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             continue;
         }
         let m = e.message.as_ref().expect("model calls have messages");
-        let calls: Vec<(u32, &str)> = m.blocks.iter().enumerate().filter(|(_, b)| b.kind == BlockKind::ToolCall).filter_map(|(j, b)| b.tool_id.as_deref().map(|id| (j as u32, id))).collect();
+        let calls: Vec<(u32, &str)> = m
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.kind == BlockKind::ToolCall)
+            .filter_map(|(j, b)| b.tool_id.as_deref().map(|id| (j as u32, id)))
+            .collect();
         if calls.is_empty() {
             continue;
         }
@@ -217,7 +228,10 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
                         continue;
                     }
                     // A call cut by a compaction (not kept) is not judged.
-                    if calls.iter().any(|&c| tree.is_ancestor_or_self(c, i)) && tree.compaction[i as usize] != crate::context::NONE && calls.iter().all(|&c| sent_again(&t.entries[c as usize])) {
+                    if calls.iter().any(|&c| tree.is_ancestor_or_self(c, i))
+                        && tree.compaction[i as usize] != crate::context::NONE
+                        && calls.iter().all(|&c| sent_again(&t.entries[c as usize]))
+                    {
                         continue;
                     }
                     out.push(Pairing::Orphan { unit: i, block: j, second: false });

@@ -136,8 +136,15 @@ pub fn describe_indices(idx: impl Iterator<Item = usize>, what: &str) -> String 
         [] => format!("no {what}s"),
         [x] => format!("1 {what}: {x}"),
         _ if v.windows(2).all(|w| w[1] == w[0] + 1) => format!("{} {plural}: {}–{}", v.len(), v[0], v[v.len() - 1]),
-        _ if v.len() <= 12 => format!("{} {plural}: {}", v.len(), v.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
-        _ => format!("{} {plural}: {}, … {}", v.len(), v[..6].iter().map(usize::to_string).collect::<Vec<_>>().join(", "), v[v.len() - 1]),
+        _ if v.len() <= 12 => {
+            format!("{} {plural}: {}", v.len(), v.iter().map(usize::to_string).collect::<Vec<_>>().join(", "))
+        }
+        _ => format!(
+            "{} {plural}: {}, … {}",
+            v.len(),
+            v[..6].iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
+            v[v.len() - 1]
+        ),
     }
 }
 
@@ -146,14 +153,23 @@ pub fn describe_indices(idx: impl Iterator<Item = usize>, what: &str) -> String 
 /// only request or step `only`, with its texts. A missing `only` is a usage
 /// error naming the requests or steps that exist.
 pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
-    let mut shown = Shown { path: input.path.clone(), format: input.format, transcript: false, notes: Vec::new(), total: 0, requests: Vec::new() };
+    let mut shown = Shown {
+        path: input.path.clone(),
+        format: input.format,
+        transcript: false,
+        notes: Vec::new(),
+        total: 0,
+        requests: Vec::new(),
+    };
     if input.skipped > 0 {
         shown.notes.push(format!("{} exchange(s) skipped: their bodies match no request format", input.skipped));
     }
     if !input.bad_lines.is_empty() {
         shown.notes.push(format!("{} malformed line(s) are not shown (run `ctxlint check`)", input.bad_lines.len()));
     }
-    let missing = |n: usize, what: &str, idx: &mut dyn Iterator<Item = usize>| crate::Error::Usage(format!("{}: no {what} {n} (it has {})", input.path, describe_indices(idx, what)));
+    let missing = |n: usize, what: &str, idx: &mut dyn Iterator<Item = usize>| {
+        crate::Error::Usage(format!("{}: no {what} {n} (it has {})", input.path, describe_indices(idx, what)))
+    };
     match &input.body {
         Body::Stream(s) => {
             shown.total = s.requests.len();
@@ -177,7 +193,8 @@ pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
                 },
                 None => entries.iter().enumerate().map(|(n, &e)| step_unit(t, &tree, n, e, false)).collect(),
             };
-            let cut = t.entries.iter().filter_map(|e| e.message.as_ref()).flat_map(|m| &m.blocks).any(|b| !b.has_full_text());
+            let cut =
+                t.entries.iter().filter_map(|e| e.message.as_ref()).flat_map(|m| &m.blocks).any(|b| !b.has_full_text());
             if cut {
                 shown.notes.push("ctxlint keeps only a prefix of the assistant, thinking, tool-call and tool-result texts of a transcript: such texts end with \"… (N bytes; the first K are kept)\" (or \"… (N bytes, not kept)\")".into());
             }
@@ -190,7 +207,16 @@ fn request_unit(r: &Request, with_text: bool) -> Unit {
     let mut messages = Vec::new();
     for sl in &r.slots {
         let parts: Vec<&Block> = sl.parts.iter().collect();
-        messages.push(message_row(messages.len(), "system", format!("{} slot", sl.kind.as_str()), sl.pointer.clone(), None, None, &parts, with_text));
+        messages.push(message_row(
+            messages.len(),
+            "system",
+            format!("{} slot", sl.kind.as_str()),
+            sl.pointer.clone(),
+            None,
+            None,
+            &parts,
+            with_text,
+        ));
     }
     for m in &r.messages {
         messages.push(from_message(messages.len(), m, None, None, with_text));
@@ -201,7 +227,16 @@ fn request_unit(r: &Request, with_text: bool) -> Unit {
         count: serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.as_array().map(Vec::len)),
         hash: format!("{:08x}", h >> 32),
     });
-    Unit { index: r.index, pointer: Some(r.pointer.clone()), path: Some(r.path.to_string()), line: r.line, entry_id: None, model: None, tools, messages }
+    Unit {
+        index: r.index,
+        pointer: Some(r.pointer.clone()),
+        path: Some(r.path.to_string()),
+        line: r.line,
+        entry_id: None,
+        model: None,
+        tools,
+        messages,
+    }
 }
 
 /// The entry of each step: model calls in write order, the first entry of a split call.
@@ -235,8 +270,18 @@ fn step_unit(t: &Transcript, tree: &Tree, n: usize, i: u32, with_text: bool) -> 
             messages.push(from_message(messages.len(), m, Some(xe.line), xe.id.as_deref(), with_text));
         }
     }
-    let model = e.message.as_ref().and_then(|m| m.assistant.as_ref()).and_then(|a| a.model.as_deref()).map(str::to_string);
-    Unit { index: n, pointer: None, path: None, line: Some(e.line), entry_id: e.id.as_deref().map(str::to_string), model, tools: None, messages }
+    let model =
+        e.message.as_ref().and_then(|m| m.assistant.as_ref()).and_then(|a| a.model.as_deref()).map(str::to_string);
+    Unit {
+        index: n,
+        pointer: None,
+        path: None,
+        line: Some(e.line),
+        entry_id: e.id.as_deref().map(str::to_string),
+        model,
+        tools: None,
+        messages,
+    }
 }
 
 fn block(b: &Block, with_text: bool) -> ShownBlock {
@@ -262,11 +307,29 @@ fn kind_of(m: &Message) -> String {
 
 fn from_message(index: usize, m: &Message, line: Option<u32>, entry_id: Option<&str>, with_text: bool) -> ShownMessage {
     let blocks: Vec<&Block> = m.blocks.iter().collect();
-    message_row(index, m.role.as_str(), kind_of(m), m.pointer.to_string(), line, entry_id.map(str::to_string), &blocks, with_text)
+    message_row(
+        index,
+        m.role.as_str(),
+        kind_of(m),
+        m.pointer.to_string(),
+        line,
+        entry_id.map(str::to_string),
+        &blocks,
+        with_text,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
-fn message_row(index: usize, role: &'static str, kind: String, pointer: String, line: Option<u32>, entry_id: Option<String>, src: &[&Block], with_text: bool) -> ShownMessage {
+fn message_row(
+    index: usize,
+    role: &'static str,
+    kind: String,
+    pointer: String,
+    line: Option<u32>,
+    entry_id: Option<String>,
+    src: &[&Block],
+    with_text: bool,
+) -> ShownMessage {
     let bytes = src.iter().map(|b| b.text_len as usize).sum();
     let mut id = Vec::with_capacity(src.len() * 24);
     for b in src {

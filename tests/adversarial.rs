@@ -25,7 +25,8 @@ struct Run {
 
 impl Run {
     fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr: {}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr: {}", self.stdout, self.stderr))
     }
 
     fn findings(&self) -> Vec<Value> {
@@ -34,7 +35,10 @@ impl Run {
 
     /// `(rule, line)` of every finding.
     fn rules_lines(&self) -> Vec<(String, u64)> {
-        self.findings().iter().map(|f| (f["rule"].as_str().unwrap_or("").to_string(), f["line"].as_u64().unwrap_or(0))).collect()
+        self.findings()
+            .iter()
+            .map(|f| (f["rule"].as_str().unwrap_or("").to_string(), f["line"].as_u64().unwrap_or(0)))
+            .collect()
     }
 }
 
@@ -59,7 +63,11 @@ fn check(args: &[&str], expect_path: &str, timeout: Duration) -> Run {
     let mut peak_kb = 0;
     let status = loop {
         if let Ok(s) = std::fs::read_to_string(&status_file) {
-            if let Some(kb) = s.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()) {
+            if let Some(kb) = s
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            {
                 peak_kb = peak_kb.max(kb);
             }
         }
@@ -79,7 +87,12 @@ fn check(args: &[&str], expect_path: &str, timeout: Duration) -> Run {
         stderr: std::fs::read_to_string(&err_path).unwrap(),
         peak_kb,
     };
-    assert!(matches!(run.code, 0..=2), "ctxlint check {args:?} exited {} (101 = panic)\nstderr: {}", run.code, run.stderr);
+    assert!(
+        matches!(run.code, 0..=2),
+        "ctxlint check {args:?} exited {} (101 = panic)\nstderr: {}",
+        run.code,
+        run.stderr
+    );
     assert!(!run.stderr.contains("internal error"), "panic reported: {}", run.stderr);
     if run.code == 2 {
         assert!(run.stderr.contains(expect_path), "the error does not name {expect_path}: {}", run.stderr);
@@ -140,7 +153,10 @@ fn deeply_nested_jsonl_lines_are_checked_or_malformed() {
     // Valid JSON 10,000 levels deep: an unknown record, or its deep part ignored.
     let arrays = format!("{head}{}}}", nested(10_000, "[", "]", "1"));
     let objects = format!("{head}{}}}", nested(10_000, r#"{"a":"#, "}", "1"));
-    let in_block = format!(r#"{head}{{"role":"user","content":[{{"type":"text","text":"hi","x":{}}}]}}}}"#, nested(10_000, "[", "]", ""));
+    let in_block = format!(
+        r#"{head}{{"role":"user","content":[{{"type":"text","text":"hi","x":{}}}]}}}}"#,
+        nested(10_000, "[", "]", "")
+    );
     // Torn 10,000 levels deep (never closed): a malformed line.
     let torn = format!("{head}{}", nested(10_000, "[", "", ""));
     let torn_objects = format!("{head}{}", nested(10_000, r#"{"a":"#, "", ""));
@@ -167,12 +183,17 @@ fn deeply_nested_jsonl_lines_are_checked_or_malformed() {
 #[test]
 fn deeply_nested_request_body_is_an_error_naming_the_file() {
     let d = tempfile::tempdir().unwrap();
-    let body = format!(r#"{{"model":"gpt-4o","messages":[{{"role":"user","content":{}}}]}}"#, nested(10_000, "[", "]", r#""x""#));
+    let body = format!(
+        r#"{{"model":"gpt-4o","messages":[{{"role":"user","content":{}}}]}}"#,
+        nested(10_000, "[", "]", r#""x""#)
+    );
     let p = d.path().join("request.json");
     std::fs::write(&p, &body).unwrap();
     let run = check(&[s(&p)], "request.json", T);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    for f in ["openai-chat", "anthropic-messages", "openai-responses", "gemini", "bedrock-converse", "pydantic-ai-history"] {
+    for f in
+        ["openai-chat", "anthropic-messages", "openai-responses", "gemini", "bedrock-converse", "pydantic-ai-history"]
+    {
         let run = check(&["--input-format", f, s(&p)], "request.json", T);
         assert_eq!(run.code, 2, "{f}: {}", run.stderr);
     }
@@ -216,7 +237,8 @@ fn deeply_nested_request_body_is_an_error_naming_the_file() {
 fn hundred_megabyte_line_is_a_finding_with_bounded_memory() {
     let d = tempfile::tempdir().unwrap();
     // A torn 100 MB line (a string that never ends), then a valid one.
-    let mut big = br#"{"type":"message","id":"big","parentId":"u1","timestamp":"t","message":{"role":"user","content":"#.to_vec();
+    let mut big =
+        br#"{"type":"message","id":"big","parentId":"u1","timestamp":"t","message":{"role":"user","content":"#.to_vec();
     big.resize(100 * 1024 * 1024, b'a');
     let p = session_with(d.path(), "big.jsonl", &[&big]);
     let run = check(&[s(&p)], "big.jsonl", T);
@@ -277,7 +299,9 @@ fn invalid_utf8_is_a_malformed_line() {
 fn nul_runs_are_findings_or_clear_errors() {
     let d = tempfile::tempdir().unwrap();
     let nuls = vec![0u8; 4096];
-    let mut half = br#"{"type":"message","id":"n1","parentId":"u1","timestamp":"t","message":{"role":"user","content":"a"#.to_vec();
+    let mut half =
+        br#"{"type":"message","id":"n1","parentId":"u1","timestamp":"t","message":{"role":"user","content":"a"#
+            .to_vec();
     half.extend_from_slice(&[0; 100]);
     half.extend_from_slice(br#""}}"#);
     let p = session_with(d.path(), "nul.jsonl", &[&nuls, &half]);
@@ -295,7 +319,14 @@ fn nul_runs_are_findings_or_clear_errors() {
 fn positions(run: &Run) -> Vec<(String, u64, u64, String)> {
     run.findings()
         .iter()
-        .map(|f| (f["rule"].as_str().unwrap().into(), f["line"].as_u64().unwrap_or(0), f["column"].as_u64().unwrap_or(0), f["pointer"].as_str().unwrap_or("").into()))
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().into(),
+                f["line"].as_u64().unwrap_or(0),
+                f["column"].as_u64().unwrap_or(0),
+                f["pointer"].as_str().unwrap_or("").into(),
+            )
+        })
         .collect()
 }
 
@@ -330,7 +361,10 @@ fn crlf_gives_the_same_findings_as_lf() {
         std::fs::create_dir_all(&b).unwrap();
         std::fs::write(a.join(&name), &lf).unwrap();
         std::fs::write(b.join(&name), &crlf).unwrap();
-        let (ra, rb) = (check(&["--no-stream", s(&a.join(&name))], &name, T), check(&["--no-stream", s(&b.join(&name))], &name, T));
+        let (ra, rb) = (
+            check(&["--no-stream", s(&a.join(&name))], &name, T),
+            check(&["--no-stream", s(&b.join(&name))], &name, T),
+        );
         assert_eq!(ra.code, rb.code, "{name}: exit codes differ\nLF: {}\nCRLF: {}", ra.stderr, rb.stderr);
         if ra.code != 2 {
             assert_eq!(positions(&ra), positions(&rb), "{}: CRLF findings differ from LF", src.display());
@@ -346,7 +380,15 @@ fn empty_file_is_a_clear_error_or_clean() {
     let p = d.path().join("empty.jsonl");
     std::fs::write(&p, b"").unwrap();
     assert_eq!(check(&[s(&p)], "empty.jsonl", T).code, 2);
-    for f in ["pi-session", "claude-code", "codex-rollout", "exchange-log", "vcr-cassette", "openai-chat", "pydantic-ai-history"] {
+    for f in [
+        "pi-session",
+        "claude-code",
+        "codex-rollout",
+        "exchange-log",
+        "vcr-cassette",
+        "openai-chat",
+        "pydantic-ai-history",
+    ] {
         check(&["--input-format", f, s(&p)], "empty.jsonl", T);
     }
     // Whitespace only, a BOM only, blank CRLF lines.
@@ -390,7 +432,15 @@ fn binary_files_are_clear_errors() {
         std::fs::write(&p, bytes).unwrap();
         let run = check(&[s(&p)], name, T);
         assert_eq!(run.code, 2, "{name}: {}", run.stderr);
-        for f in ["pi-session", "claude-code", "codex-rollout", "exchange-log", "vcr-cassette", "anthropic-messages", "pydantic-ai-history"] {
+        for f in [
+            "pi-session",
+            "claude-code",
+            "codex-rollout",
+            "exchange-log",
+            "vcr-cassette",
+            "anthropic-messages",
+            "pydantic-ai-history",
+        ] {
             check(&["--input-format", f, s(&p)], name, T);
         }
     }

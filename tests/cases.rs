@@ -40,18 +40,37 @@ fn matches(exp: &Value, got: &Value) -> bool {
 }
 
 fn run_case(dir: &Path) -> Result<(), String> {
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
-    let mut args: Vec<String> = expected["command"].as_array().expect("command").iter().map(|a| a.as_str().expect("string arg").to_string()).collect();
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+    let mut args: Vec<String> = expected["command"]
+        .as_array()
+        .expect("command")
+        .iter()
+        .map(|a| a.as_str().expect("string arg").to_string())
+        .collect();
     args.push("--output-format".into());
     args.push("json".into());
-    let out = assert_cmd::Command::cargo_bin("ctxlint").expect("binary").current_dir(dir).args(&args).timeout(std::time::Duration::from_secs(30)).output().map_err(|e| e.to_string())?;
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .expect("binary")
+        .current_dir(dir)
+        .args(&args)
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .map_err(|e| e.to_string())?;
     let code = out.status.code().unwrap_or(-1);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let got: Value = serde_json::from_str(&stdout).map_err(|e| format!("exit {code}, stdout not JSON ({e}): {stdout} {}", String::from_utf8_lossy(&out.stderr)))?;
+    let got: Value = serde_json::from_str(&stdout).map_err(|e| {
+        format!("exit {code}, stdout not JSON ({e}): {stdout} {}", String::from_utf8_lossy(&out.stderr))
+    })?;
     let produced = got["findings"].as_array().cloned().unwrap_or_default();
     let wanted = expected["findings"].as_array().cloned().unwrap_or_default();
     if code != if produced.is_empty() { 0 } else { 1 } {
-        return Err(format!("exit {code} with {} findings; stderr: {}", produced.len(), String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "exit {code} with {} findings; stderr: {}",
+            produced.len(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     if let Some(v) = expected.get("verdict") {
         if got.get("verdict") != Some(v) {
@@ -66,7 +85,12 @@ fn run_case(dir: &Path) -> Result<(), String> {
             None => missing.push(e.to_string()),
         }
     }
-    let extra: Vec<String> = produced.iter().zip(&used).filter(|(_, u)| !**u).map(|(p, _)| format!("{} {} line {} pointer {}", p["rule"], p["path"], p["line"], p["pointer"])).collect();
+    let extra: Vec<String> = produced
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(p, _)| format!("{} {} line {} pointer {}", p["rule"], p["path"], p["line"], p["pointer"]))
+        .collect();
     if missing.is_empty() && (extra.is_empty() || expected["exact"] == Value::Bool(false)) {
         Ok(())
     } else {
@@ -76,9 +100,16 @@ fn run_case(dir: &Path) -> Result<(), String> {
 
 #[test]
 fn every_case_gives_exactly_its_expected_findings() {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(cases_dir()).expect("fixtures/cases").filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.join("expected.json").is_file()).collect();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(cases_dir())
+        .expect("fixtures/cases")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("expected.json").is_file())
+        .collect();
     dirs.sort();
     assert!(dirs.len() >= 13, "expected the copied cases, found {}", dirs.len());
-    let failures: Vec<String> = dirs.iter().filter_map(|d| run_case(d).err().map(|e| format!("{}: {e}", d.file_name().unwrap().to_string_lossy()))).collect();
+    let failures: Vec<String> = dirs
+        .iter()
+        .filter_map(|d| run_case(d).err().map(|e| format!("{}: {e}", d.file_name().unwrap().to_string_lossy())))
+        .collect();
     assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), dirs.len(), failures.join("\n"));
 }

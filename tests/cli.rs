@@ -18,7 +18,18 @@ fn json_out(c: &mut Command) -> (i32, Value) {
 }
 
 fn rules_of(v: &Value) -> Vec<(String, String, String)> {
-    v["findings"].as_array().unwrap().iter().map(|f| (f["rule"].as_str().unwrap().into(), f["path"].as_str().unwrap().into(), f["severity"].as_str().unwrap().into())).collect()
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().into(),
+                f["path"].as_str().unwrap().into(),
+                f["severity"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
 }
 
 const SESSION: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/report/mixed-session.jsonl");
@@ -98,7 +109,15 @@ fn fail_on_error_makes_warnings_exit_0() {
 
 #[test]
 fn select_and_ignore() {
-    let (_, v) = json_out(ctxlint().args(["check", SESSION, "--isolated", "--select", "CTX101,unanswered-tool-call", "--ignore", "CTX101"]));
+    let (_, v) = json_out(ctxlint().args([
+        "check",
+        SESSION,
+        "--isolated",
+        "--select",
+        "CTX101,unanswered-tool-call",
+        "--ignore",
+        "CTX101",
+    ]));
     assert_eq!(rules_of(&v).into_iter().map(|r| r.0).collect::<Vec<_>>(), vec!["unanswered-tool-call"]);
 }
 
@@ -119,13 +138,24 @@ fn baseline_on_the_shared_cases_then_one_new_defect() {
     let tree = d.path().join("cases");
     copy_dir(&cases, &tree);
     let base = d.path().join("baseline.json");
-    let out = ctxlint().current_dir(d.path()).args(["check", "cases", "--isolated", "--write-baseline"]).arg(&base).output().unwrap();
+    let out = ctxlint()
+        .current_dir(d.path())
+        .args(["check", "cases", "--isolated", "--write-baseline"])
+        .arg(&base)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let (code, v) = json_out(ctxlint().current_dir(d.path()).args(["check", "cases", "--isolated", "--baseline"]).arg(&base));
+    let (code, v) =
+        json_out(ctxlint().current_dir(d.path()).args(["check", "cases", "--isolated", "--baseline"]).arg(&base));
     assert_eq!((code, v["findings"].as_array().unwrap().len()), (0, 0));
     // One new defect file.
     std::fs::copy(SESSION, tree.join("new-defect.jsonl")).unwrap();
-    let (code, v) = json_out(ctxlint().current_dir(d.path()).args(["check", "cases", "--isolated", "--select", "CTX301", "--baseline"]).arg(&base));
+    let (code, v) = json_out(
+        ctxlint()
+            .current_dir(d.path())
+            .args(["check", "cases", "--isolated", "--select", "CTX301", "--baseline"])
+            .arg(&base),
+    );
     assert_eq!(code, 1);
     assert_eq!(rules_of(&v), vec![("unanswered-tool-call".into(), "cases/new-defect.jsonl".into(), "error".into())]);
 }
@@ -145,7 +175,8 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn stdin_with_a_filename() {
-    let (code, v) = json_out(ctxlint().args(["check", "-", "--stdin-filename", "piped.jsonl"]).pipe_stdin(SESSION).unwrap());
+    let (code, v) =
+        json_out(ctxlint().args(["check", "-", "--stdin-filename", "piped.jsonl"]).pipe_stdin(SESSION).unwrap());
     assert_eq!(code, 1);
     assert!(rules_of(&v).iter().all(|r| r.1 == "piped.jsonl"));
     assert_eq!(rules_of(&v).len(), 3);
@@ -199,7 +230,8 @@ fn fence_ownership_comes_from_the_config_file() {
     }
     let out = ctxlint().current_dir(d.path()).args(["fence", "old.jsonl", "new.jsonl"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    std::fs::write(d.path().join("ctxlint.toml"), "[fence]\nowned = [\"assistant\", \"toolResult\", \"user\"]\n").unwrap();
+    std::fs::write(d.path().join("ctxlint.toml"), "[fence]\nowned = [\"assistant\", \"toolResult\", \"user\"]\n")
+        .unwrap();
     let out = ctxlint().current_dir(d.path()).args(["fence", "old.jsonl", "new.jsonl"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
     let out = ctxlint().current_dir(d.path()).args(["fence", "old.jsonl", "new.jsonl", "--isolated"]).output().unwrap();

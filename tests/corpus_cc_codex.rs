@@ -7,8 +7,8 @@
 //! The corpus is not part of this repository: when `../shared/corpus` is
 //! absent, the corpus tests print why and pass.
 
-use ctxlint::config::Config;
 use ctxlint::CheckOptions;
+use ctxlint::config::Config;
 use std::path::{Path, PathBuf};
 
 fn corpus_dir() -> Option<PathBuf> {
@@ -27,7 +27,8 @@ fn findings(path: &Path) -> Vec<(String, u32)> {
     let report = ctxlint::check(&opts, &Config::default()).expect("check runs");
     assert!(report.errors.is_empty(), "{}: load errors {:?}", path.display(), report.errors);
     assert_eq!(report.files.len(), 1, "{}: one input", path.display());
-    let mut v: Vec<(String, u32)> = report.findings.iter().map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0))).collect();
+    let mut v: Vec<(String, u32)> =
+        report.findings.iter().map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0))).collect();
     v.sort();
     v
 }
@@ -39,10 +40,17 @@ fn many(rule: &str, lines: &[u32]) -> Vec<(String, u32)> {
 fn check_folder(folder: &str, expected: &[(&str, Vec<(String, u32)>)]) {
     let Some(corpus) = corpus_dir() else { return };
     let dir = corpus.join(folder);
-    let mut names: Vec<String> = std::fs::read_dir(&dir).expect("corpus folder").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("corpus folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
     for name in &names {
-        let want = expected.iter().find(|(n, _)| n == name).map(|(_, f)| f.clone()).unwrap_or_else(|| panic!("{folder}/{name}: no expectation listed"));
+        let want = expected
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| f.clone())
+            .unwrap_or_else(|| panic!("{folder}/{name}: no expectation listed"));
         let mut want = want;
         want.sort();
         assert_eq!(findings(&dir.join(name)), want, "{folder}/{name}");
@@ -105,8 +113,16 @@ fn claude_code_project_folder_with_subagents() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let session = tmp.path().join("-src-exp").join("29ccd257");
     std::fs::create_dir_all(session.join("subagents")).expect("mkdir");
-    std::fs::copy(corpus.join("claude-code/cclog-real-v2.1.17-subagent-agent-a2271d1.jsonl"), session.join("subagents/agent-a2271d1.jsonl")).expect("copy");
-    std::fs::copy(corpus.join("claude-code/cclog-real-v2.1.17-print-mode-94604a7b.jsonl"), tmp.path().join("-src-exp/29ccd257.jsonl")).expect("copy");
+    std::fs::copy(
+        corpus.join("claude-code/cclog-real-v2.1.17-subagent-agent-a2271d1.jsonl"),
+        session.join("subagents/agent-a2271d1.jsonl"),
+    )
+    .expect("copy");
+    std::fs::copy(
+        corpus.join("claude-code/cclog-real-v2.1.17-print-mode-94604a7b.jsonl"),
+        tmp.path().join("-src-exp/29ccd257.jsonl"),
+    )
+    .expect("copy");
     std::fs::write(session.join("notes.txt"), "not a session").expect("write");
     let opts = CheckOptions { paths: vec![tmp.path().to_string_lossy().into_owned()], ..Default::default() };
     let report = ctxlint::check(&opts, &Config::default()).expect("check runs");
@@ -121,9 +137,16 @@ fn claude_code_project_folder_with_subagents() {
 #[test]
 fn fixture_cases() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases");
-    for case in ["cc-12162-orphan-result", "cc-37437-retry-wrong-parent", "codex-24425-torn-rollout", "trap-cc-compact-boundary"] {
+    for case in [
+        "cc-12162-orphan-result",
+        "cc-37437-retry-wrong-parent",
+        "codex-24425-torn-rollout",
+        "trap-cc-compact-boundary",
+    ] {
         let dir = root.join(case);
-        let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).expect("expected.json")).expect("json");
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).expect("expected.json"))
+                .expect("json");
         let opts = CheckOptions { paths: vec![dir.to_string_lossy().into_owned()], ..Default::default() };
         let report = ctxlint::check(&opts, &Config::default()).expect("check runs");
         assert!(report.errors.is_empty(), "{case}: {:?}", report.errors);
@@ -131,7 +154,10 @@ fn fixture_cases() {
             .findings
             .iter()
             .map(|f| {
-                let rel = Path::new(&f.path).strip_prefix(&dir).map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|_| f.path.clone());
+                let rel = Path::new(&f.path)
+                    .strip_prefix(&dir)
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_else(|_| f.path.clone());
                 (f.rule.name().to_string(), rel, f.line.unwrap_or(0), f.pointer.clone())
             })
             .collect();
@@ -143,7 +169,9 @@ fn fixture_cases() {
                 g.0 == w["rule"].as_str().unwrap_or("")
                     && g.1 == w["path"].as_str().unwrap_or("")
                     && w.get("line").and_then(|l| l.as_u64()).is_none_or(|l| u64::from(g.2) == l)
-                    && w.get("pointer").and_then(|p| p.as_str()).is_none_or(|p| g.3 == p || g.3.starts_with(&format!("{p}/")))
+                    && w.get("pointer")
+                        .and_then(|p| p.as_str())
+                        .is_none_or(|p| g.3 == p || g.3.starts_with(&format!("{p}/")))
             });
             assert!(found, "{case}: expected {w} in {got:?}");
         }

@@ -16,13 +16,25 @@ fn corpus() -> Option<PathBuf> {
 }
 
 fn findings(file: &Path) -> (i32, Vec<(String, u64, String)>) {
-    let out = assert_cmd::Command::cargo_bin("ctxlint").unwrap().arg("check").arg(file).args(["--output-format", "json"]).output().unwrap();
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .arg("check")
+        .arg(file)
+        .args(["--output-format", "json"])
+        .output()
+        .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).expect("json output");
     let f = v["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["rule"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap_or(0), f["severity"].as_str().unwrap().to_string()))
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap_or(0),
+                f["severity"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     (out.status.code().unwrap(), f)
 }
@@ -50,7 +62,10 @@ fn openclaw_retries_after_fetch_failed_are_duplicate_user_turns() {
     let Some(dir) = corpus() else { return };
     let (code, f) = findings(&dir.join("openclaw__desktop-session-8555a0a4.v3.head27.jsonl"));
     assert_eq!(code, 1);
-    assert_eq!(f, vec![("duplicate-user-turn".into(), 11, "error".into()), ("duplicate-user-turn".into(), 26, "error".into())]);
+    assert_eq!(
+        f,
+        vec![("duplicate-user-turn".into(), 11, "error".into()), ("duplicate-user-turn".into(), 26, "error".into())]
+    );
 }
 
 /// `gen_session.py --turns 2000 --seed 7`: exactly the planted findings (rule and line).
@@ -63,7 +78,13 @@ fn generated_session_gives_exactly_the_truth_file() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let (out, truth) = (tmp.path().join("s.jsonl"), tmp.path().join("t.json"));
-    let st = std::process::Command::new("python3").arg(&script).args(["--turns", "2000", "--seed", "7", "--out"]).arg(&out).arg("--truth").arg(&truth).status();
+    let st = std::process::Command::new("python3")
+        .arg(&script)
+        .args(["--turns", "2000", "--seed", "7", "--out"])
+        .arg(&out)
+        .arg("--truth")
+        .arg(&truth)
+        .status();
     match st {
         Ok(s) if s.success() => {}
         _ => {
@@ -72,7 +93,12 @@ fn generated_session_gives_exactly_the_truth_file() {
         }
     }
     let t: Value = serde_json::from_slice(&std::fs::read(&truth).unwrap()).unwrap();
-    let mut want: Vec<(String, u64)> = t["findings"].as_array().unwrap().iter().map(|f| (f["rule"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap())).collect();
+    let mut want: Vec<(String, u64)> = t["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap()))
+        .collect();
     want.sort();
     let (_, got) = findings(&out);
     let mut got: Vec<(String, u64)> = got.into_iter().map(|(r, l, _)| (r, l)).collect();

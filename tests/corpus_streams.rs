@@ -22,8 +22,16 @@ fn corpus() -> Option<PathBuf> {
 type Got = Vec<(String, u64, String, String)>;
 
 fn check(args: &[&str], path: &Path) -> (i32, Got) {
-    let out = assert_cmd::Command::cargo_bin("ctxlint").unwrap().arg("check").args(args).arg(path).args(["--output-format", "json"]).output().unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{}: no JSON ({e}): {}", path.display(), String::from_utf8_lossy(&out.stderr)));
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .arg("check")
+        .args(args)
+        .arg(path)
+        .args(["--output-format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{}: no JSON ({e}): {}", path.display(), String::from_utf8_lossy(&out.stderr)));
     let mut f: Got = v["findings"]
         .as_array()
         .unwrap()
@@ -53,9 +61,15 @@ fn tools(req: u64) -> (String, u64, String, String) {
 fn expected_cassettes() -> Vec<(&'static str, Got)> {
     vec![
         // MANIFEST: request 2 re-sends history that lost a thinking block.
-        ("anthropic/test_anthropic_thinking_agui_0_1_10_drops_prefix.yaml", vec![rw(2, "/interactions/2/request/parsed_body/messages/1/content/0")]),
+        (
+            "anthropic/test_anthropic_thinking_agui_0_1_10_drops_prefix.yaml",
+            vec![rw(2, "/interactions/2/request/parsed_body/messages/1/content/0")],
+        ),
         // MANIFEST: request 2 edits a reasoning item of request 1's history.
-        ("openai-responses/test_openai_responses_thinking_with_modified_history.yaml", vec![rw(2, "/interactions/2/request/parsed_body/input/1")]),
+        (
+            "openai-responses/test_openai_responses_thinking_with_modified_history.yaml",
+            vec![rw(2, "/interactions/2/request/parsed_body/input/1")],
+        ),
         // MANIFEST: request 3 replays the history without instructions (a new user turn:
         // warning) and without its tools.
         (
@@ -72,7 +86,10 @@ fn expected_cassettes() -> Vec<(&'static str, Got)> {
         ("deepseek/test_deepseek_deferred_capability_with_thinking.yaml", vec![tools(1)]),
         ("google/test_google_deferred_capability_announcement_live.yaml", vec![tools(1)]),
         // Request 2 continues request 1's history but sends no tools any more.
-        ("openai-chat/test_openai_tool_call_roundtrip_wire_stable--vercel.yaml", vec![rw(2, "/interactions/2/request/parsed_body")]),
+        (
+            "openai-chat/test_openai_tool_call_roundtrip_wire_stable--vercel.yaml",
+            vec![rw(2, "/interactions/2/request/parsed_body")],
+        ),
     ]
 }
 
@@ -114,7 +131,13 @@ fn every_cassette_gives_exactly_its_findings() {
 fn dropped_instructions_point_at_the_prompt_in_the_previous_request() {
     let Some(c) = corpus() else { return };
     let f = c.join("vcr-cassette/mixed/test_reused_tool_call_ids--request.yaml");
-    let out = assert_cmd::Command::cargo_bin("ctxlint").unwrap().arg("check").arg(&f).args(["--output-format", "json"]).output().unwrap();
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .arg("check")
+        .arg(&f)
+        .args(["--output-format", "json"])
+        .output()
+        .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = v["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "dropped-system-prompt").expect("finding");
     assert_eq!(d["related"][0]["pointer"], "/interactions/2/request/parsed_body/instructions");
@@ -136,7 +159,11 @@ fn pydantic_histories_load_one_by_one() {
     // Data literals of pydantic-ai's serialisation tests: a call answered by no
     // return, and returns answering no call. Each file is its own input (request 0).
     let e = |r: &str, p: &str| (r.to_string(), 0, "error".to_string(), p.to_string());
-    let mut want = vec![e("unanswered-tool-call", "/0/parts/1"), e("orphan-tool-result", "/0/parts/0"), e("orphan-tool-result", "/1/parts/0")];
+    let mut want = vec![
+        e("unanswered-tool-call", "/0/parts/1"),
+        e("orphan-tool-result", "/0/parts/0"),
+        e("orphan-tool-result", "/1/parts/0"),
+    ];
     want.sort();
     assert_eq!(got, want);
 }

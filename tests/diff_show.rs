@@ -4,14 +4,21 @@
 //! reason) when it is absent.
 
 use assert_cmd::Command;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::Path;
 
 const CC: &str = "fixtures/cases/cc-44045-resume-block-dropped";
 const CASSETTE: &str = "../shared/corpus/vcr-cassette/anthropic/test_anthropic_thinking_agui_0_1_10_drops_prefix.yaml";
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("ctxlint").unwrap().current_dir(env!("CARGO_MANIFEST_DIR")).args(args).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").output().unwrap();
+    let out = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .unwrap();
     (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
 
@@ -24,7 +31,12 @@ fn run_json(args: &[&str]) -> (i32, Value) {
 
 /// (op, pointer) of every change.
 fn changes(v: &Value) -> Vec<(String, String)> {
-    v["changes"].as_array().unwrap().iter().map(|c| (c["op"].as_str().unwrap().to_string(), c["pointer"].as_str().unwrap().to_string())).collect()
+    v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["op"].as_str().unwrap().to_string(), c["pointer"].as_str().unwrap().to_string()))
+        .collect()
 }
 
 fn has_cassette() -> bool {
@@ -37,7 +49,8 @@ fn has_cassette() -> bool {
 
 #[test]
 fn diff_resumed_session_full() {
-    let (code, out, _) = run(&["diff", &format!("{CC}/req1-fresh.json"), &format!("{CC}/req2-resumed.json"), "--color", "never"]);
+    let (code, out, _) =
+        run(&["diff", &format!("{CC}/req1-fresh.json"), &format!("{CC}/req2-resumed.json"), "--color", "never"]);
     assert_eq!(code, 1, "a rewrite exits 1");
     assert!(out.starts_with("rewrite at messages /messages/0/content/1\n"), "{out}");
     insta::assert_snapshot!(out);
@@ -57,10 +70,18 @@ fn diff_resumed_session_json_pointers() {
     let s = |a: &str, b: &str| (a.to_string(), b.to_string());
     assert_eq!(
         changes(&v),
-        vec![s("changed", "/messages/0/content/1"), s("removed", "/messages/0/content/2"), s("added", "/messages/1/content/0"), s("added", "/messages/2/content/0")]
+        vec![
+            s("changed", "/messages/0/content/1"),
+            s("removed", "/messages/0/content/2"),
+            s("added", "/messages/1/content/0"),
+            s("added", "/messages/2/content/0")
+        ]
     );
     assert!(v["changes"][1]["text"].as_str().unwrap().contains("Skills available"));
-    assert_eq!(v["changes"][0]["diff"], "@@ -1,3 +1,3 @@\n <system-reminder>\n A companion panel is available in this session.\n-</system-reminder>\n\\ No newline at end of text\n+</system-reminder>\n");
+    assert_eq!(
+        v["changes"][0]["diff"],
+        "@@ -1,3 +1,3 @@\n <system-reminder>\n A companion panel is available in this session.\n-</system-reminder>\n\\ No newline at end of text\n+</system-reminder>\n"
+    );
     assert_eq!(v["unchanged"], 4);
     assert_eq!(v["dropped"], json!([]));
 }
@@ -78,7 +99,14 @@ fn diff_cassette_shows_the_lost_thinking_block_first() {
     assert_eq!(v["summary"], "rewrite at messages /interactions/2/request/parsed_body/messages/1/content/0");
     assert_eq!(v["first_divergence"]["prev_pointer"], "/interactions/1/request/parsed_body/messages/1/content/0");
     let first = &v["changes"][0];
-    assert_eq!((first["op"].as_str(), first["pointer"].as_str(), first["what"].as_str()), (Some("removed"), Some("/interactions/1/request/parsed_body/messages/1/content/0"), Some("assistant thinking block")));
+    assert_eq!(
+        (first["op"].as_str(), first["pointer"].as_str(), first["what"].as_str()),
+        (
+            Some("removed"),
+            Some("/interactions/1/request/parsed_body/messages/1/content/0"),
+            Some("assistant thinking block")
+        )
+    );
     assert_eq!(changes(&v).len(), 1, "only the thinking block differs");
     assert_eq!(v["a"]["request"], 1);
     assert_eq!(v["b"]["request"], 2);
@@ -92,12 +120,21 @@ fn diff_verdicts_and_exit_codes() {
         std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
         p.to_string_lossy().into_owned()
     };
-    let a = w("a.json", json!({"model":"gpt-4o","messages":[{"role":"system","content":"S"},{"role":"user","content":"hi"}]}));
-    let b = w("b.json", json!({"model":"gpt-4o","messages":[{"role":"system","content":"S"},{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"more"}]}));
+    let a = w(
+        "a.json",
+        json!({"model":"gpt-4o","messages":[{"role":"system","content":"S"},{"role":"user","content":"hi"}]}),
+    );
+    let b = w(
+        "b.json",
+        json!({"model":"gpt-4o","messages":[{"role":"system","content":"S"},{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"more"}]}),
+    );
     let c = w("c.json", json!({"model":"gpt-4o","messages":[{"role":"user","content":"unrelated"}]}));
     let (code, v) = run_json(&["diff", &a, &b]);
     assert_eq!((code, v["verdict"].as_str()), (0, Some("extension")));
-    assert_eq!(changes(&v), vec![("added".to_string(), "/messages/2".to_string()), ("added".to_string(), "/messages/3".to_string())]);
+    assert_eq!(
+        changes(&v),
+        vec![("added".to_string(), "/messages/2".to_string()), ("added".to_string(), "/messages/3".to_string())]
+    );
     let (code, v) = run_json(&["diff", &a, &a]);
     assert_eq!((code, v["verdict"].as_str()), (0, Some("identical")));
     let (code, v) = run_json(&["diff", &b, &a]);
@@ -164,7 +201,8 @@ fn show_json() {
     let steps = v["requests"].as_array().unwrap();
     assert_eq!(steps.len(), 2);
     assert_eq!(steps[1]["entry_id"], "a2");
-    let kinds: Vec<&str> = steps[1]["messages"].as_array().unwrap().iter().map(|m| m["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> =
+        steps[1]["messages"].as_array().unwrap().iter().map(|m| m["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, vec!["user", "assistant + tool call", "tool result"]);
     assert!(steps[1]["messages"][0]["blocks"][0].get("text").is_none(), "texts only for a selected step");
     let (_, v) = run_json(&["show", "fixtures/show/session.jsonl", "--request", "1"]);
@@ -177,7 +215,8 @@ fn show_json() {
     assert!(text.contains("sk-a****") && !text.contains("AAAABBBB"), "{text}");
     let (_, v) = run_json(&["show", CC]);
     assert_eq!(v["kind"], "stream");
-    let ptrs: Vec<&str> = v["requests"][1]["messages"].as_array().unwrap().iter().map(|m| m["pointer"].as_str().unwrap()).collect();
+    let ptrs: Vec<&str> =
+        v["requests"][1]["messages"].as_array().unwrap().iter().map(|m| m["pointer"].as_str().unwrap()).collect();
     assert_eq!(ptrs, vec!["/system", "/messages/0", "/messages/1", "/messages/2"]);
 }
 
@@ -192,5 +231,9 @@ fn show_bad_request_index_is_exit_2() {
 fn files_skipped_in_a_stream_directory_are_reported() {
     let (code, _, err) = run(&["diff", CC, "--request", "0", "1", "--color", "never"]);
     assert_eq!(code, 1);
-    assert!(err.contains("2 file(s) in fixtures/cases/cc-44045-resume-block-dropped skipped (no known format)") && err.contains("case.md"), "{err}");
+    assert!(
+        err.contains("2 file(s) in fixtures/cases/cc-44045-resume-block-dropped skipped (no known format)")
+            && err.contains("case.md"),
+        "{err}"
+    );
 }

@@ -13,10 +13,7 @@ fn cases() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("fixtures/cases")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("fence-"))
-        })
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("fence-")))
         .collect();
     v.sort();
     v
@@ -27,12 +24,7 @@ fn ctxlint() -> Command {
 }
 
 fn run_json(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let out = ctxlint()
-        .current_dir(dir)
-        .args(args)
-        .args(["--output-format", "json"])
-        .output()
-        .expect("run");
+    let out = ctxlint().current_dir(dir).args(args).args(["--output-format", "json"]).output().expect("run");
     let code = out.status.code().unwrap_or(-1);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -64,33 +56,19 @@ fn triples(findings: &Value) -> Vec<(String, String, Option<u64>)> {
 #[test]
 fn every_fence_case_gives_its_verdict_and_findings() {
     let cases = cases();
-    assert!(
-        cases.len() >= 11,
-        "expected the 11 fence cases, found {}",
-        cases.len()
-    );
+    assert!(cases.len() >= 11, "expected the 11 fence cases, found {}", cases.len());
     let mut failures = Vec::new();
     for dir in &cases {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         let expected: Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
-                .unwrap();
-        let args: Vec<&str> = expected["command"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a.as_str().unwrap())
-            .collect();
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+        let args: Vec<&str> = expected["command"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
         assert_eq!(args[0], "fence", "{name}");
         let (code, got) = run_json(dir, &args);
         let verdict = expected["verdict"].as_str().unwrap();
         let want = triples(&expected["findings"]);
         let have = triples(&got["findings"]);
-        let want_code = if matches!(verdict, "identical" | "append-owned") {
-            0
-        } else {
-            1
-        };
+        let want_code = if matches!(verdict, "identical" | "append-owned") { 0 } else { 1 };
         if got["verdict"] != verdict || want != have || code != want_code {
             failures.push(format!("{name}: verdict {} (want {verdict}), exit {code} (want {want_code}), findings {have:?} (want {want:?})", got["verdict"]));
         }
@@ -100,10 +78,7 @@ fn every_fence_case_gives_its_verdict_and_findings() {
 
 #[test]
 fn json_carries_sizes_hashes_and_appended_entries() {
-    let dir = cases()
-        .into_iter()
-        .find(|p| p.ends_with("fence-trap-owned-tool-turn"))
-        .unwrap();
+    let dir = cases().into_iter().find(|p| p.ends_with("fence-trap-owned-tool-turn")).unwrap();
     let (code, v) = run_json(&dir, &["fence", "old.jsonl", "new.jsonl"]);
     assert_eq!(code, 0);
     assert_eq!(v["version"], 1);
@@ -112,40 +87,24 @@ fn json_carries_sizes_hashes_and_appended_entries() {
     for (k, f) in [("old", "old.jsonl"), ("new", "new.jsonl")] {
         let bytes = std::fs::read(dir.join(f)).unwrap();
         assert_eq!(v[k]["size"], bytes.len() as u64, "{k}");
-        let h: String = Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let h: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(v[k]["sha256"], h.as_str(), "{k}");
         assert_eq!(v[k]["path"], f);
     }
     assert_eq!(v["first_difference"], Value::Null);
     let app = v["appended"].as_array().unwrap();
+    assert_eq!(app.iter().map(|a| a["line"].as_u64().unwrap()).collect::<Vec<_>>(), vec![8, 9, 10]);
     assert_eq!(
-        app.iter()
-            .map(|a| a["line"].as_u64().unwrap())
-            .collect::<Vec<_>>(),
-        vec![8, 9, 10]
-    );
-    assert_eq!(
-        app.iter()
-            .map(|a| a["role"].as_str().unwrap())
-            .collect::<Vec<_>>(),
+        app.iter().map(|a| a["role"].as_str().unwrap()).collect::<Vec<_>>(),
         vec!["assistant", "toolResult", "assistant"]
     );
-    assert!(
-        app.iter()
-            .all(|a| a["owned"] == true && a["type"] == "message")
-    );
+    assert!(app.iter().all(|a| a["owned"] == true && a["type"] == "message"));
     assert_eq!(v["summary"]["findings"], 0);
 }
 
 #[test]
 fn json_rewrite_has_first_difference_and_fingerprint_form_has_none() {
-    let dir = cases()
-        .into_iter()
-        .find(|p| p.ends_with("fence-compaction-rewrite"))
-        .unwrap();
+    let dir = cases().into_iter().find(|p| p.ends_with("fence-compaction-rewrite")).unwrap();
     let (code, v) = run_json(&dir, &["fence", "old.jsonl", "new.jsonl"]);
     assert_eq!(code, 1);
     let old = std::fs::read(dir.join("old.jsonl")).unwrap();
@@ -154,27 +113,13 @@ fn json_rewrite_has_first_difference_and_fingerprint_form_has_none() {
     assert_eq!(v["first_difference"]["byte_offset"], d as u64);
     assert_eq!(v["first_difference"]["line"], 2);
     assert_eq!(v["findings"][0]["byte_offset"], d as u64);
-    assert!(
-        v["findings"][0]["fingerprint"]
-            .as_str()
-            .is_some_and(|f| !f.is_empty())
-    );
+    assert!(v["findings"][0]["fingerprint"].as_str().is_some_and(|f| !f.is_empty()));
 
     // NEW against a fingerprint of its first 500 bytes with a wrong hash: rewrite at
     // line 1, no offset; shorter than the fingerprint: truncate.
     let size = "500";
     let zeros = "0".repeat(64);
-    let (code, v) = run_json(
-        &dir,
-        &[
-            "fence",
-            "new.jsonl",
-            "--prefix-size",
-            size,
-            "--prefix-sha256",
-            &zeros,
-        ],
-    );
+    let (code, v) = run_json(&dir, &["fence", "new.jsonl", "--prefix-size", size, "--prefix-sha256", &zeros]);
     assert_eq!(code, 1);
     assert_eq!(v["verdict"], "rewrite");
     assert_eq!(v["findings"][0]["line"], 1);
@@ -190,69 +135,36 @@ fn json_rewrite_has_first_difference_and_fingerprint_form_has_none() {
 
 #[test]
 fn full_output_shows_verdict_table_and_diff() {
-    let owned = cases()
-        .into_iter()
-        .find(|p| p.ends_with("fence-trap-owned-mirror-label"))
-        .unwrap();
-    let out = ctxlint()
-        .current_dir(&owned)
-        .args(["fence", "old.jsonl", "new.jsonl", "--color", "never"])
-        .output()
-        .unwrap();
+    let owned = cases().into_iter().find(|p| p.ends_with("fence-trap-owned-mirror-label")).unwrap();
+    let out =
+        ctxlint().current_dir(&owned).args(["fence", "old.jsonl", "new.jsonl", "--color", "never"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.contains("verdict: append-owned"), "{s}");
-    assert!(
-        s.contains("| line") && s.contains("label") && s.contains("yes"),
-        "{s}"
-    );
+    assert!(s.contains("| line") && s.contains("label") && s.contains("yes"), "{s}");
     assert!(!s.contains('\u{1b}'), "no colour with --color never");
 
-    let rewrite = cases()
-        .into_iter()
-        .find(|p| p.ends_with("fence-compaction-rewrite"))
-        .unwrap();
-    let out = ctxlint()
-        .current_dir(&rewrite)
-        .args(["fence", "old.jsonl", "new.jsonl", "--color", "never"])
-        .output()
-        .unwrap();
+    let rewrite = cases().into_iter().find(|p| p.ends_with("fence-compaction-rewrite")).unwrap();
+    let out =
+        ctxlint().current_dir(&rewrite).args(["fence", "old.jsonl", "new.jsonl", "--color", "never"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.contains("verdict: rewrite"), "{s}");
     assert!(s.contains("first difference: byte 149 (line 2)"), "{s}");
-    assert!(
-        s.contains("new.jsonl:2:") && s.contains("CTX401 not-append-only"),
-        "{s}"
-    );
-    assert!(
-        s.contains("--- old.jsonl") && s.contains("+++ new.jsonl") && s.contains("@@ -2,"),
-        "{s}"
-    );
+    assert!(s.contains("new.jsonl:2:") && s.contains("CTX401 not-append-only"), "{s}");
+    assert!(s.contains("--- old.jsonl") && s.contains("+++ new.jsonl") && s.contains("@@ -2,"), "{s}");
 
-    let out = ctxlint()
-        .current_dir(&owned)
-        .args(["fence", "old.jsonl", "new.jsonl", "--color", "always"])
-        .output()
-        .unwrap();
+    let out =
+        ctxlint().current_dir(&owned).args(["fence", "old.jsonl", "new.jsonl", "--color", "always"]).output().unwrap();
     assert!(String::from_utf8(out.stdout).unwrap().contains('\u{1b}'));
 }
 
 #[test]
 fn ci_formats_and_output_file() {
-    let dir = cases()
-        .into_iter()
-        .find(|p| p.ends_with("fence-foreign-user-message"))
-        .unwrap();
+    let dir = cases().into_iter().find(|p| p.ends_with("fence-foreign-user-message")).unwrap();
     let out = ctxlint()
         .current_dir(&dir)
-        .args([
-            "fence",
-            "old.jsonl",
-            "new.jsonl",
-            "--output-format",
-            "concise",
-        ])
+        .args(["fence", "old.jsonl", "new.jsonl", "--output-format", "concise"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -263,13 +175,7 @@ fn ci_formats_and_output_file() {
     );
     let out = ctxlint()
         .current_dir(&dir)
-        .args([
-            "fence",
-            "old.jsonl",
-            "new.jsonl",
-            "--output-format",
-            "github",
-        ])
+        .args(["fence", "old.jsonl", "new.jsonl", "--output-format", "github"])
         .output()
         .unwrap();
     assert!(
@@ -281,14 +187,7 @@ fn ci_formats_and_output_file() {
     let report = tmp.path().join("fence.json");
     let out = ctxlint()
         .current_dir(&dir)
-        .args([
-            "fence",
-            "old.jsonl",
-            "new.jsonl",
-            "--output-format",
-            "json",
-            "-o",
-        ])
+        .args(["fence", "old.jsonl", "new.jsonl", "--output-format", "json", "-o"])
         .arg(&report)
         .output()
         .unwrap();
@@ -300,56 +199,24 @@ fn ci_formats_and_output_file() {
 
 #[test]
 fn owned_override_changes_the_verdict() {
-    let dir = cases()
-        .into_iter()
-        .find(|p| p.ends_with("fence-foreign-user-message"))
-        .unwrap();
-    let (code, v) = run_json(
-        &dir,
-        &[
-            "fence",
-            "old.jsonl",
-            "new.jsonl",
-            "--owned",
-            "assistant,toolResult,user",
-        ],
-    );
+    let dir = cases().into_iter().find(|p| p.ends_with("fence-foreign-user-message")).unwrap();
+    let (code, v) = run_json(&dir, &["fence", "old.jsonl", "new.jsonl", "--owned", "assistant,toolResult,user"]);
     assert_eq!((code, v["verdict"].as_str()), (0, Some("append-owned")));
-    let dir = cases()
-        .into_iter()
-        .find(|p| p.ends_with("fence-trap-owned-mirror-label"))
-        .unwrap();
-    let (code, v) = run_json(
-        &dir,
-        &["fence", "old.jsonl", "new.jsonl", "--owned", "assistant"],
-    );
+    let dir = cases().into_iter().find(|p| p.ends_with("fence-trap-owned-mirror-label")).unwrap();
+    let (code, v) = run_json(&dir, &["fence", "old.jsonl", "new.jsonl", "--owned", "assistant"]);
     assert_eq!((code, v["verdict"].as_str()), (1, Some("append-foreign")));
-    assert_eq!(
-        triples(&v["findings"]),
-        vec![("foreign-append".into(), "new.jsonl".into(), Some(7))]
-    );
+    assert_eq!(triples(&v["findings"]), vec![("foreign-append".into(), "new.jsonl".into(), Some(7))]);
 }
 
 #[test]
 fn usage_and_io_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("a.jsonl"),
-        "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("a.jsonl"), "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n").unwrap();
     let bad: &[&[&str]] = &[
         &["fence", "a.jsonl"],
         &["fence", "a.jsonl", "a.jsonl", "a.jsonl"],
         &["fence", "a.jsonl", "a.jsonl", "--prefix-size", "3"],
-        &[
-            "fence",
-            "a.jsonl",
-            "--prefix-size",
-            "3",
-            "--prefix-sha256",
-            "xyz",
-        ],
+        &["fence", "a.jsonl", "--prefix-size", "3", "--prefix-sha256", "xyz"],
         &["fence", "a.jsonl", "--prefix-sha256", "00"],
         &["fence", "missing.jsonl", "a.jsonl"],
         &["fence", "a.jsonl", "missing.jsonl"],
@@ -357,17 +224,8 @@ fn usage_and_io_errors_exit_2() {
         &["fence", "-", "a.jsonl"],
     ];
     for args in bad {
-        let out = ctxlint()
-            .current_dir(dir.path())
-            .args(*args)
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = ctxlint().current_dir(dir.path()).args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(!out.stderr.is_empty(), "{args:?} says why");
     }
 }
@@ -378,11 +236,7 @@ fn special_files_are_refused_without_blocking() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.jsonl"), "{}\n").unwrap();
     let fifo = dir.path().join("fifo");
-    let ok = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
+    let ok = std::process::Command::new("mkfifo").arg(&fifo).status().map(|s| s.success()).unwrap_or(false);
     if !ok {
         return; // no mkfifo on this machine
     }
@@ -398,18 +252,12 @@ fn special_files_are_refused_without_blocking() {
 
 #[test]
 fn nothing_is_written_beside_the_inputs() {
-    let src = cases()
-        .into_iter()
-        .find(|p| p.ends_with("fence-append-no-newline"))
-        .unwrap();
+    let src = cases().into_iter().find(|p| p.ends_with("fence-append-no-newline")).unwrap();
     let dir = tempfile::tempdir().unwrap();
     for f in ["old.jsonl", "new.jsonl"] {
         std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
     }
-    let before: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let before: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     let bytes = std::fs::read(dir.path().join("new.jsonl")).unwrap();
     for fmt in ["json", "full"] {
         let out = ctxlint()
@@ -419,10 +267,7 @@ fn nothing_is_written_beside_the_inputs() {
             .unwrap();
         assert_eq!(out.status.code(), Some(1));
     }
-    let mut after: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let mut after: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     after.sort();
     let mut before = before;
     before.sort();
@@ -435,11 +280,7 @@ fn unrecognised_format_with_an_append_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("old"), "{\"a\":1}\n").unwrap();
     std::fs::write(dir.path().join("new"), "{\"a\":1}\n{\"a\":2}\n").unwrap();
-    let out = ctxlint()
-        .current_dir(dir.path())
-        .args(["fence", "old", "new"])
-        .output()
-        .unwrap();
+    let out = ctxlint().current_dir(dir.path()).args(["fence", "old", "new"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     // Byte-level verdicts need no format.
     let (code, v) = run_json(dir.path(), &["fence", "new", "old"]);
@@ -448,17 +289,9 @@ fn unrecognised_format_with_an_append_is_an_error() {
 
 #[test]
 fn fence_rules_are_documented() {
-    for r in [
-        "not-append-only",
-        "foreign-append",
-        "malformed-line",
-        "broken-parent-chain",
-    ] {
+    for r in ["not-append-only", "foreign-append", "malformed-line", "broken-parent-chain"] {
         let out = ctxlint().args(["rule", r]).output().unwrap();
         assert_eq!(out.status.code(), Some(0));
-        assert!(
-            String::from_utf8_lossy(&out.stdout).contains("fence"),
-            "{r} docs mention fence"
-        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("fence"), "{r} docs mention fence");
     }
 }

@@ -65,10 +65,7 @@ fn judge(old: &[u8], new: &[u8]) -> ctxlint::fence::FenceReport {
     fence(
         &Baseline::File(o.to_string_lossy().into_owned()),
         &n.to_string_lossy(),
-        &FenceOptions {
-            owned: None,
-            hashes: true,
-        },
+        &FenceOptions { owned: None, hashes: true },
     )
     .unwrap()
 }
@@ -79,10 +76,7 @@ fn judge_fingerprint(old: &[u8], new: &[u8]) -> ctxlint::fence::FenceReport {
     let dir = tempfile::tempdir().unwrap();
     let n = dir.path().join("new.jsonl");
     std::fs::write(&n, new).unwrap();
-    let baseline = Baseline::Fingerprint {
-        size: old.len() as u64,
-        sha256: Some(Sha256::digest(old).into()),
-    };
+    let baseline = Baseline::Fingerprint { size: old.len() as u64, sha256: Some(Sha256::digest(old).into()) };
     fence(&baseline, &n.to_string_lossy(), &FenceOptions::default()).unwrap()
 }
 

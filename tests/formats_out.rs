@@ -9,7 +9,12 @@ const INPUT: &str = "fixtures/report/mixed-session.jsonl";
 const SECRET: &str = "AAAABBBBCCCCDDDD";
 
 fn render(format: &str) -> String {
-    let out = Command::cargo_bin("ctxlint").unwrap().current_dir(env!("CARGO_MANIFEST_DIR")).args(["check", INPUT, "--output-format", format, "--color", "never"]).output().unwrap();
+    let out = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["check", INPUT, "--output-format", format, "--color", "never"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "{format}: {}", String::from_utf8_lossy(&out.stderr));
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(!s.contains(SECRET), "{format} leaks the secret:\n{s}");
@@ -72,7 +77,13 @@ fn sarif_is_valid_sarif_2_1_0() {
 fn output_file_is_written_and_stdout_is_empty() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("out.sarif");
-    let out = Command::cargo_bin("ctxlint").unwrap().current_dir(env!("CARGO_MANIFEST_DIR")).args(["check", INPUT, "--output-format", "sarif", "-o"]).arg(&p).output().unwrap();
+    let out = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["check", INPUT, "--output-format", "sarif", "-o"])
+        .arg(&p)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     assert!(std::fs::read_to_string(&p).unwrap().contains("\"2.1.0\""));
@@ -82,7 +93,10 @@ fn output_file_is_written_and_stdout_is_empty() {
 fn docs_rules_md_is_generated_from_the_rule_files() {
     let out = Command::cargo_bin("ctxlint").unwrap().args(["rule", "--all"]).output().unwrap();
     let on_disk = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md")).unwrap();
-    assert!(on_disk == String::from_utf8(out.stdout).unwrap(), "docs/rules.md is stale: run `cargo run -- rule --all > docs/rules.md`");
+    assert!(
+        on_disk == String::from_utf8(out.stdout).unwrap(),
+        "docs/rules.md is stale: run `cargo run -- rule --all > docs/rules.md`"
+    );
 }
 
 #[test]

@@ -4,7 +4,14 @@
 use assert_cmd::Command;
 
 fn run(args: &[&str]) -> (i32, String) {
-    let out = Command::cargo_bin("ctxlint").unwrap().current_dir(env!("CARGO_MANIFEST_DIR")).args(args).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").output().unwrap();
+    let out = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .unwrap();
     (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap())
 }
 
@@ -48,7 +55,13 @@ fn unknown_file_format_is_exit_2_naming_the_file_and_formats() {
 fn walked_unknown_files_are_skipped_and_counted_unless_strict() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "hello\n").unwrap();
-    let out = Command::cargo_bin("ctxlint").unwrap().arg("check").arg(dir.path()).args(["--output-format", "json"]).output().unwrap();
+    let out = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .arg("check")
+        .arg(dir.path())
+        .args(["--output-format", "json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["summary"]["skipped"], 1);

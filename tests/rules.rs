@@ -1,8 +1,8 @@
 //! Rule behaviour on small inline inputs: each test names the defect (or the
 //! trap) and asserts the exact rule, line and pointer.
 
-use ctxlint::config::Config;
 use ctxlint::CheckOptions;
+use ctxlint::config::Config;
 use std::io::Write;
 
 fn check_text(name: &str, text: &str) -> Vec<(String, Option<u32>, String, String)> {
@@ -12,22 +12,33 @@ fn check_text(name: &str, text: &str) -> Vec<(String, Option<u32>, String, Strin
     let opts = CheckOptions { paths: vec![p.to_string_lossy().into_owned()], ..Default::default() };
     let r = ctxlint::check(&opts, &Config::default()).unwrap();
     assert!(r.errors.is_empty(), "{:?}", r.errors);
-    r.findings.iter().map(|f| (f.rule.name().to_string(), f.line, f.pointer.clone(), f.severity.as_str().to_string())).collect()
+    r.findings
+        .iter()
+        .map(|f| (f.rule.name().to_string(), f.line, f.pointer.clone(), f.severity.as_str().to_string()))
+        .collect()
 }
 
 const HDR: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
 
 fn user(id: &str, parent: &str, text: &str) -> String {
     let parent = if parent.is_empty() { "null".to_string() } else { format!("\"{parent}\"") };
-    format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":{}}}]}}}}"#, serde_json::to_string(text).unwrap())
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":{}}}]}}}}"#,
+        serde_json::to_string(text).unwrap()
+    )
 }
 
 fn assistant(id: &str, parent: &str, content: &str, stop: &str, model: &str) -> String {
-    format!(r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":{content},"provider":"p","model":"{model}","stopReason":"{stop}"}}}}"#)
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":{content},"provider":"p","model":"{model}","stopReason":"{stop}"}}}}"#
+    )
 }
 
 fn carrier(id: &str, parent: &str, text: &str) -> String {
-    format!(r#"{{"type":"custom_message","customType":"openclaw.runtime-context","content":{},"display":false,"id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:01.500Z"}}"#, serde_json::to_string(text).unwrap())
+    format!(
+        r#"{{"type":"custom_message","customType":"openclaw.runtime-context","content":{},"display":false,"id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:01.500Z"}}"#,
+        serde_json::to_string(text).unwrap()
+    )
 }
 
 fn lines(v: &[String]) -> String {
@@ -45,7 +56,10 @@ fn system_event_repeated_in_the_carrier_is_reported_at_the_carrier() {
         carrier("c1", "u1", &format!("OpenClaw runtime context.\n\n{ev}")),
         assistant("a1", "c1", r#"[{"type":"text","text":"hi"}]"#, "stop", "m"),
     ]);
-    assert_eq!(check_text("s.jsonl", &text), vec![("duplicate-system-event".into(), Some(3), "/content".into(), "error".into())]);
+    assert_eq!(
+        check_text("s.jsonl", &text),
+        vec![("duplicate-system-event".into(), Some(3), "/content".into(), "error".into())]
+    );
 }
 
 #[test]
@@ -107,18 +121,27 @@ fn id_reused_with_other_content_is_a_broken_chain_and_same_content_is_not_append
         assistant("a1", "u1", r#"[{"type":"text","text":"hello"}]"#, "stop", "m"),
         assistant("a1", "u1", r#"[{"type":"text","text":"other"}]"#, "stop", "m"),
         // same JSON content, different key order: not-append-only
-        r#"{"parentId":"u1","id":"u9","type":"message","timestamp":"t","message":{"role":"user","content":"x"}}"#.into(),
-        r#"{"type":"message","id":"u9","parentId":"u1","timestamp":"t","message":{"content":"x","role":"user"}}"#.into(),
+        r#"{"parentId":"u1","id":"u9","type":"message","timestamp":"t","message":{"role":"user","content":"x"}}"#
+            .into(),
+        r#"{"type":"message","id":"u9","parentId":"u1","timestamp":"t","message":{"content":"x","role":"user"}}"#
+            .into(),
     ]);
     assert_eq!(
         check_text("s.jsonl", &text),
-        vec![("broken-parent-chain".into(), Some(4), "".into(), "error".into()), ("not-append-only".into(), Some(6), "".into(), "error".into())]
+        vec![
+            ("broken-parent-chain".into(), Some(4), "".into(), "error".into()),
+            ("not-append-only".into(), Some(6), "".into(), "error".into())
+        ]
     );
 }
 
 #[test]
 fn torn_line_is_malformed_and_reading_goes_on() {
-    let text = format!("{HDR}\n{}\n{{\"type\":\"message\",\"id\":\"x\n{}\n", user("u1", "", "hi"), assistant("a1", "u1", r#"[{"type":"text","text":"hello"}]"#, "stop", "m"));
+    let text = format!(
+        "{HDR}\n{}\n{{\"type\":\"message\",\"id\":\"x\n{}\n",
+        user("u1", "", "hi"),
+        assistant("a1", "u1", r#"[{"type":"text","text":"hello"}]"#, "stop", "m")
+    );
     assert_eq!(check_text("s.jsonl", &text), vec![("malformed-line".into(), Some(3), "".into(), "error".into())]);
 }
 
@@ -130,7 +153,11 @@ fn nul_bytes_and_invalid_utf8_are_malformed_lines() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.jsonl");
     std::fs::write(&p, &bytes).unwrap();
-    let r = ctxlint::check(&CheckOptions { paths: vec![p.to_string_lossy().into()], ..Default::default() }, &Config::default()).unwrap();
+    let r = ctxlint::check(
+        &CheckOptions { paths: vec![p.to_string_lossy().into()], ..Default::default() },
+        &Config::default(),
+    )
+    .unwrap();
     let got: Vec<(&str, Option<u32>)> = r.findings.iter().map(|f| (f.rule.name(), f.line)).collect();
     assert_eq!(got, vec![("malformed-line", Some(2)), ("malformed-line", Some(3))]);
 }
@@ -146,7 +173,10 @@ fn aborted_then_resent_is_a_warning_and_normal_repeat_is_nothing() {
         user("u3", "a2", "ok"),
         assistant("a3", "u3", r#"[{"type":"text","text":"again"}]"#, "stop", "m"),
     ]);
-    assert_eq!(check_text("s.jsonl", &text), vec![("duplicate-user-turn".into(), Some(4), "/message".into(), "warning".into())]);
+    assert_eq!(
+        check_text("s.jsonl", &text),
+        vec![("duplicate-user-turn".into(), Some(4), "/message".into(), "warning".into())]
+    );
 }
 
 #[test]
@@ -159,7 +189,10 @@ fn fallback_model_taking_over_is_a_duplicate_user_turn() {
         user("u2", "r1", "book it"),
         assistant("a2", "u2", r#"[{"type":"text","text":"booked"}]"#, "stop", "model-b"),
     ]);
-    assert_eq!(check_text("s.jsonl", &text), vec![("duplicate-user-turn".into(), Some(5), "/message".into(), "error".into())]);
+    assert_eq!(
+        check_text("s.jsonl", &text),
+        vec![("duplicate-user-turn".into(), Some(5), "/message".into(), "error".into())]
+    );
 }
 
 #[test]
@@ -171,7 +204,10 @@ fn errored_call_is_not_unanswered_but_its_result_is_an_orphan() {
         r#"{"type":"message","id":"r1","parentId":"a1","timestamp":"t","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"x"}],"isError":false}}"#.into(),
         assistant("a2", "r1", r#"[{"type":"text","text":"done"}]"#, "stop", "m"),
     ]);
-    assert_eq!(check_text("s.jsonl", &text), vec![("orphan-tool-result".into(), Some(4), "/message".into(), "error".into())]);
+    assert_eq!(
+        check_text("s.jsonl", &text),
+        vec![("orphan-tool-result".into(), Some(4), "/message".into(), "error".into())]
+    );
 }
 
 #[test]
@@ -183,19 +219,29 @@ fn unanswered_call_before_the_next_user_turn() {
         user("u2", "a1", "never mind"),
         assistant("a2", "u2", r#"[{"type":"text","text":"ok"}]"#, "stop", "m"),
     ]);
-    assert_eq!(check_text("s.jsonl", &text), vec![("unanswered-tool-call".into(), Some(3), "/message/content/0".into(), "error".into())]);
+    assert_eq!(
+        check_text("s.jsonl", &text),
+        vec![("unanswered-tool-call".into(), Some(3), "/message/content/0".into(), "error".into())]
+    );
 }
 
 #[test]
 fn call_pending_at_the_end_of_the_path_is_not_a_finding() {
-    let text = lines(&[HDR.into(), user("u1", "", "go"), assistant("a1", "u1", r#"[{"type":"toolCall","id":"c1","name":"bash","arguments":{}}]"#, "toolUse", "m")]);
+    let text = lines(&[
+        HDR.into(),
+        user("u1", "", "go"),
+        assistant("a1", "u1", r#"[{"type":"toolCall","id":"c1","name":"bash","arguments":{}}]"#, "toolUse", "m"),
+    ]);
     assert_eq!(check_text("s.jsonl", &text), vec![]);
 }
 
 #[test]
 fn system_prompt_twice_in_an_anthropic_request() {
     let body = r#"{"model":"claude","max_tokens":10,"system":[{"type":"text","text":"Be brief."},{"type":"text","text":"Be brief."}],"messages":[{"role":"user","content":"hi"}]}"#;
-    assert_eq!(check_text("req.json", body), vec![("duplicate-system-prompt".into(), Some(1), "/system/1".into(), "error".into())]);
+    assert_eq!(
+        check_text("req.json", body),
+        vec![("duplicate-system-prompt".into(), Some(1), "/system/1".into(), "error".into())]
+    );
 }
 
 #[test]
@@ -205,7 +251,10 @@ fn system_reminder_twice_is_a_context_block_but_envelopes_are_not() {
     let body = format!(
         r#"{{"model":"claude","max_tokens":10,"messages":[{{"role":"user","content":[{{"type":"text","text":"{rem}"}},{{"type":"text","text":"{env}\n\nfirst question"}}]}},{{"role":"assistant","content":"a"}},{{"role":"user","content":[{{"type":"text","text":"{rem}"}},{{"type":"text","text":"{env}\n\nsecond question"}}]}}]}}"#
     );
-    assert_eq!(check_text("req.json", &body), vec![("duplicate-context-block".into(), Some(1), "/messages/2/content/0".into(), "warning".into())]);
+    assert_eq!(
+        check_text("req.json", &body),
+        vec![("duplicate-context-block".into(), Some(1), "/messages/2/content/0".into(), "warning".into())]
+    );
 }
 
 #[test]

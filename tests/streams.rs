@@ -3,10 +3,10 @@
 //! inputs: each test names the defect (or the trap) and asserts the exact
 //! rule, request, pointer and severity.
 
+use ctxlint::CheckOptions;
 use ctxlint::config::Config;
 use ctxlint::inputs::DiscoverOptions;
-use ctxlint::CheckOptions;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// (rule, request, pointer, severity)
 type F = (String, Option<usize>, String, String);
@@ -22,7 +22,11 @@ fn check_dir(files: &[(&str, String)], no_stream: bool) -> (Vec<F>, Vec<ctxlint:
     };
     let r = ctxlint::check(&opts, &Config::default()).unwrap();
     assert!(r.errors.is_empty(), "{:?}", r.errors);
-    let short = r.findings.iter().map(|f| (f.rule.name().to_string(), f.request, f.pointer.clone(), f.severity.as_str().to_string())).collect();
+    let short = r
+        .findings
+        .iter()
+        .map(|f| (f.rule.name().to_string(), f.request, f.pointer.clone(), f.severity.as_str().to_string()))
+        .collect();
     (short, r.findings)
 }
 
@@ -154,7 +158,10 @@ fn tools_dropped_is_a_rewrite_at_the_body() {
 }
 
 fn history(conv: &str, parts: Value) -> String {
-    serde_json::to_string(&json!([{"kind":"request","parts":parts,"instructions":null,"conversation_id":conv,"run_id":"r"}])).unwrap()
+    serde_json::to_string(
+        &json!([{"kind":"request","parts":parts,"instructions":null,"conversation_id":conv,"run_id":"r"}]),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -162,7 +169,13 @@ fn pydantic_snapshots_in_a_directory_form_one_stream_and_no_stream_splits_them()
     let sys = |c: &str, ts: &str| json!({"part_kind":"system-prompt","content":c,"timestamp":ts,"dynamic_ref":null});
     let user = |c: &str| json!({"part_kind":"user-prompt","content":c});
     let files = vec![
-        ("01-a.json", history("c1", json!([sys("Standing.", "2026-01-01T00:00:00Z"), user("go"), sys("Mid-run.", "2026-01-01T00:00:01Z")]))),
+        (
+            "01-a.json",
+            history(
+                "c1",
+                json!([sys("Standing.", "2026-01-01T00:00:00Z"), user("go"), sys("Mid-run.", "2026-01-01T00:00:01Z")]),
+            ),
+        ),
         ("02-b.json", history("c1", json!([sys("Standing.", "2027-01-01T00:00:00Z"), user("go"), user("next")]))),
     ];
     let (got, all) = check_dir(&files, false);
@@ -257,7 +270,9 @@ fn pydantic_snapshot_ending_with_pending_calls_is_not_unanswered_but_a_missing_r
 
 #[test]
 fn exchange_log_chains_by_recorded_response_ids() {
-    let line = |body: Value, id: &str| serde_json::to_string(&json!({"request":{"method":"POST","path":"/v1/responses","body":body},"response":{"status":200,"body":{"id":id}}})).unwrap();
+    let line = |body: Value, id: &str| {
+        serde_json::to_string(&json!({"request":{"method":"POST","path":"/v1/responses","body":body},"response":{"status":200,"body":{"id":id}}})).unwrap()
+    };
     let log = [
         line(json!({"instructions":"I","input":[{"role":"user","content":"a"}]}), "resp_1"),
         line(json!({"model":"m","input":[]}), "x"),

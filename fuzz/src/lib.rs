@@ -13,8 +13,18 @@ use std::io::Read;
 use std::sync::Arc;
 
 /// The fuzz targets (file names under `fuzz_targets/`, folders under `corpus/`).
-pub const TARGETS: &[&str] =
-    &["pi_session", "claude_code", "codex_rollout", "exchange_log", "pydantic_ai", "vcr_cassette", "bodies", "line_reader", "locate", "check"];
+pub const TARGETS: &[&str] = &[
+    "pi_session",
+    "claude_code",
+    "codex_rollout",
+    "exchange_log",
+    "pydantic_ai",
+    "vcr_cassette",
+    "bodies",
+    "line_reader",
+    "locate",
+    "check",
+];
 
 /// Runs target `name` on `data`.
 pub fn run(name: &str, data: &[u8]) {
@@ -86,7 +96,8 @@ pub fn render_all(r: &ctxlint::CheckReport) {
     let _ = gitlab::render(r);
 }
 
-const BODY_FORMATS: &[&str] = &["anthropic-messages", "openai-chat", "openai-responses", "gemini", "bedrock-converse", "pydantic-ai-history"];
+const BODY_FORMATS: &[&str] =
+    &["anthropic-messages", "openai-chat", "openai-responses", "gemini", "bedrock-converse", "pydantic-ai-history"];
 
 /// Request bodies: detection, then the detected body loader; and every body
 /// parser forced on any JSON value the bytes hold (parsers must cope with a

@@ -20,7 +20,9 @@ pub fn sniff(v: &Value) -> bool {
     if v.get("contents").is_some() {
         return false;
     }
-    if v.get("system").is_some_and(|s| s.is_string() || s.as_array().is_some_and(|a| a.iter().all(|b| b.get("type").is_some()))) {
+    if v.get("system")
+        .is_some_and(|s| s.is_string() || s.as_array().is_some_and(|a| a.iter().all(|b| b.get("type").is_some())))
+    {
         return true;
     }
     // Block content with typed blocks and no OpenAI-only fields.
@@ -39,7 +41,9 @@ pub fn sniff(v: &Value) -> bool {
             }
         }
     }
-    typed_blocks || v.get("max_tokens").is_some() && v.get("model").is_some_and(|m| m.as_str().is_some_and(|s| s.contains("claude")))
+    typed_blocks
+        || v.get("max_tokens").is_some()
+            && v.get("model").is_some_and(|m| m.as_str().is_some_and(|s| s.contains("claude")))
 }
 
 /// Parses a body at `base` into a request.
@@ -115,10 +119,14 @@ pub fn parse_block(b: &Value, p: String) -> Block {
         "text" => (BlockKind::Text, s(b, "text").to_string()),
         "thinking" => (BlockKind::Thinking, s(b, "thinking").to_string()),
         "redacted_thinking" => (BlockKind::Thinking, s(b, "data").to_string()),
-        "tool_use" | "server_tool_use" | "mcp_tool_use" => (BlockKind::ToolCall, b.get("input").map(Value::to_string).unwrap_or_default()),
+        "tool_use" | "server_tool_use" | "mcp_tool_use" => {
+            (BlockKind::ToolCall, b.get("input").map(Value::to_string).unwrap_or_default())
+        }
         // Server tool results (`web_search_tool_result`, `tool_search_tool_result`, …)
         // answer the `server_tool_use` block of the same id, inline.
-        t if t == "tool_result" || t.ends_with("_tool_result") => (BlockKind::ToolResult, flatten_text(b.get("content").unwrap_or(&Value::Null))),
+        t if t == "tool_result" || t.ends_with("_tool_result") => {
+            (BlockKind::ToolResult, flatten_text(b.get("content").unwrap_or(&Value::Null)))
+        }
         "image" | "document" | "file" => (BlockKind::Media, String::new()),
         "compaction" => (BlockKind::Compaction, s(b, "content").to_string()),
         _ => (BlockKind::Other, s(b, "text").to_string()),

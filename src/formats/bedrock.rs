@@ -25,7 +25,12 @@ pub fn sniff(v: &Value) -> bool {
                 if b.get("type").is_some() {
                     return false;
                 }
-                if b.get("text").is_some() || b.get("toolUse").is_some() || b.get("toolResult").is_some() || b.get("image").is_some() || b.get("reasoningContent").is_some() {
+                if b.get("text").is_some()
+                    || b.get("toolUse").is_some()
+                    || b.get("toolResult").is_some()
+                    || b.get("image").is_some()
+                    || b.get("reasoningContent").is_some()
+                {
                     any = true;
                 }
             }
@@ -72,12 +77,14 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
             }
             let p = ptr_idx(&cp, j);
             let bl = if let Some(tu) = b.get("toolUse") {
-                let mut bl = text_block(BlockKind::ToolCall, p, &tu.get("input").map(Value::to_string).unwrap_or_default(), b);
+                let mut bl =
+                    text_block(BlockKind::ToolCall, p, &tu.get("input").map(Value::to_string).unwrap_or_default(), b);
                 bl.tool_id = tu.get("toolUseId").and_then(Value::as_str).map(Into::into);
                 bl.tool_name = tu.get("name").and_then(Value::as_str).map(Into::into);
                 bl
             } else if let Some(tr) = b.get("toolResult") {
-                let mut bl = text_block(BlockKind::ToolResult, p, &flatten_text(tr.get("content").unwrap_or(&Value::Null)), b);
+                let mut bl =
+                    text_block(BlockKind::ToolResult, p, &flatten_text(tr.get("content").unwrap_or(&Value::Null)), b);
                 bl.tool_id = tr.get("toolUseId").and_then(Value::as_str).map(Into::into);
                 bl
             } else if let Some(t) = b.get("text").and_then(Value::as_str) {

@@ -69,11 +69,9 @@ pub fn flatten_text(v: &Value) -> String {
             .iter()
             .map(|x| match x {
                 Value::String(s) => s.clone(),
-                Value::Object(_) => x
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| x.to_string()),
+                Value::Object(_) => {
+                    x.get("text").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| x.to_string())
+                }
                 other => other.to_string(),
             })
             .collect::<Vec<_>>()

@@ -37,7 +37,7 @@
 //!   `parentUuid` key altogether (early or third-party writers) are read as a
 //!   linear chain (parent = the previous record with a `uuid`).
 
-use super::{jsonl, LoadOptions};
+use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::hash::hash_bytes;
 use crate::model::*;
@@ -262,7 +262,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             },
             "assistant" => match parse_message(raw.message) {
                 Some(m) => {
-                    let (msg, group, model_call) = assistant_message(&m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
+                    let (msg, group, model_call) =
+                        assistant_message(&m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
                     entry.class = Class::Conversation;
                     entry.message = Some(msg);
                     entry.call_group = group;
@@ -324,11 +325,28 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     }
     t.raw_lines = raw_lines;
     super::fill_id_repeats(src, &mut t);
-    Ok(Input { path: src.display.clone(), format: ID, body: Body::Transcript(t), bad_lines, skipped: 0, unknown_records: unknown })
+    Ok(Input {
+        path: src.display.clone(),
+        format: ID,
+        body: Body::Transcript(t),
+        bad_lines,
+        skipped: 0,
+        unknown_records: unknown,
+    })
 }
 
 fn intern_type(t: &str) -> Cow<'static, str> {
-    const KNOWN: &[&str] = &["user", "assistant", "system", "attachment", "progress", "summary", "file-history-snapshot", "permission-mode", "last-prompt"];
+    const KNOWN: &[&str] = &[
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "progress",
+        "summary",
+        "file-history-snapshot",
+        "permission-mode",
+        "last-prompt",
+    ];
     match KNOWN.iter().find(|k| **k == t) {
         Some(k) => Cow::Borrowed(k),
         None => Cow::Owned(t.to_string()),
@@ -356,7 +374,11 @@ fn blocks(content: Option<&RawValue>, keep_full: bool) -> (Vec<Block>, bool) {
     } else if s.starts_with('[') {
         let items: Vec<&RawValue> = serde_json::from_str(s).unwrap_or_default();
         for (i, it) in items.iter().enumerate() {
-            let b: RawBlock = if it.get().starts_with('{') { serde_json::from_str(it.get()).unwrap_or_default() } else { RawBlock::default() };
+            let b: RawBlock = if it.get().starts_with('{') {
+                serde_json::from_str(it.get()).unwrap_or_default()
+            } else {
+                RawBlock::default()
+            };
             any_error |= rtrue(b.is_error);
             out.push(block(&b, i, keep_full));
         }
@@ -410,16 +432,27 @@ fn user_message(m: &RawMessage, is_meta: bool, compact_summary: bool) -> Message
     let only_markers = texts.iter().all(|t| t.trim().is_empty() || is_command_or_marker(t));
     let kind = if compact_summary {
         MessageKind::CompactionSummary
-    } else if has_result && only_markers && bl.iter().all(|b| matches!(b.kind, BlockKind::ToolResult | BlockKind::Text)) {
+    } else if has_result && only_markers && bl.iter().all(|b| matches!(b.kind, BlockKind::ToolResult | BlockKind::Text))
+    {
         MessageKind::ToolResults
     } else if is_meta || (!texts.is_empty() && only_markers) {
         MessageKind::Meta
     } else {
         MessageKind::UserTurn
     };
-    let mut msg = Message { role: Role::User, kind, pointer: Cow::Borrowed("/message"), blocks: Vec::new(), assistant: None, result: None, dynamic_ref: None, json_hash: 0 };
+    let mut msg = Message {
+        role: Role::User,
+        kind,
+        pointer: Cow::Borrowed("/message"),
+        blocks: Vec::new(),
+        assistant: None,
+        result: None,
+        dynamic_ref: None,
+        json_hash: 0,
+    };
     if kind == MessageKind::ToolResults {
-        let aborted = bl.iter().any(|b| b.kind == BlockKind::ToolResult && b.has_full_text() && b.text.trim() == "aborted");
+        let aborted =
+            bl.iter().any(|b| b.kind == BlockKind::ToolResult && b.has_full_text() && b.text.trim() == "aborted");
         msg.result = Some(Box::new(ResultInfo { synthetic_or_aborted: aborted, delivered: false, is_error }));
     }
     if !kind.is_prompt_side() {
@@ -444,13 +477,35 @@ fn assistant_message(m: &RawMessage, api_error_flag: bool, aborted: bool) -> (Me
         Stop::Aborted
     } else {
         match rstr(m.stop_reason).as_deref() {
-            Some("end_turn" | "stop_sequence" | "max_tokens" | "pause_turn" | "refusal" | "model_context_window_exceeded") => Stop::Normal,
+            Some(
+                "end_turn"
+                | "stop_sequence"
+                | "max_tokens"
+                | "pause_turn"
+                | "refusal"
+                | "model_context_window_exceeded",
+            ) => Stop::Normal,
             Some("tool_use") => Stop::ToolUse,
             _ => Stop::Unknown,
         }
     };
-    let info = AssistantInfo { stop, model: model.as_deref().map(Into::into), transcript_only: false, api_error, delivery_mirror: false };
-    let msg = Message { role: Role::Assistant, kind: MessageKind::Assistant, pointer: Cow::Borrowed("/message"), blocks: bl, assistant: Some(Box::new(info)), result: None, dynamic_ref: None, json_hash: 0 };
+    let info = AssistantInfo {
+        stop,
+        model: model.as_deref().map(Into::into),
+        transcript_only: false,
+        api_error,
+        delivery_mirror: false,
+    };
+    let msg = Message {
+        role: Role::Assistant,
+        kind: MessageKind::Assistant,
+        pointer: Cow::Borrowed("/message"),
+        blocks: bl,
+        assistant: Some(Box::new(info)),
+        result: None,
+        dynamic_ref: None,
+        json_hash: 0,
+    };
     let group = rstr(m.id).filter(|s| !s.is_empty()).map(|s| s.as_ref().into());
     (msg, group, !api_error)
 }
@@ -491,7 +546,16 @@ fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
     // mid-run: user-authored, so a user turn (it waits for its own reply).
     let queued_prompt = kind == "queued_command" && rstr(a.command_mode).is_none_or(|m| m == "prompt");
     let kind = if queued_prompt { MessageKind::UserTurn } else { MessageKind::Meta };
-    Some(Message { role: Role::User, kind, pointer: Cow::Borrowed("/attachment"), blocks, assistant: None, result: None, dynamic_ref: None, json_hash: 0 })
+    Some(Message {
+        role: Role::User,
+        kind,
+        pointer: Cow::Borrowed("/attachment"),
+        blocks,
+        assistant: None,
+        result: None,
+        dynamic_ref: None,
+        json_hash: 0,
+    })
 }
 
 #[cfg(test)]
@@ -531,7 +595,10 @@ mod tests {
         assert_eq!(t.entries[3].parent, Parent::Entry(2));
         assert_eq!(t.entries[3].kind(), Some(MessageKind::ToolResults));
         let b = &t.entries[3].message.as_ref().unwrap().blocks[0];
-        assert_eq!((b.kind, b.tool_id.as_deref(), b.pointer.as_ref()), (BlockKind::ToolResult, Some("toolu_1"), "/message/content/0"));
+        assert_eq!(
+            (b.kind, b.tool_id.as_deref(), b.pointer.as_ref()),
+            (BlockKind::ToolResult, Some("toolu_1"), "/message/content/0")
+        );
         assert!(t.entries[0].is_user_turn());
     }
 
@@ -600,7 +667,10 @@ mod tests {
 
     fn rules(s: &str) -> Vec<(String, u32)> {
         let input = load_str(s);
-        let mut v: Vec<(String, u32)> = crate::rules::run_all(&input, &crate::config::Settings::default()).iter().map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0))).collect();
+        let mut v: Vec<(String, u32)> = crate::rules::run_all(&input, &crate::config::Settings::default())
+            .iter()
+            .map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0)))
+            .collect();
         v.sort();
         v
     }
@@ -608,7 +678,9 @@ mod tests {
     #[test]
     fn a_split_call_is_one_reply_and_sub_agents_have_their_own_lane() {
         let a = |uuid: &str, parent: &str, mid: &str, content: &str, side: bool| {
-            format!(r#"{{"type":"assistant","uuid":"{uuid}","parentUuid":"{parent}","isSidechain":{side},"sessionId":"s","message":{{"id":"{mid}","role":"assistant","model":"m","content":[{content}],"stop_reason":null}}}}"#)
+            format!(
+                r#"{{"type":"assistant","uuid":"{uuid}","parentUuid":"{parent}","isSidechain":{side},"sessionId":"s","message":{{"id":"{mid}","role":"assistant","model":"m","content":[{content}],"stop_reason":null}}}}"#
+            )
         };
         let s = [
             U1.to_string(),

@@ -41,14 +41,14 @@
 
 use super::body::{chash, flatten_text, message, text_block};
 use super::openai_responses::parse_item;
-use super::{jsonl, LoadOptions};
+use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::hash::hash_bytes;
 use crate::model::*;
 use crate::source::SourceRef;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -82,8 +82,17 @@ fn rstr(v: Option<&RawValue>) -> Option<String> {
 fn assistant_side(item_type: &str, role: &str) -> bool {
     match item_type {
         "message" => role == "assistant",
-        "reasoning" | "function_call" | "custom_tool_call" | "local_shell_call" | "computer_call" | "mcp_call" | "web_search_call" | "file_search_call"
-        | "tool_search_call" | "image_generation_call" | "tool_call" => true,
+        "reasoning"
+        | "function_call"
+        | "custom_tool_call"
+        | "local_shell_call"
+        | "computer_call"
+        | "mcp_call"
+        | "web_search_call"
+        | "file_search_call"
+        | "tool_search_call"
+        | "image_generation_call"
+        | "tool_call" => true,
         _ => false,
     }
 }
@@ -161,7 +170,11 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         };
         if kind == "session_meta" && t.header.is_none() {
             let v = value(payload).unwrap_or(Value::Null);
-            t.header = Some(Header { line: line.no, version: 0, session_id: v.get("id").and_then(Value::as_str).map(Into::into) });
+            t.header = Some(Header {
+                line: line.no,
+                version: 0,
+                session_id: v.get("id").and_then(Value::as_str).map(Into::into),
+            });
             if let Some(m) = base_instructions(&v, base) {
                 t.base_instructions = Some(m);
                 t.base_instructions_line = line.no;
@@ -187,7 +200,11 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         match kind {
             "response_item" => {
                 let v = value(payload).unwrap_or(Value::Null);
-                let ty = v.get("type").and_then(Value::as_str).unwrap_or(if v.get("role").is_some() { "message" } else { "" });
+                let ty = v.get("type").and_then(Value::as_str).unwrap_or(if v.get("role").is_some() {
+                    "message"
+                } else {
+                    ""
+                });
                 let role = v.get("role").and_then(Value::as_str).unwrap_or("");
                 if ty == "ghost_snapshot" {
                     // An undo point for the UI; filtered out of every prompt.
@@ -263,7 +280,14 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     t.has_ids = false;
     super::pi_session::resolve_parents(&mut t, &[]);
     t.raw_lines = raw_lines;
-    Ok(Input { path: src.display.clone(), format: ID, body: Body::Transcript(t), bad_lines, skipped: 0, unknown_records: unknown })
+    Ok(Input {
+        path: src.display.clone(),
+        format: ID,
+        body: Body::Transcript(t),
+        bad_lines,
+        skipped: 0,
+        unknown_records: unknown,
+    })
 }
 
 fn intern_type(t: &str) -> Cow<'static, str> {
@@ -323,7 +347,8 @@ fn item_message(v: &Value, ty: &str, base: &str) -> Message {
         _ => {
             let mut m = parse_item(v, base.to_string());
             if m.kind == MessageKind::UserTurn {
-                let texts: Vec<&str> = m.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()).collect();
+                let texts: Vec<&str> =
+                    m.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()).collect();
                 if !texts.is_empty() && texts.iter().all(|t| injected_user_text(t)) {
                     m.kind = MessageKind::Meta;
                 }
@@ -360,7 +385,11 @@ fn replacement_message(v: &Value, base: &str) -> Message {
                 if ty == "ghost_snapshot" {
                     continue;
                 }
-                let im = item_message(it, if ty.is_empty() && it.get("role").is_some() { "message" } else { ty }, &ptr_idx(&rp, i));
+                let im = item_message(
+                    it,
+                    if ty.is_empty() && it.get("role").is_some() { "message" } else { ty },
+                    &ptr_idx(&rp, i),
+                );
                 for mut b in im.blocks {
                     // Replacement text is context; model-side blocks keep a prefix.
                     if !im.kind.is_prompt_side() && b.text.len() > 240 {
@@ -448,7 +477,10 @@ mod tests {
 
     fn rules(s: &str) -> Vec<(String, u32)> {
         let input = load_str(s);
-        let mut v: Vec<(String, u32)> = crate::rules::run_all(&input, &crate::config::Settings::default()).iter().map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0))).collect();
+        let mut v: Vec<(String, u32)> = crate::rules::run_all(&input, &crate::config::Settings::default())
+            .iter()
+            .map(|f| (f.rule.name().to_string(), f.line.unwrap_or(0)))
+            .collect();
         v.sort();
         v
     }
@@ -484,10 +516,29 @@ mod tests {
 
     #[test]
     fn a_prompt_sent_again_after_a_failed_turn_is_a_replay() {
-        let ev = |t: &str| format!(r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"{t}","message":"stream disconnected"}}}}"#);
+        let ev = |t: &str| {
+            format!(
+                r#"{{"timestamp":"t","type":"event_msg","payload":{{"type":"{t}","message":"stream disconnected"}}}}"#
+            )
+        };
         let user = |ts: u32| USER.replace(r#""timestamp":"t""#, &format!(r#""timestamp":"t{ts}""#));
-        let reply = |ts: u32| format!(r#"{{"timestamp":"t{ts}","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"Fixed."}}]}}}}"#);
-        let s = [META.to_string(), user(1), ev("error"), user(2), reply(3), ev("token_count"), ev("token_count"), user(4), reply(5)].join("\n");
+        let reply = |ts: u32| {
+            format!(
+                r#"{{"timestamp":"t{ts}","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"Fixed."}}]}}}}"#
+            )
+        };
+        let s = [
+            META.to_string(),
+            user(1),
+            ev("error"),
+            user(2),
+            reply(3),
+            ev("token_count"),
+            ev("token_count"),
+            user(4),
+            reply(5),
+        ]
+        .join("\n");
         // Line 4 re-sends line 2 after the error; line 8 repeats it after a reply (not a
         // finding); the repeated token_count event (lines 6–7) is not a rewrite.
         assert_eq!(rules(&s), vec![("duplicate-user-turn".to_string(), 4)]);

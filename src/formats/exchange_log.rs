@@ -5,7 +5,7 @@
 //! body matches no request format (token counting, model listing) are
 //! skipped and counted; the request index counts them (SPEC §1).
 
-use super::{jsonl, LoadOptions};
+use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::model::*;
 use crate::source::SourceRef;
@@ -54,7 +54,11 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             r.line = Some(line.no);
             r.endpoint = req.get("path").or_else(|| req.get("url")).and_then(Value::as_str).map(|u| {
                 let p = u.split('?').next().unwrap_or(u);
-                let p = p.find("://").map(|k| &p[k + 3..]).map(|rest| rest.find('/').map(|s| &rest[s..]).unwrap_or("/")).unwrap_or(p);
+                let p = p
+                    .find("://")
+                    .map(|k| &p[k + 3..])
+                    .map(|rest| rest.find('/').map(|s| &rest[s..]).unwrap_or("/"))
+                    .unwrap_or(p);
                 p.into()
             });
             let resp = v.get("response");
@@ -66,5 +70,12 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         }
         jsonl::LineVerdict::Ok
     })?;
-    Ok(Input { path: src.display.clone(), format: ID, body: Body::Stream(Stream { requests }), bad_lines, skipped, unknown_records: 0 })
+    Ok(Input {
+        path: src.display.clone(),
+        format: ID,
+        body: Body::Stream(Stream { requests }),
+        bad_lines,
+        skipped,
+        unknown_records: 0,
+    })
 }

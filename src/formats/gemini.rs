@@ -29,7 +29,12 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
             match si.get("parts").and_then(Value::as_array) {
                 Some(parts) => {
                     for (i, p) in parts.iter().enumerate() {
-                        slot.parts.push(text_block(BlockKind::Text, ptr_idx(&ptr_join(&ptr, "parts"), i), s(p, "text"), p));
+                        slot.parts.push(text_block(
+                            BlockKind::Text,
+                            ptr_idx(&ptr_join(&ptr, "parts"), i),
+                            s(p, "text"),
+                            p,
+                        ));
                     }
                 }
                 None => slot.parts.push(text_block(BlockKind::Text, ptr.clone(), &flatten_text(si), si)),
@@ -54,7 +59,8 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         for (j, p) in c.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
             let ptr = ptr_idx(&pp, j);
             let b = if let Some(fc) = p.get("functionCall").or_else(|| p.get("function_call")) {
-                let mut b = text_block(BlockKind::ToolCall, ptr, &fc.get("args").map(Value::to_string).unwrap_or_default(), p);
+                let mut b =
+                    text_block(BlockKind::ToolCall, ptr, &fc.get("args").map(Value::to_string).unwrap_or_default(), p);
                 let name = s(fc, "name").to_string();
                 b.tool_id = Some(match fc.get("id").and_then(Value::as_str) {
                     Some(id) => id.into(),
@@ -68,7 +74,12 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
                 b.tool_name = Some(name.into());
                 b
             } else if let Some(fr) = p.get("functionResponse").or_else(|| p.get("function_response")) {
-                let mut b = text_block(BlockKind::ToolResult, ptr, &fr.get("response").map(Value::to_string).unwrap_or_default(), p);
+                let mut b = text_block(
+                    BlockKind::ToolResult,
+                    ptr,
+                    &fr.get("response").map(Value::to_string).unwrap_or_default(),
+                    p,
+                );
                 let name = s(fr, "name").to_string();
                 b.tool_id = Some(match fr.get("id").and_then(Value::as_str) {
                     Some(id) => id.into(),

@@ -38,7 +38,15 @@ pub const ALL: &[FormatId] = &[
 
 /// Formats whose files are single request bodies (several in one directory form a stream).
 pub fn is_body_format(f: FormatId) -> bool {
-    matches!(f, "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini" | "bedrock-converse" | "pydantic-ai-history")
+    matches!(
+        f,
+        "openai-chat"
+            | "openai-responses"
+            | "anthropic-messages"
+            | "gemini"
+            | "bedrock-converse"
+            | "pydantic-ai-history"
+    )
 }
 
 /// Loading options.
@@ -108,7 +116,10 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
         }
         return Ok(None);
     }
-    if t.starts_with("interactions:") || t.contains("\ninteractions:") || t.starts_with("---") && t.contains("interactions:") {
+    if t.starts_with("interactions:")
+        || t.contains("\ninteractions:")
+        || t.starts_with("---") && t.contains("interactions:")
+    {
         return Ok(Some(vcr_cassette::ID));
     }
     Ok(None)
@@ -129,14 +140,30 @@ pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
     }
     // Legacy Codex rollouts (CLI < 0.3): `{"record_type":"state"}` lines and
     // a bare session header `{id, timestamp, instructions}`.
-    if (o.contains_key("record_type") && o.len() <= 3) || (ty.is_none() && !o.contains_key("request") && o.contains_key("id") && o.contains_key("timestamp") && o.contains_key("instructions")) {
+    if (o.contains_key("record_type") && o.len() <= 3)
+        || (ty.is_none()
+            && !o.contains_key("request")
+            && o.contains_key("id")
+            && o.contains_key("timestamp")
+            && o.contains_key("instructions"))
+    {
         return Some(codex_rollout::ID);
     }
-    if ty.is_some() && (o.contains_key("uuid") || o.contains_key("parentUuid") || o.contains_key("sessionId") || o.contains_key("leafUuid") || ty == Some("summary")) {
+    if ty.is_some()
+        && (o.contains_key("uuid")
+            || o.contains_key("parentUuid")
+            || o.contains_key("sessionId")
+            || o.contains_key("leafUuid")
+            || ty == Some("summary"))
+    {
         return Some(claude_code::ID);
     }
     // Claude Code usage-only lines (no `type`): `sessionId` and an assistant `message`.
-    if ty.is_none() && !o.contains_key("request") && o.contains_key("sessionId") && o.get("message").and_then(|m| m.get("role")).and_then(Value::as_str) == Some("assistant") {
+    if ty.is_none()
+        && !o.contains_key("request")
+        && o.contains_key("sessionId")
+        && o.get("message").and_then(|m| m.get("role")).and_then(Value::as_str) == Some("assistant")
+    {
         return Some(claude_code::ID);
     }
     if o.get("request").is_some_and(Value::is_object) {
@@ -261,7 +288,8 @@ pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
         reason: format!("not valid JSON: {e}"),
     })?;
     let path: Arc<str> = src.display.as_str().into();
-    let mut req = parse_body(format, &v, &path, 0, "").ok_or_else(|| Error::Internal(format!("no body parser for {format}")))?;
+    let mut req =
+        parse_body(format, &v, &path, 0, "").ok_or_else(|| Error::Internal(format!("no body parser for {format}")))?;
     req.raw = Some(String::from_utf8_lossy(&bytes).into_owned().into());
     Ok(Input {
         path: src.display.clone(),
@@ -285,5 +313,12 @@ pub fn join_stream(dir: &str, format: FormatId, inputs: Vec<Input>) -> Input {
     for (i, r) in requests.iter_mut().enumerate() {
         r.index = i;
     }
-    Input { path: dir.to_string(), format, body: Body::Stream(Stream { requests }), bad_lines: Vec::new(), skipped: 0, unknown_records: 0 }
+    Input {
+        path: dir.to_string(),
+        format,
+        body: Body::Stream(Stream { requests }),
+        bad_lines: Vec::new(),
+        skipped: 0,
+        unknown_records: 0,
+    }
 }

@@ -70,7 +70,9 @@ fn parse_message(m: &Value, mp: String) -> Message {
                 let pp = ptr_idx(&cp, j);
                 let b = match s(part, "type") {
                     "text" | "input_text" | "output_text" => text_block(BlockKind::Text, pp, s(part, "text"), part),
-                    "image_url" | "input_audio" | "file" | "image" | "document" => text_block(BlockKind::Media, pp, "", part),
+                    "image_url" | "input_audio" | "file" | "image" | "document" => {
+                        text_block(BlockKind::Media, pp, "", part)
+                    }
                     "thinking" | "reasoning" => text_block(BlockKind::Thinking, pp, s(part, "thinking"), part),
                     "tool_use" | "tool_result" => anthropic::parse_block(part, pp),
                     _ => text_block(BlockKind::Other, pp, s(part, "text"), part),

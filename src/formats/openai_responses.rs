@@ -20,7 +20,9 @@ pub const ID: FormatId = "openai-responses";
 pub fn sniff(v: &Value) -> bool {
     v.get("messages").is_none()
         && v.get("contents").is_none()
-        && (v.get("input").is_some_and(|i| i.is_array() || i.is_string()) || v.get("instructions").is_some_and(Value::is_string) || v.get("previous_response_id").is_some())
+        && (v.get("input").is_some_and(|i| i.is_array() || i.is_string())
+            || v.get("instructions").is_some_and(Value::is_string)
+            || v.get("previous_response_id").is_some())
 }
 
 /// Parses a body at `base` into a request.
@@ -29,7 +31,11 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     if let Some(ins) = v.get("instructions").filter(|i| !i.is_null()) {
         let ptr = ptr_join(base, "instructions");
         let text = flatten_text(ins);
-        r.slots.push(Slot { kind: SlotKind::Instructions, pointer: ptr.clone(), parts: vec![text_block(BlockKind::Text, ptr, &text, ins)] });
+        r.slots.push(Slot {
+            kind: SlotKind::Instructions,
+            pointer: ptr.clone(),
+            parts: vec![text_block(BlockKind::Text, ptr, &text, ins)],
+        });
     }
     set_tools(&mut r, base, "tools", v.get("tools"));
     r.previous_response_id = v.get("previous_response_id").and_then(Value::as_str).map(Into::into);
@@ -80,7 +86,8 @@ pub fn parse_item(it: &Value, p: String) -> Message {
                             "refusal" => BlockKind::Text,
                             _ => BlockKind::Other,
                         };
-                        let text = part.get("text").or_else(|| part.get("refusal")).and_then(Value::as_str).unwrap_or("");
+                        let text =
+                            part.get("text").or_else(|| part.get("refusal")).and_then(Value::as_str).unwrap_or("");
                         m.blocks.push(text_block(kind, ptr_idx(&cp, j), text, part));
                     }
                 }
@@ -90,9 +97,15 @@ pub fn parse_item(it: &Value, p: String) -> Message {
                 m.assistant = assistant_info(None);
             }
         }
-        "function_call" | "custom_tool_call" | "local_shell_call" | "computer_call" | "mcp_call" | "web_search_call" | "file_search_call" | "tool_search_call" => {
+        "function_call" | "custom_tool_call" | "local_shell_call" | "computer_call" | "mcp_call"
+        | "web_search_call" | "file_search_call" | "tool_search_call" => {
             m = message(Role::Assistant, MessageKind::Assistant, p.clone());
-            let args = it.get("arguments").or_else(|| it.get("input")).or_else(|| it.get("action")).map(|a| a.as_str().map(str::to_string).unwrap_or_else(|| a.to_string())).unwrap_or_default();
+            let args = it
+                .get("arguments")
+                .or_else(|| it.get("input"))
+                .or_else(|| it.get("action"))
+                .map(|a| a.as_str().map(str::to_string).unwrap_or_else(|| a.to_string()))
+                .unwrap_or_default();
             let mut b = text_block(BlockKind::ToolCall, p.clone(), &args, it);
             b.tool_id = it.get("call_id").or_else(|| it.get("id")).and_then(Value::as_str).map(Into::into);
             b.tool_name = it.get("name").and_then(Value::as_str).map(Into::into).or_else(|| Some(ty.into()));
@@ -103,7 +116,11 @@ pub fn parse_item(it: &Value, p: String) -> Message {
             m.blocks.push(b);
             m.assistant = assistant_info(None);
         }
-        "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" | "computer_call_output" | "tool_search_output" => {
+        "function_call_output"
+        | "custom_tool_call_output"
+        | "local_shell_call_output"
+        | "computer_call_output"
+        | "tool_search_output" => {
             m = message(Role::Tool, MessageKind::ToolResult, p.clone());
             let out = it.get("output").map(flatten_text).unwrap_or_default();
             let mut b = text_block(BlockKind::ToolResult, p.clone(), &out, it);

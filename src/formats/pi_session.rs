@@ -21,7 +21,7 @@
 //! - pi-ai's `transformMessages` skips assistant messages whose `stopReason`
 //!   is `error` or `aborted` when it builds the next request.
 
-use super::{jsonl, LoadOptions};
+use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::hash::hash_bytes;
 use crate::model::*;
@@ -261,7 +261,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             }
             "compaction" => {
                 entry.class = Class::Compaction;
-                entry.message = Some(summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")));
+                entry.message =
+                    Some(summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")));
                 entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: false }));
                 first_kept.push((idx, raw.first_kept_id.as_deref().map(Into::into), raw.first_kept_index));
             }
@@ -372,7 +373,14 @@ fn summary_message(kind: MessageKind, text: &str) -> Message {
 }
 
 /// Builds a message from a `content` value (string or block array).
-fn content_message(role: Role, kind: MessageKind, msg_ptr: &'static str, content: &Content, content_ptr: &'static str, full: bool) -> Message {
+fn content_message(
+    role: Role,
+    kind: MessageKind,
+    msg_ptr: &'static str,
+    content: &Content,
+    content_ptr: &'static str,
+    full: bool,
+) -> Message {
     let mut blocks = Vec::new();
     match content {
         Content::Text(text) => blocks.push(Block::new(BlockKind::Text, Cow::Borrowed(content_ptr), text, full)),
@@ -384,18 +392,48 @@ fn content_message(role: Role, kind: MessageKind, msg_ptr: &'static str, content
         }
         Content::None => {}
     }
-    Message { role, kind, pointer: Cow::Borrowed(msg_ptr), blocks, assistant: None, result: None, dynamic_ref: None, json_hash: 0 }
+    Message {
+        role,
+        kind,
+        pointer: Cow::Borrowed(msg_ptr),
+        blocks,
+        assistant: None,
+        result: None,
+        dynamic_ref: None,
+        json_hash: 0,
+    }
 }
 
 /// `/message/content/N` and `/content/N` for small N without allocating.
 fn block_ptr(content_ptr: &str, i: usize) -> Ptr {
     const MSG: [&str; 16] = [
-        "/message/content/0", "/message/content/1", "/message/content/2", "/message/content/3",
-        "/message/content/4", "/message/content/5", "/message/content/6", "/message/content/7",
-        "/message/content/8", "/message/content/9", "/message/content/10", "/message/content/11",
-        "/message/content/12", "/message/content/13", "/message/content/14", "/message/content/15",
+        "/message/content/0",
+        "/message/content/1",
+        "/message/content/2",
+        "/message/content/3",
+        "/message/content/4",
+        "/message/content/5",
+        "/message/content/6",
+        "/message/content/7",
+        "/message/content/8",
+        "/message/content/9",
+        "/message/content/10",
+        "/message/content/11",
+        "/message/content/12",
+        "/message/content/13",
+        "/message/content/14",
+        "/message/content/15",
     ];
-    const TOP: [&str; 8] = ["/content/0", "/content/1", "/content/2", "/content/3", "/content/4", "/content/5", "/content/6", "/content/7"];
+    const TOP: [&str; 8] = [
+        "/content/0",
+        "/content/1",
+        "/content/2",
+        "/content/3",
+        "/content/4",
+        "/content/5",
+        "/content/6",
+        "/content/7",
+    ];
     match content_ptr {
         "/message/content" if i < MSG.len() => Cow::Borrowed(MSG[i]),
         "/content" if i < TOP.len() => Cow::Borrowed(TOP[i]),
@@ -412,7 +450,12 @@ fn block(b: &RawBlock, content_ptr: &str, i: usize, full: bool) -> Block {
     match b.btype.as_deref().unwrap_or("") {
         "text" => {
             let t = b.text.as_deref().unwrap_or("");
-            let mut bl = Block::new(BlockKind::Text, ptr, crate::text::prefix(t, if full { usize::MAX } else { ASSISTANT_TEXT_KEEP }), true);
+            let mut bl = Block::new(
+                BlockKind::Text,
+                ptr,
+                crate::text::prefix(t, if full { usize::MAX } else { ASSISTANT_TEXT_KEEP }),
+                true,
+            );
             bl.text_len = t.len() as u32;
             bl.text_hash = crate::hash::hash_str(t);
             bl
@@ -452,7 +495,8 @@ pub fn send_facts(args_json: &str) -> (bool, bool) {
     };
     let action = v.get("action").and_then(|a| a.as_str()).unwrap_or("");
     let send = matches!(action, "send" | "reply" | "sendMessage");
-    let dry = v.get("dryRun").and_then(|d| d.as_bool()).unwrap_or(false) || v.get("dry_run").and_then(|d| d.as_bool()).unwrap_or(false);
+    let dry = v.get("dryRun").and_then(|d| d.as_bool()).unwrap_or(false)
+        || v.get("dry_run").and_then(|d| d.as_bool()).unwrap_or(false);
     (send, dry)
 }
 
@@ -475,10 +519,18 @@ pub fn delivered(v: &serde_json::Value) -> bool {
                             "dry_run" | "dryRun" | "suppressed" | "failed" | "error" | "skipped" => *negative = true,
                             _ => {}
                         },
-                        ("messageId" | "message_id" | "ts", serde_json::Value::String(s)) if !s.is_empty() && k != "ts" => *found = true,
+                        ("messageId" | "message_id" | "ts", serde_json::Value::String(s))
+                            if !s.is_empty() && k != "ts" =>
+                        {
+                            *found = true
+                        }
                         ("messageId" | "message_id", serde_json::Value::Number(_)) => *found = true,
                         ("receipts" | "messageIds", serde_json::Value::Array(a)) if !a.is_empty() => *found = true,
-                        ("delivered" | "sentCount" | "deliveredCount", serde_json::Value::Number(n)) if n.as_f64().unwrap_or(0.0) > 0.0 => *found = true,
+                        ("delivered" | "sentCount" | "deliveredCount", serde_json::Value::Number(n))
+                            if n.as_f64().unwrap_or(0.0) > 0.0 =>
+                        {
+                            *found = true
+                        }
                         _ => walk(x, depth + 1, found, negative),
                     }
                 }
@@ -497,7 +549,8 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
     let role = m.role.as_deref().unwrap_or("");
     match role {
         "user" => {
-            let msg = content_message(Role::User, MessageKind::UserTurn, "/message", &m.content, "/message/content", true);
+            let msg =
+                content_message(Role::User, MessageKind::UserTurn, "/message", &m.content, "/message/content", true);
             let only_results = !msg.blocks.is_empty() && msg.blocks.iter().all(|b| b.kind == BlockKind::ToolResult);
             let mut msg = msg;
             if only_results {
@@ -506,7 +559,14 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
             (Class::Conversation, Some(msg), false)
         }
         "assistant" => {
-            let mut msg = content_message(Role::Assistant, MessageKind::Assistant, "/message", &m.content, "/message/content", false);
+            let mut msg = content_message(
+                Role::Assistant,
+                MessageKind::Assistant,
+                "/message",
+                &m.content,
+                "/message/content",
+                false,
+            );
             let stop = match m.stop_reason.as_deref() {
                 Some("stop" | "length" | "end_turn") => Stop::Normal,
                 Some("toolUse" | "tool_use" | "tool_calls") => Stop::ToolUse,
@@ -523,7 +583,13 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
                 (Some(p), None) => Some(p.into()),
                 _ => None,
             };
-            msg.assistant = Some(Box::new(AssistantInfo { stop, model, transcript_only, api_error: false, delivery_mirror: mirror }));
+            msg.assistant = Some(Box::new(AssistantInfo {
+                stop,
+                model,
+                transcript_only,
+                api_error: false,
+                delivery_mirror: mirror,
+            }));
             (Class::Conversation, Some(msg), !transcript_only)
         }
         "toolResult" => {
@@ -536,15 +602,23 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
             };
             let first = texts.first().copied().unwrap_or("");
             let total: usize = texts.iter().map(|t| t.len()).sum::<usize>() + texts.len().saturating_sub(1);
-            let mut rb = Block::new(BlockKind::ToolResult, Cow::Borrowed("/message"), crate::text::prefix(first, 64), true);
+            let mut rb =
+                Block::new(BlockKind::ToolResult, Cow::Borrowed("/message"), crate::text::prefix(first, 64), true);
             rb.text_len = total as u32;
             rb.text_hash = texts.iter().fold(0u64, |h, t| h.rotate_left(5) ^ crate::hash::hash_str(t));
             rb.tool_id = m.tool_call_id.as_deref().map(Into::into);
             rb.tool_name = m.tool_name.as_deref().map(Into::into);
             let mut info = ResultInfo { is_error: m.is_error.unwrap_or(false), ..Default::default() };
             let details_raw = m.details.map(|d| d.get()).unwrap_or("");
-            let looks_delivery = |s: &str| s.contains("deliveryStatus") || s.contains("messageId") || s.contains("receipts") || s.contains("\"status\"") || s.contains("openclawSynthetic");
-            let details: Option<serde_json::Value> = if looks_delivery(details_raw) { serde_json::from_str(details_raw).ok() } else { None };
+            let looks_delivery = |s: &str| {
+                s.contains("deliveryStatus")
+                    || s.contains("messageId")
+                    || s.contains("receipts")
+                    || s.contains("\"status\"")
+                    || s.contains("openclawSynthetic")
+            };
+            let details: Option<serde_json::Value> =
+                if looks_delivery(details_raw) { serde_json::from_str(details_raw).ok() } else { None };
             if let Some(d) = &details {
                 if d.get("openclawSyntheticMissingToolResult").and_then(|x| x.as_bool()) == Some(true) {
                     info.synthetic_or_aborted = true;
@@ -573,11 +647,7 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
             (Class::Conversation, Some(msg), false)
         }
         "bashExecution" => {
-            let text = format!(
-                "Ran `{}`\n{}",
-                m.command.as_deref().unwrap_or(""),
-                m.output.as_deref().unwrap_or("")
-            );
+            let text = format!("Ran `{}`\n{}", m.command.as_deref().unwrap_or(""), m.output.as_deref().unwrap_or(""));
             let msg = Message {
                 role: Role::User,
                 kind: MessageKind::Bash,
@@ -594,7 +664,11 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
         "custom" | "hookMessage" => {
             let carrier = m.custom_type.as_deref() == Some("openclaw.runtime-context");
             let kind = if carrier { MessageKind::Carrier } else { MessageKind::Extension };
-            (Class::Conversation, Some(content_message(Role::User, kind, "/message", &m.content, "/message/content", true)), false)
+            (
+                Class::Conversation,
+                Some(content_message(Role::User, kind, "/message", &m.content, "/message/content", true)),
+                false,
+            )
         }
         "branchSummary" => (Class::Conversation, Some(summary_like(MessageKind::BranchSummary, m)), false),
         "compactionSummary" => (Class::Conversation, Some(summary_like(MessageKind::CompactionSummary, m)), false),
@@ -607,7 +681,12 @@ fn summary_like(kind: MessageKind, m: &RawMessage) -> Message {
         role: Role::User,
         kind,
         pointer: Cow::Borrowed("/message"),
-        blocks: vec![Block::new(BlockKind::Text, Cow::Borrowed("/message/summary"), m.summary.as_deref().unwrap_or(""), true)],
+        blocks: vec![Block::new(
+            BlockKind::Text,
+            Cow::Borrowed("/message/summary"),
+            m.summary.as_deref().unwrap_or(""),
+            true,
+        )],
         assistant: None,
         result: None,
         dynamic_ref: None,

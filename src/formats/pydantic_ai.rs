@@ -34,7 +34,8 @@ pub fn sniff(v: &Value) -> bool {
     v.as_array().is_some_and(|a| {
         !a.is_empty()
             && a.iter().all(|m| {
-                matches!(m.get("kind").and_then(Value::as_str), Some("request" | "response")) && m.get("parts").is_some_and(Value::is_array)
+                matches!(m.get("kind").and_then(Value::as_str), Some("request" | "response"))
+                    && m.get("parts").is_some_and(Value::is_array)
             })
     })
 }
@@ -47,7 +48,9 @@ fn sent_value(p: &Value) -> Value {
         let x = if k == "args" {
             // `args` is an object or the same object as a JSON string.
             match x {
-                Value::String(s) => serde_json::from_str::<Value>(s).ok().filter(Value::is_object).unwrap_or_else(|| x.clone()),
+                Value::String(s) => {
+                    serde_json::from_str::<Value>(s).ok().filter(Value::is_object).unwrap_or_else(|| x.clone())
+                }
                 _ => x.clone(),
             }
         } else {
@@ -98,10 +101,14 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
                 (true, "system-prompt") => (Role::System, MessageKind::SystemPrompt, BlockKind::Text),
                 (true, "user-prompt") => (Role::User, MessageKind::UserTurn, BlockKind::Text),
                 (true, "tool-return") => (Role::Tool, MessageKind::ToolResult, BlockKind::ToolResult),
-                (true, "retry-prompt") if p.get("tool_name").is_some_and(|t| !t.is_null()) => (Role::Tool, MessageKind::ToolResult, BlockKind::ToolResult),
+                (true, "retry-prompt") if p.get("tool_name").is_some_and(|t| !t.is_null()) => {
+                    (Role::Tool, MessageKind::ToolResult, BlockKind::ToolResult)
+                }
                 (true, "retry-prompt") => (Role::User, MessageKind::Meta, BlockKind::Text),
                 (true, "speech") => (Role::User, MessageKind::UserTurn, BlockKind::Media),
-                (_, k) if k.contains("compaction") => (Role::User, MessageKind::CompactionSummary, BlockKind::Compaction),
+                (_, k) if k.contains("compaction") => {
+                    (Role::User, MessageKind::CompactionSummary, BlockKind::Compaction)
+                }
                 (true, _) => (Role::User, MessageKind::Meta, BlockKind::Other),
                 (false, "text") => (Role::Assistant, MessageKind::Assistant, BlockKind::Text),
                 (false, "thinking") => (Role::Assistant, MessageKind::Assistant, BlockKind::Thinking),
@@ -110,7 +117,10 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
                 (false, _) => (Role::Assistant, MessageKind::Assistant, BlockKind::Other),
             };
             let text = match bkind {
-                BlockKind::ToolCall => p.get("args").map(|a| a.as_str().map(str::to_string).unwrap_or_else(|| a.to_string())).unwrap_or_default(),
+                BlockKind::ToolCall => p
+                    .get("args")
+                    .map(|a| a.as_str().map(str::to_string).unwrap_or_else(|| a.to_string()))
+                    .unwrap_or_default(),
                 BlockKind::Media => content_text(p.get("transcript")),
                 _ => text,
             };
@@ -128,14 +138,19 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
                 msg.dynamic_ref = p.get("dynamic_ref").and_then(Value::as_str).map(Into::into);
             }
             if role == Role::Assistant {
-                msg.assistant = Some(Box::new(AssistantInfo { stop, model: model.map(Into::into), ..Default::default() }));
+                msg.assistant =
+                    Some(Box::new(AssistantInfo { stop, model: model.map(Into::into), ..Default::default() }));
             }
             r.messages.push(msg);
         }
     }
     if let Some((i, ins)) = instructions(msgs) {
         let ptr = ptr_join(&ptr_idx(base, i), "instructions");
-        r.slots.push(Slot { kind: SlotKind::Instructions, pointer: ptr.clone(), parts: vec![text_block(BlockKind::Text, ptr, ins, &Value::String(ins.to_string()))] });
+        r.slots.push(Slot {
+            kind: SlotKind::Instructions,
+            pointer: ptr.clone(),
+            parts: vec![text_block(BlockKind::Text, ptr, ins, &Value::String(ins.to_string()))],
+        });
     }
     r
 }
@@ -217,7 +232,8 @@ mod tests {
 
     #[test]
     fn retry_prompt_without_tool_is_user_text() {
-        let h = json!([{"kind":"request","parts":[{"part_kind":"retry-prompt","content":"try again","tool_name":null}]}]);
+        let h =
+            json!([{"kind":"request","parts":[{"part_kind":"retry-prompt","content":"try again","tool_name":null}]}]);
         let r = load(&h);
         assert_eq!(r.messages[0].role, Role::User);
         assert_eq!(r.messages[0].kind, MessageKind::Meta);

@@ -20,8 +20,8 @@ use super::LoadOptions;
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::source::SourceRef;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::fmt;
 use std::sync::Arc;
@@ -259,7 +259,14 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         requests.push(r);
     }
     let _ = IgnoredAny;
-    Ok(Input { path: src.display.clone(), format: ID, body: Body::Stream(Stream { requests }), bad_lines: Vec::new(), skipped, unknown_records: 0 })
+    Ok(Input {
+        path: src.display.clone(),
+        format: ID,
+        body: Body::Stream(Stream { requests }),
+        bad_lines: Vec::new(),
+        skipped,
+        unknown_records: 0,
+    })
 }
 
 /// One line of a block-style YAML document, split for [`locate_line`].
@@ -308,7 +315,8 @@ fn ykey(rest: &str) -> Option<(String, &str)> {
 /// when the pointer goes further (into a scalar or a JSON string body).
 pub fn locate_line(text: &str, pointer: &str) -> Option<u32> {
     let lines: Vec<&str> = text.lines().collect();
-    let next_content = |from: usize| (from..lines.len()).find(|&i| yline(lines[i]).is_some_and(|y| !y.rest.starts_with("---")));
+    let next_content =
+        |from: usize| (from..lines.len()).find(|&i| yline(lines[i]).is_some_and(|y| !y.rest.starts_with("---")));
     let mut pos = next_content(0)?;
     let first = yline(lines[pos])?;
     // (is a sequence, indent of its keys or dashes)
@@ -326,7 +334,8 @@ pub fn locate_line(text: &str, pointer: &str) -> Option<u32> {
                     break;
                 }
                 // Item starts: a dash at this indent (or, on the first line, after an outer dash).
-                let starts = (y.dash && y.raw == ind) || (i == pos && l.get(ind..).is_some_and(|r| r.starts_with("- ")));
+                let starts =
+                    (y.dash && y.raw == ind) || (i == pos && l.get(ind..).is_some_and(|r| r.starts_with("- ")));
                 if starts {
                     if count == n {
                         hit = Some(i);
@@ -367,7 +376,10 @@ pub fn locate_line(text: &str, pointer: &str) -> Option<u32> {
             let y = yline(lines[i])?;
             let (_, v) = ykey(y.rest)?;
             let v = v.trim_start_matches(['&', '!']).split_whitespace().next().unwrap_or("");
-            if !v.is_empty() && !v.starts_with('#') && !ykey(y.rest).is_some_and(|(_, v)| v.starts_with('&') && v.split_whitespace().count() == 1) {
+            if !v.is_empty()
+                && !v.starts_with('#')
+                && !ykey(y.rest).is_some_and(|(_, v)| v.starts_with('&') && v.split_whitespace().count() == 1)
+            {
                 return Some(found as u32 + 1);
             }
             let j = next_content(i + 1)?;

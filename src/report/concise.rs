@@ -12,7 +12,12 @@ pub fn render(r: &CheckReport) -> String {
             _ => f.path.clone(),
         };
         let ptr = if f.line.is_none() && !f.pointer.is_empty() { format!(" ({})", f.pointer) } else { String::new() };
-        out.push_str(&format!("{loc}: {} [{}] {}{ptr}\n", f.code, f.severity.as_str(), crate::text::mask_secrets(&f.message)));
+        out.push_str(&format!(
+            "{loc}: {} [{}] {}{ptr}\n",
+            f.code,
+            f.severity.as_str(),
+            crate::text::mask_secrets(&f.message)
+        ));
     }
     out.push_str(&super::full::summary_line(&r.findings, r.files.len(), r.skipped.len(), false));
     out.push('\n');

@@ -4,7 +4,7 @@
 
 use crate::diff::{Change, Op, RequestDiff, RequestRef, TextChange, Verdict};
 use owo_colors::OwoColorize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use similar::ChangeTag;
 use std::fmt::Write;
 
@@ -37,11 +37,16 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
     if let Some(r) = &d.rewrite {
         let _ = writeln!(out, "  first divergence: {}", r.what);
         if let Some(p) = &r.prev_pointer {
-            let _ = writeln!(out, "    A sent {p} where B sends {}", if r.pointer.is_empty() { "\"\"" } else { r.pointer.as_str() });
+            let _ = writeln!(
+                out,
+                "    A sent {p} where B sends {}",
+                if r.pointer.is_empty() { "\"\"" } else { r.pointer.as_str() }
+            );
         }
     }
     if d.chained {
-        let _ = writeln!(out, "  B chains to A's response: its history is held by the server; only what B sends is listed");
+        let _ =
+            writeln!(out, "  B chains to A's response: its history is held by the server; only what B sends is listed");
     }
     if let Some(n) = &d.note {
         let _ = writeln!(out, "  note: {n}");
@@ -55,7 +60,11 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
     }
     // The first change that shows the divergence (A's lost element, or B's new one).
     let first = d.rewrite.as_ref().and_then(|r| {
-        d.changes.iter().position(|c| c.op != Op::Same && (c.b.as_ref().is_some_and(|s| s.pointer == r.pointer) || c.a.as_ref().zip(r.prev_pointer.as_ref()).is_some_and(|(s, p)| &s.pointer == p)))
+        d.changes.iter().position(|c| {
+            c.op != Op::Same
+                && (c.b.as_ref().is_some_and(|s| s.pointer == r.pointer)
+                    || c.a.as_ref().zip(r.prev_pointer.as_ref()).is_some_and(|(s, p)| &s.pointer == p))
+        })
     });
     let mut section: Option<&str> = None;
     let mut i = 0;
@@ -92,7 +101,11 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
             Op::Same => same += 1,
         }
     }
-    let _ = writeln!(out, "\n{ch} changed, {rm} removed, {ad} added, {same} unchanged element{}.", if same == 1 { "" } else { "s" });
+    let _ = writeln!(
+        out,
+        "\n{ch} changed, {rm} removed, {ad} added, {same} unchanged element{}.",
+        if same == 1 { "" } else { "s" }
+    );
     out
 }
 
@@ -172,7 +185,11 @@ fn text_change(out: &mut String, d: &TextChange, color: bool) {
                     line.push_str(&paint(s, sign, true));
                 }
             }
-            let _ = writeln!(out, "{}", if color && sign != ' ' { paint(&line[..5], sign, true) + &line[5..] } else { line });
+            let _ = writeln!(
+                out,
+                "{}",
+                if color && sign != ' ' { paint(&line[..5], sign, true) + &line[5..] } else { line }
+            );
             shown += 1;
             if l.no_newline {
                 let _ = writeln!(out, "    \\ No newline at end of text");

@@ -17,21 +17,10 @@ pub const MAX_ROWS: usize = 50;
 /// list findings (`concise`, `json-lines`, `github`, `sarif`, `junit`, `gitlab`).
 pub fn as_check_report(r: &FenceReport) -> CheckReport {
     let format = r.format.unwrap_or("unknown");
-    let file = |path: &str| FileSummary {
-        path: path.to_string(),
-        format,
-        requests: 0,
-        entries: 0,
-    };
+    let file = |path: &str| FileSummary { path: path.to_string(), format, requests: 0, entries: 0 };
     CheckReport {
         findings: r.findings.clone(),
-        files: r
-            .old
-            .path
-            .iter()
-            .chain(&r.new.path)
-            .map(|p| file(p))
-            .collect(),
+        files: r.old.path.iter().chain(&r.new.path).map(|p| file(p)).collect(),
         skipped: Vec::new(),
         errors: Vec::new(),
     }
@@ -68,18 +57,10 @@ pub fn full(r: &FenceReport, color: bool) -> String {
         None => format!(
             "a fingerprint ({} bytes{})",
             r.old.size,
-            r.old
-                .sha256
-                .as_deref()
-                .map(|h| format!(", sha256 {}", &h[..12.min(h.len())]))
-                .unwrap_or_default()
+            r.old.sha256.as_deref().map(|h| format!(", sha256 {}", &h[..12.min(h.len())])).unwrap_or_default()
         ),
     };
-    let new = format!(
-        "{} ({} bytes)",
-        r.new.path.as_deref().unwrap_or(""),
-        r.new.size
-    );
+    let new = format!("{} ({} bytes)", r.new.path.as_deref().unwrap_or(""), r.new.size);
     let format = r.format.unwrap_or("unrecognised format");
     let _ = writeln!(out, "fence: {new} against {old}, {format}");
     let verdict = r.verdict.as_str();
@@ -92,19 +73,10 @@ pub fn full(r: &FenceReport, color: bool) -> String {
     };
     let _ = writeln!(out, "verdict: {verdict}: {}", r.verdict.describe());
     if let Some(d) = r.first_difference {
-        let _ = writeln!(
-            out,
-            "first difference: byte {} (line {})",
-            d.byte_offset, d.line
-        );
+        let _ = writeln!(out, "first difference: byte {} (line {})", d.byte_offset, d.line);
     }
     if !r.appended.is_empty() {
-        let _ = writeln!(
-            out,
-            "appended: {} line{}",
-            r.appended.len(),
-            if r.appended.len() == 1 { "" } else { "s" }
-        );
+        let _ = writeln!(out, "appended: {} line{}", r.appended.len(), if r.appended.len() == 1 { "" } else { "s" });
         out.push_str(&table(r, color));
         out.push('\n');
     }
@@ -120,11 +92,7 @@ pub fn full(r: &FenceReport, color: bool) -> String {
 
 fn table(r: &FenceReport, color: bool) -> String {
     let mut t = Table::new();
-    t.load_preset(if color {
-        presets::UTF8_FULL_CONDENSED
-    } else {
-        presets::ASCII_MARKDOWN
-    });
+    t.load_preset(if color { presets::UTF8_FULL_CONDENSED } else { presets::ASCII_MARKDOWN });
     t.set_content_arrangement(ContentArrangement::Dynamic);
     if !color {
         t.force_no_tty();
@@ -133,41 +101,21 @@ fn table(r: &FenceReport, color: bool) -> String {
     }
     t.set_header(vec!["line", "type", "role", "id", "owned?", "problem"]);
     for e in r.appended.iter().take(MAX_ROWS) {
-        let owned = if e.owned {
-            Cell::new("yes")
-        } else {
-            Cell::new("no")
-        };
-        let owned = if color {
-            owned.fg(if e.owned { Color::Green } else { Color::Red })
-        } else {
-            owned
-        };
-        let problem = e
-            .problem
-            .as_deref()
-            .map(|p| crate::text::excerpt(p, 80))
-            .unwrap_or_default();
+        let owned = if e.owned { Cell::new("yes") } else { Cell::new("no") };
+        let owned = if color { owned.fg(if e.owned { Color::Green } else { Color::Red }) } else { owned };
+        let problem = e.problem.as_deref().map(|p| crate::text::excerpt(p, 80)).unwrap_or_default();
         t.add_row(vec![
             Cell::new(e.line),
             Cell::new(e.kind.as_deref().unwrap_or("-")),
             Cell::new(e.role.as_deref().unwrap_or("-")),
-            Cell::new(
-                e.id.as_deref()
-                    .map(|i| crate::text::excerpt(i, 40))
-                    .unwrap_or_else(|| "-".into()),
-            ),
+            Cell::new(e.id.as_deref().map(|i| crate::text::excerpt(i, 40)).unwrap_or_else(|| "-".into())),
             owned,
             Cell::new(problem),
         ]);
     }
     let mut s = t.to_string();
     if r.appended.len() > MAX_ROWS {
-        let _ = write!(
-            s,
-            "\n… and {} more appended lines",
-            r.appended.len() - MAX_ROWS
-        );
+        let _ = write!(s, "\n… and {} more appended lines", r.appended.len() - MAX_ROWS);
     }
     s
 }

@@ -18,7 +18,15 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
             Severity::Error => f.code.red().bold().to_string(),
             Severity::Warning => f.code.yellow().bold().to_string(),
         };
-        let _ = writeln!(out, "{}: {} {} {}: {}", loc.bold(), code, f.rule.name().bold(), format!("[{sev}]").dimmed(), f.message);
+        let _ = writeln!(
+            out,
+            "{}: {} {} {}: {}",
+            loc.bold(),
+            code,
+            f.rule.name().bold(),
+            format!("[{sev}]").dimmed(),
+            f.message
+        );
     } else {
         let _ = writeln!(out, "{loc}: {} {} [{sev}]: {}", f.code, f.rule.name(), f.message);
     }
@@ -75,11 +83,7 @@ pub fn summary_line(findings: &[Finding], files: usize, skipped: usize, color: b
             if files == 1 { "" } else { "s" }
         )
     };
-    if color {
-        if findings.is_empty() { s.green().bold().to_string() } else { s.bold().to_string() }
-    } else {
-        s
-    }
+    if color { if findings.is_empty() { s.green().bold().to_string() } else { s.bold().to_string() } } else { s }
 }
 
 /// Renders a check report.

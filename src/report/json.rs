@@ -1,7 +1,7 @@
 //! `json`: one object, field for field as SPEC §4 defines it.
 
 use crate::{CheckReport, Finding, Severity};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// One finding as a JSON value (excerpt masked and truncated).
 pub fn finding_value(f: &Finding) -> Value {

@@ -23,7 +23,13 @@ pub fn render(r: &CheckReport) -> String {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
             status.set_message(crate::text::mask_secrets(&f.message));
             status.set_type(f.rule.name());
-            let mut desc = format!("{}:{} {} {}", f.path, f.line.map(|l| l.to_string()).unwrap_or_default(), f.code, f.rule.name());
+            let mut desc = format!(
+                "{}:{} {} {}",
+                f.path,
+                f.line.map(|l| l.to_string()).unwrap_or_default(),
+                f.code,
+                f.rule.name()
+            );
             if !f.pointer.is_empty() {
                 desc.push_str(&format!(" at {}", f.pointer));
             }
@@ -31,7 +37,8 @@ pub fn render(r: &CheckReport) -> String {
                 desc.push_str(&format!("\n{e}"));
             }
             status.set_description(desc);
-            let name = format!("{} {}:{}", f.code, f.path, f.line.map(|l| l.to_string()).unwrap_or_else(|| f.pointer.clone()));
+            let name =
+                format!("{} {}:{}", f.code, f.path, f.line.map(|l| l.to_string()).unwrap_or_else(|| f.pointer.clone()));
             let mut tc = TestCase::new(name, status);
             tc.set_classname(format!("ctxlint.{}", f.rule.name()));
             suite.add_test_case(tc);

@@ -4,7 +4,7 @@
 
 use crate::rules::RuleId;
 use crate::{CheckReport, Severity};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Renders a check report.
 pub fn render(r: &CheckReport) -> String {

@@ -2,9 +2,9 @@
 //! per request or step (comfy-table), one request's or step's context in
 //! full, and `json`. Texts arrive masked.
 
-use crate::show::{ShownBlock, ShownMessage, Shown, Unit};
+use crate::show::{Shown, ShownBlock, ShownMessage, Unit};
 use owo_colors::OwoColorize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::fmt::Write;
 
 fn unit_title(s: &Shown, u: &Unit) -> String {
@@ -64,7 +64,14 @@ pub fn table(s: &Shown, color: bool) -> String {
         }
         t.set_header(head);
         for m in &u.messages {
-            let mut row = vec![m.index.to_string(), m.role.to_string(), m.kind.clone(), m.bytes.to_string(), m.first_line.clone(), m.hash.clone()];
+            let mut row = vec![
+                m.index.to_string(),
+                m.role.to_string(),
+                m.kind.clone(),
+                m.bytes.to_string(),
+                m.first_line.clone(),
+                m.hash.clone(),
+            ];
             if s.transcript {
                 row.insert(1, m.line.map(|l| l.to_string()).unwrap_or_default());
             }

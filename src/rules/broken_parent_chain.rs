@@ -94,7 +94,12 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
             Parent::Dangling(pid) => {
                 // A parent id that only a torn line carried is a consequence of that line.
                 let torn = input.bad_lines.iter().any(|b| b.head.contains(&**pid));
-                out.push(ChainDefect { entry: i, kind: DefectKind::Dangling(pid.clone()), cuts_path: true, report: !torn });
+                out.push(ChainDefect {
+                    entry: i,
+                    kind: DefectKind::Dangling(pid.clone()),
+                    cuts_path: true,
+                    report: !torn,
+                });
                 seen_root = true;
             }
             Parent::Root => {
@@ -114,9 +119,17 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
                 let b = &t.entries[*p as usize];
                 if matches!(e.class, Class::Conversation | Class::Compaction) && b.class == Class::Bookkeeping {
                     if let Parent::Entry(gp) = b.parent {
-                        let skipped = tree.children[gp as usize].iter().copied().find(|&c| c != *p && c < i && leads_to_conversation(t, tree, c, i));
+                        let skipped = tree.children[gp as usize]
+                            .iter()
+                            .copied()
+                            .find(|&c| c != *p && c < i && leads_to_conversation(t, tree, c, i));
                         if let Some(skipped) = skipped {
-                            out.push(ChainDefect { entry: i, kind: DefectKind::BookkeepingSideLeaf { leaf: *p, skipped }, cuts_path: true, report: true });
+                            out.push(ChainDefect {
+                                entry: i,
+                                kind: DefectKind::BookkeepingSideLeaf { leaf: *p, skipped },
+                                cuts_path: true,
+                                report: true,
+                            });
                         }
                     }
                 }
@@ -126,7 +139,12 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
     }
     for r in &t.id_repeats {
         if r.same_content == Some(false) {
-            out.push(ChainDefect { entry: r.entry, kind: DefectKind::IdReused(r.first), cuts_path: false, report: true });
+            out.push(ChainDefect {
+                entry: r.entry,
+                kind: DefectKind::IdReused(r.first),
+                cuts_path: false,
+                report: true,
+            });
         }
     }
     // Cycles: report each cycle once, at its last-written member.
@@ -188,14 +206,19 @@ pub fn check(cx: &mut RuleContext) {
     for d in an.chain_defects.iter().filter(|d| d.report) {
         let e = &t.entries[d.entry as usize];
         let id = e.id.as_deref().unwrap_or("");
-        let mut f = Finding::new(RuleId::BrokenParentChain, &input.path, input.format, String::new()).line(e.line).entry_id(e.id.as_deref());
+        let mut f = Finding::new(RuleId::BrokenParentChain, &input.path, input.format, String::new())
+            .line(e.line)
+            .entry_id(e.id.as_deref());
         match &d.kind {
             DefectKind::Dangling(pid) => {
-                f.message = format!("entry `{id}` names parent `{pid}`, which is no entry of this file: its path loses every earlier turn");
+                f.message = format!(
+                    "entry `{id}` names parent `{pid}`, which is no entry of this file: its path loses every earlier turn"
+                );
                 f = f.key(format!("dangling:{id}:{pid}")).excerpt(format!("parent: {pid}"));
             }
             DefectKind::SecondRoot => {
-                f.message = format!("entry `{id}` has no parent although the file already has a root: a second root mid-file");
+                f.message =
+                    format!("entry `{id}` has no parent although the file already has a root: a second root mid-file");
                 f = f.key(format!("second-root:{id}")).help("parent the entry on the latest entry of the session");
             }
             DefectKind::IdReused(first) => {

@@ -45,8 +45,18 @@ pub fn check(cx: &mut RuleContext) {
         let (a, b) = (&stream.requests[pair.prev], &stream.requests[pair.cur]);
         for d in &pair.dropped {
             let (what, severity) = match d.slot {
-                Some(kind) if pair.new_user_turn => (format!("the `{}` sent with request {} is missing at this new user turn", kind.as_str(), a.index), Severity::Warning),
-                Some(kind) => (format!("the `{}` sent with request {} is missing from this continuation of its conversation", kind.as_str(), a.index), Severity::Error),
+                Some(kind) if pair.new_user_turn => (
+                    format!("the `{}` sent with request {} is missing at this new user turn", kind.as_str(), a.index),
+                    Severity::Warning,
+                ),
+                Some(kind) => (
+                    format!(
+                        "the `{}` sent with request {} is missing from this continuation of its conversation",
+                        kind.as_str(),
+                        a.index
+                    ),
+                    Severity::Error,
+                ),
                 None => (
                     format!(
                         "{} sent among the messages of request {} vanished from this continuation of its conversation",

@@ -54,7 +54,10 @@ fn blocks<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
         }
     }
     for p in crate::text::paragraphs(text) {
-        if p.chars().count() < s.context_block_min || p.contains("<system-reminder>") || p.contains("</system-reminder>") {
+        if p.chars().count() < s.context_block_min
+            || p.contains("<system-reminder>")
+            || p.contains("</system-reminder>")
+        {
             continue;
         }
         let first_line = p.lines().next().unwrap_or("");
@@ -79,7 +82,10 @@ fn exempt(a: &Message, ab: &Block, b: &Message, bb: &Block) -> bool {
 }
 
 fn message_hash(m: &Message) -> u64 {
-    m.blocks.iter().filter(|b| b.kind == BlockKind::Text).fold(0xcbf29ce484222325u64, |h, b| (h ^ b.text_hash).wrapping_mul(0x100000001b3))
+    m.blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Text)
+        .fold(0xcbf29ce484222325u64, |h, b| (h ^ b.text_hash).wrapping_mul(0x100000001b3))
 }
 
 /// Checks requests and transcript steps.
@@ -106,13 +112,18 @@ pub fn check(cx: &mut RuleContext) {
                     }
                     reported = true;
                     cx.report(
-                        Finding::new(RuleId::DuplicateContextBlock, &input.path, input.format, format!("context block already in this step's context (line {})", fe.line))
-                            .line(e.line)
-                            .pointer(b.pointer.to_string())
-                            .entry_id(e.id.as_deref())
-                            .excerpt(cb.to_string())
-                            .related(&input.path, Some(fe.line), fb.pointer.to_string(), "first occurrence")
-                            .help("inject each context block once per request"),
+                        Finding::new(
+                            RuleId::DuplicateContextBlock,
+                            &input.path,
+                            input.format,
+                            format!("context block already in this step's context (line {})", fe.line),
+                        )
+                        .line(e.line)
+                        .pointer(b.pointer.to_string())
+                        .entry_id(e.id.as_deref())
+                        .excerpt(cb.to_string())
+                        .related(&input.path, Some(fe.line), fb.pointer.to_string(), "first occurrence")
+                        .help("inject each context block once per request"),
                     );
                 }
             }
@@ -150,12 +161,17 @@ pub fn check(cx: &mut RuleContext) {
                     if !memo.is_new(&rel, cb) {
                         continue;
                     }
-                    let mut f = Finding::new(RuleId::DuplicateContextBlock, &r.path, input.format, "context block already sent in this request")
-                        .pointer(ptr)
-                        .request(r.index)
-                        .excerpt(cb.to_string())
-                        .related(&r.path, r.line, dup::unit_pointer(r, first), "first occurrence")
-                        .help("inject each context block once per request");
+                    let mut f = Finding::new(
+                        RuleId::DuplicateContextBlock,
+                        &r.path,
+                        input.format,
+                        "context block already sent in this request",
+                    )
+                    .pointer(ptr)
+                    .request(r.index)
+                    .excerpt(cb.to_string())
+                    .related(&r.path, r.line, dup::unit_pointer(r, first), "first occurrence")
+                    .help("inject each context block once per request");
                     f.line = r.line;
                     cx.report(f);
                 }

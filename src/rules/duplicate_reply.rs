@@ -139,14 +139,22 @@ pub fn check(cx: &mut RuleContext) {
             let te = &t.entries[turn as usize];
             let e = &t.entries[at as usize];
             cx.report(
-                Finding::new(RuleId::DuplicateReply, &input.path, input.format, format!("second visible reply to the user turn at line {} (first reply at line {})", te.line, fe.line))
-                    .line(e.line)
-                    .pointer(ptr)
-                    .entry_id(e.id.as_deref())
-                    .excerpt(text)
-                    .related(&input.path, Some(fe.line), "", "first reply")
-                    .related(&input.path, Some(te.line), "", "user turn")
-                    .help("after a delivered message-tool send, end the turn with a silent token (NO_REPLY)"),
+                Finding::new(
+                    RuleId::DuplicateReply,
+                    &input.path,
+                    input.format,
+                    format!(
+                        "second visible reply to the user turn at line {} (first reply at line {})",
+                        te.line, fe.line
+                    ),
+                )
+                .line(e.line)
+                .pointer(ptr)
+                .entry_id(e.id.as_deref())
+                .excerpt(text)
+                .related(&input.path, Some(fe.line), "", "first reply")
+                .related(&input.path, Some(te.line), "", "user turn")
+                .help("after a delivered message-tool send, end the turn with a silent token (NO_REPLY)"),
             );
         }
     }

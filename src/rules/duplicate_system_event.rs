@@ -1,7 +1,7 @@
 //! CTX101 `duplicate-system-event`.
 
 use super::{RuleContext, RuleId, RuleMeta};
-use crate::config::{Settings, EVENT_TEXT_MIN};
+use crate::config::{EVENT_TEXT_MIN, Settings};
 use crate::dup::{self, Dupes, Occ, StreamMemo};
 use crate::finding::{Finding, Severity};
 use crate::hash::hash_str;
@@ -121,15 +121,23 @@ pub fn check(cx: &mut RuleContext) {
                     if let (Some(first), false) = (first, reported) {
                         reported = true;
                         let fe = &t.entries[first.unit as usize];
-                        let fb = &fe.message.as_ref().expect("indexed entries have messages").blocks[first.block as usize];
+                        let fb =
+                            &fe.message.as_ref().expect("indexed entries have messages").blocks[first.block as usize];
                         cx.report(
-                            Finding::new(RuleId::DuplicateSystemEvent, &input.path, input.format, format!("system event rendered again in the same step (first at line {})", fe.line))
-                                .line(e.line)
-                                .pointer(b.pointer.to_string())
-                                .entry_id(e.id.as_deref())
-                                .excerpt(shown.to_string())
-                                .related(&input.path, Some(fe.line), fb.pointer.to_string(), "first occurrence")
-                                .help("render each system event once per request; strip it from the runtime-context carrier"),
+                            Finding::new(
+                                RuleId::DuplicateSystemEvent,
+                                &input.path,
+                                input.format,
+                                format!("system event rendered again in the same step (first at line {})", fe.line),
+                            )
+                            .line(e.line)
+                            .pointer(b.pointer.to_string())
+                            .entry_id(e.id.as_deref())
+                            .excerpt(shown.to_string())
+                            .related(&input.path, Some(fe.line), fb.pointer.to_string(), "first occurrence")
+                            .help(
+                                "render each system event once per request; strip it from the runtime-context carrier",
+                            ),
                         );
                     }
                 }
@@ -171,12 +179,17 @@ pub fn check(cx: &mut RuleContext) {
                             continue;
                         }
                         cx.report(
-                            Finding::new(RuleId::DuplicateSystemEvent, &r.path, input.format, "system event rendered again in the same request")
-                                .pointer(ptr)
-                                .request(r.index)
-                                .excerpt(shown.to_string())
-                                .related(&r.path, r.line, dup::unit_pointer(r, first), "first occurrence")
-                                .help("render each system event once per request"),
+                            Finding::new(
+                                RuleId::DuplicateSystemEvent,
+                                &r.path,
+                                input.format,
+                                "system event rendered again in the same request",
+                            )
+                            .pointer(ptr)
+                            .request(r.index)
+                            .excerpt(shown.to_string())
+                            .related(&r.path, r.line, dup::unit_pointer(r, first), "first occurrence")
+                            .help("render each system event once per request"),
                         );
                         if let Some(l) = r.line {
                             let f = cx.findings.last_mut().expect("just pushed");

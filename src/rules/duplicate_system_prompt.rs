@@ -87,12 +87,17 @@ pub fn check(cx: &mut RuleContext) {
                 if let Some(first) = seen.find_in_request(k, occ, false) {
                     let rel = ptr.strip_prefix(r.pointer.as_str()).unwrap_or(&ptr).to_string();
                     if memo.is_new(&rel, text) {
-                        let mut f = Finding::new(RuleId::DuplicateSystemPrompt, &r.path, input.format, "the same system prompt is sent again in this request")
-                            .pointer(ptr.clone())
-                            .request(r.index)
-                            .excerpt(text.to_string())
-                            .related(&r.path, r.line, dup::unit_pointer(r, first), "first copy")
-                            .help("send each system prompt once; do not re-add it at every step");
+                        let mut f = Finding::new(
+                            RuleId::DuplicateSystemPrompt,
+                            &r.path,
+                            input.format,
+                            "the same system prompt is sent again in this request",
+                        )
+                        .pointer(ptr.clone())
+                        .request(r.index)
+                        .excerpt(text.to_string())
+                        .related(&r.path, r.line, dup::unit_pointer(r, first), "first copy")
+                        .help("send each system prompt once; do not re-add it at every step");
                         f.line = r.line;
                         cx.report(f);
                     }
@@ -102,7 +107,10 @@ pub fn check(cx: &mut RuleContext) {
         }
     }
     if let Some((t, an)) = cx.transcript {
-        let base = t.base_instructions.as_ref().map(|m| m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n"));
+        let base = t
+            .base_instructions
+            .as_ref()
+            .map(|m| m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n"));
         let base_key = base.as_deref().map(str::trim).filter(|b| !b.is_empty()).map(hash_str);
         let mut seen = Dupes::new();
         for (i, e) in t.entries.iter().enumerate() {
@@ -117,7 +125,10 @@ pub fn check(cx: &mut RuleContext) {
                 let k = hash_str(text);
                 let occ = Occ { unit: i as u32, block: j };
                 let related = if Some(k) == base_key {
-                    Some((t.base_instructions_line, t.base_instructions.as_ref().map(|m| m.pointer.to_string()).unwrap_or_default()))
+                    Some((
+                        t.base_instructions_line,
+                        t.base_instructions.as_ref().map(|m| m.pointer.to_string()).unwrap_or_default(),
+                    ))
                 } else {
                     seen.find_in_transcript(t, &an.tree, k, occ, false).map(|f| {
                         let fe = &t.entries[f.unit as usize];
@@ -127,12 +138,17 @@ pub fn check(cx: &mut RuleContext) {
                 seen.push(k, occ);
                 if let Some((line, ptr)) = related {
                     cx.report(
-                        Finding::new(RuleId::DuplicateSystemPrompt, &input.path, input.format, format!("the same system prompt is already in context (line {line})"))
-                            .line(e.line)
-                            .pointer(b.pointer.to_string())
-                            .entry_id(e.id.as_deref())
-                            .excerpt(text.to_string())
-                            .related(&input.path, Some(line), ptr, "first copy"),
+                        Finding::new(
+                            RuleId::DuplicateSystemPrompt,
+                            &input.path,
+                            input.format,
+                            format!("the same system prompt is already in context (line {line})"),
+                        )
+                        .line(e.line)
+                        .pointer(b.pointer.to_string())
+                        .entry_id(e.id.as_deref())
+                        .excerpt(text.to_string())
+                        .related(&input.path, Some(line), ptr, "first copy"),
                     );
                 }
             }

@@ -129,7 +129,8 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
         }
         if let Some(p) = *prev {
             let pe = &entries[p as usize];
-            if pe.raw_hash != e.raw_hash && user_text_hash(pe) == user_text_hash(e) && att.calls > 0 && !att.last_final {
+            if pe.raw_hash != e.raw_hash && user_text_hash(pe) == user_text_hash(e) && att.calls > 0 && !att.last_final
+            {
                 let verdict = if att.last_api_error {
                     Some((false, "the attempt ended with an API-error stub".to_string()))
                 } else if att.synthetic {
@@ -144,9 +145,13 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
                                 .iter()
                                 .enumerate()
                                 .filter(|(k, _)| lanes[i + 1 + k] == lane)
-                                .find_map(|(_, x)| x.message.as_ref().and_then(|m| m.assistant.as_ref()).filter(|a| !a.transcript_only));
+                                .find_map(|(_, x)| {
+                                    x.message.as_ref().and_then(|m| m.assistant.as_ref()).filter(|a| !a.transcript_only)
+                                });
                             match (next.and_then(|a| a.model.as_deref()), att.model.as_deref()) {
-                                (Some(n), Some(o)) if n != o => Some((false, format!("a fallback model ({n}) took over from {o}"))),
+                                (Some(n), Some(o)) if n != o => {
+                                    Some((false, format!("a fallback model ({n}) took over from {o}")))
+                                }
                                 _ => None,
                             }
                         }
@@ -170,17 +175,26 @@ pub fn check(cx: &mut RuleContext) {
     for r in replays(t) {
         let e = &t.entries[r.entry as usize];
         let p = &t.entries[r.previous as usize];
-        let text = e.message.as_ref().map(|m| m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n")).unwrap_or_default();
+        let text = e
+            .message
+            .as_ref()
+            .map(|m| m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n"))
+            .unwrap_or_default();
         let sev = if r.aborted_only { Severity::Warning } else { Severity::Error };
         cx.report(
-            Finding::new(RuleId::DuplicateUserTurn, &input.path, input.format, format!("user turn from line {} written again: {}", p.line, r.why))
-                .severity(sev)
-                .line(e.line)
-                .pointer(e.message.as_ref().map(|m| m.pointer.to_string()).unwrap_or_default())
-                .entry_id(e.id.as_deref())
-                .excerpt(text)
-                .related(&input.path, Some(p.line), "", "previous copy")
-                .help("on retry or fallback, re-run the existing turn instead of appending the user message again"),
+            Finding::new(
+                RuleId::DuplicateUserTurn,
+                &input.path,
+                input.format,
+                format!("user turn from line {} written again: {}", p.line, r.why),
+            )
+            .severity(sev)
+            .line(e.line)
+            .pointer(e.message.as_ref().map(|m| m.pointer.to_string()).unwrap_or_default())
+            .entry_id(e.id.as_deref())
+            .excerpt(text)
+            .related(&input.path, Some(p.line), "", "previous copy")
+            .help("on retry or fallback, re-run the existing turn instead of appending the user message again"),
         );
     }
 }

@@ -50,13 +50,24 @@ pub fn check(cx: &mut RuleContext) {
             RuleId::HistoryRewrite,
             &b.path,
             input.format,
-            format!("the prefix of request {} is not an extension of request {}'s at the {} level: {}", b.index, a.index, rw.level.as_str(), rw.what),
+            format!(
+                "the prefix of request {} is not an extension of request {}'s at the {} level: {}",
+                b.index,
+                a.index,
+                rw.level.as_str(),
+                rw.what
+            ),
         )
         .pointer(rw.pointer.clone())
         .request(b.index)
         .key(format!("{}:{}", rw.level.as_str(), rw.pointer.strip_prefix(b.pointer.as_str()).unwrap_or(&rw.pointer)))
         .diff(rw.diff)
-        .related(&a.path, a.line, rw.prev_pointer.unwrap_or_else(|| a.pointer.clone()), format!("request {} sent this prefix", a.index))
+        .related(
+            &a.path,
+            a.line,
+            rw.prev_pointer.unwrap_or_else(|| a.pointer.clone()),
+            format!("request {} sent this prefix", a.index),
+        )
         .help("keep the history append-only: re-send earlier elements byte for byte so the prompt cache is read");
         if !rw.text.is_empty() {
             f = f.excerpt(rw.text);

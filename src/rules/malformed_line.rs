@@ -43,11 +43,16 @@ pub fn check(cx: &mut RuleContext) {
     let input = cx.input;
     for b in &input.bad_lines {
         cx.report(
-            Finding::new(RuleId::MalformedLine, &input.path, input.format, format!("line is not one valid JSON value: {}", b.reason))
-                .line(b.line)
-                .excerpt(b.head.clone())
-                .key(format!("{}:{}", b.reason, b.head))
-                .help("repair or remove the line; if it is a torn write, look for the complete record on a later line"),
+            Finding::new(
+                RuleId::MalformedLine,
+                &input.path,
+                input.format,
+                format!("line is not one valid JSON value: {}", b.reason),
+            )
+            .line(b.line)
+            .excerpt(b.head.clone())
+            .key(format!("{}:{}", b.reason, b.head))
+            .help("repair or remove the line; if it is a torn write, look for the complete record on a later line"),
         );
     }
 }

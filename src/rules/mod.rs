@@ -2,10 +2,10 @@
 //! and its logic; this module is the single table that maps codes to rules
 //! (ruff's pattern) and runs them over a loaded input.
 
-use crate::finding::{Finding, Severity};
-use crate::context::Analysis;
-use crate::model::{Body, Input, Stream, Transcript};
 use crate::config::Settings;
+use crate::context::Analysis;
+use crate::finding::{Finding, Severity};
+use crate::model::{Body, Input, Stream, Transcript};
 
 pub mod broken_parent_chain;
 pub mod dropped_system_prompt;
@@ -118,9 +118,7 @@ impl RuleId {
     }
     /// Looks a rule up by name or code (case-insensitive).
     pub fn from_name_or_code(s: &str) -> Option<RuleId> {
-        RuleId::ALL
-            .into_iter()
-            .find(|r| r.name().eq_ignore_ascii_case(s) || r.code().eq_ignore_ascii_case(s))
+        RuleId::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(s) || r.code().eq_ignore_ascii_case(s))
     }
 }
 
@@ -176,7 +174,14 @@ pub fn run_all(input: &Input, settings: &Settings) -> Vec<Finding> {
 /// One rule's documentation as Markdown (what `ctxlint rule NAME` prints).
 pub fn rule_markdown(r: RuleId) -> String {
     let m = r.meta();
-    format!("## {} `{}`\n\nDefault severity: **{}**. {}.\n\n{}", m.code, m.name, m.default_severity.as_str(), capitalise(m.summary), m.docs.replace("\n## ", "\n### ").replacen("## ", "### ", 1))
+    format!(
+        "## {} `{}`\n\nDefault severity: **{}**. {}.\n\n{}",
+        m.code,
+        m.name,
+        m.default_severity.as_str(),
+        capitalise(m.summary),
+        m.docs.replace("\n## ", "\n### ").replacen("## ", "### ", 1)
+    )
 }
 
 fn capitalise(s: &str) -> String {
@@ -186,10 +191,19 @@ fn capitalise(s: &str) -> String {
 
 /// Every rule's documentation as one Markdown page (`docs/rules.md`, `ctxlint rule --all`).
 pub fn docs_markdown() -> String {
-    let mut out = String::from("# ctxlint rules\n\n<!-- Generated from src/rules/*.rs by `ctxlint rule --all`; do not edit. -->\n\n| code | name | default | finds |\n|---|---|---|---|\n");
+    let mut out = String::from(
+        "# ctxlint rules\n\n<!-- Generated from src/rules/*.rs by `ctxlint rule --all`; do not edit. -->\n\n| code | name | default | finds |\n|---|---|---|---|\n",
+    );
     for r in RuleId::ALL {
         let m = r.meta();
-        out.push_str(&format!("| {} | [`{}`](#{}) | {} | {} |\n", m.code, m.name, m.name, m.default_severity.as_str(), m.summary));
+        out.push_str(&format!(
+            "| {} | [`{}`](#{}) | {} | {} |\n",
+            m.code,
+            m.name,
+            m.name,
+            m.default_severity.as_str(),
+            m.summary
+        ));
     }
     for r in RuleId::ALL {
         out.push_str(&format!("\n<a id=\"{}\"></a>\n", r.name()));

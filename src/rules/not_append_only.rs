@@ -63,7 +63,10 @@ pub fn check(cx: &mut RuleContext) {
                         RuleId::NotAppendOnly,
                         &input.path,
                         input.format,
-                        format!("line {} repeats line {first} byte for byte: earlier lines were written again", rl.line),
+                        format!(
+                            "line {} repeats line {first} byte for byte: earlier lines were written again",
+                            rl.line
+                        ),
                     )
                     .line(rl.line)
                     .entry_id(entry.and_then(|e| e.id.as_deref()))
@@ -87,7 +90,11 @@ pub fn check(cx: &mut RuleContext) {
                     RuleId::NotAppendOnly,
                     &input.path,
                     input.format,
-                    format!("entry `{}` is written again (same content as line {})", e.id.as_deref().unwrap_or(""), f.line),
+                    format!(
+                        "entry `{}` is written again (same content as line {})",
+                        e.id.as_deref().unwrap_or(""),
+                        f.line
+                    ),
                 )
                 .line(e.line)
                 .entry_id(e.id.as_deref())

@@ -42,15 +42,21 @@ pub fn check(cx: &mut RuleContext) {
                 let e = &t.entries[unit as usize];
                 let b = &e.message.as_ref().expect("results are in messages").blocks[block as usize];
                 let id = b.tool_id.as_deref().unwrap_or("");
-                let what = if second { "answers its call a second time" } else { "matches no earlier tool call on its path" };
+                let what =
+                    if second { "answers its call a second time" } else { "matches no earlier tool call on its path" };
                 cx.report(
-                    Finding::new(RuleId::OrphanToolResult, &input.path, input.format, format!("tool result for `{id}` {what}"))
-                        .line(e.line)
-                        .pointer(b.pointer.to_string())
-                        .entry_id(e.id.as_deref())
-                        .excerpt(b.text.to_string())
-                        .key(format!("{id}:{second}"))
-                        .help("drop the result together with its call, or keep both"),
+                    Finding::new(
+                        RuleId::OrphanToolResult,
+                        &input.path,
+                        input.format,
+                        format!("tool result for `{id}` {what}"),
+                    )
+                    .line(e.line)
+                    .pointer(b.pointer.to_string())
+                    .entry_id(e.id.as_deref())
+                    .excerpt(b.text.to_string())
+                    .key(format!("{id}:{second}"))
+                    .help("drop the result together with its call, or keep both"),
                 );
             }
         }
@@ -62,12 +68,17 @@ pub fn check(cx: &mut RuleContext) {
                     let b = &r.messages[unit as usize].blocks[block as usize];
                     let id = b.tool_id.as_deref().unwrap_or("");
                     let what = if second { "answers its call a second time" } else { "matches no earlier tool call" };
-                    let mut f = Finding::new(RuleId::OrphanToolResult, &r.path, input.format, format!("tool result for `{id}` {what}"))
-                        .pointer(b.pointer.to_string())
-                        .request(r.index)
-                        .excerpt(b.text.to_string())
-                        .key(format!("{id}:{second}"))
-                        .help("drop the result together with its call, or keep both");
+                    let mut f = Finding::new(
+                        RuleId::OrphanToolResult,
+                        &r.path,
+                        input.format,
+                        format!("tool result for `{id}` {what}"),
+                    )
+                    .pointer(b.pointer.to_string())
+                    .request(r.index)
+                    .excerpt(b.text.to_string())
+                    .key(format!("{id}:{second}"))
+                    .help("drop the result together with its call, or keep both");
                     f.line = r.line;
                     cx.report(f);
                 }

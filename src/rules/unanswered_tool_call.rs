@@ -47,13 +47,21 @@ pub fn check(cx: &mut RuleContext) {
                 let b = &e.message.as_ref().expect("calls are in messages").blocks[block as usize];
                 let id = b.tool_id.as_deref().unwrap_or("");
                 cx.report(
-                    Finding::new(RuleId::UnansweredToolCall, &input.path, input.format, format!("tool call `{id}` ({}) has no result before the next model call or user turn", b.tool_name.as_deref().unwrap_or("?")))
-                        .line(e.line)
-                        .pointer(b.pointer.to_string())
-                        .entry_id(e.id.as_deref())
-                        .excerpt(format!("{} {}", b.tool_name.as_deref().unwrap_or(""), id))
-                        .key(id.to_string())
-                        .help("write a tool result for every call (an error result is fine) before the next model call"),
+                    Finding::new(
+                        RuleId::UnansweredToolCall,
+                        &input.path,
+                        input.format,
+                        format!(
+                            "tool call `{id}` ({}) has no result before the next model call or user turn",
+                            b.tool_name.as_deref().unwrap_or("?")
+                        ),
+                    )
+                    .line(e.line)
+                    .pointer(b.pointer.to_string())
+                    .entry_id(e.id.as_deref())
+                    .excerpt(format!("{} {}", b.tool_name.as_deref().unwrap_or(""), id))
+                    .key(id.to_string())
+                    .help("write a tool result for every call (an error result is fine) before the next model call"),
                 );
             }
         }
@@ -64,12 +72,17 @@ pub fn check(cx: &mut RuleContext) {
                 if let Pairing::Unanswered { unit, block } = p {
                     let b = &r.messages[unit as usize].blocks[block as usize];
                     let id = b.tool_id.as_deref().unwrap_or("");
-                    let mut f = Finding::new(RuleId::UnansweredToolCall, &r.path, input.format, format!("tool call `{id}` ({}) has no matching result", b.tool_name.as_deref().unwrap_or("?")))
-                        .pointer(b.pointer.to_string())
-                        .request(r.index)
-                        .excerpt(format!("{} {}", b.tool_name.as_deref().unwrap_or(""), id))
-                        .key(id.to_string())
-                        .help("send a tool result for every call (an error result is fine)");
+                    let mut f = Finding::new(
+                        RuleId::UnansweredToolCall,
+                        &r.path,
+                        input.format,
+                        format!("tool call `{id}` ({}) has no matching result", b.tool_name.as_deref().unwrap_or("?")),
+                    )
+                    .pointer(b.pointer.to_string())
+                    .request(r.index)
+                    .excerpt(format!("{} {}", b.tool_name.as_deref().unwrap_or(""), id))
+                    .key(id.to_string())
+                    .help("send a tool result for every call (an error result is fine)");
                     f.line = r.line;
                     cx.report(f);
                 }
