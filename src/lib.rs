@@ -154,7 +154,10 @@ pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u6
         .into_par_iter()
         .map(|job| {
             let r = load_job(&job).map(|input| {
-                let findings = check_input(&input, &job, config);
+                let mut findings = check_input(&input, &job, config);
+                // Occurrence numbers count within one path, so fingerprints
+                // are computed here, in parallel, rather than after the merge.
+                finish(&mut findings);
                 (
                     FileSummary {
                         path: input.path.clone(),
@@ -179,13 +182,13 @@ pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u6
             Err(e) => report.errors.push(e),
         }
     }
-    finish(&mut report.findings);
+    sort_findings(&mut report.findings);
     report
 }
 
-/// Sorts findings and assigns fingerprints (SPEC §4: a hash of rule, path,
-/// normalised offending text and its occurrence number among equal ones).
-pub fn finish(findings: &mut [Finding]) {
+/// Sorts findings in report order: path (natural order), request, line, byte
+/// offset, pointer, rule code. The sort is stable.
+pub fn sort_findings(findings: &mut [Finding]) {
     findings.sort_by(|a, b| {
         inputs::natural_cmp(&a.path, &b.path)
             .then(a.request.cmp(&b.request))
@@ -194,6 +197,12 @@ pub fn finish(findings: &mut [Finding]) {
             .then(a.pointer.cmp(&b.pointer))
             .then(a.code.cmp(b.code))
     });
+}
+
+/// Sorts findings and assigns fingerprints (SPEC §4: a hash of rule, path,
+/// normalised offending text and its occurrence number among equal ones).
+pub fn finish(findings: &mut [Finding]) {
+    sort_findings(findings);
     let mut seen: HashMap<(String, String, String), u32> = HashMap::new();
     for f in findings.iter_mut() {
         let norm = f.key.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -235,8 +244,7 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
         if jsonl {
             let wanted: BTreeSet<u32> = mine.iter().filter_map(|&i| findings[i].line).collect();
             let mut lines: HashMap<u32, (u64, Vec<u8>)> = HashMap::new();
-            if let Ok(r) = src.open() {
-                let mut lr = source::LineReader::new(r);
+            if let Ok(mut lr) = src.lines() {
                 let last = wanted.iter().next_back().copied().unwrap_or(0);
                 while let Ok(Some(l)) = lr.next_line() {
                     if wanted.contains(&l.no) {
@@ -252,8 +260,11 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                 if let Some((off, bytes)) = f.line.and_then(|l| lines.get(&l)) {
                     let (at, end) = locate::locate_span(bytes, &f.pointer).unwrap_or((0, bytes.len()));
                     f.byte_offset = Some(off + at as u64);
-                    let col =
-                        |k: usize| String::from_utf8_lossy(&bytes[..k.min(bytes.len())]).chars().count() as u32 + 1;
+                    // Columns count characters; a parsed line is UTF-8, so
+                    // counting the bytes that start a character is enough.
+                    let col = |k: usize| {
+                        bytes[..k.min(bytes.len())].iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32 + 1
+                    };
                     f.column = Some(col(at));
                     f.end_line = f.line;
                     f.end_column = Some(col(end));

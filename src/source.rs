@@ -78,10 +78,27 @@ impl SourceRef {
         }
     }
 
+    /// A [`LineReader`] over the whole input, with a buffer sized to the
+    /// input (at most 1 MiB): checking thousands of small files must not
+    /// allocate and fault in a megabyte for each.
+    pub fn lines(&self) -> Result<LineReader<Box<dyn Read + Send>>> {
+        let r = self.open()?;
+        Ok(LineReader::with_capacity(self.buffer_hint(1 << 20), r))
+    }
+
+    /// A read buffer size for this input: its size on disk plus one byte,
+    /// between 8 KiB and `max` bytes (`max` when the size is unknown).
+    pub fn buffer_hint(&self, max: usize) -> usize {
+        match self.size() {
+            Some(n) => usize::try_from(n.saturating_add(1)).unwrap_or(max).clamp(8 << 10, max.max(8 << 10)),
+            None => max,
+        }
+    }
+
     /// The first `n` bytes after decompression (fewer if the input is shorter).
     pub fn peek(&self, n: usize) -> Result<Vec<u8>> {
         let mut r = self.open()?;
-        let mut buf = Vec::with_capacity(n);
+        let mut buf = Vec::with_capacity(self.buffer_hint(n).min(n));
         (&mut r).take(n as u64).read_to_end(&mut buf).map_err(|e| Error::io(&self.display, e))?;
         Ok(buf)
     }
@@ -187,7 +204,12 @@ pub struct LineReader<R: Read> {
 impl<R: Read> LineReader<R> {
     /// A reader over `r`.
     pub fn new(r: R) -> Self {
-        LineReader { inner: BufReader::with_capacity(1 << 20, r), buf: Vec::new(), no: 0, offset: 0, done: false }
+        Self::with_capacity(1 << 20, r)
+    }
+
+    /// A reader over `r` reading `cap` bytes at a time.
+    pub fn with_capacity(cap: usize, r: R) -> Self {
+        LineReader { inner: BufReader::with_capacity(cap, r), buf: Vec::new(), no: 0, offset: 0, done: false }
     }
 
     /// The next line, or `None` at the end.

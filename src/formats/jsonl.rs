@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::BadLine;
-use crate::source::{Line, LineReader, SourceRef};
+use crate::source::{Line, SourceRef};
 
 /// What a format's line parser says about one line.
 pub enum LineVerdict {
@@ -19,8 +19,7 @@ pub enum LineVerdict {
 /// Reads every line of `src`, calling `f` for each non-blank, screened line.
 /// Returns the bad lines and the number of lines read.
 pub fn read_lines(src: &SourceRef, mut f: impl FnMut(&Line<'_>) -> LineVerdict) -> Result<(Vec<BadLine>, u32)> {
-    let reader = src.open()?;
-    let mut lines = LineReader::new(reader);
+    let mut lines = src.lines()?;
     let mut bad = Vec::new();
     let mut count = 0;
     loop {
@@ -33,6 +32,96 @@ pub fn read_lines(src: &SourceRef, mut f: impl FnMut(&Line<'_>) -> LineVerdict) 
         let verdict = screen(&line).unwrap_or_else(|| f(&line));
         if let LineVerdict::Malformed(reason) = verdict {
             bad.push(bad_line(&line, reason));
+        }
+    }
+    Ok((bad, count))
+}
+
+/// Lines gathered before a batch is parsed in parallel: about 4 MiB of text.
+const BATCH_BYTES: usize = 4 << 20;
+
+/// Like [`read_lines`], but parses in parallel: lines are gathered in
+/// batches of about 4 MiB, `parse` runs on each screened line of a batch on
+/// the rayon pool (it must be a pure function of the line), then `consume`
+/// takes the results one by one in line order, on the calling thread. Memory
+/// is bounded by one batch and its results.
+pub fn read_lines_par<T: Send>(
+    src: &SourceRef,
+    parse: impl Fn(&Line<'_>) -> T + Sync,
+    mut consume: impl FnMut(&Line<'_>, T) -> LineVerdict,
+) -> Result<(Vec<BadLine>, u32)> {
+    use rayon::prelude::*;
+    struct Meta {
+        no: u32,
+        offset: u64,
+        start: usize,
+        end: usize,
+        terminated: bool,
+        too_long: bool,
+        len: u64,
+    }
+    fn view<'b>(m: &Meta, bytes: &'b [u8]) -> Line<'b> {
+        Line {
+            no: m.no,
+            offset: m.offset,
+            bytes: &bytes[m.start..m.end],
+            terminated: m.terminated,
+            too_long: m.too_long,
+            len: m.len,
+        }
+    }
+    let mut lines = src.lines()?;
+    let mut bad = Vec::new();
+    let mut count = 0;
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut metas: Vec<Meta> = Vec::new();
+    let mut eof = false;
+    while !eof {
+        bytes.clear();
+        metas.clear();
+        while bytes.len() < BATCH_BYTES {
+            match lines.next_line() {
+                Ok(Some(l)) => {
+                    count = l.no;
+                    let start = bytes.len();
+                    bytes.extend_from_slice(l.bytes);
+                    metas.push(Meta {
+                        no: l.no,
+                        offset: l.offset,
+                        start,
+                        end: bytes.len(),
+                        terminated: l.terminated,
+                        too_long: l.too_long,
+                        len: l.len,
+                    });
+                }
+                Ok(None) => {
+                    eof = true;
+                    break;
+                }
+                Err(e) => return Err(Error::io(&src.display, e)),
+            }
+        }
+        let results: Vec<std::result::Result<T, LineVerdict>> = metas
+            .par_iter()
+            .with_min_len(64)
+            .map(|m| {
+                let line = view(m, &bytes);
+                match screen(&line) {
+                    Some(v) => Err(v),
+                    None => Ok(parse(&line)),
+                }
+            })
+            .collect();
+        for (m, r) in metas.iter().zip(results) {
+            let line = view(m, &bytes);
+            let verdict = match r {
+                Err(v) => v,
+                Ok(t) => consume(&line, t),
+            };
+            if let LineVerdict::Malformed(reason) = verdict {
+                bad.push(bad_line(&line, reason));
+            }
         }
     }
     Ok((bad, count))

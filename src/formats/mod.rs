@@ -84,7 +84,7 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
             let mut v: Vec<&str> = t.lines().collect();
             v.pop();
             if v.iter().all(|l| l.trim().is_empty()) {
-                let mut lr = crate::source::LineReader::new(src.open()?);
+                let mut lr = src.lines()?;
                 while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
                     if !l.too_long && !l.bytes.iter().all(u8::is_ascii_whitespace) {
                         long_lines.push(String::from_utf8_lossy(l.bytes).trim_start_matches('\u{feff}').to_string());
@@ -258,8 +258,7 @@ pub fn fill_id_repeats(src: &SourceRef, t: &mut Transcript) {
 fn compare_repeats(src: &SourceRef, t: &mut Transcript, wanted: &std::collections::BTreeSet<u32>) {
     use std::collections::HashMap;
     let mut hashes: HashMap<u32, u64> = HashMap::new();
-    if let Ok(reader) = src.open() {
-        let mut lr = crate::source::LineReader::new(reader);
+    if let Ok(mut lr) = src.lines() {
         while let Ok(Some(l)) = lr.next_line() {
             if wanted.contains(&l.no) {
                 if let Ok(v) = serde_json::from_slice::<Value>(l.bytes) {

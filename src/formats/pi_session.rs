@@ -98,20 +98,117 @@ struct RawMessage<'a> {
     summary: Option<Cow<'a, str>>,
 }
 
-#[derive(Deserialize, Default)]
+/// One content block. Parsed in a single pass by a lenient visitor: a block
+/// that is not an object, or a field of an unexpected type, gives an empty
+/// block or field instead of an error (a later duplicate key wins).
+#[derive(Default)]
 struct RawBlock<'a> {
-    #[serde(rename = "type", borrow)]
     btype: Option<Cow<'a, str>>,
-    #[serde(borrow)]
     text: Option<Cow<'a, str>>,
-    #[serde(borrow)]
     thinking: Option<Cow<'a, str>>,
-    #[serde(borrow)]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
     name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
     arguments: Option<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawBlock<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = RawBlock<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut b = RawBlock::default();
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match &*key {
+                        "type" => b.btype = map.next_value::<LenientStr<'a>>()?.0,
+                        "text" => b.text = map.next_value::<LenientStr<'a>>()?.0,
+                        "thinking" => b.thinking = map.next_value::<LenientStr<'a>>()?.0,
+                        "id" => b.id = map.next_value::<LenientStr<'a>>()?.0,
+                        "name" => b.name = map.next_value::<LenientStr<'a>>()?.0,
+                        "arguments" => b.arguments = Some(map.next_value::<&'de RawValue>()?),
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(b)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Self::Value, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(RawBlock::default())
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> std::result::Result<Self::Value, E> {
+                Ok(RawBlock::default())
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(RawBlock::default())
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> std::result::Result<Self::Value, E> {
+                Ok(RawBlock::default())
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> std::result::Result<Self::Value, E> {
+                Ok(RawBlock::default())
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> std::result::Result<Self::Value, E> {
+                Ok(RawBlock::default())
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> std::result::Result<Self::Value, E> {
+                Ok(RawBlock::default())
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// A string, or `None` for a value of any other type (consumed, not an error).
+struct LenientStr<'a>(Option<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for LenientStr<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = LenientStr<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+                Ok(LenientStr(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                Ok(LenientStr(Some(Cow::Owned(v.to_string()))))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
+                Ok(LenientStr(Some(Cow::Owned(v))))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+                while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+                Ok(LenientStr(None))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Self::Value, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(LenientStr(None))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+                Ok(LenientStr(None))
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> std::result::Result<Self::Value, E> {
+                Ok(LenientStr(None))
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> std::result::Result<Self::Value, E> {
+                Ok(LenientStr(None))
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> std::result::Result<Self::Value, E> {
+                Ok(LenientStr(None))
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> std::result::Result<Self::Value, E> {
+                Ok(LenientStr(None))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
 }
 
 /// A `content` field: a string or an array of blocks, parsed in one pass.
@@ -146,8 +243,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Self::Value, A::Error> {
                 let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(2));
                 // A block of an unexpected shape is kept as an empty block, not an error.
-                while let Some(b) = seq.next_element::<Lenient<RawBlock<'a>>>()? {
-                    v.push(b.0.unwrap_or_default());
+                while let Some(b) = seq.next_element::<RawBlock<'a>>()? {
+                    v.push(b);
                 }
                 Ok(Content::Blocks(v))
             }
@@ -172,16 +269,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     }
 }
 
-/// Deserializes `T`, or `None` when the value has another shape (still consumed).
-struct Lenient<T>(Option<T>);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let v = <&RawValue>::deserialize(d)?;
-        Ok(Lenient(serde_json::from_str(v.get()).ok()))
-    }
-}
-
 /// Distinguishes a missing field (`None`) from `null` (`Some(None)`).
 fn some_or_null<'de, D, T>(d: D) -> std::result::Result<Option<Option<T>>, D::Error>
 where
@@ -191,7 +278,97 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
-/// Loads a pi / OpenClaw session.
+/// What one line of a pi session is, parsed on its own (in parallel, see
+/// [`jsonl::read_lines_par`]); [`load`] then assembles the lines in order.
+enum Parsed {
+    /// Not exactly one JSON value: the reason.
+    Malformed(String),
+    /// Valid JSON of an unexpected shape (hash of the line).
+    Unknown(u64),
+    /// A `session` header line.
+    Header { hash: u64, version: Option<u32>, id: Option<Box<str>> },
+    /// An entry.
+    Entry(Box<ParsedEntry>),
+}
+
+struct ParsedEntry {
+    entry: Entry,
+    /// `parentId`: absent, `null`, or an id.
+    parent: Option<Option<Box<str>>>,
+    /// For a `compaction`: (`firstKeptEntryId`, `firstKeptEntryIndex`).
+    first_kept: Option<(Option<Box<str>>, Option<u64>)>,
+    /// An unknown entry type or a `message` entry without a message.
+    unknown: bool,
+}
+
+fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
+    let hash = hash_bytes(line.bytes);
+    let raw: RawEntry = match serde_json::from_slice(line.bytes) {
+        Ok(r) => r,
+        Err(e) => {
+            return match jsonl::malformed_reason(line.bytes, &e) {
+                Some(reason) => Parsed::Malformed(reason),
+                None => Parsed::Unknown(hash),
+            };
+        }
+    };
+    let etype = raw.etype.as_deref().unwrap_or("");
+    if etype == "session" {
+        return Parsed::Header { hash, version: raw.version, id: raw.id.as_deref().map(Into::into) };
+    }
+    let mut entry = Entry {
+        line: line.no,
+        offset: line.offset,
+        len: line.bytes.len() as u32,
+        etype: intern_type(etype),
+        id: raw.id.as_deref().map(Into::into),
+        parent: Parent::Root,
+        class: Class::Bookkeeping,
+        message: None,
+        compaction: None,
+        call_group: None,
+        sidechain: false,
+        session_id: None,
+        raw_hash: hash,
+        is_model_call: false,
+    };
+    let parent = raw.parent_id.map(|p| p.map(|s| s.as_ref().into()));
+    let mut first_kept = None;
+    let mut unknown = false;
+    match etype {
+        "message" => {
+            if let Some(m) = &raw.message {
+                let (class, msg, model_call) = message(m);
+                entry.class = class;
+                entry.message = msg;
+                entry.is_model_call = model_call;
+            } else {
+                unknown = true;
+            }
+        }
+        "custom_message" => {
+            let carrier = raw.custom_type.as_deref() == Some("openclaw.runtime-context");
+            let kind = if carrier { MessageKind::Carrier } else { MessageKind::Extension };
+            entry.class = Class::Conversation;
+            entry.message = Some(content_message(Role::User, kind, "", &raw.content, "/content", true));
+        }
+        "compaction" => {
+            entry.class = Class::Compaction;
+            entry.message = Some(summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")));
+            entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: false }));
+            first_kept = Some((raw.first_kept_id.as_deref().map(Into::into), raw.first_kept_index));
+        }
+        "branch_summary" => {
+            entry.class = Class::Conversation;
+            entry.message = Some(summary_message(MessageKind::BranchSummary, raw.summary.as_deref().unwrap_or("")));
+        }
+        "custom" | "label" | "session_info" | "model_change" | "thinking_level_change" => {}
+        _ => unknown = true,
+    }
+    Parsed::Entry(Box::new(ParsedEntry { entry, parent, first_kept, unknown }))
+}
+
+/// Loads a pi / OpenClaw session. Lines are parsed in parallel and assembled in order.
 pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut t = Transcript::default();
     let mut parents: Vec<Option<Option<Box<str>>>> = Vec::new();
@@ -201,85 +378,39 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut version = 1u32;
     let mut header_seen = false;
 
-    let (bad_lines, lines) = jsonl::read_lines(src, |line| {
-        let raw: RawEntry = match serde_json::from_slice(line.bytes) {
-            Ok(r) => r,
-            Err(e) => {
-                if let Some(reason) = jsonl::malformed_reason(line.bytes, &e) {
-                    return jsonl::LineVerdict::Malformed(reason);
-                }
-                // Valid JSON of an unexpected shape: kept as an unknown record.
+    let (bad_lines, lines) = jsonl::read_lines_par(src, parse_line, |line, parsed| {
+        match parsed {
+            Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
+            Parsed::Unknown(hash) => {
                 unknown += 1;
-                raw_lines.push(RawLine { line: line.no, hash: hash_bytes(line.bytes), exempt: false });
-                return jsonl::LineVerdict::Ok;
+                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
             }
-        };
-        raw_lines.push(RawLine { line: line.no, hash: hash_bytes(line.bytes), exempt: false });
-        let etype = raw.etype.as_deref().unwrap_or("");
-        if etype == "session" {
-            if !header_seen {
-                header_seen = true;
-                version = raw.version.unwrap_or(1);
-                t.header = Some(Header { line: line.no, version, session_id: raw.id.as_deref().map(Into::into) });
-            }
-            return jsonl::LineVerdict::Ok;
-        }
-        let idx = t.entries.len() as u32;
-        let mut entry = Entry {
-            line: line.no,
-            offset: line.offset,
-            len: line.bytes.len() as u32,
-            etype: intern_type(etype),
-            id: raw.id.as_deref().map(Into::into),
-            parent: Parent::Root,
-            class: Class::Bookkeeping,
-            message: None,
-            compaction: None,
-            call_group: None,
-            sidechain: false,
-            session_id: None,
-            raw_hash: hash_bytes(line.bytes),
-            is_model_call: false,
-        };
-        parents.push(raw.parent_id.map(|p| p.map(|s| s.as_ref().into())));
-        match etype {
-            "message" => {
-                if let Some(m) = &raw.message {
-                    let (class, msg, model_call) = message(m);
-                    entry.class = class;
-                    entry.message = msg;
-                    entry.is_model_call = model_call;
-                } else {
-                    unknown += 1;
+            Parsed::Header { hash, version: v, id } => {
+                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                if !header_seen {
+                    header_seen = true;
+                    version = v.unwrap_or(1);
+                    t.header = Some(Header { line: line.no, version, session_id: id });
                 }
             }
-            "custom_message" => {
-                let carrier = raw.custom_type.as_deref() == Some("openclaw.runtime-context");
-                let kind = if carrier { MessageKind::Carrier } else { MessageKind::Extension };
-                entry.class = Class::Conversation;
-                entry.message = Some(content_message(Role::User, kind, "", &raw.content, "/content", true));
+            Parsed::Entry(p) => {
+                let ParsedEntry { entry, parent, first_kept: fk, unknown: unk } = *p;
+                raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: false });
+                if let Some((id, index)) = fk {
+                    first_kept.push((t.entries.len() as u32, id, index));
+                }
+                unknown += usize::from(unk);
+                parents.push(parent);
+                t.entries.push(entry);
             }
-            "compaction" => {
-                entry.class = Class::Compaction;
-                entry.message =
-                    Some(summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")));
-                entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: false }));
-                first_kept.push((idx, raw.first_kept_id.as_deref().map(Into::into), raw.first_kept_index));
-            }
-            "branch_summary" => {
-                entry.class = Class::Conversation;
-                entry.message = Some(summary_message(MessageKind::BranchSummary, raw.summary.as_deref().unwrap_or("")));
-            }
-            "custom" | "label" | "session_info" | "model_change" | "thinking_level_change" => {}
-            _ => unknown += 1,
         }
-        t.entries.push(entry);
         jsonl::LineVerdict::Ok
     })?;
 
     t.lines = lines;
     t.has_ids = version >= 2 || t.entries.iter().any(|e| e.id.is_some());
     resolve_parents(&mut t, &parents);
+    drop(parents);
     for (idx, id, index) in first_kept {
         let target = match (id, index) {
             (Some(id), _) => t.entries.iter().position(|e| e.id.as_deref() == Some(&*id)),
