@@ -15,11 +15,48 @@ use crate::model::*;
 /// `u32::MAX` marks "none" in the per-entry tables.
 pub const NONE: u32 = u32::MAX;
 
+/// The children of every entry, in one flat array (compressed sparse rows):
+/// `children[i]` is the slice of entry `i`'s children in write order. Two
+/// `u32`s per entry instead of a vector each.
+#[derive(Debug, Default)]
+pub struct Children {
+    /// `start[i]..start[i + 1]` indexes [`Children::list`]; `n + 1` items.
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Children {
+    /// Builds the table from `(parent, child)` edges, which must come in write order of the child.
+    fn build(n: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> Children {
+        let mut start = vec![0u32; n + 1];
+        for (p, _) in edges.clone() {
+            start[p as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0u32; start[n] as usize];
+        for (p, c) in edges {
+            list[fill[p as usize] as usize] = c;
+            fill[p as usize] += 1;
+        }
+        Children { start, list }
+    }
+}
+
+impl std::ops::Index<usize> for Children {
+    type Output = [u32];
+    fn index(&self, i: usize) -> &[u32] {
+        &self.list[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+}
+
 /// Tree facts of one transcript.
 #[derive(Debug, Default)]
 pub struct Tree {
-    /// Children of each entry, in write order.
-    pub children: Vec<Vec<u32>>,
+    /// Children of each entry, in write order (`children[i]` is a slice).
+    pub children: Children,
     /// DFS entry time (NONE for entries not reachable from a root: cycles).
     pub tin: Vec<u32>,
     /// DFS exit time.
@@ -36,15 +73,18 @@ impl Tree {
     /// Builds the tree facts of `t`.
     pub fn build(t: &Transcript) -> Tree {
         let n = t.entries.len();
-        let mut children = vec![Vec::new(); n];
-        let mut roots = Vec::new();
-        for (i, e) in t.entries.iter().enumerate() {
-            match e.parent {
-                Parent::Entry(p) if (p as usize) < n && p as usize != i => children[p as usize].push(i as u32),
-                Parent::Entry(_) | Parent::Detached => {} // self-parent: a cycle of one
-                Parent::Root | Parent::Dangling(_) => roots.push(i as u32),
-            }
-        }
+        let edges = t.entries.iter().enumerate().filter_map(|(i, e)| match e.parent {
+            Parent::Entry(p) if (p as usize) < n && p as usize != i => Some((p, i as u32)),
+            _ => None, // roots, dangling, detached, and self-parents (a cycle of one)
+        });
+        let children = Children::build(n, edges);
+        let roots: Vec<u32> = t
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e.parent, Parent::Root | Parent::Dangling(_)))
+            .map(|(i, _)| i as u32)
+            .collect();
         let mut tree = Tree {
             children,
             tin: vec![NONE; n],

@@ -96,22 +96,44 @@ fn result_ids(m: &Message) -> impl Iterator<Item = (u32, &str)> {
         .filter_map(|(j, b)| b.tool_id.as_deref().map(|id| (j as u32, id)))
 }
 
+/// Entry indices by tool id, in one sorted array rather than a vector per id
+/// (a long session has hundreds of thousands of tool ids).
+struct ById<'a> {
+    ids: Vec<&'a str>,
+    entries: Vec<u32>,
+}
+
+impl<'a> ById<'a> {
+    fn new(mut pairs: Vec<(&'a str, u32)>) -> Self {
+        pairs.sort_unstable();
+        let (ids, entries) = pairs.into_iter().unzip();
+        ById { ids, entries }
+    }
+    /// The entries naming `id`, in write order.
+    fn get(&self, id: &str) -> &[u32] {
+        let lo = self.ids.partition_point(|x| *x < id);
+        let hi = lo + self.ids[lo..].partition_point(|x| *x == id);
+        &self.entries[lo..hi]
+    }
+}
+
 /// Pairs the calls and results of a transcript along its paths.
 pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
     let tree = &an.tree;
     let mut out = Vec::new();
-    let mut calls_by_id: HashMap<&str, Vec<u32>> = HashMap::new();
-    let mut results_by_id: HashMap<&str, Vec<u32>> = HashMap::new();
+    let (mut calls, mut results) = (Vec::new(), Vec::new());
     for (i, e) in t.entries.iter().enumerate() {
         let Some(m) = &e.message else { continue };
         for b in &m.blocks {
             match (b.kind, b.tool_id.as_deref()) {
-                (BlockKind::ToolCall, Some(id)) => calls_by_id.entry(id).or_default().push(i as u32),
-                (BlockKind::ToolResult, Some(id)) => results_by_id.entry(id).or_default().push(i as u32),
+                (BlockKind::ToolCall, Some(id)) => calls.push((id, i as u32)),
+                (BlockKind::ToolResult, Some(id)) => results.push((id, i as u32)),
                 _ => {}
             }
         }
     }
+    let calls_by_id = ById::new(calls);
+    let results_by_id = ById::new(results);
     // Unanswered calls.
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
@@ -196,7 +218,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             continue;
         }
         for (j, id) in result_ids(m) {
-            let calls = calls_by_id.get(id).map(Vec::as_slice).unwrap_or(&[]);
+            let calls = calls_by_id.get(id);
             let mut matched = None;
             for &c in calls.iter().rev() {
                 if c != i && tree.is_ancestor_or_self(c, i) && sent_again(&t.entries[c as usize]) {
@@ -216,7 +238,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             match matched {
                 Some(c) => {
                     // Answered twice on this path?
-                    let earlier = results_by_id.get(id).map(Vec::as_slice).unwrap_or(&[]);
+                    let earlier = results_by_id.get(id);
                     let second = earlier.iter().any(|&r| r != i && r > c && r < i && tree.is_ancestor_or_self(r, i));
                     if second {
                         out.push(Pairing::Orphan { unit: i, block: j, second: true });

@@ -44,10 +44,15 @@ const BATCH_BYTES: usize = 4 << 20;
 /// batches of about 4 MiB, `parse` runs on each screened line of a batch on
 /// the rayon pool (it must be a pure function of the line), then `consume`
 /// takes the results one by one in line order, on the calling thread. Memory
-/// is bounded by one batch and its results.
+/// is bounded by one batch and its results. After the first batch, `reserve`
+/// is called once with an estimate of the number of lines in the input (from
+/// its size and the first batch's average line length), so that the caller's
+/// tables can be sized once instead of growing by doubling (each doubling of a
+/// large table briefly holds both copies).
 pub fn read_lines_par<T: Send>(
     src: &SourceRef,
     parse: impl Fn(&Line<'_>) -> T + Sync,
+    mut reserve: impl FnMut(usize),
     mut consume: impl FnMut(&Line<'_>, T) -> LineVerdict,
 ) -> Result<(Vec<BadLine>, u32)> {
     use rayon::prelude::*;
@@ -76,6 +81,7 @@ pub fn read_lines_par<T: Send>(
     let mut bytes: Vec<u8> = Vec::new();
     let mut metas: Vec<Meta> = Vec::new();
     let mut eof = false;
+    let mut first = true;
     while !eof {
         bytes.clear();
         metas.clear();
@@ -101,6 +107,12 @@ pub fn read_lines_par<T: Send>(
                 }
                 Err(e) => return Err(Error::io(&src.display, e)),
             }
+        }
+        if first {
+            first = false;
+            let avg = (bytes.len() + metas.len()) / metas.len().max(1);
+            let size = src.size().unwrap_or(0) as usize;
+            reserve(if eof { metas.len() } else { size / avg.max(1) + size / avg.max(1) / 16 + 16 });
         }
         let results: Vec<std::result::Result<T, LineVerdict>> = metas
             .par_iter()

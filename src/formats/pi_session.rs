@@ -378,34 +378,46 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut version = 1u32;
     let mut header_seen = false;
 
-    let (bad_lines, lines) = jsonl::read_lines_par(src, parse_line, |line, parsed| {
-        match parsed {
-            Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
-            Parsed::Unknown(hash) => {
-                unknown += 1;
-                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+    let estimate = std::cell::Cell::new(0usize);
+    let (bad_lines, lines) = jsonl::read_lines_par(
+        src,
+        parse_line,
+        |n| estimate.set(n),
+        |line, parsed| {
+            if estimate.get() > 0 {
+                let n = estimate.replace(0);
+                t.entries.reserve(n);
+                parents.reserve(n);
+                raw_lines.reserve(n);
             }
-            Parsed::Header { hash, version: v, id } => {
-                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
-                if !header_seen {
-                    header_seen = true;
-                    version = v.unwrap_or(1);
-                    t.header = Some(Header { line: line.no, version, session_id: id });
+            match parsed {
+                Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
+                Parsed::Unknown(hash) => {
+                    unknown += 1;
+                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                }
+                Parsed::Header { hash, version: v, id } => {
+                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                    if !header_seen {
+                        header_seen = true;
+                        version = v.unwrap_or(1);
+                        t.header = Some(Header { line: line.no, version, session_id: id });
+                    }
+                }
+                Parsed::Entry(p) => {
+                    let ParsedEntry { entry, parent, first_kept: fk, unknown: unk } = *p;
+                    raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: false });
+                    if let Some((id, index)) = fk {
+                        first_kept.push((t.entries.len() as u32, id, index));
+                    }
+                    unknown += usize::from(unk);
+                    parents.push(parent);
+                    t.entries.push(entry);
                 }
             }
-            Parsed::Entry(p) => {
-                let ParsedEntry { entry, parent, first_kept: fk, unknown: unk } = *p;
-                raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: false });
-                if let Some((id, index)) = fk {
-                    first_kept.push((t.entries.len() as u32, id, index));
-                }
-                unknown += usize::from(unk);
-                parents.push(parent);
-                t.entries.push(entry);
-            }
-        }
-        jsonl::LineVerdict::Ok
-    })?;
+            jsonl::LineVerdict::Ok
+        },
+    )?;
 
     t.lines = lines;
     t.has_ids = version >= 2 || t.entries.iter().any(|e| e.id.is_some());
