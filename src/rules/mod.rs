@@ -144,8 +144,26 @@ impl RuleContext<'_> {
     }
 }
 
-/// Runs every rule over one loaded input, in code order, and returns the raw
-/// findings (before severity configuration and sorting).
+/// Every rule's check, in code order.
+const CHECKS: [fn(&mut RuleContext<'_>); 12] = [
+    malformed_line::check,
+    not_append_only::check,
+    broken_parent_chain::check,
+    duplicate_system_event::check,
+    duplicate_system_prompt::check,
+    duplicate_context_block::check,
+    dropped_system_prompt::check,
+    history_rewrite::check,
+    duplicate_user_turn::check,
+    duplicate_reply::check,
+    unanswered_tool_call::check,
+    orphan_tool_result::check,
+];
+
+/// Runs every rule over one loaded input and returns the raw findings (before
+/// severity configuration and sorting), in code order. Rules are independent
+/// of each other, so they run in parallel on the rayon pool; each has its own
+/// sink, and the sinks are joined in code order.
 pub fn run_all(input: &Input, settings: &Settings) -> Vec<Finding> {
     let analysis;
     let (transcript, stream) = match &input.body {
@@ -155,20 +173,16 @@ pub fn run_all(input: &Input, settings: &Settings) -> Vec<Finding> {
         }
         Body::Stream(s) => (None, Some(s)),
     };
-    let mut cx = RuleContext { input, transcript, stream, settings, findings: Vec::new() };
-    malformed_line::check(&mut cx);
-    not_append_only::check(&mut cx);
-    broken_parent_chain::check(&mut cx);
-    duplicate_system_event::check(&mut cx);
-    duplicate_system_prompt::check(&mut cx);
-    duplicate_context_block::check(&mut cx);
-    dropped_system_prompt::check(&mut cx);
-    history_rewrite::check(&mut cx);
-    duplicate_user_turn::check(&mut cx);
-    duplicate_reply::check(&mut cx);
-    unanswered_tool_call::check(&mut cx);
-    orphan_tool_result::check(&mut cx);
-    cx.findings
+    use rayon::prelude::*;
+    let per_rule: Vec<Vec<Finding>> = CHECKS
+        .par_iter()
+        .map(|check| {
+            let mut cx = RuleContext { input, transcript, stream, settings, findings: Vec::new() };
+            check(&mut cx);
+            cx.findings
+        })
+        .collect();
+    per_rule.into_iter().flatten().collect()
 }
 
 /// One rule's documentation as Markdown (what `ctxlint rule NAME` prints).
