@@ -47,6 +47,9 @@ impl Job {
     }
 }
 
+/// The [`Skipped::reason`] of a readable file that matches no input format.
+pub const NO_FORMAT: &str = "matches no input format";
+
 /// A file that was skipped while walking.
 #[derive(Debug, Clone)]
 pub struct Skipped {
@@ -200,7 +203,7 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) -> 
                 if opts.strict {
                     return Err(unknown(&src.display));
                 }
-                plan.skipped.push(Skipped { path: src.display, reason: "matches no input format".into() });
+                plan.skipped.push(Skipped { path: src.display, reason: NO_FORMAT.into() });
             }
             Err(e) => {
                 if opts.strict {

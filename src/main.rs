@@ -441,6 +441,9 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     if !report.errors.is_empty() {
         return Ok(exit_code::USAGE);
     }
+    if report.files.is_empty() && report.skipped.is_empty() {
+        eprintln!("ctxlint: warning: no input files found under {}", paths.join(", "));
+    }
     let fail_on = config.fail_on.unwrap_or(Severity::Warning);
     let failing = report.findings.iter().any(|f| f.severity >= fail_on);
     Ok(if failing && !a.exit_zero { exit_code::FINDINGS } else { exit_code::OK })
@@ -462,7 +465,7 @@ fn statistics(r: &ctxlint::CheckReport) -> String {
         };
         t.add_row(vec![mine.len().to_string(), rule.code().to_string(), rule.name().to_string(), sev]);
     }
-    format!("{t}\n{}\n", ctxlint::report::full::summary_line(&r.findings, r.files.len(), r.skipped.len(), false))
+    format!("{t}\n{}\n", ctxlint::report::full::summary_line(&r.findings, r.files.len(), &r.skipped, false))
 }
 
 fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
@@ -528,7 +531,8 @@ fn load_path(path: &str, discover: &ctxlint::inputs::DiscoverOptions) -> ctxlint
     if !skipped.is_empty() {
         let names: Vec<&str> = skipped.iter().take(4).map(|s| s.path.as_str()).collect();
         let more = if skipped.len() > 4 { ", …" } else { "" };
-        eprintln!("ctxlint: {} file(s) in {path} skipped (no known format): {}{more}", skipped.len(), names.join(", "));
+        let why = ctxlint::report::full::skipped_reasons(&skipped);
+        eprintln!("ctxlint: {} file(s) in {path} skipped ({why}): {}{more}", skipped.len(), names.join(", "));
     }
     Ok(input)
 }

@@ -237,3 +237,24 @@ fn fence_ownership_comes_from_the_config_file() {
     let out = ctxlint().current_dir(d.path()).args(["fence", "old.jsonl", "new.jsonl", "--isolated"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn a_folder_without_inputs_warns_and_skipped_files_say_why() {
+    let d = tempfile::tempdir().unwrap();
+    let out = ctxlint().args(["check"]).arg(d.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "No findings in 0 inputs.\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning: no input files found under"), "{err}");
+
+    std::fs::write(d.path().join("notes.json"), "{\"a\": 1}\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/nonexistent/ctxlint", d.path().join("gone.jsonl")).unwrap();
+    let out = ctxlint().args(["check", "--output-format", "concise"]).arg(d.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    #[cfg(unix)]
+    assert_eq!(text, "No findings in 0 inputs, 2 skipped (1 no known format, 1 unreadable).\n");
+    // Skipped files are listed, not a sign that nothing was found.
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("no input files found"));
+}

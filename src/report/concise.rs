@@ -19,7 +19,7 @@ pub fn render(r: &CheckReport) -> String {
             crate::text::mask_secrets(&f.message)
         ));
     }
-    out.push_str(&super::full::summary_line(&r.findings, r.files.len(), r.skipped.len(), false));
+    out.push_str(&super::full::summary_line(&r.findings, r.files.len(), &r.skipped, false));
     out.push('\n');
     out
 }

@@ -84,7 +84,7 @@ pub fn full(r: &FenceReport, color: bool) -> String {
     for f in &r.findings {
         super::full::finding(&mut out, f, color);
     }
-    let summary = super::full::summary_line(&r.findings, inputs(r), 0, color);
+    let summary = super::full::summary_line(&r.findings, inputs(r), &[], color);
     out.push_str(&summary);
     out.push('\n');
     out

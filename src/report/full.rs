@@ -66,11 +66,26 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
     out.push('\n');
 }
 
+/// Why walked files were skipped, in a few words: `"no known format"`, or
+/// counts per kind (`"2 no known format, 1 unreadable"`). The JSON output lists each file.
+pub fn skipped_reasons(skipped: &[crate::inputs::Skipped]) -> String {
+    let unknown = skipped.iter().filter(|s| s.reason == crate::inputs::NO_FORMAT).count();
+    match (unknown, skipped.len() - unknown) {
+        (_, 0) => "no known format".into(),
+        (0, _) => "unreadable".into(),
+        (u, r) => format!("{u} no known format, {r} unreadable"),
+    }
+}
+
 /// The summary line.
-pub fn summary_line(findings: &[Finding], files: usize, skipped: usize, color: bool) -> String {
+pub fn summary_line(findings: &[Finding], files: usize, skipped: &[crate::inputs::Skipped], color: bool) -> String {
     let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
     let warnings = findings.len() - errors;
-    let skipped = if skipped > 0 { format!(", {skipped} skipped (no known format)") } else { String::new() };
+    let skipped = if skipped.is_empty() {
+        String::new()
+    } else {
+        format!(", {} skipped ({})", skipped.len(), skipped_reasons(skipped))
+    };
     let s = if findings.is_empty() {
         format!("No findings in {files} input{}{skipped}.", if files == 1 { "" } else { "s" })
     } else {
@@ -92,7 +107,7 @@ pub fn render(r: &CheckReport, color: bool) -> String {
     for f in &r.findings {
         finding(&mut out, f, color);
     }
-    out.push_str(&summary_line(&r.findings, r.files.len(), r.skipped.len(), color));
+    out.push_str(&summary_line(&r.findings, r.files.len(), &r.skipped, color));
     out.push('\n');
     out
 }
