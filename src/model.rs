@@ -49,6 +49,24 @@ pub enum Body {
 }
 
 impl Input {
+    /// A transcript input read from `path`: `bad_lines` are its malformed
+    /// lines, `unknown_records` the records kept but not understood.
+    pub fn from_transcript(
+        path: &str,
+        format: FormatId,
+        t: Transcript,
+        bad_lines: Vec<BadLine>,
+        unknown_records: usize,
+    ) -> Input {
+        Input { path: path.to_string(), format, body: Body::Transcript(t), bad_lines, skipped: 0, unknown_records }
+    }
+    /// The transcript, when the input is one.
+    pub fn as_transcript(&self) -> Option<&Transcript> {
+        match &self.body {
+            Body::Transcript(t) => Some(t),
+            Body::Stream(_) => None,
+        }
+    }
     /// Number of requests (streams) or model calls (transcripts are counted by entries instead).
     pub fn request_count(&self) -> usize {
         match &self.body {
@@ -477,6 +495,26 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// A bookkeeping entry for `line` with type `etype` and the hash of the
+    /// line's bytes; the loader fills in the rest (id, class, message, …).
+    pub fn at(line: &crate::source::Line<'_>, etype: Cow<'static, str>, raw_hash: u64) -> Entry {
+        Entry {
+            line: line.no,
+            offset: line.offset,
+            len: line.bytes.len().min(u32::MAX as usize) as u32,
+            etype,
+            id: None,
+            parent: Parent::Root,
+            class: Class::Bookkeeping,
+            message: None,
+            compaction: None,
+            call_group: None,
+            sidechain: false,
+            session_id: None,
+            raw_hash,
+            is_model_call: false,
+        }
+    }
     /// The message kind, if the entry carries a message.
     pub fn kind(&self) -> Option<MessageKind> {
         self.message.as_ref().map(|m| m.kind)

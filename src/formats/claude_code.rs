@@ -235,22 +235,10 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         raw_lines.push(RawLine { line: line.no, hash, exempt: uuid.is_none() });
         let rtype = rstr(raw.rtype);
         let etype = rtype.as_deref().unwrap_or("");
-        let mut entry = Entry {
-            line: line.no,
-            offset: line.offset,
-            len: line.bytes.len().min(u32::MAX as usize) as u32,
-            etype: intern_type(etype),
-            id: uuid.as_deref().map(Into::into),
-            parent: Parent::Root,
-            class: Class::Bookkeeping,
-            message: None,
-            compaction: None,
-            call_group: None,
-            sidechain: rtrue(raw.is_sidechain),
-            session_id: rstr(raw.session_id).as_deref().map(Into::into),
-            raw_hash: hash,
-            is_model_call: false,
-        };
+        let mut entry = Entry::at(line, intern_type(etype), hash);
+        entry.id = uuid.as_deref().map(Into::into);
+        entry.sidechain = rtrue(raw.is_sidechain);
+        entry.session_id = rstr(raw.session_id).as_deref().map(Into::into);
         parents.push(raw.parent_uuid.map(|p| rstr(p).as_deref().map(Into::into)));
         match etype {
             "user" => match parse_message(raw.message) {
@@ -325,14 +313,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     }
     t.raw_lines = raw_lines;
     super::fill_id_repeats(src, &mut t);
-    Ok(Input {
-        path: src.display.clone(),
-        format: ID,
-        body: Body::Transcript(t),
-        bad_lines,
-        skipped: 0,
-        unknown_records: unknown,
-    })
+    Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
 }
 
 fn intern_type(t: &str) -> Cow<'static, str> {
@@ -561,18 +542,13 @@ fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{Origin, SourceRef};
 
     fn load_str(s: &str) -> Input {
-        let src = SourceRef { display: "t.jsonl".into(), origin: Origin::Memory(s.as_bytes().to_vec().into()) };
-        load(&src, &LoadOptions::default()).expect("loads")
+        crate::formats::load_str_for_test(load, "t.jsonl", s)
     }
 
     fn tr(i: &Input) -> &Transcript {
-        match &i.body {
-            Body::Transcript(t) => t,
-            Body::Stream(_) => panic!("transcript expected"),
-        }
+        i.as_transcript().expect("transcript expected")
     }
 
     const U1: &str = r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"list files"}}"#;

@@ -181,22 +181,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             }
             return jsonl::LineVerdict::Ok;
         }
-        let mut entry = Entry {
-            line: line.no,
-            offset: line.offset,
-            len: line.bytes.len().min(u32::MAX as usize) as u32,
-            etype: intern_type(kind),
-            id: None,
-            parent: Parent::Root,
-            class: Class::Bookkeeping,
-            message: None,
-            compaction: None,
-            call_group: None,
-            sidechain: false,
-            session_id: t.header.as_ref().and_then(|h| h.session_id.clone()),
-            raw_hash: hash,
-            is_model_call: false,
-        };
+        let mut entry = Entry::at(line, intern_type(kind), hash);
+        entry.session_id = t.header.as_ref().and_then(|h| h.session_id.clone());
         match kind {
             "response_item" => {
                 let v = value(payload).unwrap_or(Value::Null);
@@ -280,14 +266,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     t.has_ids = false;
     super::pi_session::resolve_parents(&mut t, &[]);
     t.raw_lines = raw_lines;
-    Ok(Input {
-        path: src.display.clone(),
-        format: ID,
-        body: Body::Transcript(t),
-        bad_lines,
-        skipped: 0,
-        unknown_records: unknown,
-    })
+    Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
 }
 
 fn intern_type(t: &str) -> Cow<'static, str> {
@@ -415,18 +394,13 @@ fn replacement_message(v: &Value, base: &str) -> Message {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{Origin, SourceRef};
 
     fn load_str(s: &str) -> Input {
-        let src = SourceRef { display: "r.jsonl".into(), origin: Origin::Memory(s.as_bytes().to_vec().into()) };
-        load(&src, &LoadOptions::default()).expect("loads")
+        crate::formats::load_str_for_test(load, "r.jsonl", s)
     }
 
     fn tr(i: &Input) -> &Transcript {
-        match &i.body {
-            Body::Transcript(t) => t,
-            Body::Stream(_) => panic!("transcript expected"),
-        }
+        i.as_transcript().expect("transcript expected")
     }
 
     const META: &str = r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s1","base_instructions":{"text":"You are Codex."}}}"#;

@@ -321,3 +321,11 @@ pub fn join_stream(dir: &str, format: FormatId, inputs: Vec<Input>) -> Input {
         unknown_records: 0,
     }
 }
+
+/// Loads `text` (held in memory, named `name`) with `load`, for unit tests.
+#[cfg(test)]
+pub(crate) fn load_str_for_test(load: fn(&SourceRef, &LoadOptions) -> Result<Input>, name: &str, text: &str) -> Input {
+    let src =
+        SourceRef { display: name.into(), origin: crate::source::Origin::Memory(text.as_bytes().to_vec().into()) };
+    load(&src, &LoadOptions::default()).expect("loads")
+}

@@ -316,22 +316,8 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
     if etype == "session" {
         return Parsed::Header { hash, version: raw.version, id: raw.id.as_deref().map(Into::into) };
     }
-    let mut entry = Entry {
-        line: line.no,
-        offset: line.offset,
-        len: line.bytes.len() as u32,
-        etype: intern_type(etype),
-        id: raw.id.as_deref().map(Into::into),
-        parent: Parent::Root,
-        class: Class::Bookkeeping,
-        message: None,
-        compaction: None,
-        call_group: None,
-        sidechain: false,
-        session_id: None,
-        raw_hash: hash,
-        is_model_call: false,
-    };
+    let mut entry = Entry::at(line, intern_type(etype), hash);
+    entry.id = raw.id.as_deref().map(Into::into);
     let parent = raw.parent_id.map(|p| p.map(|s| s.as_ref().into()));
     let mut first_kept = None;
     let mut unknown = false;
@@ -436,14 +422,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     }
     t.raw_lines = raw_lines;
     super::fill_id_repeats(src, &mut t);
-    Ok(Input {
-        path: src.display.clone(),
-        format: ID,
-        body: Body::Transcript(t),
-        bad_lines,
-        skipped: 0,
-        unknown_records: unknown,
-    })
+    Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
 }
 
 /// Resolves `parentId`s to entry indices (v2+), or links entries linearly (v1).
