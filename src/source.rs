@@ -199,6 +199,8 @@ pub struct LineReader<R: Read> {
     no: u32,
     offset: u64,
     done: bool,
+    /// Bytes of the read buffer handed out as the last line, consumed at the next call.
+    pending: usize,
 }
 
 impl<R: Read> LineReader<R> {
@@ -209,15 +211,46 @@ impl<R: Read> LineReader<R> {
 
     /// A reader over `r` reading `cap` bytes at a time.
     pub fn with_capacity(cap: usize, r: R) -> Self {
-        LineReader { inner: BufReader::with_capacity(cap, r), buf: Vec::new(), no: 0, offset: 0, done: false }
+        LineReader {
+            inner: BufReader::with_capacity(cap, r),
+            buf: Vec::new(),
+            no: 0,
+            offset: 0,
+            done: false,
+            pending: 0,
+        }
     }
 
-    /// The next line, or `None` at the end.
+    /// The next line, or `None` at the end. A line that lies whole in the
+    /// read buffer is handed out from there, without a copy.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        if self.pending > 0 {
+            self.inner.consume(self.pending);
+            self.pending = 0;
+        }
         if self.done {
             return Ok(None);
         }
         self.buf.clear();
+        // Fast path: the whole line is in the buffer.
+        let found = loop {
+            match self.inner.fill_buf() {
+                Ok(b) => break memchr::memchr(b'\n', b),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if let Some(i) = found {
+            self.pending = i + 1;
+            self.no += 1;
+            let offset = self.offset;
+            self.offset += i as u64 + 1;
+            let mut bytes = &self.inner.buffer()[..i];
+            if bytes.last() == Some(&b'\r') {
+                bytes = &bytes[..bytes.len() - 1];
+            }
+            return Ok(Some(Line { no: self.no, offset, bytes, terminated: true, too_long: false, len: i as u64 }));
+        }
         let mut total: u64 = 0;
         let mut too_long = false;
         let mut terminated = false;

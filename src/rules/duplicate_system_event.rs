@@ -46,20 +46,31 @@ enum Item<'a> {
     Bare(&'a str),
 }
 
+/// The event texts of the label lines of `text` (the first pass of a transcript).
+fn label_events<'a>(s: &Settings, text: &'a str) -> impl Iterator<Item = &'a str> {
+    crate::text::lines(text).filter(|l| s.is_event_label(l)).filter_map(event_of)
+}
+
+/// The event text a label line carries, when long enough to match on.
+fn event_of(line: &str) -> Option<&str> {
+    line.find("] ").map(|k| line[k + 2..].trim()).filter(|e| e.chars().count() >= EVENT_TEXT_MIN)
+}
+
 /// The label lines, and the bare lines/paragraphs whose hash is an event hash.
 fn items<'a>(s: &Settings, text: &'a str, events: Option<&HashSet<u64>>) -> Vec<Item<'a>> {
     let mut out = Vec::new();
     let mut bare = Vec::new();
+    // With no event texts known, no bare line can match: labels only.
+    let want_bare = events.is_none_or(|ev| !ev.is_empty());
     for line in crate::text::lines(text) {
         if s.is_event_label(line) {
-            let event = line.find("] ").map(|k| line[k + 2..].trim()).filter(|e| e.chars().count() >= EVENT_TEXT_MIN);
-            out.push(Item::Label { line, event });
-        } else if line.chars().count() >= EVENT_TEXT_MIN {
+            out.push(Item::Label { line, event: event_of(line) });
+        } else if want_bare && line.len() >= EVENT_TEXT_MIN && line.chars().count() >= EVENT_TEXT_MIN {
             bare.push(line);
         }
     }
-    for p in crate::text::paragraphs(text) {
-        if p.contains('\n') && p.chars().count() >= EVENT_TEXT_MIN {
+    for p in crate::text::paragraphs(text).filter(|_| want_bare) {
+        if p.len() >= EVENT_TEXT_MIN && p.contains('\n') && p.chars().count() >= EVENT_TEXT_MIN {
             bare.push(p);
         }
     }
@@ -86,11 +97,7 @@ pub fn check(cx: &mut RuleContext) {
         let mut events = HashSet::new();
         for e in &t.entries {
             for (_, b, _) in dup::entry_blocks(e) {
-                for it in items(settings, &b.text, None) {
-                    if let Item::Label { event: Some(ev), .. } = it {
-                        events.insert(hash_str(ev));
-                    }
-                }
+                events.extend(label_events(settings, &b.text).map(hash_str));
             }
         }
         let (mut labels, mut label_events, mut bare) = (Dupes::new(), Dupes::new(), Dupes::new());
