@@ -209,6 +209,85 @@ fn is_command_or_marker(text: &str) -> bool {
     PREFIXES.iter().any(|p| t.starts_with(p))
 }
 
+/// What one line of a Claude Code session is, parsed on its own (in
+/// parallel, see [`jsonl::read_lines_par`]); [`load`] assembles the lines in order.
+enum Parsed {
+    /// Not exactly one JSON value: the reason.
+    Malformed(String),
+    /// Valid JSON of an unexpected shape (not an object, duplicate keys): the line's hash.
+    Unknown(u64),
+    /// A record.
+    Entry(Box<ParsedEntry>),
+}
+
+struct ParsedEntry {
+    entry: Entry,
+    /// `parentUuid`: absent (linear fallback), `null`, or a uuid.
+    parent: Option<Option<Box<str>>>,
+    /// A record of an unknown type or without its message.
+    unknown: bool,
+}
+
+fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
+    let hash = hash_bytes(line.bytes);
+    let raw: RawRecord = match serde_json::from_slice(line.bytes) {
+        Ok(r) => r,
+        Err(e) => {
+            return match jsonl::malformed_reason(line.bytes, &e) {
+                Some(reason) => Parsed::Malformed(reason),
+                None => Parsed::Unknown(hash),
+            };
+        }
+    };
+    let uuid = rstr(raw.uuid);
+    let rtype = rstr(raw.rtype);
+    let etype = rtype.as_deref().unwrap_or("");
+    let mut entry = Entry::at(line, intern_type(etype), hash);
+    entry.id = uuid.as_deref().map(Into::into);
+    entry.sidechain = rtrue(raw.is_sidechain);
+    entry.session_id = rstr(raw.session_id).as_deref().map(Into::into);
+    let parent = raw.parent_uuid.map(|p| rstr(p).as_deref().map(Into::into));
+    let mut unknown = false;
+    match etype {
+        "user" => match parse_message(raw.message) {
+            Some(m) => {
+                entry.class = Class::Conversation;
+                entry.message = Some(user_message(&m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)));
+            }
+            None => unknown = true,
+        },
+        "assistant" => match parse_message(raw.message) {
+            Some(m) => {
+                let (msg, group, model_call) =
+                    assistant_message(&m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
+                entry.class = Class::Conversation;
+                entry.message = Some(msg);
+                entry.call_group = group;
+                entry.is_model_call = model_call;
+            }
+            None => unknown = true,
+        },
+        "system" => {
+            if rstr(raw.subtype).as_deref() == Some("compact_boundary") {
+                entry.class = Class::Compaction;
+                // `new_root` is settled once parents are resolved.
+                entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: false }));
+            }
+        }
+        "attachment" => {
+            if let Some(m) = attachment_message(raw.attachment) {
+                entry.class = Class::Conversation;
+                entry.message = Some(m);
+            }
+        }
+        // Schema drift: top-level tool records (no ids to pair), tolerated.
+        "tool_use" | "tool_result" => unknown = true,
+        k if KNOWN_BOOKKEEPING.contains(&k) => {}
+        _ => unknown = true,
+    }
+    Parsed::Entry(Box::new(ParsedEntry { entry, parent, unknown }))
+}
+
 /// Loads a Claude Code session.
 pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut t = Transcript::default();
@@ -217,69 +296,35 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut raw_lines: Vec<RawLine> = Vec::new();
     let mut unknown = 0usize;
 
-    let (bad_lines, lines) = jsonl::read_lines(src, |line| {
-        let hash = hash_bytes(line.bytes);
-        let raw: RawRecord = match serde_json::from_slice(line.bytes) {
-            Ok(r) => r,
-            Err(e) => {
-                if let Some(reason) = jsonl::malformed_reason(line.bytes, &e) {
-                    return jsonl::LineVerdict::Malformed(reason);
-                }
-                // Valid JSON of an unexpected shape (not an object, duplicate keys): kept as unknown.
-                unknown += 1;
-                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
-                return jsonl::LineVerdict::Ok;
+    let estimate = std::cell::Cell::new(0usize);
+    let (bad_lines, lines) = jsonl::read_lines_par(
+        src,
+        parse_line,
+        |n| estimate.set(n),
+        |line, parsed| {
+            if estimate.get() > 0 {
+                let n = estimate.replace(0);
+                t.entries.reserve(n);
+                parents.reserve(n);
+                raw_lines.reserve(n);
             }
-        };
-        let uuid = rstr(raw.uuid);
-        raw_lines.push(RawLine { line: line.no, hash, exempt: uuid.is_none() });
-        let rtype = rstr(raw.rtype);
-        let etype = rtype.as_deref().unwrap_or("");
-        let mut entry = Entry::at(line, intern_type(etype), hash);
-        entry.id = uuid.as_deref().map(Into::into);
-        entry.sidechain = rtrue(raw.is_sidechain);
-        entry.session_id = rstr(raw.session_id).as_deref().map(Into::into);
-        parents.push(raw.parent_uuid.map(|p| rstr(p).as_deref().map(Into::into)));
-        match etype {
-            "user" => match parse_message(raw.message) {
-                Some(m) => {
-                    entry.class = Class::Conversation;
-                    entry.message = Some(user_message(&m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)));
+            match parsed {
+                Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
+                Parsed::Unknown(hash) => {
+                    unknown += 1;
+                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
                 }
-                None => unknown += 1,
-            },
-            "assistant" => match parse_message(raw.message) {
-                Some(m) => {
-                    let (msg, group, model_call) =
-                        assistant_message(&m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
-                    entry.class = Class::Conversation;
-                    entry.message = Some(msg);
-                    entry.call_group = group;
-                    entry.is_model_call = model_call;
-                }
-                None => unknown += 1,
-            },
-            "system" => {
-                if rstr(raw.subtype).as_deref() == Some("compact_boundary") {
-                    entry.class = Class::Compaction;
-                    // `new_root` is settled once parents are resolved.
-                    entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: false }));
+                Parsed::Entry(p) => {
+                    let ParsedEntry { entry, parent, unknown: unk } = *p;
+                    raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: entry.id.is_none() });
+                    unknown += usize::from(unk);
+                    parents.push(parent);
+                    t.entries.push(entry);
                 }
             }
-            "attachment" => {
-                if let Some(m) = attachment_message(raw.attachment) {
-                    entry.class = Class::Conversation;
-                    entry.message = Some(m);
-                }
-            }
-            // Schema drift: top-level tool records (no ids to pair), tolerated.
-            "tool_use" | "tool_result" => unknown += 1,
-            k if KNOWN_BOOKKEEPING.contains(&k) => {}
-            _ => unknown += 1,
-        }
-        t.entries.push(entry);
-        jsonl::LineVerdict::Ok
-    })?;
+            jsonl::LineVerdict::Ok
+        },
+    )?;
 
     t.lines = lines;
     t.has_ids = true;
