@@ -103,12 +103,11 @@ pub fn case_md(info: &CaseInfo) -> String {
     ));
     s.push_str("## What was removed\n\n");
     s.push_str(&format!(
-        "The input was reduced from {} lines ({} bytes) to {} lines ({} bytes) in {:.1} s and {} test runs of ctxlint, {}.\n",
+        "The input was reduced from {} lines ({} bytes) to {} lines ({} bytes) in {} test runs of ctxlint, {}.\n",
         o.before.0,
         o.before.1,
         o.after.0,
         o.after.1,
-        o.elapsed.as_secs_f64(),
         o.tests,
         if o.complete {
             "down to a 1-minimal case (removing any further entry, element or word loses the finding)"

@@ -485,10 +485,12 @@ fn tokens(s: &str, words: bool) -> Vec<&str> {
     out
 }
 
-fn with_string(case: &Case, f: usize, id: u32, text: String) -> Case {
+fn with_strings(case: &Case, f: usize, ids: &[u32], text: &str) -> Case {
     let mut c = case.clone();
-    if let Some(Node::Str(_, s)) = c.files[f].root.find_mut(id) {
-        *s = text;
+    for &id in ids {
+        if let Some(Node::Str(_, s)) = c.files[f].root.find_mut(id) {
+            *s = text.to_string();
+        }
     }
     c
 }
@@ -558,13 +560,25 @@ fn reduce(case: &mut Case, judge: &mut Judge, deadline: Instant) -> bool {
             break;
         }
     }
-    // Text: lines, then words, of every string.
+    // Text: lines, then words, of every string. Equal strings (a duplicate
+    // and its first copy) are reduced together, so that they stay equal.
     for words in [false, true] {
         for fi in 0..case.files.len() {
             let mut strings = Vec::new();
             case.files[fi].root.strings(&mut strings);
+            let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+            let mut at: HashMap<String, usize> = HashMap::new();
             for id in strings {
                 let Some(s) = get_string(case, fi, id) else { continue };
+                match at.get(&s) {
+                    Some(&g) => groups[g].1.push(id),
+                    None => {
+                        at.insert(s.clone(), groups.len());
+                        groups.push((s, vec![id]));
+                    }
+                }
+            }
+            for (s, ids) in groups {
                 let toks: Vec<String> = tokens(&s, words).into_iter().map(str::to_string).collect();
                 if toks.len() < 2 {
                     continue;
@@ -572,11 +586,11 @@ fn reduce(case: &mut Case, judge: &mut Judge, deadline: Instant) -> bool {
                 let snapshot = case.clone();
                 let out = ddmin::ddmin(toks.len(), deadline, &mut |keep| {
                     let text: String = keep.iter().map(|&k| toks[k].as_str()).collect();
-                    judge.holds(&with_string(&snapshot, fi, id, text))
+                    judge.holds(&with_strings(&snapshot, fi, &ids, &text))
                 });
                 if out.kept.len() < toks.len() {
                     let text: String = out.kept.iter().map(|&k| toks[k].as_str()).collect();
-                    *case = with_string(&snapshot, fi, id, text);
+                    *case = with_strings(&snapshot, fi, &ids, &text);
                 }
                 if !out.complete {
                     return false;
