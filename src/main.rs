@@ -675,7 +675,7 @@ fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {
                     o.after.1,
                     o.elapsed.as_secs_f64(),
                     if o.complete { "" } else { " (budget reached)" },
-                    if replaced.is_empty() { String::from("; text kept") } else { format!("; replaced: {}", replaced.join(", ")) }
+                    if !o.anonymised { String::from("; text kept") } else if replaced.is_empty() { String::from("; nothing to replace") } else { format!("; replaced: {}", replaced.join(", ")) }
                 ));
             }
             None => {

@@ -120,8 +120,10 @@ pub fn case_md(info: &CaseInfo) -> String {
         s.push_str("The input was compressed; the case holds it decompressed.\n");
     }
     s.push_str("\n## Anonymisation\n\n");
-    if o.replaced.is_empty() {
+    if !o.anonymised {
         s.push_str("None (`--keep-text`): the text is the original's.\n");
+    } else if o.replaced.is_empty() {
+        s.push_str("Nothing left to replace after the reduction.\n");
     } else {
         let classes: Vec<String> = o.replaced.iter().map(|(k, v)| format!("{k} ({v})")).collect();
         s.push_str(&format!(

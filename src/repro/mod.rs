@@ -89,6 +89,8 @@ pub struct CaseOutcome {
     pub complete: bool,
     /// Classes of replaced text and how many distinct values each (empty with `--keep-text`).
     pub replaced: BTreeMap<&'static str, usize>,
+    /// Whether the case was anonymised.
+    pub anonymised: bool,
     /// Notes (fallbacks taken, why a finding could not be reproduced).
     pub notes: Vec<String>,
 }
@@ -107,8 +109,9 @@ struct Source {
     format: &'static str,
     /// JSONL: start offsets of lines.
     lines: Vec<usize>,
-    /// JSONL transcripts with ids: id → parent, over the whole file (built on first use).
-    parents: Option<HashMap<String, Option<String>>>,
+    /// JSONL transcripts with ids: id → parent over the whole file, and the
+    /// ids used more than once (built on first use).
+    parents: Option<(HashMap<String, Option<String>>, HashSet<String>)>,
 }
 
 /// Runs ctxlint on in-memory files as `ctxlint check .` would in a directory
@@ -161,6 +164,10 @@ struct Target {
 /// with no finding of a rule that was not there to begin with?
 struct Judge {
     target: Target,
+    /// The finding's message with quoted text and numbers left out: the same
+    /// rule firing for another reason (a missing id instead of a dangling
+    /// parent) is not the same finding.
+    skeleton: String,
     allowed: HashSet<RuleId>,
     formats: HashMap<String, &'static str>,
     tests: usize,
@@ -200,8 +207,24 @@ impl Judge {
                 && f.path == self.target.file
                 && (line.is_none() || f.line == line)
                 && pointer.as_ref().is_none_or(|p| f.pointer == *p || f.pointer.starts_with(&format!("{p}/")))
+                && skeleton(&f.message) == self.skeleton
         })
     }
+}
+
+/// A message without its variable parts: `quoted` text, numbers, ids.
+fn skeleton(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut quoted = false;
+    for c in message.chars() {
+        if c == '`' {
+            quoted = !quoted;
+            out.push('`');
+        } else if !quoted && !c.is_ascii_digit() {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The case's files as bytes.
@@ -278,7 +301,7 @@ impl Source {
     }
 
     /// id → parent over the whole file (pi `id`/`parentId`, Claude Code `uuid`/`parentUuid`).
-    fn parents(&mut self) -> &HashMap<String, Option<String>> {
+    fn parents(&mut self) -> (&HashMap<String, Option<String>>, &HashSet<String>) {
         if self.parents.is_none() {
             #[derive(serde::Deserialize)]
             struct Ids {
@@ -290,6 +313,7 @@ impl Source {
                 parent_uuid: Option<serde_json::Value>,
             }
             let mut map = HashMap::new();
+            let mut dups = HashSet::new();
             let (idk, _) = threading_keys(self.format).unwrap_or(("id", "parentId"));
             for i in 0..self.lines.len() {
                 let Ok(r) = serde_json::from_slice::<Ids>(self.line(i)) else { continue };
@@ -299,12 +323,16 @@ impl Source {
                         Some(serde_json::Value::String(p)) => Some(p),
                         _ => None,
                     };
+                    if map.contains_key(&id) {
+                        dups.insert(id.clone());
+                    }
                     map.insert(id, p);
                 }
             }
-            self.parents = Some(map);
+            self.parents = Some((map, dups));
         }
-        self.parents.as_ref().expect("just built")
+        let (m, d) = self.parents.as_ref().expect("just built");
+        (m, d)
     }
 }
 
@@ -361,24 +389,41 @@ fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: b
                     lines.push((i, node));
                 }
                 let threading = threading_keys(s.format).map(|(id_key, parent_key)| {
-                    let slice_ids: HashSet<String> =
-                        lines.iter().filter_map(|(_, l)| l.get_str(id_key).map(str::to_string)).collect();
-                    let all = s.parents();
-                    let mut up = HashMap::new();
-                    for id in &slice_ids {
-                        let mut p = all.get(id).cloned().flatten();
+                    let mut slice_ids: HashMap<String, Option<String>> = HashMap::new();
+                    let mut parents_seen: Vec<String> = Vec::new();
+                    for (_, l) in &lines {
+                        if let Some(id) = l.get_str(id_key) {
+                            slice_ids.insert(id.to_string(), l.get_str(parent_key).map(str::to_string));
+                        }
+                        if let Some(p) = l.get_str(parent_key) {
+                            parents_seen.push(p.to_string());
+                        }
+                    }
+                    let (all, dups) = s.parents();
+                    let mut up: HashMap<String, Option<String>> = HashMap::new();
+                    for (id, p) in &slice_ids {
+                        if !dups.contains(id) {
+                            up.insert(id.clone(), p.clone());
+                        }
+                    }
+                    // Parents outside the slice: their nearest ancestor in it.
+                    for p in parents_seen {
+                        if slice_ids.contains_key(&p) || dups.contains(&p) || !all.contains_key(&p) {
+                            continue;
+                        }
+                        let mut q = all.get(&p).cloned().flatten();
                         let mut steps = 0usize;
-                        while let Some(x) = &p {
-                            if slice_ids.contains(x) || steps > all.len() {
+                        while let Some(x) = &q {
+                            if slice_ids.contains_key(x) || dups.contains(x) || steps > all.len() {
                                 break;
                             }
                             match all.get(x) {
-                                Some(next) => p = next.clone(),
+                                Some(next) => q = next.clone(),
                                 None => break,
                             }
                             steps += 1;
                         }
-                        up.insert(id.clone(), p);
+                        up.insert(p, q);
                     }
                     Threading { id_key, parent_key, up }
                 });
@@ -711,6 +756,7 @@ fn reproduce_one(
         tests: 0,
         complete: false,
         replaced: BTreeMap::new(),
+        anonymised: !opts.keep_text,
         notes: Vec::new(),
     };
     let Some(src) = sources.iter().find(|s| s.display == f.path) else {
@@ -742,7 +788,8 @@ fn reproduce_one(
             let Some((initial, _)) = check_files(&rendered) else { continue };
             let mut allowed = job_rules.clone();
             allowed.extend(initial.iter().map(|x| x.rule));
-            let mut judge = Judge { target, allowed, formats: formats_by_name.clone(), tests: 0 };
+            let mut judge =
+                Judge { target, skeleton: skeleton(&f.message), allowed, formats: formats_by_name.clone(), tests: 0 };
             if judge.holds(&case) {
                 found = Some((case, judge));
                 break 'outer;

@@ -47,9 +47,10 @@ pub struct Threading {
     pub id_key: &'static str,
     /// The parent field.
     pub parent_key: &'static str,
-    /// For each entry of the case: its nearest ancestor among the case's entries
-    /// (`None` = root), or a parent that names no entry of the original file
-    /// (kept verbatim: a dangling parent is a defect to keep).
+    /// The parent of each id that may be skipped: for the case's entries (ids
+    /// used once in the file), their parent; for a parent outside the slice,
+    /// its nearest ancestor among the case's entries (`None` = root). An id
+    /// not in this map (a dangling parent, a repeated id) is kept verbatim.
     pub up: HashMap<String, Option<String>>,
 }
 
@@ -327,26 +328,25 @@ impl CaseFile {
         let kept: HashSet<String> = lines.iter().filter_map(|(_, l)| l.get_str(t.id_key).map(str::to_string)).collect();
         let kept_ref: HashSet<&str> = kept.iter().map(String::as_str).collect();
         for (_, line) in lines.iter_mut() {
-            let Some(id) = line.get_str(t.id_key).map(str::to_string) else { continue };
-            let Some(p) = resolve(&id, &t, &kept_ref) else { continue };
-            if let Node::Obj(ids, m) = line {
-                let _ = ids;
+            let Some(Node::Str(_, p)) = line.get(t.parent_key) else { continue };
+            let now = resolve(Some(p.clone()), &t, &kept_ref);
+            if now.as_deref() == Some(p.as_str()) {
+                continue;
+            }
+            if let Node::Obj(_, m) = line {
                 if let Some((_, slot)) = m.iter_mut().find(|(k, _)| k == t.parent_key) {
-                    let fresh = match p {
+                    *slot = match now {
                         Some(s) => Node::Str(slot.id().unwrap_or(0), s),
                         None => Node::Scalar(Value::Null),
                     };
-                    *slot = fresh;
                 }
             }
         }
     }
 }
 
-/// The parent an entry gets once removed entries are skipped: `Some(None)` =
-/// root, `Some(Some(id))`, or `None` when the entry is not one the threading knows.
-fn resolve(id: &str, t: &Threading, kept: &HashSet<&str>) -> Option<Option<String>> {
-    let mut p = t.up.get(id)?.clone();
+/// The parent an entry gets once removed entries are skipped (`None` = root).
+fn resolve(mut p: Option<String>, t: &Threading, kept: &HashSet<&str>) -> Option<String> {
     let mut steps = 0;
     while let Some(x) = &p {
         if kept.contains(x.as_str()) || steps > t.up.len() {
@@ -354,21 +354,19 @@ fn resolve(id: &str, t: &Threading, kept: &HashSet<&str>) -> Option<Option<Strin
         }
         match t.up.get(x) {
             Some(next) => p = next.clone(),
-            None => break, // names no entry of the case: kept verbatim
+            None => break, // dangling or repeated: kept verbatim
         }
         steps += 1;
     }
-    Some(p)
+    p
 }
 
 fn rethread(v: &mut Value, t: &Threading, kept: &HashSet<&str>) {
     let Some(o) = v.as_object_mut() else { return };
-    let Some(id) = o.get(t.id_key).and_then(Value::as_str).map(str::to_string) else { return };
-    if !o.contains_key(t.parent_key) {
-        return;
-    }
-    if let Some(p) = resolve(&id, t, kept) {
-        o.insert(t.parent_key.to_string(), p.map(Value::String).unwrap_or(Value::Null));
+    let Some(p) = o.get(t.parent_key).and_then(Value::as_str).map(str::to_string) else { return };
+    let now = resolve(Some(p.clone()), t, kept);
+    if now.as_deref() != Some(p.as_str()) {
+        o.insert(t.parent_key.to_string(), now.map(Value::String).unwrap_or(Value::Null));
     }
 }
 
@@ -523,13 +521,12 @@ mod tests {
                 ("a".to_string(), None),
                 ("b".to_string(), Some("a".to_string())),
                 ("c".to_string(), Some("b".to_string())),
-                ("d".to_string(), Some("zzz".to_string())),
             ]),
         };
         let kept: HashSet<&str> = ["a", "c", "d"].into_iter().collect();
-        assert_eq!(resolve("c", &t, &kept), Some(Some("a".into())));
-        assert_eq!(resolve("d", &t, &kept), Some(Some("zzz".into())));
+        assert_eq!(resolve(Some("b".into()), &t, &kept), Some("a".into()));
+        assert_eq!(resolve(Some("zzz".into()), &t, &kept), Some("zzz".into()));
         let none: HashSet<&str> = ["c"].into_iter().collect();
-        assert_eq!(resolve("c", &t, &none), Some(None));
+        assert_eq!(resolve(Some("b".into()), &t, &none), None);
     }
 }
