@@ -634,7 +634,9 @@ fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {
     let rule = a
         .rule
         .as_deref()
-        .map(|n| RuleId::from_name_or_code(n).ok_or_else(|| Error::Usage(format!("unknown rule `{n}` (try `ctxlint rule`)"))))
+        .map(|n| {
+            RuleId::from_name_or_code(n).ok_or_else(|| Error::Usage(format!("unknown rule `{n}` (try `ctxlint rule`)")))
+        })
         .transpose()?;
     if !(a.budget.is_finite() && a.budget > 0.0) {
         return Err(Error::Usage(format!("--budget must be a positive number of seconds, not {}", a.budget)));
@@ -675,7 +677,13 @@ fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {
                     o.after.1,
                     o.elapsed.as_secs_f64(),
                     if o.complete { "" } else { " (budget reached)" },
-                    if !o.anonymised { String::from("; text kept") } else if replaced.is_empty() { String::from("; nothing to replace") } else { format!("; replaced: {}", replaced.join(", ")) }
+                    if !o.anonymised {
+                        String::from("; text kept")
+                    } else if replaced.is_empty() {
+                        String::from("; nothing to replace")
+                    } else {
+                        format!("; replaced: {}", replaced.join(", "))
+                    }
                 ));
             }
             None => {

@@ -106,13 +106,8 @@ fn run_cases_py(out: &Path) {
         return;
     }
     let bin = assert_cmd::cargo::cargo_bin("ctxlint");
-    let o = std::process::Command::new("python3")
-        .arg(&script)
-        .arg("--bin")
-        .arg(&bin)
-        .arg(out)
-        .output()
-        .expect("python3");
+    let o =
+        std::process::Command::new("python3").arg(&script).arg("--bin").arg(&bin).arg(out).output().expect("python3");
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "run_cases.py failed:\n{text}");
     assert!(text.contains(" passed, 0 failed"), "{text}");
@@ -323,7 +318,13 @@ fn selection_errors_and_existing_cases() {
     std::fs::write(&input, pii_session()).unwrap();
     let out = tempfile::tempdir().unwrap();
     // No finding of that rule: exit 2 with a clear message.
-    let o = ctxlint().arg("repro").arg(&input).args(["--rule", "orphan-tool-result", "-o"]).arg(out.path()).output().unwrap();
+    let o = ctxlint()
+        .arg("repro")
+        .arg(&input)
+        .args(["--rule", "orphan-tool-result", "-o"])
+        .arg(out.path())
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no finding matches the selection"));
     let o = ctxlint().arg("repro").arg(&input).args(["--line", "2", "-o"]).arg(out.path()).output().unwrap();

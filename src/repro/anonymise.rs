@@ -215,8 +215,10 @@ impl Anonymiser {
                 }
             }
             if !closed {
-                let rest: String =
-                    s[i..].chars().map(|c| if c.is_alphanumeric() { if c.is_numeric() { '0' } else { 'x' } } else { c }).collect();
+                let rest: String = s[i..]
+                    .chars()
+                    .map(|c| if c.is_alphanumeric() { if c.is_numeric() { '0' } else { 'x' } } else { c })
+                    .collect();
                 out.push_str(&rest);
                 break;
             }
@@ -465,13 +467,17 @@ mod tests {
     #[test]
     fn keeps_labels_timestamps_and_silent_tokens() {
         let mut a = Anonymiser::new(Level::Full);
-        let out = a.text("System: [2026-06-20 09:14:02 UTC] Slack DM from Bob\nNO_REPLY <system-reminder>x</system-reminder>");
+        let out = a
+            .text("System: [2026-06-20 09:14:02 UTC] Slack DM from Bob\nNO_REPLY <system-reminder>x</system-reminder>");
         assert!(out.starts_with("System: [2026-06-20 09:14:02 UTC] "), "{out}");
         assert!(out.contains("NO_REPLY"), "{out}");
         assert!(out.contains("<system-reminder>"), "{out}");
         assert!(!out.contains("Bob") && !out.contains("Slack"), "{out}");
         // Same length, same case pattern.
-        assert_eq!(out.len(), "System: [2026-06-20 09:14:02 UTC] Slack DM from Bob\nNO_REPLY <system-reminder>x</system-reminder>".len());
+        assert_eq!(
+            out.len(),
+            "System: [2026-06-20 09:14:02 UTC] Slack DM from Bob\nNO_REPLY <system-reminder>x</system-reminder>".len()
+        );
     }
 
     #[test]

@@ -95,6 +95,9 @@ pub struct CaseOutcome {
     pub notes: Vec<String>,
 }
 
+/// id → parent id (`None` = root).
+type ParentMap = HashMap<String, Option<String>>;
+
 /// One input file of a job, read once.
 struct Source {
     /// Name in the case directory.
@@ -111,7 +114,7 @@ struct Source {
     lines: Vec<usize>,
     /// JSONL transcripts with ids: id → parent over the whole file, and the
     /// ids used more than once (built on first use).
-    parents: Option<(HashMap<String, Option<String>>, HashSet<String>)>,
+    parents: Option<(ParentMap, HashSet<String>)>,
 }
 
 /// Runs ctxlint on in-memory files as `ctxlint check .` would in a directory
@@ -301,7 +304,7 @@ impl Source {
     }
 
     /// id → parent over the whole file (pi `id`/`parentId`, Claude Code `uuid`/`parentUuid`).
-    fn parents(&mut self) -> (&HashMap<String, Option<String>>, &HashSet<String>) {
+    fn parents(&mut self) -> (&ParentMap, &HashSet<String>) {
         if self.parents.is_none() {
             #[derive(serde::Deserialize)]
             struct Ids {
@@ -694,8 +697,11 @@ pub fn run(opts: &ReproOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<Ca
         )));
     }
     if selected.len() > 1 && !opts.all {
-        let list: Vec<String> =
-            selected.iter().take(5).map(|f| format!("{} {} [{}]", f.rule.name(), finding_origin(f), f.fingerprint)).collect();
+        let list: Vec<String> = selected
+            .iter()
+            .take(5)
+            .map(|f| format!("{} {} [{}]", f.rule.name(), finding_origin(f), f.fingerprint))
+            .collect();
         return Err(Error::Usage(format!(
             "{} findings match; pick one with --finding FINGERPRINT, --line N or --pointer P, or use --all:\n  {}{}",
             selected.len(),
@@ -772,7 +778,8 @@ fn reproduce_one(
         for embed in [true, false] {
             let case = build_case(sources, f, window, embed);
             let target_line = if jsonl { f.line.map(|l| l as usize - 1) } else { None };
-            let mut target = Target { rule: f.rule, file: file.clone(), line: target_line, pointer: Some(f.pointer.clone()) };
+            let mut target =
+                Target { rule: f.rule, file: file.clone(), line: target_line, pointer: Some(f.pointer.clone()) };
             // A pointer the tree cannot follow is not compared.
             if let Some(cf) = case.files.iter().find(|c| c.name == file) {
                 let scope = match (target.line, &cf.root) {
@@ -808,7 +815,10 @@ fn reproduce_one(
     };
     outcome.complete = reduce(&mut case, &mut judge, deadline);
     if !outcome.complete {
-        outcome.notes.push(format!("budget of {:.0} s reached: the case is reduced but may not be minimal", opts.budget.as_secs_f64()));
+        outcome.notes.push(format!(
+            "budget of {:.0} s reached: the case is reduced but may not be minimal",
+            opts.budget.as_secs_f64()
+        ));
     }
     for cf in &mut case.files {
         cf.bake_threading();

@@ -223,8 +223,7 @@ impl Node {
         if pointer.is_empty() {
             return Some(String::new());
         }
-        let tokens: Vec<String> =
-            pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
+        let tokens: Vec<String> = pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
         let mut out = String::new();
         let mut node = self;
         let mut k = 0;
