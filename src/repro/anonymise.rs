@@ -49,7 +49,6 @@ const KEEP_KEYS: &[&str] = &[
     "created_at",
     "createdAt",
     "method",
-    "uri",
     "object",
     "mimeType",
     "media_type",
@@ -61,6 +60,27 @@ const KEEP_KEYS: &[&str] = &[
     "entrypoint",
     "transport",
     "event",
+];
+
+/// Hosts of public model APIs, kept in request URIs.
+const PUBLIC_HOSTS: &[&str] = &[
+    "api.openai.com",
+    "api.anthropic.com",
+    "googleapis.com",
+    "amazonaws.com",
+    "api.mistral.ai",
+    "api.groq.com",
+    "api.cohere.com",
+    "api.cohere.ai",
+    "huggingface.co",
+    "api.deepseek.com",
+    "openrouter.ai",
+    "api.x.ai",
+    "api.together.xyz",
+    "api.fireworks.ai",
+    "openai.azure.com",
+    "localhost",
+    "127.0.0.1",
 ];
 
 /// Keys whose values are identifiers: replaced as a whole, keeping their shape.
@@ -162,7 +182,9 @@ impl Anonymiser {
                 if KEEP_KEYS.contains(&k) || (TOOL_NAME_KEYS.contains(&k) && !in_message) {
                     return;
                 }
-                if ID_KEYS.contains(&k) {
+                if k == "uri" || k == "url" {
+                    *s = self.uri(s);
+                } else if ID_KEYS.contains(&k) {
                     *s = self.shape("id", s);
                 } else if k == "name" {
                     *s = self.shape("name", s);
@@ -243,6 +265,40 @@ impl Anonymiser {
                 Err(_) => out.push_str(lit),
             }
             i = j + 1;
+        }
+        out
+    }
+
+    /// A request URI: the scheme and path are kept (the endpoint pairs
+    /// requests), a host outside the public provider APIs becomes
+    /// `api.example.com`, query values are replaced by placeholders of their shape.
+    pub fn uri(&mut self, s: &str) -> String {
+        let Some((scheme, rest)) = s.split_once("://") else { return self.text(s) };
+        let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let (path, query) = match path.split_once('?') {
+            Some((p, q)) => (p, Some(q)),
+            None => (path, None),
+        };
+        let public = PUBLIC_HOSTS.iter().any(|h| host == *h || host.ends_with(&format!(".{h}")));
+        let host = if public {
+            host.to_string()
+        } else {
+            self.note("url");
+            "api.example.com".to_string()
+        };
+        let mut out = format!("{scheme}://{host}{path}");
+        if let Some(q) = query {
+            let parts: Vec<String> = q
+                .split('&')
+                .map(|kv| match kv.split_once('=') {
+                    Some((k, v)) if !v.is_empty() && !matches!(v, "true" | "false") => {
+                        format!("{k}={}", self.shape("id", v))
+                    }
+                    _ => kv.to_string(),
+                })
+                .collect();
+            out.push('?');
+            out.push_str(&parts.join("&"));
         }
         out
     }
@@ -488,6 +544,22 @@ mod tests {
         let u = a.shape("id", "8555a0a4-0b79-459d-939c-e17cdbbf4fe2");
         assert_eq!(u.len(), 36);
         assert!(u.chars().all(|c| c == '-' || c.is_ascii_hexdigit()), "{u}");
+    }
+
+    #[test]
+    fn uris_keep_their_endpoint() {
+        let mut a = Anonymiser::new(Level::Full);
+        assert_eq!(
+            a.uri("https://api.anthropic.com/v1/messages?beta=true"),
+            "https://api.anthropic.com/v1/messages?beta=true"
+        );
+        let g = a.uri("https://generativelanguage.googleapis.com/v1beta/models/x:generateContent?key=AIzaSyA1234567");
+        assert!(g.starts_with("https://generativelanguage.googleapis.com/v1beta/models/x:generateContent?key="), "{g}");
+        assert!(!g.contains("AIzaSyA1234567"), "{g}");
+        assert_eq!(
+            a.uri("http://llm.corp.internal:8080/v1/chat/completions"),
+            "http://api.example.com/v1/chat/completions"
+        );
     }
 
     #[test]

@@ -481,11 +481,19 @@ enum Site {
     Node(usize, u32),
 }
 
+/// The candidate keeping only `keep` at `site`. Tool calls and results whose
+/// partner was removed go too (pairs are kept or dropped together).
 fn apply(case: &Case, site: Site, keep: &[usize]) -> Case {
     let mut c = case.clone();
+    let set: HashSet<usize> = keep.iter().copied().collect();
+    let mut gone = HashSet::new();
     match site {
         Site::Files => {
-            let set: HashSet<usize> = keep.iter().copied().collect();
+            for (i, f) in case.files.iter().enumerate() {
+                if !set.contains(&i) {
+                    tree::pair_ids(&f.root, &mut gone);
+                }
+            }
             let mut i = 0;
             c.files.retain(|_| {
                 i += 1;
@@ -494,8 +502,26 @@ fn apply(case: &Case, site: Site, keep: &[usize]) -> Case {
         }
         Site::Node(f, id) => {
             if let Some(n) = c.files[f].root.find_mut(id) {
+                match &*n {
+                    Node::Arr(_, items) => items
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| !set.contains(i))
+                        .for_each(|(_, (_, x))| tree::pair_ids(x, &mut gone)),
+                    Node::Obj(_, m) => m
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| !set.contains(i))
+                        .for_each(|(_, (_, x))| tree::pair_ids(x, &mut gone)),
+                    _ => {}
+                }
                 n.retain_positions(keep);
             }
+        }
+    }
+    if !gone.is_empty() {
+        for f in &mut c.files {
+            tree::drop_pairs(&mut f.root, &gone);
         }
     }
     c
@@ -727,7 +753,8 @@ pub fn run(opts: &ReproOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<Ca
         let of = srcs.len();
         let mut sources = Vec::new();
         for (i, s) in srcs.iter().enumerate() {
-            let name = if opts.keep_text { base_name(&s.display) } else { neutral_name(format, i, of) };
+            let name =
+                if opts.keep_text && s.display != "-" { base_name(&s.display) } else { neutral_name(format, i, of) };
             sources.push(Source::read(s, format, name)?);
         }
         let job_rules: HashSet<RuleId> =

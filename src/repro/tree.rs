@@ -369,6 +369,70 @@ fn rethread(v: &mut Value, t: &Threading, kept: &HashSet<&str>) {
     }
 }
 
+/// Keys by which a tool result (or a call, in Responses/Codex) names its call.
+const PAIR_KEYS: &[&str] = &["toolCallId", "tool_call_id", "tool_use_id", "call_id", "toolUseId"];
+/// `type` / `part_kind` values of tool-call objects (whose `id` is the call id).
+const CALL_TYPES: &[&str] =
+    &["toolCall", "tool_use", "server_tool_use", "mcp_tool_use", "function_call", "custom_tool_call", "tool-call"];
+
+fn is_call(members: &[(String, Node)]) -> bool {
+    members.iter().any(|(k, v)| match (k.as_str(), v) {
+        ("type" | "part_kind", Node::Str(_, t)) => CALL_TYPES.contains(&t.as_str()),
+        ("function", Node::Obj(..)) => true,
+        _ => false,
+    })
+}
+
+/// Collects the tool-call ids named anywhere in `n` (calls and results).
+pub fn pair_ids(n: &Node, out: &mut HashSet<String>) {
+    match n {
+        Node::Embedded(inner) => pair_ids(inner, out),
+        Node::Arr(_, items) => items.iter().for_each(|(_, x)| pair_ids(x, out)),
+        Node::Obj(_, m) => {
+            let call = is_call(m);
+            for (k, v) in m {
+                if let Node::Str(_, s) = v {
+                    if PAIR_KEYS.contains(&k.as_str()) || (k == "id" && call) {
+                        out.insert(s.clone());
+                    }
+                }
+                pair_ids(v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether the element itself (its objects, not its arrays) names one of `ids` as a call id.
+fn names_pair(n: &Node, ids: &HashSet<String>) -> bool {
+    match n {
+        Node::Embedded(inner) => names_pair(inner, ids),
+        Node::Obj(_, m) => {
+            let call = is_call(m);
+            m.iter().any(|(k, v)| match v {
+                Node::Str(_, s) => (PAIR_KEYS.contains(&k.as_str()) || (k == "id" && call)) && ids.contains(s),
+                Node::Obj(..) | Node::Embedded(_) => names_pair(v, ids),
+                _ => false,
+            })
+        }
+        _ => false,
+    }
+}
+
+/// Removes every array element (entry, message, block, item) that names one of
+/// `ids`: a tool call goes with its results, a result with its call.
+pub fn drop_pairs(n: &mut Node, ids: &HashSet<String>) {
+    match n {
+        Node::Embedded(inner) => drop_pairs(inner, ids),
+        Node::Arr(_, items) => {
+            items.retain(|(_, x)| !names_pair(x, ids));
+            items.iter_mut().for_each(|(_, x)| drop_pairs(x, ids));
+        }
+        Node::Obj(_, m) => m.iter_mut().for_each(|(_, x)| drop_pairs(x, ids)),
+        _ => {}
+    }
+}
+
 /// Whether a mapping key can be written without quotes.
 fn plain_key(k: &str) -> bool {
     let reserved = ["true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"];
@@ -509,6 +573,30 @@ mod tests {
         assert!(s.starts_with("interactions:\n- request:\n"), "{s}");
         assert!(s.contains("    parsed_body: {\"a\": [1, \"b\"]}\n"), "{s}");
         assert!(s.ends_with("version: 1\n"), "{s}");
+    }
+
+    #[test]
+    fn tool_pairs_go_together() {
+        let mut ids = Ids::default();
+        let mut n = from_value(
+            json!([
+                {"role": "assistant", "content": [{"type": "text", "text": "x"}, {"type": "tool_use", "id": "t1"}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}, {"type": "text", "text": "y"}]},
+                {"type": "message", "message": {"role": "toolResult", "toolCallId": "t1"}}
+            ]),
+            &mut ids,
+            true,
+        );
+        let mut gone = HashSet::new();
+        pair_ids(&from_value(json!({"type": "tool_use", "id": "t1"}), &mut ids, true), &mut gone);
+        drop_pairs(&mut n, &gone);
+        assert_eq!(
+            to_value(&n),
+            json!([
+                {"role": "assistant", "content": [{"type": "text", "text": "x"}]},
+                {"role": "user", "content": [{"type": "text", "text": "y"}]}
+            ])
+        );
     }
 
     #[test]
