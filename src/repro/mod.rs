@@ -371,7 +371,7 @@ fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: b
             Kind::Jsonl => {
                 let n = s.lines.len();
                 let keep = if s.display == finding.path {
-                    let line = finding.line.map(|l| l as usize - 1).unwrap_or(0).min(n.saturating_sub(1));
+                    let line = finding.line.map(|l| (l as usize).saturating_sub(1)).unwrap_or(0).min(n.saturating_sub(1));
                     let related: Vec<usize> = finding
                         .related
                         .iter()
@@ -704,8 +704,11 @@ pub fn run(opts: &ReproOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<Ca
                 job_of.insert(s.display.clone(), ji);
             }),
         }
-        let input = crate::load_job(job)?;
-        all.extend(crate::check_input(&input, job, &cfg));
+        match crate::load_job(job) {
+            Ok(input) => all.extend(crate::check_input(&input, job, &cfg)),
+            // As `check` does: an input that cannot be read is reported, the others are used.
+            Err(e) => progress(&format!("error: {e}")),
+        }
     }
     crate::finish(&mut all);
     let selected: Vec<&Finding> = all
@@ -804,7 +807,7 @@ fn reproduce_one(
     'outer: for window in [64usize, 512, 4096, usize::MAX] {
         for embed in [true, false] {
             let case = build_case(sources, f, window, embed);
-            let target_line = if jsonl { f.line.map(|l| l as usize - 1) } else { None };
+            let target_line = if jsonl { f.line.map(|l| (l as usize).saturating_sub(1)) } else { None };
             let mut target =
                 Target { rule: f.rule, file: file.clone(), line: target_line, pointer: Some(f.pointer.clone()) };
             // A pointer the tree cannot follow is not compared.
