@@ -461,11 +461,15 @@ impl Anonymiser {
             None => {
                 let len = lower.chars().count();
                 let mut p;
+                let mut attempt = 0u32;
                 loop {
                     let n = self.counters.entry("word").or_insert(0);
                     *n += 1;
-                    p = syllables(*n, len);
-                    if !self.used.contains(&p) && p != lower {
+                    // Pronounceable first; plain letters once those of this length run out;
+                    // a repeat is accepted in the end rather than looping (short words only).
+                    p = if attempt < 200 { syllables(*n, len) } else { letters(*n, len) };
+                    attempt += 1;
+                    if (!self.used.contains(&p) && p != lower) || attempt > 2_000 {
                         break;
                     }
                 }
@@ -482,6 +486,19 @@ impl Anonymiser {
             .map(|(p, o)| if upper_all || o.is_uppercase() { p.to_ascii_uppercase() } else { p })
             .collect()
     }
+}
+
+/// A placeholder of `len` letters, any letters.
+fn letters(n: u64, len: usize) -> String {
+    let mut x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b'a' + (x % 26) as u8)
+        })
+        .collect()
 }
 
 /// The `n`-th pronounceable placeholder word of `len` letters.
@@ -544,6 +561,22 @@ mod tests {
         let u = a.shape("id", "8555a0a4-0b79-459d-939c-e17cdbbf4fe2");
         assert_eq!(u.len(), 36);
         assert!(u.chars().all(|c| c == '-' || c.is_ascii_hexdigit()), "{u}");
+    }
+
+    #[test]
+    fn many_short_words_terminate() {
+        let mut a = Anonymiser::new(Level::Full);
+        let mut seen = HashSet::new();
+        for i in 0..3_000u32 {
+            let w: String = [b'a' + (i % 26) as u8, b'a' + (i / 26 % 26) as u8, b'a' + (i / 676 % 26) as u8]
+                .iter()
+                .map(|&b| char::from(b))
+                .collect();
+            let p = a.text(&w);
+            assert_eq!(p.len(), 3);
+            seen.insert(p);
+        }
+        assert!(seen.len() > 2_900, "{}", seen.len());
     }
 
     #[test]

@@ -275,6 +275,9 @@ fn neutral_name(format: &str, index: usize, of: usize) -> String {
 fn base_name(display: &str) -> String {
     let n = std::path::Path::new(display).file_name().map(|s| s.to_string_lossy().into_owned());
     let n = n.unwrap_or_else(|| "input".into());
+    // A hidden name would be skipped by `check .` in the case directory.
+    let n = n.trim_start_matches('.').to_string();
+    let n = if n.is_empty() { "input".to_string() } else { n };
     n.strip_suffix(".gz").or_else(|| n.strip_suffix(".zst")).map(str::to_string).unwrap_or(n)
 }
 
@@ -371,7 +374,8 @@ fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: b
             Kind::Jsonl => {
                 let n = s.lines.len();
                 let keep = if s.display == finding.path {
-                    let line = finding.line.map(|l| (l as usize).saturating_sub(1)).unwrap_or(0).min(n.saturating_sub(1));
+                    let line =
+                        finding.line.map(|l| (l as usize).saturating_sub(1)).unwrap_or(0).min(n.saturating_sub(1));
                     let related: Vec<usize> = finding
                         .related
                         .iter()
