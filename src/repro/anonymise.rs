@@ -21,7 +21,8 @@ use std::sync::LazyLock;
 pub enum Level {
     /// Identifying data and every word of free text.
     Full,
-    /// Identifying data only (names, ids, emails, phones, URLs, paths, keys); words are kept.
+    /// Identifying data only (ids, emails, phones, URLs, paths, keys, and
+    /// capitalised words as likely names); other words are kept.
     Identifiers,
 }
 
@@ -357,8 +358,9 @@ impl Anonymiser {
         if c.name("chan").is_some() && m.chars().any(|c| c.is_ascii_digit()) {
             return self.shape("channel-id", m);
         }
-        // A word.
-        if self.level == Level::Identifiers || m.chars().count() <= 2 || KEEP_WORDS.contains(&m) {
+        // A word. At the lighter level only capitalised words (likely names) go.
+        let capitalised = m.chars().next().is_some_and(char::is_uppercase) && m.chars().skip(1).any(char::is_lowercase);
+        if (self.level == Level::Identifiers && !capitalised) || m.chars().count() <= 2 || KEEP_WORDS.contains(&m) {
             return m.to_string();
         }
         self.word(m)
@@ -551,6 +553,14 @@ mod tests {
             out.len(),
             "System: [2026-06-20 09:14:02 UTC] Slack DM from Bob\nNO_REPLY <system-reminder>x</system-reminder>".len()
         );
+    }
+
+    #[test]
+    fn the_lighter_level_keeps_common_words_but_not_names() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        let out = a.text("please ask Alice about the deploy");
+        assert!(out.starts_with("please ask ") && out.ends_with(" about the deploy"), "{out}");
+        assert!(!out.contains("Alice"), "{out}");
     }
 
     #[test]
