@@ -354,3 +354,77 @@ fn selection_errors_and_existing_cases() {
     assert_eq!(exp["source"], "https://github.com/o/r/issues/1");
     assert!(std::fs::read_to_string(c.join("case.md")).unwrap().contains("None (`--keep-text`)"));
 }
+
+/// A session long enough to be sliced (over 2,000 lines): a dangling parent in
+/// the middle and a system event rendered twice near the end; each case is
+/// tiny, re-threaded over the thousands of lines left out, and passes.
+#[test]
+fn long_sessions_are_sliced_around_the_finding() {
+    let mut lines = vec![
+        serde_json::json!({"type":"session","version":3,"id":"s-long","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/srv/agent"}),
+    ];
+    let mut parent: Option<String> = None;
+    let push = |lines: &mut Vec<Value>, mut v: Value, id: String, parent: &mut Option<String>| {
+        v["id"] = Value::String(id.clone());
+        v["parentId"] = parent.clone().map(Value::String).unwrap_or(Value::Null);
+        lines.push(v);
+        *parent = Some(id);
+    };
+    for t in 0..1_400 {
+        let event = format!("System: [2026-01-01 {:02}:{:02}:00 UTC] Slack DM from user-{t}", t / 60 % 24, t % 60);
+        let user = serde_json::json!({"type":"message","message":{"role":"user","content":[{"type":"text","text":format!("{event}\n\nplease look at item {t}")}]}});
+        push(&mut lines, user, format!("u{t:05}"), &mut parent);
+        if t == 1_300 {
+            let carrier = serde_json::json!({"type":"custom_message","customType":"openclaw.runtime-context","content":format!("OpenClaw runtime context.\n\n{event}"),"display":false});
+            push(&mut lines, carrier, format!("c{t:05}"), &mut parent);
+        }
+        let mut reply = serde_json::json!({"type":"message","message":{"role":"assistant","content":[{"type":"text","text":format!("done with item {t}")}],"provider":"p","model":"m","stopReason":"stop"}});
+        if t == 700 {
+            // Dangling parent: names no entry.
+            reply["id"] = Value::String(format!("a{t:05}"));
+            reply["parentId"] = Value::String("dead0001".into());
+            lines.push(reply);
+            parent = Some(format!("a{t:05}"));
+        } else {
+            push(&mut lines, reply, format!("a{t:05}"), &mut parent);
+        }
+    }
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    assert!(lines.len() > 2_000);
+    let src = tempfile::tempdir().unwrap();
+    let input = src.path().join("long.jsonl");
+    std::fs::write(&input, &text).unwrap();
+    let check = ctxlint().arg("check").arg(&input).args(["--output-format", "json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let mut found: Vec<(String, i64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap().to_string(), f["line"].as_i64().unwrap()))
+        .collect();
+    found.sort();
+    assert_eq!(found, [("broken-parent-chain".to_string(), 1_403), ("duplicate-system-event".to_string(), 2_603)]);
+    let out = tempfile::tempdir().unwrap();
+    let o = ctxlint().arg("repro").arg(&input).args(["--all", "-o"]).arg(out.path()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    let cases = cases_in(out.path());
+    assert_eq!(cases.len(), 2);
+    for c in &cases {
+        judge(c).unwrap();
+        assert!(lines_of(&inputs_of(c)) <= 4, "{}", std::fs::read_to_string(c.join("session.jsonl")).unwrap());
+    }
+    // The dangling parent stays dangling (re-threading never repairs a defect).
+    let bpc = std::fs::read_to_string(out.path().join("broken-parent-chain-1/session.jsonl")).unwrap();
+    let entries: Vec<Value> = bpc.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ids: Vec<&str> = entries.iter().filter_map(|e| e["id"].as_str()).collect();
+    let dangling: Vec<&str> =
+        entries.iter().filter_map(|e| e["parentId"].as_str()).filter(|p| !ids.contains(p)).collect();
+    assert_eq!(dangling.len(), 1, "{bpc}");
+    assert_eq!(dangling[0].len(), "dead0001".len(), "{bpc}");
+    assert!(!bpc.contains("dead0001"), "ids are anonymised: {bpc}");
+    // The event's second copy hangs off its first one after thousands of lines were removed.
+    let dse = std::fs::read_to_string(out.path().join("duplicate-system-event-1/session.jsonl")).unwrap();
+    assert!(dse.contains("System: [2026-01-01 "), "{dse}");
+    assert!(!dse.contains("u00000"), "{dse}");
+}
