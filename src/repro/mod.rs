@@ -38,6 +38,9 @@ pub const DEFAULT_BUDGET: Duration = Duration::from_secs(30);
 
 /// A JSONL file with more lines than this is sliced before it is reduced.
 const SLICE_ABOVE: usize = 2_000;
+/// A JSONL file with more lines than this is never loaded whole into a case
+/// (a finding that no window shows is then reported as not reproduced).
+const WHOLE_FILE_MAX: usize = 50_000;
 
 /// What `repro` is asked to do.
 #[derive(Debug, Clone)]
@@ -809,6 +812,13 @@ fn reproduce_one(
     // Slice (widening the window until the finding shows), in the most reducible shape that shows it.
     let mut found: Option<(Case, Judge)> = None;
     'outer: for window in [64usize, 512, 4096, usize::MAX] {
+        if window == usize::MAX && sources.iter().any(|s| s.lines.len() > WHOLE_FILE_MAX) {
+            outcome.notes.push(format!(
+                "the finding does not show in a window of 4,096 lines around it, and the input is too long ({} lines) to be reduced whole",
+                sources.iter().map(|s| s.lines.len()).max().unwrap_or(0)
+            ));
+            break;
+        }
         for embed in [true, false] {
             let case = build_case(sources, f, window, embed);
             let target_line = if jsonl { f.line.map(|l| (l as usize).saturating_sub(1)) } else { None };
@@ -842,7 +852,9 @@ fn reproduce_one(
         }
     }
     let Some((mut case, mut judge)) = found else {
-        outcome.notes.push("the finding does not show in any slice of the input ctxlint can rebuild".into());
+        if outcome.notes.is_empty() {
+            outcome.notes.push("the finding does not show in any slice of the input ctxlint can rebuild".into());
+        }
         outcome.elapsed = start.elapsed();
         progress(&format!("{} at {}: not reproduced", f.rule.name(), outcome.origin));
         return Ok(outcome);
