@@ -9,7 +9,10 @@ Generates seeded pi sessions with ../shared/bench/gen_session.py (about 30, 100 
     on each line, and `jq -c . >/dev/null` where jq is installed;
   - `ctxlint fence OLD NEW` on two snapshots of the largest session, against
     `sha256sum NEW` and `cmp OLD NEW`;
-  - `ctxlint check` on a folder of 5,000 small sessions with 1 and 2 threads.
+  - `ctxlint check` on a folder of 5,000 small sessions with 1 and 2 threads;
+  - `ctxlint repro --all` on the largest session (one reduced, anonymised case per planted
+    defect): wall time, peak RSS, the largest case, and whether every case passes
+    ../shared/cases/run_cases.py.
 It checks that `check` found exactly the truth file's findings, prints a table, and
 writes every figure to <out>/bench.json. Peak RSS is per process (os.wait4).
 """
@@ -144,8 +147,29 @@ def main():
     speedup = one["wall_s"] / two["wall_s"]
     report["many"] = {"files": n_files, "threads_1": one, "threads_2": two, "speedup": speedup}
     rows.append((f"check {n_files} files", two["wall_s"], f"1 thread {one['wall_s']:.2f}s", speedup, 0, two["rss_mb"], "speedup"))
+    # repro --all on the largest session: one case per planted defect.
+    path, size_mb = largest
+    rdir = os.path.join(a.out, "repro")
+    shutil.rmtree(rdir, ignore_errors=True)
+    rr = run([a.bin, "repro", path, "--all", "-o", rdir])
+    cases = sorted(d for d in os.listdir(rdir)) if os.path.isdir(rdir) else []
+    sizes = []
+    for d in cases:
+        files = [f for f in os.listdir(os.path.join(rdir, d)) if f not in ("expected.json", "case.md")]
+        data = [open(os.path.join(rdir, d, f), "rb").read() for f in files]
+        sizes.append((sum(x.count(b"\n") for x in data), sum(len(x) for x in data)))
+    runner = os.path.join(ROOT, "..", "shared", "cases", "run_cases.py")
+    passed = None
+    if cases and os.path.exists(runner):
+        passed = subprocess.run([sys.executable, runner, "--bin", a.bin, rdir], capture_output=True).returncode == 0
+    planted = len(json.load(open(largest[0] + ".truth.json"))["findings"])
+    report["repro"] = {"size_mb": round(size_mb, 1), "wall_s": rr[0], "rss_mb": rr[1], "exit": rr[2], "cases": len(cases),
+                       "planted": planted, "max_case_lines": max((x[0] for x in sizes), default=0),
+                       "max_case_bytes": max((x[1] for x in sizes), default=0), "run_cases_pass": passed}
+    rows.append((f"repro --all {size_mb:.0f} MB", rr[0], f"{len(cases)}/{planted} cases, max {report['repro']['max_case_lines']} lines", 0, size_mb / rr[0], rr[1], "pass" if passed else "FAIL"))
     big = report["check"][-1]
     report["targets"].update({
+        "repro_all_cases_small_and_passing": bool(passed) and len(cases) == planted and report["repro"]["max_case_lines"] <= 20,
         "check_2x_faster_than_python": big["ratio_vs_python"] <= 0.5,
         "check_rss_below_25pct": big["rss_pct_of_file"] < 25,
         "fence_1gb_per_s": bool(report["fence"]) and report["fence"]["gb_per_s"] >= 1.0,

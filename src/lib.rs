@@ -30,6 +30,7 @@ pub mod locate;
 pub mod model;
 pub mod pairing;
 pub mod report;
+pub mod repro;
 pub mod rules;
 pub mod show;
 pub mod source;

@@ -53,6 +53,18 @@ enum Command {
     /// The contexts as the model saw them, request by request or step by step.
     #[command(after_help = SHOW_HELP)]
     Show(ShowArgs),
+    /// Reduce a finding to a small, anonymised case for a bug report.
+    ///
+    /// For each selected finding, writes DIR/<rule>-<n>/ with the reduced input,
+    /// expected.json (every finding ctxlint reports on it, in the schema of the
+    /// shared regression cases) and case.md. The input is first sliced to what
+    /// the finding depends on, then reduced by delta debugging (entries,
+    /// requests, messages, blocks, then lines and words of text) while the same
+    /// rule still fires on the same element; then names, ids, emails, phone
+    /// numbers, URLs, paths, keys and free text are replaced by consistent
+    /// placeholders, and the finding is checked again before anything is written.
+    #[command(after_help = REPRO_HELP)]
+    Repro(ReproArgs),
     /// Explain a rule (by name or code), or list them all.
     Rule(RuleArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
@@ -122,6 +134,51 @@ struct CheckArgs {
 const DIFF_HELP: &str = "The first line is the verdict: `identical`, `extension` (B continues A and extends its cache prefix), `retry` (B's history is a prefix of A's: still a cache read), `rewrite at <level> <pointer>` (B continues A but its prefix diverges there, in cache order tools -> system -> messages), `new conversation` or `compaction` (not compared). Then every element of both requests in cache order: added (+), removed (-), changed (~) with a diff of its text, unchanged runs collapsed (=). Texts are compared as sent; moved `cache_control` markers, key order and whitespace between JSON tokens are not changes. Secrets are masked.\n\nExamples:\n  ctxlint diff req1.json req2.json\n  ctxlint diff cassette.yaml --request 1 2\n  ctxlint diff exchanges.jsonl --request 3 4 --output-format json\n\nExit codes: 0 identical, extension, retry, new conversation or compaction; 1 rewrite; 2 usage or I/O error (e.g. no such request, or a file that is not a request).";
 
 const SHOW_HELP: &str = "Without --request, prints per request (streams) or per step (transcripts: one step per model call, its context rebuilt from the session tree) a table of its messages: index, role, kind, size in bytes, first line and a short hash (equal hashes: equal messages). With --request N, prints that request's or step's context in full. Secrets are masked. A transcript keeps only the first 240 bytes of assistant, thinking and tool-result texts: such texts end with \"… (N bytes; the first K are kept)\".\n\nExamples:\n  ctxlint show session.jsonl\n  ctxlint show cassette.yaml --request 2\n\nExit codes: 0 shown; 2 usage or I/O error (e.g. no such request or step).";
+
+const REPRO_HELP: &str = "Selecting findings: with none of --finding, --line, --pointer, --all, exactly one finding (of --rule, if given) must match. Fingerprints are printed by `ctxlint check --output-format json`.\n\nThe case directory is what `ctxlint check .` needs: run it there, or hand it to ../shared/cases/run_cases.py. Nothing is written beside the inputs; an existing non-empty case directory is never overwritten (the next number is used) unless --force.\n\nExamples:\n  ctxlint repro session.jsonl --line 448 -o cases/\n  ctxlint repro big.jsonl --rule duplicate-system-event --all -o cases/ --budget 10\n  ctxlint repro cassette.yaml --finding 3f2a9c0d1e4b5a67 -o cases/ --source https://github.com/o/r/issues/1\n  ctxlint repro requests/ --all -o cases/ --keep-text   # a directory of request bodies (one stream)\n\nExit codes: 0 every selected finding was written as a case; 1 some could not be reproduced (see stderr); 2 usage or I/O error, or no finding matches the selection.";
+
+#[derive(Args, Debug)]
+struct ReproArgs {
+    /// Files or directories to check, as for `check`.
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<String>,
+    /// Only findings of this rule (name or code).
+    #[arg(long, value_name = "NAME")]
+    rule: Option<String>,
+    /// Only the finding with this fingerprint.
+    #[arg(long, value_name = "FINGERPRINT")]
+    finding: Option<String>,
+    /// Only findings at this 1-based line.
+    #[arg(long, value_name = "N")]
+    line: Option<u32>,
+    /// Only findings at this JSON Pointer.
+    #[arg(long, value_name = "P")]
+    pointer: Option<String>,
+    /// Every matching finding (one case each).
+    #[arg(long)]
+    all: bool,
+    /// Directory the cases are written into (created if missing).
+    #[arg(short = 'o', long = "out", value_name = "DIR", required = true)]
+    out: PathBuf,
+    /// Time budget per finding, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    budget: f64,
+    /// Do not anonymise: keep the input's text (for cases that stay private).
+    #[arg(long)]
+    keep_text: bool,
+    /// The bug-report URL to record as the case's `source` (default: the input path, anonymised).
+    #[arg(long, value_name = "URL")]
+    source: Option<String>,
+    /// Replace an existing non-empty case directory instead of using the next number.
+    #[arg(long)]
+    force: bool,
+    /// Force the input format instead of detecting it by content.
+    #[arg(long, value_name = "ID", value_parser = parse_input_format)]
+    input_format: Option<&'static str>,
+    /// Check every request file on its own instead of joining a directory's files into a stream.
+    #[arg(long)]
+    no_stream: bool,
+}
 
 #[derive(Args, Debug)]
 struct DiffArgs {
@@ -288,6 +345,7 @@ fn run() -> i32 {
         Command::Diff(a) => cmd_diff(a, color),
         Command::Show(a) => cmd_show(a, color),
         Command::Rule(a) => cmd_rule(a),
+        Command::Repro(a) => cmd_repro(a),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "ctxlint", &mut std::io::stdout());
@@ -576,6 +634,74 @@ fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     };
     emit(&text, a.output_file.as_ref())?;
     Ok(exit_code::OK)
+}
+
+fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {
+    use ctxlint::repro;
+    let rule = a
+        .rule
+        .as_deref()
+        .map(|n| {
+            RuleId::from_name_or_code(n).ok_or_else(|| Error::Usage(format!("unknown rule `{n}` (try `ctxlint rule`)")))
+        })
+        .transpose()?;
+    if !(a.budget.is_finite() && a.budget > 0.0) {
+        return Err(Error::Usage(format!("--budget must be a positive number of seconds, not {}", a.budget)));
+    }
+    let opts = repro::ReproOptions {
+        paths: a.paths,
+        discover: ctxlint::inputs::DiscoverOptions {
+            forced: a.input_format,
+            no_stream: a.no_stream,
+            ..Default::default()
+        },
+        rule,
+        fingerprint: a.finding,
+        line: a.line,
+        pointer: a.pointer,
+        all: a.all,
+        out_dir: a.out,
+        budget: std::time::Duration::from_secs_f64(a.budget),
+        keep_text: a.keep_text,
+        source: a.source,
+        force: a.force,
+    };
+    let outcomes = repro::run(&opts, &mut |line| eprintln!("ctxlint: {line}"))?;
+    let mut out = String::new();
+    let mut missing = 0;
+    for o in &outcomes {
+        match &o.dir {
+            Some(d) => {
+                let replaced: Vec<String> = o.replaced.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                out.push_str(&format!(
+                    "{}  {} at {}: {} -> {} lines, {} -> {} bytes, {:.1} s{}{}\n",
+                    d.display(),
+                    o.rule.name(),
+                    o.origin,
+                    o.before.0,
+                    o.after.0,
+                    o.before.1,
+                    o.after.1,
+                    o.elapsed.as_secs_f64(),
+                    if o.complete { "" } else { " (budget reached)" },
+                    if !o.anonymised {
+                        String::from("; text kept")
+                    } else if replaced.is_empty() {
+                        String::from("; nothing to replace")
+                    } else {
+                        format!("; replaced: {}", replaced.join(", "))
+                    }
+                ));
+            }
+            None => {
+                missing += 1;
+                out.push_str(&format!("not reproduced: {} at {}: {}\n", o.rule.name(), o.origin, o.notes.join("; ")));
+            }
+        }
+    }
+    out.push_str(&format!("{} case(s) written, {} not reproduced\n", outcomes.len() - missing, missing));
+    write_out(&out);
+    Ok(if missing == 0 { exit_code::OK } else { exit_code::FINDINGS })
 }
 
 fn cmd_rule(a: RuleArgs) -> ctxlint::Result<i32> {

@@ -1,0 +1,151 @@
+//! Writing a case directory: the reduced input files, `expected.json` in the
+//! schema of `../shared/cases/README.md`, and `case.md`.
+
+use super::CaseOutcome;
+use crate::error::{Error, Result};
+use crate::finding::Finding;
+use crate::rules::RuleId;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// What a case is made of.
+pub struct CaseInfo<'a> {
+    /// The bug-report URL, or the (anonymised) input path.
+    pub source: &'a str,
+    /// The input format id.
+    pub format: &'a str,
+    /// The selected finding's rule.
+    pub rule: RuleId,
+    /// The reduced input files.
+    pub files: &'a [(String, Vec<u8>)],
+    /// Every finding ctxlint reports on them.
+    pub findings: &'a [Finding],
+    /// How the reduction went.
+    pub outcome: &'a CaseOutcome,
+    /// Whether compressed inputs were written decompressed.
+    pub decompressed: bool,
+    /// The file holding the selected finding.
+    pub target_file: &'a str,
+}
+
+fn is_free(dir: &Path) -> bool {
+    match std::fs::read_dir(dir) {
+        Ok(mut rd) => rd.next().is_none(),
+        Err(_) => !dir.exists(),
+    }
+}
+
+/// The next case directory `<out>/<rule>-<n>`: numbers already holding files
+/// are skipped, unless `force` (then the directory is emptied of the files a
+/// case writes, and reused).
+pub fn next_dir(out: &Path, rule: RuleId, counter: &mut usize, force: bool) -> Result<PathBuf> {
+    loop {
+        *counter += 1;
+        let dir = out.join(format!("{}-{}", rule.name(), counter));
+        if force && dir.is_dir() {
+            std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        }
+        if is_free(&dir) {
+            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            return Ok(dir);
+        }
+    }
+}
+
+/// `expected.json` for the case (every finding, `exact: true`, `command: ["check", "."]`).
+pub fn expected_json(info: &CaseInfo) -> String {
+    let findings: Vec<serde_json::Value> = info
+        .findings
+        .iter()
+        .map(|f| {
+            let mut o = serde_json::Map::new();
+            o.insert("rule".into(), json!(f.rule.name()));
+            o.insert("path".into(), json!(f.path));
+            if matches!(f.format, "pi-session" | "claude-code" | "codex-rollout" | "exchange-log") {
+                if let Some(l) = f.line {
+                    o.insert("line".into(), json!(l));
+                }
+            }
+            o.insert("pointer".into(), json!(f.pointer));
+            serde_json::Value::Object(o)
+        })
+        .collect();
+    let doc = json!({
+        "source": info.source,
+        "format": info.format,
+        "command": ["check", "."],
+        "findings": findings,
+        "exact": true,
+        "note": format!("{} reduced by ctxlint repro {} ({} → {} lines)", info.rule.name(), env!("CARGO_PKG_VERSION"), info.outcome.before.0, info.outcome.after.0),
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// `case.md`: the rule, how to run the case, what was removed and replaced.
+/// Holds no text of the input (only counts, names of files and rules).
+pub fn case_md(info: &CaseInfo) -> String {
+    let o = info.outcome;
+    let m = info.rule.meta();
+    let mut s = String::new();
+    s.push_str(&format!("# {} ({}): reduced reproduction\n\n", m.name, m.code));
+    s.push_str(&format!("- source: {}\n", info.source));
+    s.push_str(&format!("- input format: `{}`\n", info.format));
+    let names: Vec<String> = info.files.iter().map(|(n, _)| format!("`{n}`")).collect();
+    s.push_str(&format!("- files: {}\n", names.join(", ")));
+    s.push_str(&format!("- rule: `{}` — {}\n", m.name, m.summary));
+    s.push_str(&format!("- written by: ctxlint {} (`ctxlint repro`)\n\n", env!("CARGO_PKG_VERSION")));
+    s.push_str("## Run it\n\n```sh\nctxlint check . --output-format json\n```\n\n");
+    s.push_str(&format!(
+        "Expected: exit status 1 and the findings listed in `expected.json`, among them `{}` in `{}`.\n\n",
+        m.name, info.target_file
+    ));
+    s.push_str("## What was removed\n\n");
+    s.push_str(&format!(
+        "The input was reduced from {} lines ({} bytes) to {} lines ({} bytes) in {} test runs of ctxlint, {}.\n",
+        o.before.0,
+        o.before.1,
+        o.after.0,
+        o.after.1,
+        o.tests,
+        if o.complete {
+            "down to a 1-minimal case (removing any further entry, element or word loses the finding)"
+        } else {
+            "stopped by the time budget (the case may not be minimal)"
+        }
+    ));
+    s.push_str("Removed entries' children were re-attached to their nearest kept ancestor; JSON was re-serialised compactly.\n");
+    if info.decompressed {
+        s.push_str("The input was compressed; the case holds it decompressed.\n");
+    }
+    s.push_str("\n## Anonymisation\n\n");
+    if !o.anonymised {
+        s.push_str("None (`--keep-text`): the text is the original's.\n");
+    } else if o.replaced.is_empty() {
+        s.push_str("Nothing left to replace after the reduction.\n");
+    } else {
+        let classes: Vec<String> = o.replaced.iter().map(|(k, v)| format!("{k} ({v})")).collect();
+        s.push_str(&format!(
+            "Replaced with stable placeholders of a similar shape (distinct values per class): {}. Keys, roles, type tags, tool names, statuses, timestamps and `System: [..]` labels were kept.\n",
+            classes.join(", ")
+        ));
+    }
+    for n in &o.notes {
+        s.push_str(&format!("\nNote: {n}\n"));
+    }
+    s
+}
+
+/// Writes the case into `dir`.
+pub fn write(dir: &Path, info: &CaseInfo) -> Result<()> {
+    for (name, bytes) in info.files {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).map_err(|e| Error::io(&p, e))?;
+    }
+    let p = dir.join("expected.json");
+    std::fs::write(&p, expected_json(info)).map_err(|e| Error::io(&p, e))?;
+    let p = dir.join("case.md");
+    std::fs::write(&p, case_md(info)).map_err(|e| Error::io(&p, e))?;
+    Ok(())
+}

@@ -1,0 +1,430 @@
+//! `ctxlint repro`: every produced case passes the shared case runner's
+//! judgement (re-implemented here, and `../shared/cases/run_cases.py` itself
+//! when it is present), is small, holds none of the planted personal data, and
+//! is the same byte for byte on a second run.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn ctxlint() -> Command {
+    let mut c = Command::cargo_bin("ctxlint").unwrap();
+    c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+    c
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The case's input files (everything but expected.json and case.md).
+fn inputs_of(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && !matches!(p.file_name().unwrap().to_str().unwrap(), "expected.json" | "case.md"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn lines_of(files: &[PathBuf]) -> usize {
+    files
+        .iter()
+        .map(|p| {
+            let b = std::fs::read(p).unwrap();
+            b.iter().filter(|&&c| c == b'\n').count() + usize::from(!b.is_empty() && !b.ends_with(b"\n"))
+        })
+        .sum()
+}
+
+/// Case directories under `out` (those holding expected.json).
+fn cases_in(out: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = walk(out).into_iter().filter(|p| p.join("expected.json").is_file()).collect();
+    v.sort();
+    v
+}
+
+fn walk(p: &Path) -> Vec<PathBuf> {
+    let mut out = vec![p.to_path_buf()];
+    if let Ok(rd) = std::fs::read_dir(p) {
+        for e in rd {
+            let e = e.unwrap().path();
+            if e.is_dir() {
+                out.extend(walk(&e));
+            }
+        }
+    }
+    out
+}
+
+type Key = (String, String, Option<i64>, Option<String>);
+
+fn key(f: &Value) -> Key {
+    (
+        f["rule"].as_str().unwrap().to_string(),
+        f["path"].as_str().unwrap().trim_start_matches("./").to_string(),
+        f.get("line").and_then(Value::as_i64),
+        f.get("pointer").and_then(Value::as_str).map(str::to_string),
+    )
+}
+
+/// Judges a case as run_cases.py does for these exact expectations: runs its
+/// command in the case directory, requires exit 1 and the same multiset of
+/// findings (rule, path, and line/pointer where expected.json has them).
+fn judge(case: &Path) -> Result<(), String> {
+    let exp: Value = serde_json::from_slice(&std::fs::read(case.join("expected.json")).unwrap()).unwrap();
+    assert_eq!(exp["exact"], Value::Bool(true));
+    assert_eq!(exp["command"], serde_json::json!(["check", "."]));
+    let out = ctxlint().current_dir(case).args(["check", ".", "--output-format", "json"]).output().unwrap();
+    let code = out.status.code().unwrap();
+    let got: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("{}: bad JSON: {e}", case.display()))?;
+    let mut want: BTreeMap<Key, usize> = BTreeMap::new();
+    for f in exp["findings"].as_array().unwrap() {
+        *want.entry(key(f)).or_default() += 1;
+    }
+    let mut have: BTreeMap<Key, usize> = BTreeMap::new();
+    for f in got["findings"].as_array().unwrap() {
+        let mut k = key(f);
+        // Compare line only where expected.json has it (JSONL), as the runner does.
+        if !exp["findings"].as_array().unwrap().iter().any(|e| e.get("line").is_some() && key(e).1 == k.1) {
+            k.2 = None;
+        }
+        *have.entry(k).or_default() += 1;
+    }
+    if code != 1 || want != have || want.is_empty() {
+        return Err(format!("{}: exit {code}, expected {want:?}, produced {have:?}", case.display()));
+    }
+    Ok(())
+}
+
+fn run_cases_py(out: &Path) {
+    let script = root().join("../shared/cases/run_cases.py");
+    if !script.is_file() {
+        eprintln!("note: {} not found; judged in Rust only", script.display());
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("ctxlint");
+    let o =
+        std::process::Command::new("python3").arg(&script).arg("--bin").arg(&bin).arg(out).output().expect("python3");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "run_cases.py failed:\n{text}");
+    assert!(text.contains(" passed, 0 failed"), "{text}");
+}
+
+/// The shared `check` cases with findings: each reproduces, passes, and is small.
+#[test]
+fn every_handed_check_case_reproduces() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut n_cases = 0;
+    let mut rules_seen = Vec::new();
+    let mut dirs: Vec<PathBuf> =
+        std::fs::read_dir(root().join("fixtures/cases")).unwrap().map(|e| e.unwrap().path()).collect();
+    dirs.sort();
+    for dir in dirs {
+        let exp: Value = serde_json::from_slice(&std::fs::read(dir.join("expected.json")).unwrap()).unwrap();
+        if exp["command"][0] != "check" || exp["findings"].as_array().unwrap().is_empty() {
+            continue;
+        }
+        let id = dir.file_name().unwrap().to_str().unwrap().to_string();
+        let before_files = inputs_of(&dir);
+        let out = tmp.path().join(&id);
+        let o = ctxlint().arg("repro").arg(&dir).args(["--all", "-o"]).arg(&out).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{id}: {}", String::from_utf8_lossy(&o.stderr));
+        // Nothing written beside the input.
+        assert_eq!(inputs_of(&dir), before_files, "{id}: the input directory changed");
+        let cases = cases_in(&out);
+        assert_eq!(cases.len(), exp["findings"].as_array().unwrap().len(), "{id}: one case per finding");
+        let before = lines_of(&before_files);
+        for c in &cases {
+            judge(c).unwrap();
+            let after = lines_of(&inputs_of(c));
+            assert!(after <= 20.max(before / 10), "{id}: {after} lines (input {before})");
+            assert!(after >= 1);
+            let exp_c: Value = serde_json::from_slice(&std::fs::read(c.join("expected.json")).unwrap()).unwrap();
+            rules_seen.push(exp_c["findings"][0]["rule"].as_str().unwrap().to_string());
+            let md = std::fs::read_to_string(c.join("case.md")).unwrap();
+            assert!(md.contains("ctxlint check . --output-format json") && md.contains("ctxlint 0."), "{md}");
+        }
+        n_cases += cases.len();
+    }
+    assert_eq!(n_cases, 18, "{rules_seen:?}");
+    run_cases_py(tmp.path());
+}
+
+/// Every finding ctxlint reports on the shared corpus gives a passing, small case.
+#[test]
+fn every_corpus_finding_reproduces() {
+    let corpus = root().join("../shared/corpus");
+    if !corpus.is_dir() {
+        eprintln!("note: {} not found; skipped", corpus.display());
+        return;
+    }
+    let check = ctxlint().arg("check").arg(&corpus).args(["--output-format", "json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let total = report["findings"].as_array().unwrap().len();
+    assert!(total >= 20, "{total}");
+    let tmp = tempfile::tempdir().unwrap();
+    let o = ctxlint().arg("repro").arg(&corpus).args(["--all", "-o"]).arg(tmp.path()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains(&format!("{total} case(s) written, 0 not reproduced")), "{stdout}");
+    let cases = cases_in(tmp.path());
+    assert_eq!(cases.len(), total);
+    for c in &cases {
+        judge(c).unwrap();
+    }
+    // Sizes: "<dir>  <rule> at <where>: B -> A lines, …" per case.
+    let re = regex::Regex::new(r": (\d+) -> (\d+) lines").unwrap();
+    let mut sized = 0;
+    for cap in re.captures_iter(&stdout) {
+        let (b, a): (usize, usize) = (cap[1].parse().unwrap(), cap[2].parse().unwrap());
+        assert!(a <= 20.max(b / 10), "{a} lines from {b}");
+        sized += 1;
+    }
+    assert_eq!(sized, total);
+    run_cases_py(tmp.path());
+}
+
+const PLANTED: &[&str] = &[
+    "Alice Johnson",
+    "Johnson",
+    "alice.johnson@acme-corp.com",
+    "acme-corp",
+    "+1 415 555 0134",
+    "415 555",
+    "/home/alice/projects/secret-plan",
+    "/Users/bob/Documents/payroll.xlsx",
+    "payroll",
+    "bob",
+    "sk-proj-Q9xT7mK2pL4vN8rS1wY3zA6b",
+    "Q9xT7mK2pL4vN8rS1wY3zA6b",
+    "ghp_R4nD0mT0k3nV4lu3F0rT35t1ng0000aaaa",
+    "R4nD0mT0k3n",
+    "AKIAIOSFODNN7EXAMPLE",
+    "IOSFODNN7",
+    "C024BE91L",
+    "123456789012345678",
+    "https://intranet.acme-corp.com/wiki/oncall",
+    "intranet",
+];
+
+/// A pi/OpenClaw session whose system event is rendered twice in one step
+/// (duplicate-system-event at line 3), full of personal data.
+fn pii_session() -> String {
+    let event = "System: [2026-06-20 09:14:02 UTC] Slack DM from Alice Johnson in C024BE91L (Discord 123456789012345678): mail alice.johnson@acme-corp.com or call +1 415 555 0134";
+    let lines = [
+        serde_json::json!({"type":"session","version":3,"id":"5e55a0a4-0b79-459d-939c-e17cdbbf4fe2","timestamp":"2026-06-20T09:14:00.000Z","cwd":"/home/alice/projects/secret-plan"}),
+        serde_json::json!({"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-06-20T09:14:02.000Z","message":{"role":"user","content":[{"type":"text","text":format!("{event}\n\nPlease read /Users/bob/Documents/payroll.xlsx; the key is sk-proj-Q9xT7mK2pL4vN8rS1wY3zA6b and the token ghp_R4nD0mT0k3nV4lu3F0rT35t1ng0000aaaa, AWS AKIAIOSFODNN7EXAMPLE, see https://intranet.acme-corp.com/wiki/oncall")}]}}),
+        serde_json::json!({"type":"custom_message","customType":"openclaw.runtime-context","content":format!("OpenClaw runtime context for the immediately preceding user message.\n\n{event}\n\nConversation info (untrusted metadata):\n```json\n{{\"channel\":\"slack\",\"sender\":\"Alice Johnson\"}}\n```"),"display":false,"id":"c0ffee01","parentId":"a1b2c3d4","timestamp":"2026-06-20T09:14:02.003Z"}),
+        serde_json::json!({"type":"message","id":"e5f6a7b8","parentId":"c0ffee01","timestamp":"2026-06-20T09:14:05.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Sure Alice Johnson, reading /Users/bob/Documents/payroll.xlsx now."},{"type":"toolCall","id":"call_9f8e7d","name":"read","arguments":{"path":"/Users/bob/Documents/payroll.xlsx"}}],"provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse"}}),
+        serde_json::json!({"type":"message","id":"0badcafe","parentId":"e5f6a7b8","timestamp":"2026-06-20T09:14:06.000Z","message":{"role":"toolResult","toolCallId":"call_9f8e7d","toolName":"read","content":[{"type":"text","text":"name,email,phone\nAlice Johnson,alice.johnson@acme-corp.com,+1 415 555 0134"}]}}),
+    ];
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+fn assert_no_planted(dir: &Path) {
+    for p in walk(dir).iter().flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path())) {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if !p.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        for s in PLANTED {
+            assert!(!text.contains(s), "{s:?} leaked into {}:\n{text}", p.display());
+            assert!(!name.contains(s), "{s:?} in the file name {name}");
+        }
+    }
+}
+
+#[test]
+fn planted_personal_data_never_reaches_the_case() {
+    let src = tempfile::tempdir().unwrap();
+    let input = src.path().join("alice-johnson-session.jsonl");
+    std::fs::write(&input, pii_session()).unwrap();
+    // The input shows the finding.
+    let check = ctxlint().arg("check").arg(&input).args(["--output-format", "json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let rules: Vec<&str> = report["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["duplicate-system-event"]);
+    assert_eq!(report["findings"][0]["line"], 3);
+    // Reduced (default budget) and unreduced (no time to reduce): both anonymised.
+    for budget in ["30", "0.000001"] {
+        let out = tempfile::tempdir().unwrap();
+        let o = ctxlint()
+            .arg("repro")
+            .arg(&input)
+            .args(["--rule", "duplicate-system-event", "--budget", budget, "-o"])
+            .arg(out.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+        let cases = cases_in(out.path());
+        assert_eq!(cases.len(), 1);
+        judge(&cases[0]).unwrap();
+        let exp: Value = serde_json::from_slice(&std::fs::read(cases[0].join("expected.json")).unwrap()).unwrap();
+        assert_eq!(exp["findings"][0]["rule"], "duplicate-system-event");
+        assert_eq!(exp["format"], "pi-session");
+        assert_no_planted(out.path());
+        assert!(stdout.contains("replaced:"), "{stdout}");
+        if budget != "30" {
+            // Nothing was removed: every class was replaced, and the label kept its shape.
+            for class in ["email", "key", "path", "phone", "channel-id", "url", "word"] {
+                assert!(stdout.contains(&format!("{class} ")), "{class} not reported: {stdout}");
+            }
+            let text = std::fs::read_to_string(cases[0].join("session.jsonl")).unwrap();
+            assert!(text.contains("System: [2026-06-20 09:14:02 UTC] "), "{text}");
+            assert!(text.contains("user1@example.com") && text.contains("sk-REDACTED-"), "{text}");
+            assert_eq!(lines_of(&inputs_of(&cases[0])), 5);
+        } else {
+            assert!(lines_of(&inputs_of(&cases[0])) <= 3, "{stdout}");
+        }
+    }
+}
+
+#[test]
+fn two_runs_give_identical_cases() {
+    let src = tempfile::tempdir().unwrap();
+    let input = src.path().join("s.jsonl");
+    std::fs::write(&input, pii_session()).unwrap();
+    let cassette = root().join("fixtures/cases/cc-44045-resume-block-dropped");
+    let mut outputs = Vec::new();
+    for _ in 0..2 {
+        let out = tempfile::tempdir().unwrap();
+        for p in [input.as_path(), cassette.as_path()] {
+            let o = ctxlint().arg("repro").arg(p).args(["--all", "-o"]).arg(out.path()).output().unwrap();
+            assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+        let mut files = BTreeMap::new();
+        for c in cases_in(out.path()) {
+            for e in std::fs::read_dir(&c).unwrap() {
+                let p = e.unwrap().path();
+                let rel = p.strip_prefix(out.path()).unwrap().to_string_lossy().to_string();
+                files.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+        assert_eq!(files.len(), 7, "{:?}", files.keys());
+        outputs.push(files);
+    }
+    assert_eq!(outputs[0], outputs[1]);
+}
+
+#[test]
+fn selection_errors_and_existing_cases() {
+    let src = tempfile::tempdir().unwrap();
+    let input = src.path().join("s.jsonl");
+    std::fs::write(&input, pii_session()).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    // No finding of that rule: exit 2 with a clear message.
+    let o = ctxlint()
+        .arg("repro")
+        .arg(&input)
+        .args(["--rule", "orphan-tool-result", "-o"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no finding matches the selection"));
+    let o = ctxlint().arg("repro").arg(&input).args(["--line", "2", "-o"]).arg(out.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    // By fingerprint, twice: the second run takes the next number.
+    let check = ctxlint().arg("check").arg(&input).args(["--output-format", "json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let fp = report["findings"][0]["fingerprint"].as_str().unwrap().to_string();
+    for _ in 0..2 {
+        let o = ctxlint().arg("repro").arg(&input).args(["--finding", &fp, "-o"]).arg(out.path()).output().unwrap();
+        assert_eq!(o.status.code(), Some(0));
+    }
+    assert!(out.path().join("duplicate-system-event-1/expected.json").is_file());
+    assert!(out.path().join("duplicate-system-event-2/expected.json").is_file());
+    // --keep-text keeps the original file name and text.
+    let o = ctxlint()
+        .arg("repro")
+        .arg(&input)
+        .args(["--keep-text", "--source", "https://github.com/o/r/issues/1", "-o"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let c = out.path().join("duplicate-system-event-3");
+    assert!(c.join("s.jsonl").is_file());
+    let exp: Value = serde_json::from_slice(&std::fs::read(c.join("expected.json")).unwrap()).unwrap();
+    assert_eq!(exp["source"], "https://github.com/o/r/issues/1");
+    assert!(std::fs::read_to_string(c.join("case.md")).unwrap().contains("None (`--keep-text`)"));
+}
+
+/// A session long enough to be sliced (over 2,000 lines): a dangling parent in
+/// the middle and a system event rendered twice near the end; each case is
+/// tiny, re-threaded over the thousands of lines left out, and passes.
+#[test]
+fn long_sessions_are_sliced_around_the_finding() {
+    let mut lines = vec![
+        serde_json::json!({"type":"session","version":3,"id":"s-long","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/srv/agent"}),
+    ];
+    let mut parent: Option<String> = None;
+    let push = |lines: &mut Vec<Value>, mut v: Value, id: String, parent: &mut Option<String>| {
+        v["id"] = Value::String(id.clone());
+        v["parentId"] = parent.clone().map(Value::String).unwrap_or(Value::Null);
+        lines.push(v);
+        *parent = Some(id);
+    };
+    for t in 0..1_400 {
+        let event = format!("System: [2026-01-01 {:02}:{:02}:00 UTC] Slack DM from user-{t}", t / 60 % 24, t % 60);
+        let user = serde_json::json!({"type":"message","message":{"role":"user","content":[{"type":"text","text":format!("{event}\n\nplease look at item {t}")}]}});
+        push(&mut lines, user, format!("u{t:05}"), &mut parent);
+        if t == 1_300 {
+            let carrier = serde_json::json!({"type":"custom_message","customType":"openclaw.runtime-context","content":format!("OpenClaw runtime context.\n\n{event}"),"display":false});
+            push(&mut lines, carrier, format!("c{t:05}"), &mut parent);
+        }
+        let mut reply = serde_json::json!({"type":"message","message":{"role":"assistant","content":[{"type":"text","text":format!("done with item {t}")}],"provider":"p","model":"m","stopReason":"stop"}});
+        if t == 700 {
+            // Dangling parent: names no entry.
+            reply["id"] = Value::String(format!("a{t:05}"));
+            reply["parentId"] = Value::String("dead0001".into());
+            lines.push(reply);
+            parent = Some(format!("a{t:05}"));
+        } else {
+            push(&mut lines, reply, format!("a{t:05}"), &mut parent);
+        }
+    }
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    assert!(lines.len() > 2_000);
+    let src = tempfile::tempdir().unwrap();
+    let input = src.path().join("long.jsonl");
+    std::fs::write(&input, &text).unwrap();
+    let check = ctxlint().arg("check").arg(&input).args(["--output-format", "json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let mut found: Vec<(String, i64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap().to_string(), f["line"].as_i64().unwrap()))
+        .collect();
+    found.sort();
+    assert_eq!(found, [("broken-parent-chain".to_string(), 1_403), ("duplicate-system-event".to_string(), 2_603)]);
+    let out = tempfile::tempdir().unwrap();
+    let o = ctxlint().arg("repro").arg(&input).args(["--all", "-o"]).arg(out.path()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    let cases = cases_in(out.path());
+    assert_eq!(cases.len(), 2);
+    for c in &cases {
+        judge(c).unwrap();
+        assert!(lines_of(&inputs_of(c)) <= 4, "{}", std::fs::read_to_string(c.join("session.jsonl")).unwrap());
+    }
+    // The dangling parent stays dangling (re-threading never repairs a defect).
+    let bpc = std::fs::read_to_string(out.path().join("broken-parent-chain-1/session.jsonl")).unwrap();
+    let entries: Vec<Value> = bpc.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ids: Vec<&str> = entries.iter().filter_map(|e| e["id"].as_str()).collect();
+    let dangling: Vec<&str> =
+        entries.iter().filter_map(|e| e["parentId"].as_str()).filter(|p| !ids.contains(p)).collect();
+    assert_eq!(dangling.len(), 1, "{bpc}");
+    assert_eq!(dangling[0].len(), "dead0001".len(), "{bpc}");
+    assert!(!bpc.contains("dead0001"), "ids are anonymised: {bpc}");
+    // The event's second copy hangs off its first one after thousands of lines were removed.
+    let dse = std::fs::read_to_string(out.path().join("duplicate-system-event-1/session.jsonl")).unwrap();
+    assert!(dse.contains("System: [2026-01-01 "), "{dse}");
+    assert!(!dse.contains("u00000"), "{dse}");
+}
