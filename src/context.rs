@@ -269,8 +269,8 @@ pub fn lanes(t: &Transcript) -> Vec<u32> {
 /// sharing [`Entry::call_group`]: for each group, the index of its last entry
 /// (in write order). Rules that judge a whole model call (a final text)
 /// evaluate it there.
-pub fn call_group_ends(t: &Transcript) -> std::collections::HashMap<&str, u32> {
-    let mut last = std::collections::HashMap::new();
+pub fn call_group_ends(t: &Transcript) -> foldhash::HashMap<&str, u32> {
+    let mut last = <foldhash::HashMap<_, _> as foldhash::HashMapExt>::new();
     for (i, e) in t.entries.iter().enumerate() {
         if let Some(g) = e.call_group.as_deref() {
             if e.class == Class::Conversation {

@@ -6,7 +6,7 @@
 
 use crate::context::{Tree, sent_again};
 use crate::model::*;
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 /// Where an occurrence is: a transcript entry (or request message / slot part) and a block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

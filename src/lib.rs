@@ -222,6 +222,17 @@ pub fn finish(findings: &mut [Finding]) {
     }
 }
 
+/// The byte offset of 1-based `line` of a transcript input, when it is an
+/// entry or a malformed line.
+fn line_offset(input: &Input, line: u32) -> Option<u64> {
+    if let Some(t) = input.as_transcript() {
+        if let Ok(i) = t.entries.binary_search_by_key(&line, |e| e.line) {
+            return Some(t.entries[i].offset);
+        }
+    }
+    input.bad_lines.binary_search_by_key(&line, |b| b.line).ok().map(|i| input.bad_lines[i].offset)
+}
+
 /// Fills `column` and `byte_offset` (and `line` for JSON documents) from the source bytes.
 fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
     if findings.is_empty() {
@@ -245,7 +256,19 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
         if jsonl {
             let wanted: BTreeSet<u32> = mine.iter().filter_map(|&i| findings[i].line).collect();
             let mut lines: HashMap<u32, (u64, Vec<u8>)> = HashMap::new();
-            if let Ok(mut lr) = src.lines() {
+            // A transcript knows where each of its lines starts: read just those.
+            let offsets: Vec<(u32, u64)> =
+                wanted.iter().filter_map(|&l| line_offset(input, l).map(|o| (l, o))).collect();
+            if offsets.len() == wanted.len() {
+                let at: Vec<u64> = offsets.iter().map(|x| x.1).collect();
+                if let Some(read) = src.lines_at(&at) {
+                    for ((l, o), bytes) in offsets.into_iter().zip(read) {
+                        lines.insert(l, (o, bytes));
+                    }
+                }
+            }
+            let streamed = if lines.len() < wanted.len() { src.lines().ok() } else { None };
+            if let Some(mut lr) = streamed {
                 let last = wanted.iter().next_back().copied().unwrap_or(0);
                 while let Ok(Some(l)) = lr.next_line() {
                     if wanted.contains(&l.no) {

@@ -9,7 +9,7 @@
 
 use crate::context::{Analysis, sent_again};
 use crate::model::*;
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// A pairing defect.
 #[derive(Debug, Clone)]

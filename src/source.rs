@@ -95,6 +95,53 @@ impl SourceRef {
         }
     }
 
+    /// Reads the lines starting at the given byte offsets (after decompression
+    /// there is no seeking, so `None` for compressed inputs: read them in order
+    /// instead). Each line comes without its `\n` and a trailing `\r`, as
+    /// [`LineReader`] gives it, capped at [`MAX_LINE`] bytes. `None` on an I/O error.
+    pub fn lines_at(&self, offsets: &[u64]) -> Option<Vec<Vec<u8>>> {
+        fn cut(mut v: Vec<u8>) -> Vec<u8> {
+            if v.last() == Some(&b'\n') {
+                v.pop();
+            }
+            if v.last() == Some(&b'\r') {
+                v.pop();
+            }
+            v
+        }
+        match &self.origin {
+            Origin::Memory(bytes) => {
+                if self.compression(bytes) != Compression::None {
+                    return None;
+                }
+                let line = |o: u64| {
+                    let rest = bytes.get(usize::try_from(o).ok()?..)?;
+                    let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len()).min(MAX_LINE);
+                    Some(cut(rest[..end].to_vec()))
+                };
+                offsets.iter().map(|&o| line(o)).collect()
+            }
+            Origin::File(p) => {
+                use std::io::{BufRead, Seek, SeekFrom};
+                let f = open_regular(p).ok()?;
+                let mut head = [0u8; 4];
+                let n = read_head(&f, &mut head).ok()?;
+                if self.compression(&head[..n]) != Compression::None {
+                    return None;
+                }
+                let mut r = BufReader::with_capacity(64 << 10, f);
+                let mut out = Vec::with_capacity(offsets.len());
+                for &o in offsets {
+                    r.seek(SeekFrom::Start(o)).ok()?;
+                    let mut v = Vec::new();
+                    (&mut r).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut v).ok()?;
+                    out.push(cut(v));
+                }
+                Some(out)
+            }
+        }
+    }
+
     /// The first `n` bytes after decompression (fewer if the input is shorter).
     pub fn peek(&self, n: usize) -> Result<Vec<u8>> {
         let mut r = self.open()?;
@@ -134,7 +181,7 @@ impl AsRef<[u8]> for ArcBytes {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Compression {
     None,
     Gzip,

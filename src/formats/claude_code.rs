@@ -230,7 +230,11 @@ struct ParsedEntry {
 
 fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
     let hash = hash_bytes(line.bytes);
-    let raw: RawRecord = match serde_json::from_slice(line.bytes) {
+    // One UTF-8 check of the whole line, then a parse that need not check each string again.
+    let Ok(text) = std::str::from_utf8(line.bytes) else {
+        return Parsed::Malformed(jsonl::invalid_utf8(line.bytes));
+    };
+    let raw: RawRecord = match serde_json::from_str(text) {
         Ok(r) => r,
         Err(e) => {
             return match jsonl::malformed_reason(line.bytes, &e) {
@@ -296,35 +300,28 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut raw_lines: Vec<RawLine> = Vec::new();
     let mut unknown = 0usize;
 
-    let estimate = std::cell::Cell::new(0usize);
-    let (bad_lines, lines) = jsonl::read_lines_par(
-        src,
-        parse_line,
-        |n| estimate.set(n),
-        |line, parsed| {
-            if estimate.get() > 0 {
-                let n = estimate.replace(0);
-                t.entries.reserve(n);
-                parents.reserve(n);
-                raw_lines.reserve(n);
+    let (bad_lines, lines) = jsonl::read_lines_par(src, parse_line, |line, parsed, estimate| {
+        if t.entries.capacity() == 0 && estimate > 0 {
+            t.entries.reserve(estimate);
+            parents.reserve(estimate);
+            raw_lines.reserve(estimate);
+        }
+        match parsed {
+            Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
+            Parsed::Unknown(hash) => {
+                unknown += 1;
+                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
             }
-            match parsed {
-                Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
-                Parsed::Unknown(hash) => {
-                    unknown += 1;
-                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
-                }
-                Parsed::Entry(p) => {
-                    let ParsedEntry { entry, parent, unknown: unk } = *p;
-                    raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: entry.id.is_none() });
-                    unknown += usize::from(unk);
-                    parents.push(parent);
-                    t.entries.push(entry);
-                }
+            Parsed::Entry(p) => {
+                let ParsedEntry { entry, parent, unknown: unk } = *p;
+                raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: entry.id.is_none() });
+                unknown += usize::from(unk);
+                parents.push(parent);
+                t.entries.push(entry);
             }
-            jsonl::LineVerdict::Ok
-        },
-    )?;
+        }
+        jsonl::LineVerdict::Ok
+    })?;
 
     t.lines = lines;
     t.has_ids = true;

@@ -40,101 +40,138 @@ pub fn read_lines(src: &SourceRef, mut f: impl FnMut(&Line<'_>) -> LineVerdict) 
 /// Lines gathered before a batch is parsed in parallel: about 4 MiB of text.
 const BATCH_BYTES: usize = 4 << 20;
 
-/// Like [`read_lines`], but parses in parallel: lines are gathered in
-/// batches of about 4 MiB, `parse` runs on each screened line of a batch on
-/// the rayon pool (it must be a pure function of the line), then `consume`
-/// takes the results one by one in line order, on the calling thread. Memory
-/// is bounded by one batch and its results. After the first batch, `reserve`
-/// is called once with an estimate of the number of lines in the input (from
-/// its size and the first batch's average line length), so that the caller's
-/// tables can be sized once instead of growing by doubling (each doubling of a
-/// large table briefly holds both copies).
-pub fn read_lines_par<T: Send>(
-    src: &SourceRef,
-    parse: impl Fn(&Line<'_>) -> T + Sync,
-    mut reserve: impl FnMut(usize),
-    mut consume: impl FnMut(&Line<'_>, T) -> LineVerdict,
-) -> Result<(Vec<BadLine>, u32)> {
-    use rayon::prelude::*;
-    struct Meta {
-        no: u32,
-        offset: u64,
-        start: usize,
-        end: usize,
-        terminated: bool,
-        too_long: bool,
-        len: u64,
-    }
-    fn view<'b>(m: &Meta, bytes: &'b [u8]) -> Line<'b> {
+/// Where one line of a [`Batch`] lies.
+struct Meta {
+    no: u32,
+    offset: u64,
+    start: usize,
+    end: usize,
+    terminated: bool,
+    too_long: bool,
+    len: u64,
+}
+
+/// About [`BATCH_BYTES`] of consecutive lines, copied out of the reader.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    metas: Vec<Meta>,
+}
+
+impl Batch {
+    fn line(&self, m: &Meta) -> Line<'_> {
         Line {
             no: m.no,
             offset: m.offset,
-            bytes: &bytes[m.start..m.end],
+            bytes: &self.bytes[m.start..m.end],
             terminated: m.terminated,
             too_long: m.too_long,
             len: m.len,
         }
     }
-    let mut lines = src.lines()?;
-    let mut bad = Vec::new();
-    let mut count = 0;
-    let mut bytes: Vec<u8> = Vec::new();
-    let mut metas: Vec<Meta> = Vec::new();
-    let mut eof = false;
-    let mut first = true;
-    while !eof {
-        bytes.clear();
-        metas.clear();
-        while bytes.len() < BATCH_BYTES {
-            match lines.next_line() {
-                Ok(Some(l)) => {
-                    count = l.no;
-                    let start = bytes.len();
-                    bytes.extend_from_slice(l.bytes);
-                    metas.push(Meta {
-                        no: l.no,
-                        offset: l.offset,
-                        start,
-                        end: bytes.len(),
-                        terminated: l.terminated,
-                        too_long: l.too_long,
-                        len: l.len,
-                    });
-                }
-                Ok(None) => {
-                    eof = true;
-                    break;
-                }
-                Err(e) => return Err(Error::io(&src.display, e)),
-            }
+
+    /// Refills the batch from `lines`; returns whether the input is at its end.
+    fn fill<R: std::io::Read>(&mut self, lines: &mut crate::source::LineReader<R>) -> std::io::Result<bool> {
+        self.bytes.clear();
+        self.metas.clear();
+        while self.bytes.len() < BATCH_BYTES {
+            let Some(l) = lines.next_line()? else { return Ok(true) };
+            let start = self.bytes.len();
+            self.bytes.extend_from_slice(l.bytes);
+            self.metas.push(Meta {
+                no: l.no,
+                offset: l.offset,
+                start,
+                end: self.bytes.len(),
+                terminated: l.terminated,
+                too_long: l.too_long,
+                len: l.len,
+            });
         }
-        if first {
-            first = false;
-            let avg = (bytes.len() + metas.len()) / metas.len().max(1);
-            let size = src.size().unwrap_or(0) as usize;
-            reserve(if eof { metas.len() } else { size / avg.max(1) + size / avg.max(1) / 16 + 16 });
-        }
-        let results: Vec<std::result::Result<T, LineVerdict>> = metas
+        Ok(false)
+    }
+
+    /// Screens and parses every line on the rayon pool, into `out` (reused).
+    fn parse<T: Send>(
+        &self,
+        parse: &(impl Fn(&Line<'_>) -> T + Sync),
+        out: &mut Vec<std::result::Result<T, LineVerdict>>,
+    ) {
+        use rayon::prelude::*;
+        self.metas
             .par_iter()
             .with_min_len(64)
             .map(|m| {
-                let line = view(m, &bytes);
+                let line = self.line(m);
                 match screen(&line) {
                     Some(v) => Err(v),
                     None => Ok(parse(&line)),
                 }
             })
-            .collect();
-        for (m, r) in metas.iter().zip(results) {
-            let line = view(m, &bytes);
-            let verdict = match r {
-                Err(v) => v,
-                Ok(t) => consume(&line, t),
-            };
-            if let LineVerdict::Malformed(reason) = verdict {
-                bad.push(bad_line(&line, reason));
-            }
+            .collect_into_vec(out);
+    }
+}
+
+/// Like [`read_lines`], but parses in parallel. Lines are gathered in batches
+/// of about 4 MiB; `parse` runs on each screened line of a batch on the rayon
+/// pool (it must be a pure function of the line), and `consume` takes the
+/// results one by one in line order while the next batch is read and parsed.
+/// `consume` also gets an estimate of the input's number of lines (from its
+/// size and the first batch's average line length; 0 when unknown) so that
+/// its tables can be sized once instead of growing by doubling. Memory is
+/// bounded by two batches and their results.
+pub fn read_lines_par<T: Send>(
+    src: &SourceRef,
+    parse: impl Fn(&Line<'_>) -> T + Sync,
+    mut consume: impl FnMut(&Line<'_>, T, usize) -> LineVerdict + Send,
+) -> Result<(Vec<BadLine>, u32)> {
+    let mut lines = src.lines()?;
+    let io = |e| Error::io(&src.display, e);
+    let (mut cur, mut next) = (Batch::default(), Batch::default());
+    let (mut cur_out, mut next_out) = (Vec::new(), Vec::new());
+    let mut eof = cur.fill(&mut lines).map_err(io)?;
+    cur.parse(&parse, &mut cur_out);
+    let estimate = if eof {
+        cur.metas.len()
+    } else {
+        let avg = (cur.bytes.len() + cur.metas.len()) / cur.metas.len().max(1);
+        let size = src.size().unwrap_or(0) as usize;
+        size / avg.max(1) + size / avg.max(1) / 16 + 16
+    };
+    let mut bad = Vec::new();
+    let mut count = 0;
+    loop {
+        let (read, ()) = rayon::join(
+            || -> std::io::Result<bool> {
+                if eof {
+                    next.metas.clear();
+                    return Ok(true);
+                }
+                let at_end = next.fill(&mut lines)?;
+                next.parse(&parse, &mut next_out);
+                Ok(at_end)
+            },
+            || {
+                for (m, r) in cur.metas.iter().zip(cur_out.drain(..)) {
+                    let line = cur.line(m);
+                    count = line.no;
+                    let verdict = match r {
+                        Err(v) => v,
+                        Ok(t) => consume(&line, t, estimate),
+                    };
+                    if let LineVerdict::Malformed(reason) = verdict {
+                        bad.push(bad_line(&line, reason));
+                    }
+                }
+            },
+        );
+        let was_eof = eof;
+        eof = read.map_err(io)?;
+        if was_eof {
+            break;
         }
+        std::mem::swap(&mut cur, &mut next);
+        std::mem::swap(&mut cur_out, &mut next_out);
     }
     Ok((bad, count))
 }
@@ -183,10 +220,18 @@ pub fn malformed_reason(bytes: &[u8], e: &serde_json::Error) -> Option<String> {
     }
 }
 
+/// The reason given for a line that is not valid UTF-8 (the same words as [`describe_line_error`]).
+pub fn invalid_utf8(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Err(u) => format!("invalid UTF-8 at byte {} of the line", u.valid_up_to() + 1),
+        Ok(_) => "invalid UTF-8".into(),
+    }
+}
+
 /// Describes why a line failed to parse, naming invalid UTF-8 when that is the cause.
 pub fn describe_line_error(bytes: &[u8], e: &serde_json::Error) -> String {
     match std::str::from_utf8(bytes) {
-        Err(u) => format!("invalid UTF-8 at byte {} of the line", u.valid_up_to() + 1),
+        Err(_) => invalid_utf8(bytes),
         Ok(_) => describe_json_error(e),
     }
 }
@@ -210,4 +255,54 @@ pub fn describe_json_error(e: &serde_json::Error) -> String {
 /// as opposed to valid JSON of an unexpected shape.
 pub fn is_syntax_error(e: &serde_json::Error) -> bool {
     matches!(e.classify(), serde_json::error::Category::Syntax | serde_json::error::Category::Eof)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Origin;
+
+    /// The parallel reader sees exactly the lines, offsets and verdicts of the
+    /// sequential one, across many batches (blank, CRLF, NUL, torn and long lines).
+    #[test]
+    fn parallel_batches_match_the_sequential_reader() {
+        let mut text = Vec::new();
+        for i in 0..200_000u32 {
+            match i % 7 {
+                0 => text.extend_from_slice(b"\n"),
+                1 => text.extend_from_slice(format!("{{\"i\":{i}}}\r\n").as_bytes()),
+                2 => text.extend_from_slice(
+                    format!("{{\"i\":{i},\"pad\":\"{}\"}}\n", "x".repeat(i as usize % 600)).as_bytes(),
+                ),
+                3 => text.extend_from_slice(b"{\"torn\":\n"),
+                4 => text.extend_from_slice(b"{\"n\":\"a\0b\"}\n"),
+                _ => text.extend_from_slice(format!("[{i}]\n").as_bytes()),
+            }
+        }
+        text.extend_from_slice(b"{\"last\":true}"); // no final newline
+        let src = SourceRef { display: "t.jsonl".into(), origin: Origin::Memory(text.into()) };
+        let parse = |l: &Line<'_>| {
+            (l.no, l.offset, l.bytes.to_vec(), serde_json::from_slice::<serde_json::Value>(l.bytes).is_ok())
+        };
+        let mut seq = Vec::new();
+        let (bad_a, n_a) = read_lines(&src, |l| {
+            let p = parse(l);
+            let ok = p.3;
+            seq.push(p);
+            if ok { LineVerdict::Ok } else { LineVerdict::Malformed("bad".into()) }
+        })
+        .unwrap();
+        let mut par = Vec::new();
+        let (bad_b, n_b) = read_lines_par(&src, parse, |_, p, _| {
+            let ok = p.3;
+            par.push(p);
+            if ok { LineVerdict::Ok } else { LineVerdict::Malformed("bad".into()) }
+        })
+        .unwrap();
+        assert_eq!(n_a, n_b);
+        assert_eq!(seq, par);
+        let lines = |b: &[BadLine]| b.iter().map(|x| (x.line, x.offset, x.reason.clone())).collect::<Vec<_>>();
+        assert_eq!(lines(&bad_a), lines(&bad_b));
+        assert!(bad_a.len() > 10_000, "{}", bad_a.len());
+    }
 }

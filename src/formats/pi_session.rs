@@ -26,10 +26,10 @@ use crate::error::Result;
 use crate::hash::hash_bytes;
 use crate::model::*;
 use crate::source::SourceRef;
+use foldhash::{HashMap, HashMapExt};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// Format id.
 pub const ID: FormatId = "pi-session";
@@ -303,7 +303,11 @@ struct ParsedEntry {
 
 fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
     let hash = hash_bytes(line.bytes);
-    let raw: RawEntry = match serde_json::from_slice(line.bytes) {
+    // One UTF-8 check of the whole line, then a parse that need not check each string again.
+    let Ok(text) = std::str::from_utf8(line.bytes) else {
+        return Parsed::Malformed(jsonl::invalid_utf8(line.bytes));
+    };
+    let raw: RawEntry = match serde_json::from_str(text) {
         Ok(r) => r,
         Err(e) => {
             return match jsonl::malformed_reason(line.bytes, &e) {
@@ -364,46 +368,39 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut version = 1u32;
     let mut header_seen = false;
 
-    let estimate = std::cell::Cell::new(0usize);
-    let (bad_lines, lines) = jsonl::read_lines_par(
-        src,
-        parse_line,
-        |n| estimate.set(n),
-        |line, parsed| {
-            if estimate.get() > 0 {
-                let n = estimate.replace(0);
-                t.entries.reserve(n);
-                parents.reserve(n);
-                raw_lines.reserve(n);
+    let (bad_lines, lines) = jsonl::read_lines_par(src, parse_line, |line, parsed, estimate| {
+        if t.entries.capacity() == 0 && estimate > 0 {
+            t.entries.reserve(estimate);
+            parents.reserve(estimate);
+            raw_lines.reserve(estimate);
+        }
+        match parsed {
+            Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
+            Parsed::Unknown(hash) => {
+                unknown += 1;
+                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
             }
-            match parsed {
-                Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
-                Parsed::Unknown(hash) => {
-                    unknown += 1;
-                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
-                }
-                Parsed::Header { hash, version: v, id } => {
-                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
-                    if !header_seen {
-                        header_seen = true;
-                        version = v.unwrap_or(1);
-                        t.header = Some(Header { line: line.no, version, session_id: id });
-                    }
-                }
-                Parsed::Entry(p) => {
-                    let ParsedEntry { entry, parent, first_kept: fk, unknown: unk } = *p;
-                    raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: false });
-                    if let Some((id, index)) = fk {
-                        first_kept.push((t.entries.len() as u32, id, index));
-                    }
-                    unknown += usize::from(unk);
-                    parents.push(parent);
-                    t.entries.push(entry);
+            Parsed::Header { hash, version: v, id } => {
+                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                if !header_seen {
+                    header_seen = true;
+                    version = v.unwrap_or(1);
+                    t.header = Some(Header { line: line.no, version, session_id: id });
                 }
             }
-            jsonl::LineVerdict::Ok
-        },
-    )?;
+            Parsed::Entry(p) => {
+                let ParsedEntry { entry, parent, first_kept: fk, unknown: unk } = *p;
+                raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: false });
+                if let Some((id, index)) = fk {
+                    first_kept.push((t.entries.len() as u32, id, index));
+                }
+                unknown += usize::from(unk);
+                parents.push(parent);
+                t.entries.push(entry);
+            }
+        }
+        jsonl::LineVerdict::Ok
+    })?;
 
     t.lines = lines;
     t.has_ids = version >= 2 || t.entries.iter().any(|e| e.id.is_some());

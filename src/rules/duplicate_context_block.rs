@@ -93,7 +93,7 @@ pub fn check(cx: &mut RuleContext) {
     let input = cx.input;
     let settings = cx.settings;
     if let Some((t, an)) = cx.transcript {
-        let replayed: std::collections::HashSet<u32> = an.replayed_turns.iter().map(|r| r.0).collect();
+        let replayed: foldhash::HashSet<u32> = an.replayed_turns.iter().map(|r| r.0).collect();
         let mut seen = Dupes::new();
         for (i, e) in t.entries.iter().enumerate() {
             let mut reported = false;

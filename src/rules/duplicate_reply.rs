@@ -3,7 +3,8 @@
 use super::{RuleContext, RuleId, RuleMeta};
 use crate::finding::{Finding, Severity};
 use crate::model::*;
-use std::collections::{HashMap, HashSet, VecDeque};
+use foldhash::{HashMap, HashMapExt, HashSet};
+use std::collections::VecDeque;
 
 /// Metadata and documentation.
 pub const META: RuleMeta = RuleMeta {

@@ -5,7 +5,7 @@ use crate::config::{EVENT_TEXT_MIN, Settings};
 use crate::dup::{self, Dupes, Occ, StreamMemo};
 use crate::finding::{Finding, Severity};
 use crate::hash::hash_str;
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 /// Metadata and documentation.
 pub const META: RuleMeta = RuleMeta {

@@ -83,7 +83,8 @@ struct Attempt<'a> {
 pub fn replays(t: &Transcript) -> Vec<Replay> {
     let mut out = Vec::new();
     let lanes = crate::context::lanes(t);
-    let mut states: std::collections::HashMap<u32, (Option<u32>, Attempt)> = std::collections::HashMap::new();
+    let mut states: foldhash::HashMap<u32, (Option<u32>, Attempt)> =
+        <foldhash::HashMap<_, _> as foldhash::HashMapExt>::new();
     let entries = &t.entries;
     for (i, e) in entries.iter().enumerate() {
         if e.class != Class::Conversation {

@@ -2,7 +2,7 @@
 
 use super::{RuleContext, RuleId, RuleMeta};
 use crate::finding::{Finding, Severity};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// Metadata and documentation.
 pub const META: RuleMeta = RuleMeta {
@@ -47,7 +47,7 @@ pub fn check(cx: &mut RuleContext) {
     let Some((t, _)) = cx.transcript else { return };
     let input = cx.input;
     let mut seen: HashMap<u64, u32> = HashMap::with_capacity(t.raw_lines.len());
-    let mut repeated_lines = std::collections::HashSet::new();
+    let mut repeated_lines = <foldhash::HashSet<_> as foldhash::HashSetExt>::new();
     let mut prev_repeat: Option<u32> = None; // line number of the previous raw line if it repeated
     let mut prev_line: u32 = 0;
     for rl in &t.raw_lines {
