@@ -44,7 +44,11 @@ impl Settings {
     }
     /// Whether a line is a system-event label.
     pub fn is_event_label(&self, line: &str) -> bool {
-        self.event_patterns.iter().any(|p| p.is_match(line))
+        // The default pattern only matches lines that start with `System`:
+        // most lines are ruled out without running the regex.
+        self.event_patterns
+            .iter()
+            .any(|p| (line.starts_with("System") || p.as_str() != DEFAULT_EVENT_PATTERN) && p.is_match(line))
     }
 }
 

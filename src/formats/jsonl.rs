@@ -40,6 +40,9 @@ pub fn read_lines(src: &SourceRef, mut f: impl FnMut(&Line<'_>) -> LineVerdict) 
 /// Lines gathered before a batch is parsed in parallel: about 4 MiB of text.
 const BATCH_BYTES: usize = 4 << 20;
 
+/// Below this many bytes a batch is parsed on the calling thread.
+const SMALL_BATCH: usize = 256 << 10;
+
 /// Where one line of a [`Batch`] lies.
 struct Meta {
     no: u32,
@@ -98,17 +101,21 @@ impl Batch {
         out: &mut Vec<std::result::Result<T, LineVerdict>>,
     ) {
         use rayon::prelude::*;
-        self.metas
-            .par_iter()
-            .with_min_len(64)
-            .map(|m| {
-                let line = self.line(m);
-                match screen(&line) {
-                    Some(v) => Err(v),
-                    None => Ok(parse(&line)),
-                }
-            })
-            .collect_into_vec(out);
+        let one = |m: &Meta| {
+            let line = self.line(m);
+            match screen(&line) {
+                Some(v) => Err(v),
+                None => Ok(parse(&line)),
+            }
+        };
+        // A small batch (a small file) is not worth splitting: when many
+        // files are checked, the files themselves keep every thread busy.
+        if self.bytes.len() < SMALL_BATCH {
+            out.clear();
+            out.extend(self.metas.iter().map(one));
+        } else {
+            self.metas.par_iter().with_min_len(64).map(one).collect_into_vec(out);
+        }
     }
 }
 
@@ -138,8 +145,25 @@ pub fn read_lines_par<T: Send>(
         let size = src.size().unwrap_or(0) as usize;
         size / avg.max(1) + size / avg.max(1) / 16 + 16
     };
-    let mut bad = Vec::new();
-    let mut count = 0;
+    let (mut bad, mut count) = (Vec::new(), 0);
+    let mut consume_batch = |b: &Batch, results: &mut Vec<std::result::Result<T, LineVerdict>>| {
+        for (m, r) in b.metas.iter().zip(results.drain(..)) {
+            let line = b.line(m);
+            count = line.no;
+            let verdict = match r {
+                Err(v) => v,
+                Ok(t) => consume(&line, t, estimate),
+            };
+            if let LineVerdict::Malformed(reason) = verdict {
+                bad.push(bad_line(&line, reason));
+            }
+        }
+    };
+    if eof {
+        // The whole input was one batch: nothing to overlap.
+        consume_batch(&cur, &mut cur_out);
+        return Ok((bad, count));
+    }
     loop {
         let (read, ()) = rayon::join(
             || -> std::io::Result<bool> {
@@ -151,19 +175,7 @@ pub fn read_lines_par<T: Send>(
                 next.parse(&parse, &mut next_out);
                 Ok(at_end)
             },
-            || {
-                for (m, r) in cur.metas.iter().zip(cur_out.drain(..)) {
-                    let line = cur.line(m);
-                    count = line.no;
-                    let verdict = match r {
-                        Err(v) => v,
-                        Ok(t) => consume(&line, t, estimate),
-                    };
-                    if let LineVerdict::Malformed(reason) = verdict {
-                        bad.push(bad_line(&line, reason));
-                    }
-                }
-            },
+            || consume_batch(&cur, &mut cur_out),
         );
         let was_eof = eof;
         eof = read.map_err(io)?;

@@ -67,36 +67,46 @@ const PEEK: usize = 256 * 1024;
 /// Detects the format of an input by its content, or `None`.
 pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
     let head = src.peek(PEEK)?;
-    let text = String::from_utf8_lossy(&head);
-    let t = text.trim_start_matches('\u{feff}').trim_start();
-    if t.is_empty() {
+    // Work on bytes: only the first few lines are ever decoded.
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+    let Some(start) = body.iter().position(|c| !c.is_ascii_whitespace()) else {
         return Ok(None);
-    }
-    if t.starts_with('{') || t.starts_with('[') {
+    };
+    let t = &body[start..];
+    let blank = |l: &[u8]| l.iter().all(u8::is_ascii_whitespace);
+    if t[0] == b'{' || t[0] == b'[' {
         // JSONL: the first lines that parse decide. When the peek holds no
         // complete line (a first line longer than PEEK, e.g. a pasted image),
         // the first lines are read whole (issue 7: such sessions were "not a
         // recognised input format").
-        let mut long_lines = Vec::new();
-        let complete_lines: Vec<&str> = if head.len() < PEEK {
-            t.lines().collect()
-        } else {
-            let mut v: Vec<&str> = t.lines().collect();
-            v.pop();
-            if v.iter().all(|l| l.trim().is_empty()) {
-                let mut lr = src.lines()?;
-                while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
-                    if !l.too_long && !l.bytes.iter().all(u8::is_ascii_whitespace) {
-                        long_lines.push(String::from_utf8_lossy(l.bytes).trim_start_matches('\u{feff}').to_string());
-                    }
-                    if long_lines.len() >= 2 || l.no >= 8 {
-                        break;
-                    }
-                }
-                v = long_lines.iter().map(String::as_str).collect();
+        let mut complete_lines: Vec<String> = Vec::new();
+        let mut rest = t;
+        while complete_lines.len() < 8 {
+            let (line, more) = match memchr::memchr(b'\n', rest) {
+                Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+                // The last piece is a whole line only when the peek holds the whole input.
+                None if head.len() < PEEK => (rest, None),
+                None => break,
+            };
+            if !blank(line) {
+                complete_lines.push(String::from_utf8_lossy(line).into_owned());
             }
-            v
-        };
+            match more {
+                Some(m) => rest = m,
+                None => break,
+            }
+        }
+        if complete_lines.is_empty() && head.len() >= PEEK {
+            let mut lr = src.lines()?;
+            while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
+                if !l.too_long && !blank(l.bytes) {
+                    complete_lines.push(String::from_utf8_lossy(l.bytes).trim_start_matches('\u{feff}').to_string());
+                }
+                if complete_lines.len() >= 2 || l.no >= 8 {
+                    break;
+                }
+            }
+        }
         let mut objects = 0;
         for line in complete_lines.iter().filter(|l| !l.trim().is_empty()).take(8) {
             if let Ok(v) = serde_json::from_str::<Value>(line) {
@@ -116,10 +126,8 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
         }
         return Ok(None);
     }
-    if t.starts_with("interactions:")
-        || t.contains("\ninteractions:")
-        || t.starts_with("---") && t.contains("interactions:")
-    {
+    let has = |needle: &[u8]| memchr::memmem::find(t, needle).is_some();
+    if t.starts_with(b"interactions:") || has(b"\ninteractions:") || t.starts_with(b"---") && has(b"interactions:") {
         return Ok(Some(vcr_cassette::ID));
     }
     Ok(None)

@@ -32,19 +32,57 @@ pub fn render(r: &CheckReport) -> String {
         "summary": summary(&r.findings, r.files.len(), r.skipped.len()),
     });
     let head = serde_json::to_string_pretty(&v).unwrap_or_default();
-    let findings: Vec<String> = r
+    let findings: Vec<Vec<u8>> = r
         .findings
         .par_iter()
         .map(|f| {
-            // Each finding sits at depth 2: indent its lines by four spaces
-            // (JSON strings never hold a raw newline, so this is exact).
-            let one = serde_json::to_string_pretty(&finding_value(f)).unwrap_or_default();
-            format!("    {}", one.replace('\n', "\n    "))
+            // Each finding sits at depth 2: its lines are indented by four more
+            // spaces (JSON strings never hold a raw newline, so this is exact).
+            let mut w = Indented { out: b"    ".to_vec() };
+            let _ = serde_json::to_writer_pretty(&mut w, &finding_value(f));
+            w.out
         })
         .collect();
-    let array = if findings.is_empty() { "[]".to_string() } else { format!("[\n{}\n  ]", findings.join(",\n")) };
     let slot = serde_json::to_string(SLOT).unwrap_or_default();
-    let mut s = head.replacen(&slot, &array, 1);
-    s.push('\n');
-    s
+    let (pre, post) = head.split_once(&slot).unwrap_or((&head, ""));
+    let size = pre.len() + post.len() + findings.iter().map(|f| f.len() + 2).sum::<usize>() + 8;
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(pre.as_bytes());
+    if findings.is_empty() {
+        out.extend_from_slice(b"[]");
+    } else {
+        out.extend_from_slice(b"[\n");
+        for (i, f) in findings.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b",\n");
+            }
+            out.extend_from_slice(f);
+        }
+        out.extend_from_slice(b"\n  ]");
+    }
+    out.extend_from_slice(post.as_bytes());
+    out.push(b'\n');
+    // Every piece is serde_json output: UTF-8.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// A writer that indents every line after the first by four spaces.
+struct Indented {
+    out: Vec<u8>,
+}
+
+impl std::io::Write for Indented {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = memchr::memchr(b'\n', rest) {
+            self.out.extend_from_slice(&rest[..=i]);
+            self.out.extend_from_slice(b"    ");
+            rest = &rest[i + 1..];
+        }
+        self.out.extend_from_slice(rest);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
