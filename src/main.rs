@@ -661,7 +661,8 @@ fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {
         pointer: a.pointer,
         all: a.all,
         out_dir: a.out,
-        budget: std::time::Duration::from_secs_f64(a.budget),
+        // Capped at a year: a larger figure would overflow the deadline.
+        budget: std::time::Duration::from_secs_f64(a.budget.min(3.15e7)),
         keep_text: a.keep_text,
         source: a.source,
         force: a.force,

@@ -353,6 +353,34 @@ fn selection_errors_and_existing_cases() {
     let exp: Value = serde_json::from_slice(&std::fs::read(c.join("expected.json")).unwrap()).unwrap();
     assert_eq!(exp["source"], "https://github.com/o/r/issues/1");
     assert!(std::fs::read_to_string(c.join("case.md")).unwrap().contains("None (`--keep-text`)"));
+    // An output folder inside an input folder is refused (it would be read as input next time).
+    let o =
+        ctxlint().arg("repro").arg(src.path()).arg("--all").arg("-o").arg(src.path().join("cases")).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is inside the input folder"));
+    assert!(!src.path().join("cases").exists());
+    // `source`: a neutral name by default; a given URL has its keys masked.
+    let o = ctxlint()
+        .arg("repro")
+        .arg(&input)
+        .args(["--source", "https://example.test/i/1?token=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "-o"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let exp: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("duplicate-system-event-4/expected.json")).unwrap())
+            .unwrap();
+    assert_eq!(exp["source"], "https://example.test/i/1?token=ghp_****");
+    let exp: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("duplicate-system-event-1/expected.json")).unwrap())
+            .unwrap();
+    assert_eq!(exp["source"], "input1.jsonl");
+    // Budgets: not a positive number is a usage error; a huge one is capped, not a panic.
+    for (budget, code) in [("0", 2), ("-1", 2), ("NaN", 2), ("1e30", 0)] {
+        let o = ctxlint().arg("repro").arg(&input).args(["--budget", budget, "-o"]).arg(out.path()).output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "--budget {budget}: {}", String::from_utf8_lossy(&o.stderr));
+    }
 }
 
 /// A session long enough to be sliced (over 2,000 lines): a dangling parent in

@@ -124,13 +124,18 @@ static SCAN: LazyLock<Regex> = LazyLock::new(|| {
         r"(?x)",
         r"(?P<label>(?m:^System(?:\x20\(untrusted\))?:\x20\[[^\]\n]+\]\x20))",
         r"|(?P<ts>\b\d{4}-\d{2}-\d{2}(?:[T\x20]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}|\x20UTC)?)?)",
-        r"|(?P<tag></?[A-Za-z][\w:-]*/?>?)",
+        // A tag must close (`<b>`, `</x>`, `<a href=…>`): `<alice@example.org>` is an email.
+        r"|(?P<tag></?[A-Za-z][\w:-]*(?:\s[^<>@\n]*)?/?>)",
         r"|(?P<key>\b(?:sk|rk|pk)-(?:[A-Za-z0-9_]+-)*[A-Za-z0-9_\-]{16,}|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
         r"|\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}|\bxox[abprs]-[A-Za-z0-9\-]{10,}|\bAIza[0-9A-Za-z\-_]{35}",
         r"|\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}|(?i:bearer)\s+[A-Za-z0-9\-._~+/]{12,}=*)",
         r"|(?P<email>[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,})",
         r"|(?P<url>\b(?:https?|wss?|ftp)://[^\s\x22'<>`\])]+)",
         r"|(?P<path>(?:~|\b[A-Za-z]:)?(?:[/\\][\w.\-@+]+){2,}[/\\]?)",
+        // IPv4 addresses, SSN / card / IBAN shapes and long digit runs (phone
+        // numbers without separators, account numbers), before phones and ids.
+        r"|(?P<ip>\b\d{1,3}(?:\.\d{1,3}){3}\b)",
+        r"|(?P<number>\b\d{3}-\d{2}-\d{4}\b|\b\d{4}(?:[\x20\-]\d{4}){2,4}\b|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\b\d{7,16}\b)",
         r"|(?P<phone>\+\d{1,3}[\x20.\-]?\(?\d{1,4}\)?(?:[\x20.\-]?\d{2,4}){2,4}\b|\(\d{3}\)\x20?\d{3}[\x20.\-]\d{4}\b|\b\d{3}[.\-]\d{3}[.\-]\d{4}\b)",
         r"|(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)",
         r"|(?P<chan>\b[CDGUW][A-Z0-9]{8,11}\b|\b\d{17,20}\b)",
@@ -352,6 +357,12 @@ impl Anonymiser {
         if c.name("phone").is_some() {
             return self.shape("phone", m);
         }
+        if c.name("ip").is_some() {
+            return self.numbered("ip", m, |n| format!("192.0.2.{}", n % 250 + 1));
+        }
+        if c.name("number").is_some() {
+            return self.shape("number", m);
+        }
         if c.name("uuid").is_some() || c.name("tok").is_some() {
             return self.shape("id", m);
         }
@@ -537,6 +548,27 @@ mod tests {
         assert!(out.contains("sk-REDACTED-000001"), "{out}");
         assert!(out.contains("/home/user1/file1.txt"), "{out}");
         assert_eq!(a.text(s), out, "the same original gives the same placeholder");
+    }
+
+    #[test]
+    fn numbers_addresses_and_bracketed_emails_are_replaced() {
+        let mut a = Anonymiser::new(Level::Full);
+        let planted = [
+            "alice@example.org",
+            "123-45-6789",
+            "4111 1111 1111 1111",
+            "4155550100",
+            "203.0.113.45",
+            "DE89370400440532013000",
+        ];
+        let s = "From Alice <alice@example.org>, SSN 123-45-6789, card 4111 1111 1111 1111, \
+                 call 4155550100 at 203.0.113.45, IBAN DE89370400440532013000 <b>bold</b>";
+        let out = a.text(s);
+        for p in planted {
+            assert!(!out.contains(p), "{p} survived in {out}");
+        }
+        assert!(!out.contains("alice"), "{out}");
+        assert!(out.contains("<b>") && out.contains("</b>"), "closed tags are kept: {out}");
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::source::{Origin, SourceRef};
 use crate::{config, formats};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tree::{Case, CaseFile, Ids, Kind, Node, Threading};
 
@@ -368,6 +368,54 @@ fn slice_lines(n: usize, line: usize, related: &[usize], window: usize) -> Vec<u
 }
 
 /// Builds the (sliced) case for a finding.
+/// An output folder inside a folder being checked would be walked as input by
+/// the next run (cases of cases) and writes into the inputs' tree: refused,
+/// as a usage error naming both.
+fn refuse_output_inside_inputs(opts: &ReproOptions) -> Result<()> {
+    // The output folder may not exist yet: resolve its nearest existing ancestor.
+    let out = std::path::absolute(&opts.out_dir).unwrap_or_else(|_| opts.out_dir.clone());
+    let mut base = out.as_path();
+    let mut rest = Vec::new();
+    let resolved = loop {
+        if let Ok(c) = base.canonicalize() {
+            break rest.iter().rev().fold(c, |p: std::path::PathBuf, r| p.join(r));
+        }
+        match (base.parent(), base.file_name()) {
+            (Some(p), Some(n)) => {
+                rest.push(n.to_os_string());
+                base = p;
+            }
+            _ => break out.clone(),
+        }
+    };
+    for p in &opts.paths {
+        let Ok(dir) = Path::new(p).canonicalize() else { continue };
+        if dir.is_dir() && resolved.starts_with(&dir) {
+            return Err(Error::Usage(format!(
+                "the output folder {} is inside the input folder {p}: a later run would read the cases as inputs; choose a folder outside it",
+                opts.out_dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `input<n>` with the path's extension (`.jsonl`, `.json`, `.yaml`; a
+/// compression suffix dropped), or `-` for standard input.
+fn neutral_source(path: &str, n: usize) -> String {
+    if path == "-" {
+        return "-".into();
+    }
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let name = name.strip_suffix(".gz").or_else(|| name.strip_suffix(".zst")).unwrap_or(name);
+    match name.rsplit_once('.') {
+        Some((_, ext)) if !ext.is_empty() && ext.len() <= 5 && ext.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            format!("input{n}.{ext}")
+        }
+        _ => format!("input{n}"),
+    }
+}
+
 fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: bool) -> Case {
     let mut ids = Ids::default();
     let mut files = Vec::new();
@@ -698,6 +746,7 @@ fn finding_origin(f: &Finding) -> String {
 
 /// Runs `repro`. `progress` receives one line per event (for stderr).
 pub fn run(opts: &ReproOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<CaseOutcome>> {
+    refuse_output_inside_inputs(opts)?;
     let plan = inputs::discover(&opts.paths, &opts.discover)?;
     let cfg = config::Config::default();
     let mut all = Vec::new();
@@ -862,7 +911,7 @@ fn reproduce_one(
     outcome.complete = reduce(&mut case, &mut judge, deadline);
     if !outcome.complete {
         outcome.notes.push(format!(
-            "budget of {:.0} s reached: the case is reduced but may not be minimal",
+            "budget of {} s reached: the case is reduced but may not be minimal",
             opts.budget.as_secs_f64()
         ));
     }
@@ -909,12 +958,11 @@ fn reproduce_one(
     outcome.after = rendered.iter().fold((0, 0), |(l, b), (_, x)| (l + count_lines(x), b + x.len()));
     let dir = case::next_dir(&opts.out_dir, f.rule, counter, opts.force)?;
     let source = match &opts.source {
-        Some(s) => s.clone(),
+        // The bug-report URL as given, with key-like strings masked (a token in a query string).
+        Some(s) => crate::text::mask_secrets(s),
         None if opts.keep_text => opts.paths.join(" "),
-        None => {
-            let mut anon = anonymise::Anonymiser::new(anonymise::Level::Identifiers);
-            opts.paths.iter().map(|p| anon.text(p)).collect::<Vec<_>>().join(" ")
-        }
+        // A path names a person or a project as often as not: neutral names only.
+        None => opts.paths.iter().enumerate().map(|(i, p)| neutral_source(p, i + 1)).collect::<Vec<_>>().join(" "),
     };
     outcome.elapsed = start.elapsed();
     let compressed: Vec<&str> = sources.iter().filter(|s| s.compressed).map(|s| s.display.as_str()).collect();
