@@ -110,7 +110,8 @@ pub fn case_md(info: &CaseInfo) -> String {
         o.after.1,
         o.tests,
         if o.complete {
-            "down to a 1-minimal case (removing any further entry, element or word loses the finding)"
+            "down to a 1-minimal case (removing any further entry, element or word loses the finding; \
+             the text of a line that is not valid JSON is not reduced)"
         } else {
             "stopped by the time budget (the case may not be minimal)"
         }
