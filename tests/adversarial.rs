@@ -609,3 +609,21 @@ fn inputs_are_never_modified_and_nothing_is_written_beside_them() {
         assert_eq!(mode, mode2, "{} mode changed", p.display());
     }
 }
+
+#[test]
+fn millions_of_blank_lines_keep_memory_bounded() {
+    // Blank lines add no bytes to a parse batch; batches are also bounded by
+    // line count, and the size-based table estimate is capped (issue 7: a
+    // file of newlines once made a batch, and the tables, grow without bound).
+    let d = tempfile::tempdir().unwrap();
+    let mut text = std::fs::read(SESSION).unwrap();
+    text.extend(std::iter::repeat_n(b'\n', 30_000_000));
+    text.extend_from_slice(b"{\"torn\":\n");
+    let p = d.path().join("blanks.jsonl");
+    std::fs::write(&p, &text).unwrap();
+    let run = check(&[s(&p)], "blanks.jsonl", T);
+    let last = session_lines() + 30_000_000 + 1;
+    assert!(has_malformed_line(&run, last), "{:?}", run.rules_lines());
+    eprintln!("30 M blank lines: peak RSS {} kB", run.peak_kb);
+    assert!(run.peak_kb < 200 * 1024, "peak RSS {} kB for 30 M blank lines", run.peak_kb);
+}

@@ -40,6 +40,12 @@ pub fn read_lines(src: &SourceRef, mut f: impl FnMut(&Line<'_>) -> LineVerdict) 
 /// Lines gathered before a batch is parsed in parallel: about 4 MiB of text.
 const BATCH_BYTES: usize = 4 << 20;
 
+/// The largest line count handed to `consume` as an estimate (callers size tables by it).
+const MAX_ESTIMATE: usize = 1 << 22;
+
+/// At most this many lines in one batch.
+const BATCH_LINES: usize = 64 << 10;
+
 /// Below this many bytes a batch is parsed on the calling thread.
 const SMALL_BATCH: usize = 256 << 10;
 
@@ -77,7 +83,8 @@ impl Batch {
     fn fill<R: std::io::Read>(&mut self, lines: &mut crate::source::LineReader<R>) -> std::io::Result<bool> {
         self.bytes.clear();
         self.metas.clear();
-        while self.bytes.len() < BATCH_BYTES {
+        // Bounded by bytes and by lines (a run of blank lines adds no bytes).
+        while self.bytes.len() < BATCH_BYTES && self.metas.len() < BATCH_LINES {
             let Some(l) = lines.next_line()? else { return Ok(true) };
             let start = self.bytes.len();
             self.bytes.extend_from_slice(l.bytes);
@@ -141,9 +148,11 @@ pub fn read_lines_par<T: Send>(
     let estimate = if eof {
         cur.metas.len()
     } else {
-        let avg = (cur.bytes.len() + cur.metas.len()) / cur.metas.len().max(1);
+        // Blank lines and tiny records must not inflate it: a record line is
+        // at least 32 bytes for this purpose, and the estimate is capped.
+        let avg = ((cur.bytes.len() + cur.metas.len()) / cur.metas.len().max(1)).max(32);
         let size = src.size().unwrap_or(0) as usize;
-        size / avg.max(1) + size / avg.max(1) / 16 + 16
+        (size / avg + size / avg / 16 + 16).min(MAX_ESTIMATE)
     };
     let (mut bad, mut count) = (Vec::new(), 0);
     let mut consume_batch = |b: &Batch, results: &mut Vec<std::result::Result<T, LineVerdict>>| {
