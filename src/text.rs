@@ -16,17 +16,22 @@ pub fn prefix(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
+/// API keys and tokens by their shape: OpenAI/Anthropic `sk-…`, AWS `AKIA…`,
+/// bearer tokens, GitHub, Slack and Google keys, JWTs. One alternation with no
+/// groups, shared by [`mask_secrets`] and the `repro` anonymiser.
+pub const KEY_PATTERN: &str = concat!(
+    r"\b(?:sk|rk|pk)-(?:[A-Za-z0-9_]+-)*[A-Za-z0-9_\-]{16,}",
+    r"|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
+    r"|(?i:bearer)\s+[A-Za-z0-9\-._~+/]{12,}=*",
+    r"|\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}",
+    r"|\bxox[abprs]-[A-Za-z0-9\-]{10,}",
+    r"|\bAIza[0-9A-Za-z\-_]{35}",
+    r"|\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+);
+
 static SECRET: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?x)",
-        r"(?P<sk>\b(?:sk|rk|pk)-(?:[A-Za-z0-9_]+-)*[A-Za-z0-9_\-]{16,})",
-        r"|(?P<aws>\b(?:AKIA|ASIA)[A-Z0-9]{16}\b)",
-        r"|(?P<bearer>(?i:bearer)\s+[A-Za-z0-9\-._~+/]{12,}=*)",
-        r"|(?P<gh>\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,})",
-        r"|(?P<slack>\bxox[abprs]-[A-Za-z0-9\-]{10,})",
-        r"|(?P<google>\bAIza[0-9A-Za-z\-_]{35})",
-        r"|(?P<jwt>\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,})",
-        r"|(?P<kv>(?i:api[_-]?key|secret|password|passwd|token|authorization)\s*[:=]\s*[\x22']?)(?P<kvv>[^\s\x22',;]{8,})",
+    Regex::new(&format!(
+        r"(?:{KEY_PATTERN})|(?P<kv>(?i:api[_-]?key|secret|password|passwd|token|authorization)\s*[:=]\s*[\x22']?)(?P<kvv>[^\s\x22',;]{{8,}})"
     ))
     .expect("secret regex")
 });

@@ -241,6 +241,26 @@ pub fn malformed_reason(bytes: &[u8], e: &serde_json::Error) -> Option<String> {
     }
 }
 
+/// Why a line is not a record of the expected shape.
+pub enum Rejected {
+    /// Not exactly one JSON value (becomes `malformed-line`): the reason.
+    Malformed(String),
+    /// Valid JSON of an unexpected shape: kept as an unknown record.
+    Unknown,
+}
+
+/// Parses one line as `T`: one UTF-8 check of the whole line, then a parse
+/// that need not check each string again (the parallel loaders' `parse_line`).
+pub fn parse_record<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> std::result::Result<T, Rejected> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(Rejected::Malformed(invalid_utf8(bytes)));
+    };
+    serde_json::from_str(text).map_err(|e| match malformed_reason(bytes, &e) {
+        Some(reason) => Rejected::Malformed(reason),
+        None => Rejected::Unknown,
+    })
+}
+
 /// The reason given for a line that is not valid UTF-8 (the same words as [`describe_line_error`]).
 pub fn invalid_utf8(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {

@@ -303,18 +303,10 @@ struct ParsedEntry {
 
 fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
     let hash = hash_bytes(line.bytes);
-    // One UTF-8 check of the whole line, then a parse that need not check each string again.
-    let Ok(text) = std::str::from_utf8(line.bytes) else {
-        return Parsed::Malformed(jsonl::invalid_utf8(line.bytes));
-    };
-    let raw: RawEntry = match serde_json::from_str(text) {
+    let raw: RawEntry = match jsonl::parse_record(line.bytes) {
         Ok(r) => r,
-        Err(e) => {
-            return match jsonl::malformed_reason(line.bytes, &e) {
-                Some(reason) => Parsed::Malformed(reason),
-                None => Parsed::Unknown(hash),
-            };
-        }
+        Err(jsonl::Rejected::Malformed(reason)) => return Parsed::Malformed(reason),
+        Err(jsonl::Rejected::Unknown) => return Parsed::Unknown(hash),
     };
     let etype = raw.etype.as_deref().unwrap_or("");
     if etype == "session" {

@@ -120,15 +120,14 @@ const TOOL_NAME_KEYS: &[&str] = &["name", "toolName", "tool_name", "recipient_na
 const KEEP_WORDS: &[&str] = &["System", "untrusted", "aborted", "Sender", "Conversation", "info", "metadata"];
 
 static SCAN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+    let key = format!(r"|(?P<key>{})", crate::text::KEY_PATTERN);
+    Regex::new(&[
         r"(?x)",
         r"(?P<label>(?m:^System(?:\x20\(untrusted\))?:\x20\[[^\]\n]+\]\x20))",
         r"|(?P<ts>\b\d{4}-\d{2}-\d{2}(?:[T\x20]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}|\x20UTC)?)?)",
         // A tag must close (`<b>`, `</x>`, `<a href=…>`): `<alice@example.org>` is an email.
         r"|(?P<tag></?[A-Za-z][\w:-]*(?:\s[^<>@\n]*)?/?>)",
-        r"|(?P<key>\b(?:sk|rk|pk)-(?:[A-Za-z0-9_]+-)*[A-Za-z0-9_\-]{16,}|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
-        r"|\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}|\bxox[abprs]-[A-Za-z0-9\-]{10,}|\bAIza[0-9A-Za-z\-_]{35}",
-        r"|\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}|(?i:bearer)\s+[A-Za-z0-9\-._~+/]{12,}=*)",
+        &key,
         r"|(?P<email>[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,})",
         r"|(?P<url>\b(?:https?|wss?|ftp)://[^\s\x22'<>`\])]+)",
         r"|(?P<path>(?:~|\b[A-Za-z]:)?(?:[/\\][\w.\-@+]+){2,}[/\\]?)",
@@ -142,7 +141,8 @@ static SCAN: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?P<const>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)",
         r"|(?P<tok>\b[A-Za-z]*\d[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*\b|\b[0-9a-f]{12,}\b)",
         r"|(?P<word>[\p{L}\p{M}]+)",
-    ))
+    ]
+    .concat())
     .expect("anonymiser regex")
 });
 
