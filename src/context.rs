@@ -196,9 +196,9 @@ pub fn sent_again(e: &Entry) -> bool {
         Class::Conversation | Class::Compaction => {}
         _ => return false,
     }
-    match e.message.as_ref().and_then(|m| m.assistant.as_deref()) {
+    match e.packed.as_ref().and_then(|m| m.assistant_facts()) {
         Some(a) => !(a.transcript_only || a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted)),
-        None => e.message.is_some(),
+        None => e.has_message(),
     }
 }
 

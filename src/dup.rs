@@ -99,9 +99,14 @@ pub fn request_units(r: &Request) -> Vec<(Occ, &Block, Option<&Message>)> {
     out
 }
 
-/// The prompt-side text blocks of a transcript entry whose message is sent.
-pub fn entry_blocks(e: &Entry) -> impl Iterator<Item = (u32, &Block, &Message)> {
-    let m = e.message.as_ref().filter(|m| m.kind.is_prompt_side() && sent_again(e));
+/// The message of a transcript entry when it is prompt-side and sent, unpacked
+/// (the kind is checked first, so other messages are never unpacked).
+pub fn prompt_message(e: &Entry) -> Option<Message> {
+    e.kind().filter(|k| k.is_prompt_side() && sent_again(e)).and_then(|_| e.message())
+}
+
+/// The text blocks of a [`prompt_message`], with their index.
+pub fn entry_blocks(m: Option<&Message>) -> impl Iterator<Item = (u32, &Block, &Message)> {
     m.into_iter().flat_map(|m| {
         m.blocks.iter().enumerate().filter(|(_, b)| b.kind == BlockKind::Text).map(move |(j, b)| (j as u32, b, m))
     })

@@ -28,6 +28,7 @@ pub mod hash;
 pub mod inputs;
 pub mod locate;
 pub mod model;
+pub mod packed;
 pub mod pairing;
 pub mod report;
 pub mod repro;

@@ -328,7 +328,19 @@ fn use_color(c: ColorChoice, to_file: bool) -> bool {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc option numbers (`mi_option_e` in mimalloc's `include/mimalloc.h`, v3).
+const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
 fn main() {
+    // Commit arena memory on demand and return freed pages at once: the
+    // defaults keep ~10 MB resident for nothing and hold freed load buffers
+    // (peak RSS is one of the benchmark's targets, issue 7).
+    // SAFETY: plain option setters, called before any thread is started.
+    unsafe {
+        libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0);
+        libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0);
+    }
     std::panic::set_hook(Box::new(|info| {
         eprintln!("ctxlint: internal error (a bug, please report it with the input that caused it): {info}");
     }));

@@ -478,8 +478,9 @@ pub struct Entry {
     pub parent: Parent,
     /// Conversation or bookkeeping.
     pub class: Class,
-    /// The message it carries into context, if any.
-    pub message: Option<Message>,
+    /// The message it carries into context, if any, packed (read it with
+    /// [`Entry::message`], set it with [`Entry::set_message`]).
+    pub packed: Option<crate::packed::PackedMessage>,
     /// Compaction details (class `Compaction`).
     pub compaction: Option<Box<Compaction>>,
     /// Claude Code: `message.id` shared by the entries of one split model call.
@@ -506,7 +507,7 @@ impl Entry {
             id: None,
             parent: Parent::Root,
             class: Class::Bookkeeping,
-            message: None,
+            packed: None,
             compaction: None,
             call_group: None,
             sidechain: false,
@@ -515,9 +516,25 @@ impl Entry {
             is_model_call: false,
         }
     }
+    /// The message it carries into context, if any, unpacked.
+    pub fn message(&self) -> Option<Message> {
+        self.packed.as_ref().map(crate::packed::PackedMessage::unpack)
+    }
+    /// Sets the message it carries.
+    pub fn set_message(&mut self, m: Message) {
+        self.packed = Some(crate::packed::PackedMessage::pack(&m));
+    }
+    /// Whether the entry carries a message.
+    pub fn has_message(&self) -> bool {
+        self.packed.is_some()
+    }
     /// The message kind, if the entry carries a message.
     pub fn kind(&self) -> Option<MessageKind> {
-        self.message.as_ref().map(|m| m.kind)
+        self.packed.as_ref().map(|m| m.kind())
+    }
+    /// The message role, if the entry carries a message.
+    pub fn role(&self) -> Option<Role> {
+        self.packed.as_ref().map(|m| m.role())
     }
     /// Whether the entry is a user turn (SPEC §1).
     pub fn is_user_turn(&self) -> bool {

@@ -88,12 +88,8 @@ pub fn request(r: &Request) -> Vec<Pairing> {
     out
 }
 
-fn result_ids(m: &Message) -> impl Iterator<Item = (u32, &str)> {
-    m.blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.kind == BlockKind::ToolResult)
-        .filter_map(|(j, b)| b.tool_id.as_deref().map(|id| (j as u32, id)))
+fn result_ids(m: &crate::packed::PackedMessage) -> impl Iterator<Item = (u32, &str)> {
+    m.blocks().filter(|b| b.kind == BlockKind::ToolResult).filter_map(|b| b.tool_id.map(|id| (b.index, id)))
 }
 
 /// Entry indices by tool id, in one sorted array rather than a vector per id
@@ -123,9 +119,9 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
     let mut out = Vec::new();
     let (mut calls, mut results) = (Vec::new(), Vec::new());
     for (i, e) in t.entries.iter().enumerate() {
-        let Some(m) = &e.message else { continue };
-        for b in &m.blocks {
-            match (b.kind, b.tool_id.as_deref()) {
+        let Some(m) = &e.packed else { continue };
+        for b in m.blocks() {
+            match (b.kind, b.tool_id) {
                 (BlockKind::ToolCall, Some(id)) => calls.push((id, i as u32)),
                 (BlockKind::ToolResult, Some(id)) => results.push((id, i as u32)),
                 _ => {}
@@ -140,13 +136,11 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
         if !e.is_model_call || !sent_again(e) || an.tainted[i as usize] {
             continue;
         }
-        let m = e.message.as_ref().expect("model calls have messages");
+        let Some(m) = &e.packed else { continue };
         let calls: Vec<(u32, &str)> = m
-            .blocks
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.kind == BlockKind::ToolCall)
-            .filter_map(|(j, b)| b.tool_id.as_deref().map(|id| (j as u32, id)))
+            .blocks()
+            .filter(|b| b.kind == BlockKind::ToolCall)
+            .filter_map(|b| b.tool_id.map(|id| (b.index, id)))
             .collect();
         if calls.is_empty() {
             continue;
@@ -157,7 +151,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             let mut x = i;
             loop {
                 for &c in &tree.children[x as usize] {
-                    if let Some(cm) = &t.entries[c as usize].message {
+                    if let Some(cm) = &t.entries[c as usize].packed {
                         group_results.extend(result_ids(cm).map(|r| r.1));
                     }
                 }
@@ -170,7 +164,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             while let Some(x) = stack.pop() {
                 for &c in &tree.children[x as usize] {
                     let ce = &t.entries[c as usize];
-                    if let Some(cm) = &ce.message {
+                    if let Some(cm) = &ce.packed {
                         group_results.extend(result_ids(cm).map(|r| r.1));
                     }
                     if ce.call_group.as_ref() == Some(g) {
@@ -197,7 +191,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
                 }
                 continue;
             }
-            if let Some(xm) = &xe.message {
+            if let Some(xm) = &xe.packed {
                 found.extend(result_ids(xm).map(|r| r.1));
             }
             for &c in &tree.children[x as usize] {
@@ -213,7 +207,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
     // Orphan results.
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
-        let Some(m) = &e.message else { continue };
+        let Some(m) = &e.packed else { continue };
         if !matches!(e.class, Class::Conversation) {
             continue;
         }

@@ -193,8 +193,11 @@ pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
                 },
                 None => entries.iter().enumerate().map(|(n, &e)| step_unit(t, &tree, n, e, false)).collect(),
             };
-            let cut =
-                t.entries.iter().filter_map(|e| e.message.as_ref()).flat_map(|m| &m.blocks).any(|b| !b.has_full_text());
+            let cut = t
+                .entries
+                .iter()
+                .filter_map(|e| e.packed.as_ref())
+                .any(|m| m.blocks().any(|b| b.text.len() as u32 != b.text_len));
             if cut {
                 shown.notes.push("ctxlint keeps only a prefix of the assistant, thinking, tool-call and tool-result texts of a transcript: such texts end with \"… (N bytes; the first K are kept)\" (or \"… (N bytes, not kept)\")".into());
             }
@@ -266,12 +269,11 @@ fn step_unit(t: &Transcript, tree: &Tree, n: usize, i: u32, with_text: bool) -> 
     }
     for x in tree.step_context(t, i) {
         let xe = &t.entries[x as usize];
-        if let Some(m) = &xe.message {
+        if let Some(m) = &xe.message() {
             messages.push(from_message(messages.len(), m, Some(xe.line), xe.id.as_deref(), with_text));
         }
     }
-    let model =
-        e.message.as_ref().and_then(|m| m.assistant.as_ref()).and_then(|a| a.model.as_deref()).map(str::to_string);
+    let model = e.message().and_then(|m| m.assistant).and_then(|a| a.model).map(String::from);
     Unit {
         index: n,
         pointer: None,

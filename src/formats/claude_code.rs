@@ -248,7 +248,7 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
         "user" => match parse_message(raw.message) {
             Some(m) => {
                 entry.class = Class::Conversation;
-                entry.message = Some(user_message(&m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)));
+                entry.set_message(user_message(&m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)));
             }
             None => unknown = true,
         },
@@ -257,7 +257,7 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
                 let (msg, group, model_call) =
                     assistant_message(&m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
                 entry.class = Class::Conversation;
-                entry.message = Some(msg);
+                entry.set_message(msg);
                 entry.call_group = group;
                 entry.is_model_call = model_call;
             }
@@ -273,7 +273,7 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
         "attachment" => {
             if let Some(m) = attachment_message(raw.attachment) {
                 entry.class = Class::Conversation;
-                entry.message = Some(m);
+                entry.set_message(m);
             }
         }
         // Schema drift: top-level tool records (no ids to pair), tolerated.
@@ -328,7 +328,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             e.parent = Parent::Detached;
             e.class = Class::Bookkeeping;
             e.is_model_call = false;
-            e.message = None;
+            e.packed = None;
             e.compaction = None;
             continue;
         }
@@ -604,7 +604,7 @@ mod tests {
         assert!(t.entries[1].is_model_call && t.entries[2].is_model_call);
         assert_eq!(t.entries[3].parent, Parent::Entry(2));
         assert_eq!(t.entries[3].kind(), Some(MessageKind::ToolResults));
-        let b = &t.entries[3].message.as_ref().unwrap().blocks[0];
+        let b = &t.entries[3].message().unwrap().blocks[0];
         assert_eq!(
             (b.kind, b.tool_id.as_deref(), b.pointer.as_ref()),
             (BlockKind::ToolResult, Some("toolu_1"), "/message/content/0")
@@ -666,7 +666,7 @@ mod tests {
         assert!(t.entries[0].sidechain && t.entries[0].is_user_turn());
         assert_eq!(t.entries[1].kind(), Some(MessageKind::Meta));
         assert_eq!(t.entries[2].kind(), Some(MessageKind::Meta));
-        let a = t.entries[3].message.as_ref().unwrap().assistant.as_ref().unwrap();
+        let a = t.entries[3].message().unwrap().assistant.unwrap();
         assert!(a.api_error && !t.entries[3].is_model_call);
         assert_eq!(t.entries[4].kind(), Some(MessageKind::Meta));
         assert_eq!(t.entries[4].class, Class::Conversation);

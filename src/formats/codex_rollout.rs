@@ -224,14 +224,14 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                     }
                     trim_model_side(&mut m);
                     entry.class = Class::Conversation;
-                    entry.message = Some(m);
+                    entry.set_message(m);
                 }
             }
             "compacted" => {
                 let v = value(payload).unwrap_or(Value::Null);
                 entry.class = Class::Compaction;
                 entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: true }));
-                entry.message = Some(replacement_message(&v, base));
+                entry.set_message(replacement_message(&v, base));
                 group = Group::default();
             }
             "event_msg" => {
@@ -250,7 +250,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                     let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
                     m.assistant = Some(Box::new(AssistantInfo { stop, ..Default::default() }));
                     entry.class = Class::Conversation;
-                    entry.message = Some(m);
+                    entry.set_message(m);
                     group = Group::default();
                 }
             }
@@ -555,7 +555,7 @@ mod tests {
         let c = &t.entries[1];
         assert_eq!(c.class, Class::Compaction);
         assert!(c.compaction.as_ref().unwrap().new_root);
-        let m = c.message.as_ref().unwrap();
+        let m = c.message().unwrap();
         assert_eq!(m.kind, MessageKind::CompactionSummary);
         assert_eq!(m.blocks[0].pointer.as_ref(), "/payload/replacement_history/0/content/0");
         assert!(m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall && b.tool_id.as_deref() == Some("c9")));
@@ -580,7 +580,7 @@ mod tests {
         let t = tr(&input);
         assert_eq!(t.base_instructions.as_ref().unwrap().blocks[0].text.as_ref(), "Be brief.");
         assert_eq!(t.entries[0].kind(), Some(MessageKind::Meta));
-        assert_eq!(t.entries[0].message.as_ref().unwrap().pointer.as_ref(), "");
+        assert_eq!(t.entries[0].message().unwrap().pointer.as_ref(), "");
         assert_eq!(t.entries[1].class, Class::Bookkeeping);
         assert!(t.entries[2].is_user_turn());
         assert_eq!(input.unknown_records, 1);

@@ -322,7 +322,9 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
             if let Some(m) = &raw.message {
                 let (class, msg, model_call) = message(m);
                 entry.class = class;
-                entry.message = msg;
+                if let Some(m) = msg {
+                    entry.set_message(m);
+                }
                 entry.is_model_call = model_call;
             } else {
                 unknown = true;
@@ -332,17 +334,17 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
             let carrier = raw.custom_type.as_deref() == Some("openclaw.runtime-context");
             let kind = if carrier { MessageKind::Carrier } else { MessageKind::Extension };
             entry.class = Class::Conversation;
-            entry.message = Some(content_message(Role::User, kind, "", &raw.content, "/content", true));
+            entry.set_message(content_message(Role::User, kind, "", &raw.content, "/content", true));
         }
         "compaction" => {
             entry.class = Class::Compaction;
-            entry.message = Some(summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")));
+            entry.set_message(summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")));
             entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: false }));
             first_kept = Some((raw.first_kept_id.as_deref().map(Into::into), raw.first_kept_index));
         }
         "branch_summary" => {
             entry.class = Class::Conversation;
-            entry.message = Some(summary_message(MessageKind::BranchSummary, raw.summary.as_deref().unwrap_or("")));
+            entry.set_message(summary_message(MessageKind::BranchSummary, raw.summary.as_deref().unwrap_or("")));
         }
         "custom" | "label" | "session_info" | "model_change" | "thinking_level_change" => {}
         _ => unknown = true,

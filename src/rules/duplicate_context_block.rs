@@ -97,7 +97,8 @@ pub fn check(cx: &mut RuleContext) {
         let mut seen = Dupes::new();
         for (i, e) in t.entries.iter().enumerate() {
             let mut reported = false;
-            for (j, b, m) in dup::entry_blocks(e) {
+            let pm = dup::prompt_message(e);
+            for (j, b, m) in dup::entry_blocks(pm.as_ref()) {
                 let occ = Occ { unit: i as u32, block: j };
                 for cb in blocks(settings, &b.text) {
                     let k = hash_str(cb);
@@ -105,9 +106,9 @@ pub fn check(cx: &mut RuleContext) {
                     seen.push(k, occ);
                     let Some(first) = first else { continue };
                     let fe = &t.entries[first.unit as usize];
-                    let fm = fe.message.as_ref().expect("indexed entries have messages");
+                    let fm = fe.message().expect("indexed entries have messages");
                     let fb = &fm.blocks[first.block as usize];
-                    if reported || replayed.contains(&(i as u32)) || exempt(fm, fb, m, b) {
+                    if reported || replayed.contains(&(i as u32)) || exempt(&fm, fb, m, b) {
                         continue;
                     }
                     reported = true;
@@ -148,7 +149,7 @@ pub fn check(cx: &mut RuleContext) {
                     let fb = dup::unit_block(r, first);
                     let fm = units.iter().find(|u| u.0 == first).and_then(|u| u.2);
                     if let (Some(fm), Some(m)) = (fm, m) {
-                        if exempt(fm, fb, m, b) {
+                        if exempt(&fm, fb, m, b) {
                             continue;
                         }
                     }

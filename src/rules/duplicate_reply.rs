@@ -60,7 +60,7 @@ pub fn check(cx: &mut RuleContext) {
         .map(|d| d.entry)
         .collect();
     // Sends awaiting their result: call id -> (entry, block pointer).
-    let mut sends: HashMap<&str, (u32, String)> = HashMap::new();
+    let mut sends: HashMap<Box<str>, (u32, String)> = HashMap::new();
     // Per write-order lane (Claude Code sub-agents; one lane elsewhere):
     // user turns without a reply, (user turn, replying entry), any turn seen.
     let lanes = crate::context::lanes(t);
@@ -75,7 +75,7 @@ pub fn check(cx: &mut RuleContext) {
         if e.class != Class::Conversation || reused.contains(&i) {
             continue;
         }
-        let Some(m) = &e.message else { continue };
+        let Some(m) = &e.message() else { continue };
         let (pending, answered, any_turn) = states.entry(lanes[i as usize]).or_default();
         if e.is_user_turn() {
             if !replayed.contains(&i) {
@@ -91,8 +91,8 @@ pub fn check(cx: &mut RuleContext) {
             }
             for b in &m.blocks {
                 if b.kind == BlockKind::ToolCall && b.is_send && !b.dry_run {
-                    if let Some(id) = b.tool_id.as_deref() {
-                        sends.insert(id, (i, b.pointer.to_string()));
+                    if let Some(id) = &b.tool_id {
+                        sends.insert(id.clone(), (i, b.pointer.to_string()));
                     }
                 }
             }

@@ -117,7 +117,8 @@ pub fn check(cx: &mut RuleContext) {
             if e.kind() != Some(MessageKind::SystemPrompt) {
                 continue;
             }
-            for (j, b, _) in dup::entry_blocks(e) {
+            let pm = dup::prompt_message(e);
+            for (j, b, _) in dup::entry_blocks(pm.as_ref()) {
                 let text = b.text.trim();
                 if text.is_empty() {
                     continue;
@@ -132,7 +133,7 @@ pub fn check(cx: &mut RuleContext) {
                 } else {
                     seen.find_in_transcript(t, &an.tree, k, occ, false).map(|f| {
                         let fe = &t.entries[f.unit as usize];
-                        (fe.line, fe.message.as_ref().expect("message").blocks[f.block as usize].pointer.to_string())
+                        (fe.line, fe.message().expect("message").blocks[f.block as usize].pointer.to_string())
                     })
                 };
                 seen.push(k, occ);

@@ -54,7 +54,7 @@ pub struct Replay {
 }
 
 fn user_text_hash(e: &Entry) -> u64 {
-    let m = e.message.as_ref().expect("user turns have messages");
+    let m = e.message().expect("user turns have messages");
     let mut h = 0xcbf29ce484222325u64;
     for b in &m.blocks {
         h = (h ^ b.text_hash).wrapping_mul(0x100000001b3);
@@ -90,7 +90,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
         if e.class != Class::Conversation {
             continue;
         }
-        let Some(m) = &e.message else { continue };
+        let Some(m) = &e.message() else { continue };
         let lane = lanes[i];
         let (prev, att) = states.entry(lane).or_default();
         if let Some(a) = &m.assistant {
@@ -142,14 +142,11 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
                         Some(Stop::Aborted) => Some((true, "the attempt was aborted".to_string())),
                         _ => {
                             // Fallback: the next answer comes from a different model.
-                            let next = entries[i + 1..]
-                                .iter()
-                                .enumerate()
-                                .filter(|(k, _)| lanes[i + 1 + k] == lane)
-                                .find_map(|(_, x)| {
-                                    x.message.as_ref().and_then(|m| m.assistant.as_ref()).filter(|a| !a.transcript_only)
-                                });
-                            match (next.and_then(|a| a.model.as_deref()), att.model.as_deref()) {
+                            let next =
+                                entries[i + 1..].iter().enumerate().filter(|(k, _)| lanes[i + 1 + k] == lane).find_map(
+                                    |(_, x)| x.message().and_then(|m| m.assistant).filter(|a| !a.transcript_only),
+                                );
+                            match (next.as_ref().and_then(|a| a.model.as_deref()), att.model.as_deref()) {
                                 (Some(n), Some(o)) if n != o => {
                                     Some((false, format!("a fallback model ({n}) took over from {o}")))
                                 }
@@ -177,8 +174,7 @@ pub fn check(cx: &mut RuleContext) {
         let e = &t.entries[r.entry as usize];
         let p = &t.entries[r.previous as usize];
         let text = e
-            .message
-            .as_ref()
+            .message()
             .map(|m| m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n"))
             .unwrap_or_default();
         let sev = if r.aborted_only { Severity::Warning } else { Severity::Error };
@@ -191,7 +187,7 @@ pub fn check(cx: &mut RuleContext) {
             )
             .severity(sev)
             .line(e.line)
-            .pointer(e.message.as_ref().map(|m| m.pointer.to_string()).unwrap_or_default())
+            .pointer(e.message().map(|m| m.pointer.to_string()).unwrap_or_default())
             .entry_id(e.id.as_deref())
             .excerpt(text)
             .related(&input.path, Some(p.line), "", "previous copy")

@@ -40,7 +40,7 @@ pub fn check(cx: &mut RuleContext) {
         for p in &an.pairing {
             if let Pairing::Orphan { unit, block, second } = *p {
                 let e = &t.entries[unit as usize];
-                let b = &e.message.as_ref().expect("results are in messages").blocks[block as usize];
+                let b = &e.message().expect("results are in messages").blocks[block as usize];
                 let id = b.tool_id.as_deref().unwrap_or("");
                 let what =
                     if second { "answers its call a second time" } else { "matches no earlier tool call on its path" };

@@ -1,0 +1,599 @@
+//! Transcript messages stored packed: one byte string per message instead of
+//! a [`Message`] with its vector of [`Block`]s.
+//!
+//! A loaded transcript keeps one message per entry for the whole check, and
+//! for the sessions ctxlint is pointed at (hundreds of thousands of entries)
+//! the struct layout was most of the memory: a `Message` is 96 bytes, each
+//! `Block` 96 more, and every pointer, id and text its own allocation. Packed,
+//! a message costs its texts plus a dozen bytes per block (issue 7: peak RSS
+//! of `check` under 25 % of the file). Rules read a message through
+//! [`crate::model::Entry::message`], which unpacks it into an owned
+//! [`Message`]; the role and kind are read without unpacking.
+//!
+//! Layout (integers are unsigned LEB128 varints unless sized; strings are a
+//! varint byte length and UTF-8 bytes; hashes are 8 bytes little-endian):
+//!
+//! ```text
+//! message: role u8 | kind u8 | flags u8 | stop u8 | assistant flags u8 | result flags u8
+//!          | pointer | [json_hash] | [model str] | [dynamic_ref str] | block count | block*
+//! pointer: u8 index into POINTERS (1-based), or 0 and a string
+//! block:   kind u8 | flags u8 | pointer | text_len | text_hash | text | [json_hash]
+//!          | [tool_id str] | [tool_name str]
+//!          (text: its bytes when it is the full text, i.e. text_len bytes; else a str)
+//! ```
+
+use crate::model::{AssistantInfo, Block, BlockKind, Message, MessageKind, Ptr, ResultInfo, Role, Stop};
+use std::borrow::Cow;
+
+/// Pointers the loaders write for most messages and blocks, stored as one byte.
+const POINTERS: &[&str] = &[
+    "",
+    "/message",
+    "/content",
+    "/summary",
+    "/message/summary",
+    "/attachment",
+    "/payload",
+    "/message/content",
+    "/payload/content",
+    "/message/content/0",
+    "/message/content/1",
+    "/message/content/2",
+    "/message/content/3",
+    "/message/content/4",
+    "/message/content/5",
+    "/message/content/6",
+    "/message/content/7",
+    "/message/content/8",
+    "/message/content/9",
+    "/message/content/10",
+    "/message/content/11",
+    "/message/content/12",
+    "/message/content/13",
+    "/message/content/14",
+    "/message/content/15",
+    "/content/0",
+    "/content/1",
+    "/content/2",
+    "/content/3",
+    "/content/4",
+    "/content/5",
+    "/content/6",
+    "/content/7",
+    "/content/8",
+    "/content/9",
+    "/content/10",
+    "/content/11",
+    "/content/12",
+    "/content/13",
+    "/content/14",
+    "/content/15",
+    "/payload/content/0",
+    "/payload/content/1",
+    "/payload/content/2",
+    "/payload/content/3",
+    "/payload/content/4",
+    "/payload/content/5",
+    "/payload/content/6",
+    "/payload/content/7",
+    "/payload/content/8",
+    "/payload/content/9",
+    "/payload/content/10",
+    "/payload/content/11",
+    "/payload/content/12",
+    "/payload/content/13",
+    "/payload/content/14",
+    "/payload/content/15",
+    "/attachment/content/0",
+    "/attachment/content/1",
+    "/attachment/content/2",
+    "/attachment/content/3",
+    "/attachment/content/4",
+    "/attachment/content/5",
+    "/attachment/content/6",
+    "/attachment/content/7",
+    "/attachment/content/8",
+    "/attachment/content/9",
+    "/attachment/content/10",
+    "/attachment/content/11",
+    "/attachment/content/12",
+    "/attachment/content/13",
+    "/attachment/content/14",
+    "/attachment/content/15",
+];
+
+/// One message, packed (see the module docs). Cheap to move; unpack with [`PackedMessage::unpack`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct PackedMessage(Box<[u8]>);
+
+impl std::fmt::Debug for PackedMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.unpack().fmt(f)
+    }
+}
+
+const M_ASSISTANT: u8 = 1;
+const M_RESULT: u8 = 2;
+const M_DYNAMIC_REF: u8 = 4;
+const M_JSON_HASH: u8 = 8;
+
+const B_SEND: u8 = 1;
+const B_DRY_RUN: u8 = 2;
+const B_TOOL_ID: u8 = 4;
+const B_TOOL_NAME: u8 = 8;
+const B_JSON_HASH: u8 = 16;
+const B_FULL_TEXT: u8 = 32;
+
+const A_TRANSCRIPT_ONLY: u8 = 1;
+const A_API_ERROR: u8 = 2;
+const A_DELIVERY_MIRROR: u8 = 4;
+const A_MODEL: u8 = 8;
+
+const R_SYNTHETIC: u8 = 1;
+const R_DELIVERED: u8 = 2;
+const R_ERROR: u8 = 4;
+
+const ROLES: [Role; 5] = [Role::System, Role::Developer, Role::User, Role::Assistant, Role::Tool];
+const KINDS: [MessageKind; 11] = [
+    MessageKind::SystemPrompt,
+    MessageKind::UserTurn,
+    MessageKind::ToolResults,
+    MessageKind::Assistant,
+    MessageKind::ToolResult,
+    MessageKind::CompactionSummary,
+    MessageKind::BranchSummary,
+    MessageKind::Carrier,
+    MessageKind::Extension,
+    MessageKind::Bash,
+    MessageKind::Meta,
+];
+const BLOCK_KINDS: [BlockKind; 7] = [
+    BlockKind::Text,
+    BlockKind::Thinking,
+    BlockKind::ToolCall,
+    BlockKind::ToolResult,
+    BlockKind::Media,
+    BlockKind::Compaction,
+    BlockKind::Other,
+];
+const STOPS: [Stop; 5] = [Stop::Unknown, Stop::Normal, Stop::ToolUse, Stop::Error, Stop::Aborted];
+
+fn index_of<T: PartialEq>(table: &[T], v: &T) -> u8 {
+    table.iter().position(|x| x == v).unwrap_or(0) as u8
+}
+
+impl PackedMessage {
+    /// Packs `m`.
+    pub fn pack(m: &Message) -> PackedMessage {
+        let texts: usize = m.blocks.iter().map(|b| b.text.len() + 24).sum();
+        let mut w = Vec::with_capacity(8 + texts);
+        let mut flags = 0;
+        if m.assistant.is_some() {
+            flags |= M_ASSISTANT;
+        }
+        if m.result.is_some() {
+            flags |= M_RESULT;
+        }
+        if m.dynamic_ref.is_some() {
+            flags |= M_DYNAMIC_REF;
+        }
+        if m.json_hash != 0 {
+            flags |= M_JSON_HASH;
+        }
+        let (mut stop, mut af, mut rf) = (0, 0, 0);
+        if let Some(a) = &m.assistant {
+            stop = index_of(&STOPS, &a.stop);
+            af |= if a.transcript_only { A_TRANSCRIPT_ONLY } else { 0 };
+            af |= if a.api_error { A_API_ERROR } else { 0 };
+            af |= if a.delivery_mirror { A_DELIVERY_MIRROR } else { 0 };
+            af |= if a.model.is_some() { A_MODEL } else { 0 };
+        }
+        if let Some(r) = &m.result {
+            rf |= if r.synthetic_or_aborted { R_SYNTHETIC } else { 0 };
+            rf |= if r.delivered { R_DELIVERED } else { 0 };
+            rf |= if r.is_error { R_ERROR } else { 0 };
+        }
+        w.extend_from_slice(&[index_of(&ROLES, &m.role), index_of(&KINDS, &m.kind), flags, stop, af, rf]);
+        put_ptr(&mut w, &m.pointer);
+        if m.json_hash != 0 {
+            w.extend_from_slice(&m.json_hash.to_le_bytes());
+        }
+        if let Some(model) = m.assistant.as_ref().and_then(|a| a.model.as_ref()) {
+            put_str(&mut w, model);
+        }
+        if let Some(d) = &m.dynamic_ref {
+            put_str(&mut w, d);
+        }
+        put_varint(&mut w, m.blocks.len() as u64);
+        for b in &m.blocks {
+            let full = b.has_full_text();
+            let mut bf = 0;
+            bf |= if b.is_send { B_SEND } else { 0 };
+            bf |= if b.dry_run { B_DRY_RUN } else { 0 };
+            bf |= if b.tool_id.is_some() { B_TOOL_ID } else { 0 };
+            bf |= if b.tool_name.is_some() { B_TOOL_NAME } else { 0 };
+            bf |= if b.json_hash != 0 { B_JSON_HASH } else { 0 };
+            bf |= if full { B_FULL_TEXT } else { 0 };
+            w.extend_from_slice(&[index_of(&BLOCK_KINDS, &b.kind), bf]);
+            put_ptr(&mut w, &b.pointer);
+            put_varint(&mut w, u64::from(b.text_len));
+            w.extend_from_slice(&b.text_hash.to_le_bytes());
+            if full {
+                w.extend_from_slice(b.text.as_bytes());
+            } else {
+                put_str(&mut w, &b.text);
+            }
+            if b.json_hash != 0 {
+                w.extend_from_slice(&b.json_hash.to_le_bytes());
+            }
+            if let Some(id) = &b.tool_id {
+                put_str(&mut w, id);
+            }
+            if let Some(name) = &b.tool_name {
+                put_str(&mut w, name);
+            }
+        }
+        PackedMessage(w.into_boxed_slice())
+    }
+
+    /// The message's role (read without unpacking).
+    pub fn role(&self) -> Role {
+        ROLES.get(usize::from(self.0[0])).copied().unwrap_or(Role::User)
+    }
+
+    /// The message's kind (read without unpacking).
+    pub fn kind(&self) -> MessageKind {
+        KINDS.get(usize::from(self.0[1])).copied().unwrap_or(MessageKind::UserTurn)
+    }
+
+    /// The assistant facts without the model name (read without unpacking).
+    pub fn assistant_facts(&self) -> Option<AssistantInfo> {
+        (self.0[2] & M_ASSISTANT != 0).then(|| {
+            let af = self.0[4];
+            AssistantInfo {
+                stop: STOPS.get(usize::from(self.0[3])).copied().unwrap_or_default(),
+                model: None,
+                transcript_only: af & A_TRANSCRIPT_ONLY != 0,
+                api_error: af & A_API_ERROR != 0,
+                delivery_mirror: af & A_DELIVERY_MIRROR != 0,
+            }
+        })
+    }
+
+    /// The tool-result facts (read without unpacking).
+    pub fn result_facts(&self) -> Option<ResultInfo> {
+        (self.0[2] & M_RESULT != 0).then(|| {
+            let rf = self.0[5];
+            ResultInfo {
+                synthetic_or_aborted: rf & R_SYNTHETIC != 0,
+                delivered: rf & R_DELIVERED != 0,
+                is_error: rf & R_ERROR != 0,
+            }
+        })
+    }
+
+    /// Packed size in bytes.
+    pub fn packed_len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The message, unpacked.
+    pub fn unpack(&self) -> Message {
+        let (mut r, head) = self.head();
+        let n = r.varint() as usize;
+        let mut blocks = Vec::with_capacity(n.min(self.0.len()));
+        let mut it = Blocks { r, left: n, next: 0 };
+        for b in it.by_ref() {
+            blocks.push(b.to_block());
+        }
+        Message {
+            role: self.role(),
+            kind: self.kind(),
+            pointer: head.pointer,
+            blocks,
+            assistant: self.assistant_facts().map(|mut a| {
+                a.model = head.model.map(Into::into);
+                Box::new(a)
+            }),
+            result: self.result_facts().map(Box::new),
+            dynamic_ref: head.dynamic_ref.map(Into::into),
+            json_hash: head.json_hash,
+        }
+    }
+
+    /// The message's pointer (read without unpacking the blocks).
+    pub fn pointer(&self) -> Ptr {
+        self.head().1.pointer
+    }
+
+    /// The blocks, borrowed (no allocation).
+    pub fn blocks(&self) -> Blocks<'_> {
+        let (mut r, _) = self.head();
+        let left = r.varint() as usize;
+        Blocks { r, left, next: 0 }
+    }
+
+    fn head(&self) -> (Reader<'_>, Head<'_>) {
+        let mut r = Reader { b: &self.0, at: 6 };
+        let flags = self.0[2];
+        let pointer = r.ptr();
+        let json_hash = if flags & M_JSON_HASH != 0 { r.u64() } else { 0 };
+        let model = (self.0[4] & A_MODEL != 0 && flags & M_ASSISTANT != 0).then(|| r.str());
+        let dynamic_ref = (flags & M_DYNAMIC_REF != 0).then(|| r.str());
+        (r, Head { pointer, json_hash, model, dynamic_ref })
+    }
+}
+
+struct Head<'a> {
+    pointer: Ptr,
+    json_hash: u64,
+    model: Option<&'a str>,
+    dynamic_ref: Option<&'a str>,
+}
+
+/// One block of a packed message, borrowed: the fields of [`Block`].
+#[derive(Debug, Clone, Copy)]
+pub struct BlockRef<'a> {
+    /// Index of the block in its message.
+    pub index: u32,
+    /// What it is.
+    pub kind: BlockKind,
+    /// JSON Pointer of the block.
+    pub pointer: &'a str,
+    /// Its text as kept (see [`Block::text`]).
+    pub text: &'a str,
+    /// Length in bytes of the full text.
+    pub text_len: u32,
+    /// Hash of the full text.
+    pub text_hash: u64,
+    /// Canonical JSON hash (0 for transcripts).
+    pub json_hash: u64,
+    /// Tool call id.
+    pub tool_id: Option<&'a str>,
+    /// Tool name.
+    pub tool_name: Option<&'a str>,
+    /// A message-tool send.
+    pub is_send: bool,
+    /// A dry run.
+    pub dry_run: bool,
+    /// `pointer`, when it is one of [`POINTERS`].
+    static_pointer: Option<&'static str>,
+}
+
+impl BlockRef<'_> {
+    /// An owned [`Block`].
+    pub fn to_block(&self) -> Block {
+        Block {
+            kind: self.kind,
+            pointer: match self.static_pointer {
+                Some(p) => Cow::Borrowed(p),
+                None => Cow::Owned(self.pointer.to_string()),
+            },
+            text: self.text.into(),
+            text_len: self.text_len,
+            text_hash: self.text_hash,
+            json_hash: self.json_hash,
+            tool_id: self.tool_id.map(Into::into),
+            tool_name: self.tool_name.map(Into::into),
+            is_send: self.is_send,
+            dry_run: self.dry_run,
+        }
+    }
+}
+
+/// The blocks of a packed message, in order (see [`PackedMessage::blocks`]).
+pub struct Blocks<'a> {
+    r: Reader<'a>,
+    left: usize,
+    next: u32,
+}
+
+impl<'a> Iterator for Blocks<'a> {
+    type Item = BlockRef<'a>;
+    fn next(&mut self) -> Option<BlockRef<'a>> {
+        if self.left == 0 || self.r.at >= self.r.b.len() {
+            return None;
+        }
+        self.left -= 1;
+        let r = &mut self.r;
+        let kind = BLOCK_KINDS.get(usize::from(r.u8())).copied().unwrap_or(BlockKind::Other);
+        let bf = r.u8();
+        let (pointer, static_pointer) = r.ptr_str();
+        let text_len = r.varint() as u32;
+        let text_hash = r.u64();
+        let text = if bf & B_FULL_TEXT != 0 { r.str_of(text_len as usize) } else { r.str() };
+        let json_hash = if bf & B_JSON_HASH != 0 { r.u64() } else { 0 };
+        let tool_id = (bf & B_TOOL_ID != 0).then(|| r.str());
+        let tool_name = (bf & B_TOOL_NAME != 0).then(|| r.str());
+        self.next += 1;
+        Some(BlockRef {
+            index: self.next - 1,
+            kind,
+            pointer,
+            text,
+            text_len,
+            text_hash,
+            json_hash,
+            tool_id,
+            tool_name,
+            is_send: bf & B_SEND != 0,
+            dry_run: bf & B_DRY_RUN != 0,
+            static_pointer,
+        })
+    }
+}
+
+fn put_varint(w: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        w.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    w.push(v as u8);
+}
+
+fn put_str(w: &mut Vec<u8>, s: &str) {
+    put_varint(w, s.len() as u64);
+    w.extend_from_slice(s.as_bytes());
+}
+
+fn put_ptr(w: &mut Vec<u8>, p: &str) {
+    match POINTERS.iter().position(|x| *x == p) {
+        Some(i) => w.push(i as u8 + 1),
+        None => {
+            w.push(0);
+            put_str(w, p);
+        }
+    }
+}
+
+/// Reads what [`PackedMessage::pack`] wrote. The bytes are always ours, so a
+/// short read cannot happen; it yields zeros and empty strings rather than panic.
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn u8(&mut self) -> u8 {
+        let v = self.b.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        v
+    }
+    fn u64(&mut self) -> u64 {
+        let v = self.b.get(self.at..self.at + 8).map_or(0, |s| u64::from_le_bytes(s.try_into().unwrap_or([0; 8])));
+        self.at += 8;
+        v
+    }
+    fn varint(&mut self) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let byte = self.u8();
+            v |= u64::from(byte & 0x7f) << shift.min(63);
+            shift += 7;
+            if byte & 0x80 == 0 || shift >= 70 {
+                return v;
+            }
+        }
+    }
+    fn str_of(&mut self, len: usize) -> &'a str {
+        let end = self.at.saturating_add(len).min(self.b.len());
+        let s = std::str::from_utf8(&self.b[self.at.min(end)..end]).unwrap_or("");
+        self.at = end;
+        s
+    }
+    fn str(&mut self) -> &'a str {
+        let len = self.varint() as usize;
+        self.str_of(len)
+    }
+    fn ptr(&mut self) -> Ptr {
+        match self.u8() {
+            0 => Cow::Owned(self.str().to_string()),
+            i => Cow::Borrowed(POINTERS.get(usize::from(i) - 1).copied().unwrap_or("")),
+        }
+    }
+    fn ptr_str(&mut self) -> (&'a str, Option<&'static str>) {
+        match self.u8() {
+            0 => (self.str(), None),
+            i => {
+                let p = POINTERS.get(usize::from(i) - 1).copied().unwrap_or("");
+                (p, Some(p))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(kind: BlockKind, ptr: &str, text: &str, full: bool) -> Block {
+        let mut b = Block::new(kind, Cow::Owned(ptr.to_string()), text, full);
+        if !full {
+            b.text = crate::text::prefix(text, 3).into();
+        }
+        b
+    }
+
+    #[test]
+    fn every_field_survives_packing() {
+        let mut call = block(BlockKind::ToolCall, "/message/content/2", "{\"a\":1}", false);
+        call.tool_id = Some("call_1".into());
+        call.tool_name = Some("message".into());
+        call.is_send = true;
+        call.dry_run = true;
+        call.json_hash = 0xdead_beef_0000_0001;
+        let m = Message {
+            role: Role::Assistant,
+            kind: MessageKind::Assistant,
+            pointer: Cow::Borrowed("/message"),
+            blocks: vec![
+                block(BlockKind::Text, "/message/content/0", "héllo wörld", true),
+                block(BlockKind::Thinking, "/odd/pointer/~1x", "long thinking text", false),
+                call,
+                block(BlockKind::Media, "/message/content/99", "", true),
+            ],
+            assistant: Some(Box::new(AssistantInfo {
+                stop: Stop::Aborted,
+                model: Some("openai/gpt".into()),
+                transcript_only: true,
+                api_error: false,
+                delivery_mirror: true,
+            })),
+            result: Some(Box::new(ResultInfo { synthetic_or_aborted: true, delivered: false, is_error: true })),
+            dynamic_ref: Some("ref".into()),
+            json_hash: u64::MAX,
+        };
+        let p = PackedMessage::pack(&m);
+        let u = p.unpack();
+        assert_eq!(format!("{m:?}"), format!("{u:?}"));
+        assert_eq!(p.role(), Role::Assistant);
+        assert_eq!(p.kind(), MessageKind::Assistant);
+        assert!(p.assistant_facts().is_some_and(|a| a.stop == Stop::Aborted && a.model.is_none()));
+        assert!(p.result_facts().is_some_and(|r| r.is_error && r.synthetic_or_aborted && !r.delivered));
+        // Known pointers are one byte and come back borrowed.
+        assert!(matches!(u.pointer, Cow::Borrowed("/message")));
+        assert!(matches!(u.blocks[0].pointer, Cow::Borrowed("/message/content/0")));
+        assert_eq!(u.blocks[3].pointer, "/message/content/99");
+    }
+
+    #[test]
+    fn every_role_and_kind_round_trips() {
+        for role in ROLES {
+            for kind in KINDS {
+                let m = Message {
+                    role,
+                    kind,
+                    pointer: Cow::Borrowed(""),
+                    blocks: Vec::new(),
+                    assistant: None,
+                    result: None,
+                    dynamic_ref: None,
+                    json_hash: 0,
+                };
+                let p = PackedMessage::pack(&m);
+                assert_eq!((p.role(), p.kind()), (role, kind));
+                assert_eq!(format!("{m:?}"), format!("{:?}", p.unpack()));
+            }
+        }
+    }
+
+    #[test]
+    fn a_text_over_a_megabyte_and_large_lengths_round_trip() {
+        let big = "x".repeat(3 << 20);
+        let mut b = block(BlockKind::ToolResult, "/content", &big, true);
+        b.text_len = u32::MAX;
+        b.text = "abc".into();
+        let m = Message {
+            role: Role::Tool,
+            kind: MessageKind::ToolResult,
+            pointer: Cow::Borrowed(""),
+            blocks: vec![block(BlockKind::Text, "/content/0", &big, true), b],
+            assistant: None,
+            result: None,
+            dynamic_ref: None,
+            json_hash: 0,
+        };
+        assert_eq!(format!("{m:?}"), format!("{:?}", PackedMessage::pack(&m).unpack()));
+    }
+}
