@@ -233,7 +233,8 @@ impl PackedMessage {
                 put_str(&mut w, name);
             }
         }
-        PackedMessage(w.into_boxed_slice())
+        // An exact-size copy: shrinking in place (realloc) may keep the whole capacity.
+        PackedMessage(Box::from(w.as_slice()))
     }
 
     /// The message's role (read without unpacking).
