@@ -153,7 +153,7 @@ impl Tree {
         let c = self.compaction[y as usize];
         if c != NONE && !self.is_ancestor_or_self(c, x) {
             // x lies before the last compaction on y's path: only kept entries survive.
-            let kept = t.entries[c as usize].compaction.as_ref().and_then(|c| c.first_kept);
+            let kept = t.entries[c as usize].compaction().and_then(|c| c.first_kept);
             match kept {
                 Some(k) if self.is_ancestor_or_self(k, x) => {}
                 _ => return false,
@@ -272,7 +272,7 @@ pub fn lanes(t: &Transcript) -> Vec<u32> {
 pub fn call_group_ends(t: &Transcript) -> foldhash::HashMap<&str, u32> {
     let mut last = <foldhash::HashMap<_, _> as foldhash::HashMapExt>::new();
     for (i, e) in t.entries.iter().enumerate() {
-        if let Some(g) = e.call_group.as_deref() {
+        if let Some(g) = e.call_group() {
             if e.class == Class::Conversation {
                 last.insert(g, i as u32);
             }

@@ -41,6 +41,7 @@ pub struct Input {
 
 /// The content of an input.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one per input
 pub enum Body {
     /// A session transcript.
     Transcript(Transcript),
@@ -389,6 +390,8 @@ pub struct Transcript {
     pub raw_lines: Vec<RawLine>,
     /// Entries whose id repeats an earlier entry's id.
     pub id_repeats: Vec<IdRepeat>,
+    /// The parent ids that name no entry ([`Parent::Dangling`] indexes here).
+    pub dangling_ids: Vec<Box<str>>,
 }
 
 /// A parsed line's identity, for detecting lines written again byte for byte.
@@ -425,14 +428,15 @@ pub struct Header {
 }
 
 /// How an entry hangs in the tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Parent {
     /// `parentId: null` (or absent where the format allows): a root.
     Root,
     /// The entry at this index in [`Transcript::entries`].
     Entry(u32),
-    /// A parent id that names no entry of the file.
-    Dangling(Box<str>),
+    /// A parent id that names no entry of the file: its index in
+    /// [`Transcript::dangling_ids`].
+    Dangling(u32),
     /// Not part of the tree at all (Claude Code uuid-less state snapshots,
     /// summary records): never a root, never a parent.
     Detached,
@@ -461,59 +465,135 @@ pub struct Compaction {
     pub new_root: bool,
 }
 
+/// Entry types the loaders know, stored as a one-byte index (pi
+/// `session.ts` entry types; Claude Code record types; Codex rollout item types).
+const ENTRY_TYPES: &[&str] = &[
+    "message",
+    "custom_message",
+    "custom",
+    "compaction",
+    "branch_summary",
+    "label",
+    "session_info",
+    "model_change",
+    "thinking_level_change",
+    "user",
+    "assistant",
+    "system",
+    "attachment",
+    "progress",
+    "summary",
+    "file-history-snapshot",
+    "permission-mode",
+    "last-prompt",
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "state",
+];
+
 /// One transcript entry (one JSONL line that parsed).
+///
+/// Kept small (80 bytes; its message is packed, see [`crate::packed`]): a long
+/// session has hundreds of thousands of entries and all of them are held for
+/// the whole check. Fields few entries have live in one boxed [`EntryExtra`].
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// 1-based line.
     pub line: u32,
-    /// Byte offset of the line start.
-    pub offset: u64,
     /// Length of the line in bytes (without the newline).
     pub len: u32,
-    /// Entry type as written (`message`, `custom`, `user`, `response_item`, …).
-    pub etype: Cow<'static, str>,
+    /// Byte offset of the line start.
+    pub offset: u64,
     /// Entry id (`id` / `uuid`), if any.
     pub id: Option<Box<str>>,
+    /// The message it carries into context, if any, packed (read it with
+    /// [`Entry::message`], set it with [`Entry::set_message`]).
+    pub packed: Option<crate::packed::PackedMessage>,
+    /// Hash of the raw line bytes.
+    pub raw_hash: u64,
     /// Where it hangs.
     pub parent: Parent,
     /// Conversation or bookkeeping.
     pub class: Class,
-    /// The message it carries into context, if any, packed (read it with
-    /// [`Entry::message`], set it with [`Entry::set_message`]).
-    pub packed: Option<crate::packed::PackedMessage>,
-    /// Compaction details (class `Compaction`).
-    pub compaction: Option<Box<Compaction>>,
-    /// Claude Code: `message.id` shared by the entries of one split model call.
-    pub call_group: Option<Box<str>>,
     /// Claude Code sidechain record.
     pub sidechain: bool,
-    /// Claude Code / Codex session id of the record.
-    pub session_id: Option<Box<str>>,
-    /// Hash of the raw line bytes.
-    pub raw_hash: u64,
     /// The entry is a model call (a step): an assistant message that is model output.
     pub is_model_call: bool,
+    /// Index into the known entry types plus one; 0: the type is in `extra`.
+    etype: u8,
+    /// What few entries have.
+    extra: Option<Box<EntryExtra>>,
+}
+
+/// The fields of an [`Entry`] that few entries have.
+#[derive(Debug, Clone, Default)]
+struct EntryExtra {
+    /// An entry type the loaders do not know, as written.
+    etype: Option<Box<str>>,
+    /// Compaction details (class `Compaction`).
+    compaction: Option<Compaction>,
+    /// `message.id` shared by the entries of one split model call.
+    call_group: Option<Box<str>>,
 }
 
 impl Entry {
     /// A bookkeeping entry for `line` with type `etype` and the hash of the
     /// line's bytes; the loader fills in the rest (id, class, message, …).
-    pub fn at(line: &crate::source::Line<'_>, etype: Cow<'static, str>, raw_hash: u64) -> Entry {
+    pub fn at(line: &crate::source::Line<'_>, etype: &str, raw_hash: u64) -> Entry {
+        let known = ENTRY_TYPES.iter().position(|k| *k == etype);
         Entry {
             line: line.no,
-            offset: line.offset,
             len: line.bytes.len().min(u32::MAX as usize) as u32,
-            etype,
+            offset: line.offset,
             id: None,
+            packed: None,
+            raw_hash,
             parent: Parent::Root,
             class: Class::Bookkeeping,
-            packed: None,
-            compaction: None,
-            call_group: None,
             sidechain: false,
-            session_id: None,
-            raw_hash,
             is_model_call: false,
+            etype: known.map_or(0, |i| i as u8 + 1),
+            extra: match known {
+                Some(_) => None,
+                None => Some(Box::new(EntryExtra { etype: Some(etype.into()), ..Default::default() })),
+            },
+        }
+    }
+    fn extra_mut(&mut self) -> &mut EntryExtra {
+        self.extra.get_or_insert_with(Box::default)
+    }
+    /// Entry type as written (`message`, `custom`, `user`, `response_item`, …).
+    pub fn etype(&self) -> &str {
+        match self.etype {
+            0 => self.extra.as_ref().and_then(|x| x.etype.as_deref()).unwrap_or(""),
+            i => ENTRY_TYPES.get(usize::from(i) - 1).copied().unwrap_or(""),
+        }
+    }
+    /// Compaction details (class `Compaction`).
+    pub fn compaction(&self) -> Option<&Compaction> {
+        self.extra.as_ref().and_then(|x| x.compaction.as_ref())
+    }
+    /// Compaction details, to amend.
+    pub fn compaction_mut(&mut self) -> Option<&mut Compaction> {
+        self.extra.as_mut().and_then(|x| x.compaction.as_mut())
+    }
+    /// Sets (or, with `None`, removes) the compaction details.
+    pub fn set_compaction(&mut self, c: Option<Compaction>) {
+        if c.is_some() || self.extra.is_some() {
+            self.extra_mut().compaction = c;
+        }
+    }
+    /// Claude Code / Codex: `message.id` (or response) shared by the entries of one split model call.
+    pub fn call_group(&self) -> Option<&str> {
+        self.extra.as_ref().and_then(|x| x.call_group.as_deref())
+    }
+    /// Sets the call group.
+    pub fn set_call_group(&mut self, g: Option<Box<str>>) {
+        if g.is_some() || self.extra.is_some() {
+            self.extra_mut().call_group = g;
         }
     }
     /// The message it carries into context, if any, unpacked.

@@ -147,7 +147,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
         }
         // Results that are children of the call group's entries count as on the path (Claude Code).
         let mut group_results: HashSet<&str> = HashSet::new();
-        if let Some(g) = &e.call_group {
+        if let Some(g) = e.call_group() {
             let mut x = i;
             loop {
                 for &c in &tree.children[x as usize] {
@@ -156,7 +156,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
                     }
                 }
                 match t.entries[x as usize].parent {
-                    Parent::Entry(p) if t.entries[p as usize].call_group.as_ref() == Some(g) => x = p,
+                    Parent::Entry(p) if t.entries[p as usize].call_group() == Some(g) => x = p,
                     _ => break,
                 }
             }
@@ -167,7 +167,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
                     if let Some(cm) = &ce.packed {
                         group_results.extend(result_ids(cm).map(|r| r.1));
                     }
-                    if ce.call_group.as_ref() == Some(g) {
+                    if ce.call_group() == Some(g) {
                         stack.push(c);
                     }
                 }
@@ -181,7 +181,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             if an.tainted[x as usize] {
                 continue; // a reported break cuts this path: its consequences are not reported
             }
-            let same_group = e.call_group.is_some() && xe.call_group == e.call_group;
+            let same_group = e.call_group().is_some() && xe.call_group() == e.call_group();
             let stop = (xe.is_model_call && !same_group) || xe.is_user_turn();
             if stop {
                 for (j, id) in &calls {
@@ -220,9 +220,9 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
                     break;
                 }
                 // Claude Code: the call may sit in another entry of the same call group on the path.
-                if let Some(g) = &t.entries[c as usize].call_group {
+                if let Some(g) = t.entries[c as usize].call_group() {
                     if let Parent::Entry(p) = e.parent {
-                        if t.entries[p as usize].call_group.as_ref() == Some(g) && sent_again(&t.entries[c as usize]) {
+                        if t.entries[p as usize].call_group() == Some(g) && sent_again(&t.entries[c as usize]) {
                             matched = Some(c);
                             break;
                         }

@@ -250,7 +250,7 @@ fn step_entries(t: &Transcript) -> Vec<u32> {
         if !e.is_model_call {
             continue;
         }
-        if let Some(g) = e.call_group.as_deref() {
+        if let Some(g) = e.call_group() {
             if !seen_groups.insert(g) {
                 continue;
             }

@@ -61,8 +61,6 @@ struct RawRecord<'a> {
     /// `None`: key absent; `Some(None)`: `null`.
     #[serde(rename = "parentUuid", default, deserialize_with = "some_or_null", borrow)]
     parent_uuid: Option<Option<&'a RawValue>>,
-    #[serde(rename = "sessionId", default, borrow)]
-    session_id: Option<&'a RawValue>,
     #[serde(rename = "isSidechain", default, borrow)]
     is_sidechain: Option<&'a RawValue>,
     #[serde(rename = "isMeta", default, borrow)]
@@ -238,10 +236,9 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
     let uuid = rstr(raw.uuid);
     let rtype = rstr(raw.rtype);
     let etype = rtype.as_deref().unwrap_or("");
-    let mut entry = Entry::at(line, intern_type(etype), hash);
+    let mut entry = Entry::at(line, etype, hash);
     entry.id = uuid.as_deref().map(Into::into);
     entry.sidechain = rtrue(raw.is_sidechain);
-    entry.session_id = rstr(raw.session_id).as_deref().map(Into::into);
     let parent = raw.parent_uuid.map(|p| rstr(p).as_deref().map(Into::into));
     let mut unknown = false;
     match etype {
@@ -258,7 +255,7 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
                     assistant_message(&m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
                 entry.class = Class::Conversation;
                 entry.set_message(msg);
-                entry.call_group = group;
+                entry.set_call_group(group);
                 entry.is_model_call = model_call;
             }
             None => unknown = true,
@@ -267,7 +264,7 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
             if rstr(raw.subtype).as_deref() == Some("compact_boundary") {
                 entry.class = Class::Compaction;
                 // `new_root` is settled once parents are resolved.
-                entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: false }));
+                entry.set_compaction(Some(Compaction { first_kept: None, new_root: false }));
             }
         }
         "attachment" => {
@@ -287,15 +284,17 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
 /// Loads a Claude Code session.
 pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut t = Transcript::default();
-    // Per entry: `None` = no `parentUuid` key (linear fallback), `Some(None)` = null.
-    let mut parents: Vec<Option<Option<Box<str>>>> = Vec::new();
+    let mut pids = super::ParentIds::default();
+    // Per entry: no `parentUuid` key (the linear fallback applies).
+    let mut linear: Vec<bool> = Vec::new();
     let mut raw_lines: Vec<RawLine> = Vec::new();
     let mut unknown = 0usize;
 
     let (bad_lines, lines) = jsonl::read_lines_par(src, parse_line, |line, parsed, estimate| {
         if t.entries.capacity() == 0 && estimate > 0 {
             t.entries.reserve(estimate);
-            parents.reserve(estimate);
+            pids.reserve(estimate);
+            linear.reserve(estimate);
             raw_lines.reserve(estimate);
         }
         match parsed {
@@ -305,10 +304,11 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 raw_lines.push(RawLine { line: line.no, hash, exempt: false });
             }
             Parsed::Entry(p) => {
-                let ParsedEntry { entry, parent, unknown: unk } = *p;
+                let ParsedEntry { mut entry, parent, unknown: unk } = *p;
                 raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: entry.id.is_none() });
                 unknown += usize::from(unk);
-                parents.push(parent);
+                linear.push(parent.is_none());
+                pids.add(&t.entries, &mut entry, parent.flatten().as_deref());
                 t.entries.push(entry);
             }
         }
@@ -320,8 +320,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     t.header = None;
     // Ids resolve over uuid-bearing records only; then the linear fallback for
     // records without a `parentUuid` key, and uuid-less records are detached.
-    let linear: Vec<bool> = parents.iter().map(Option::is_none).collect();
-    super::pi_session::resolve_parents(&mut t, &parents);
+    pids.finish(&mut t);
     let mut prev_with_id: Option<u32> = None;
     for (i, e) in t.entries.iter_mut().enumerate() {
         if e.id.is_none() {
@@ -329,43 +328,26 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             e.class = Class::Bookkeeping;
             e.is_model_call = false;
             e.packed = None;
-            e.compaction = None;
+            e.set_compaction(None);
             continue;
         }
         if linear[i] {
             e.parent = match prev_with_id {
                 // A compaction boundary without a parent key starts a new chain.
-                _ if e.compaction.is_some() => Parent::Root,
+                _ if e.compaction().is_some() => Parent::Root,
                 Some(p) => Parent::Entry(p),
                 None => Parent::Root,
             };
         }
-        if let Some(c) = e.compaction.as_mut() {
-            c.new_root = e.parent == Parent::Root;
+        let is_root = e.parent == Parent::Root;
+        if let Some(c) = e.compaction_mut() {
+            c.new_root = is_root;
         }
         prev_with_id = Some(i as u32);
     }
     t.raw_lines = raw_lines;
     super::fill_id_repeats(src, &mut t);
     Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
-}
-
-fn intern_type(t: &str) -> Cow<'static, str> {
-    const KNOWN: &[&str] = &[
-        "user",
-        "assistant",
-        "system",
-        "attachment",
-        "progress",
-        "summary",
-        "file-history-snapshot",
-        "permission-mode",
-        "last-prompt",
-    ];
-    match KNOWN.iter().find(|k| **k == t) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(t.to_string()),
-    }
 }
 
 fn parse_message(v: Option<&RawValue>) -> Option<RawMessage<'_>> {
@@ -599,8 +581,8 @@ mod tests {
         let input = load_str(&s);
         let t = tr(&input);
         assert_eq!(t.entries.len(), 4);
-        assert_eq!(t.entries[1].call_group.as_deref(), Some("msg_1"));
-        assert_eq!(t.entries[2].call_group.as_deref(), Some("msg_1"));
+        assert_eq!(t.entries[1].call_group(), Some("msg_1"));
+        assert_eq!(t.entries[2].call_group(), Some("msg_1"));
         assert!(t.entries[1].is_model_call && t.entries[2].is_model_call);
         assert_eq!(t.entries[3].parent, Parent::Entry(2));
         assert_eq!(t.entries[3].kind(), Some(MessageKind::ToolResults));
@@ -643,7 +625,7 @@ mod tests {
         let input = load_str(&s);
         let t = tr(&input);
         assert_eq!(t.entries[1].class, Class::Compaction);
-        assert!(t.entries[1].compaction.as_ref().unwrap().new_root);
+        assert!(t.entries[1].compaction().unwrap().new_root);
         assert_eq!(t.entries[2].kind(), Some(MessageKind::CompactionSummary));
         assert!(!t.entries[2].is_user_turn());
         assert_eq!(t.entries[3].class, Class::Bookkeeping);

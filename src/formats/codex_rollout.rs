@@ -49,7 +49,6 @@ use crate::source::SourceRef;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// Format id.
@@ -181,8 +180,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             }
             return jsonl::LineVerdict::Ok;
         }
-        let mut entry = Entry::at(line, intern_type(kind), hash);
-        entry.session_id = t.header.as_ref().and_then(|h| h.session_id.clone());
+        let mut entry = Entry::at(line, kind, hash);
         match kind {
             "response_item" => {
                 let v = value(payload).unwrap_or(Value::Null);
@@ -209,7 +207,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                                 group.pending.insert(id.to_string());
                             }
                         }
-                        entry.call_group = group.id.clone();
+                        entry.set_call_group(group.id.clone());
                         entry.is_model_call = true;
                     } else if output_side(ty) {
                         group.open = false;
@@ -230,7 +228,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             "compacted" => {
                 let v = value(payload).unwrap_or(Value::Null);
                 entry.class = Class::Compaction;
-                entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: true }));
+                entry.set_compaction(Some(Compaction { first_kept: None, new_root: true }));
                 entry.set_message(replacement_message(&v, base));
                 group = Group::default();
             }
@@ -264,17 +262,9 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     t.lines = lines;
     // Linear: each entry's parent is the previous entry.
     t.has_ids = false;
-    super::pi_session::resolve_parents(&mut t, &[]);
+    super::link_linearly(&mut t);
     t.raw_lines = raw_lines;
     Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
-}
-
-fn intern_type(t: &str) -> Cow<'static, str> {
-    const KNOWN: &[&str] = &["session_meta", "response_item", "event_msg", "turn_context", "compacted", "state"];
-    match KNOWN.iter().find(|k| **k == t) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(t.to_string()),
-    }
 }
 
 /// `base_instructions` (string or `{text}`), or legacy `instructions`, as a system prompt.
@@ -437,7 +427,7 @@ mod tests {
         .join("\n");
         let input = load_str(&s);
         let t = tr(&input);
-        let g: Vec<Option<&str>> = t.entries.iter().map(|e| e.call_group.as_deref()).collect();
+        let g: Vec<Option<&str>> = t.entries.iter().map(|e| e.call_group()).collect();
         // reasoning, two calls and the hosted call streamed while c1 was pending: one response.
         assert_eq!(g[1], Some("codex:3"));
         assert_eq!(g[2], Some("codex:3"));
@@ -554,7 +544,7 @@ mod tests {
         let t = tr(&input);
         let c = &t.entries[1];
         assert_eq!(c.class, Class::Compaction);
-        assert!(c.compaction.as_ref().unwrap().new_root);
+        assert!(c.compaction().unwrap().new_root);
         let m = c.message().unwrap();
         assert_eq!(m.kind, MessageKind::CompactionSummary);
         assert_eq!(m.blocks[0].pointer.as_ref(), "/payload/replacement_history/0/content/0");

@@ -26,7 +26,6 @@ use crate::error::Result;
 use crate::hash::hash_bytes;
 use crate::model::*;
 use crate::source::SourceRef;
-use foldhash::{HashMap, HashMapExt};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -312,7 +311,7 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
     if etype == "session" {
         return Parsed::Header { hash, version: raw.version, id: raw.id.as_deref().map(Into::into) };
     }
-    let mut entry = Entry::at(line, intern_type(etype), hash);
+    let mut entry = Entry::at(line, etype, hash);
     entry.id = raw.id.as_deref().map(Into::into);
     let parent = raw.parent_id.map(|p| p.map(|s| s.as_ref().into()));
     let mut first_kept = None;
@@ -339,7 +338,7 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
         "compaction" => {
             entry.class = Class::Compaction;
             entry.set_message(summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")));
-            entry.compaction = Some(Box::new(Compaction { first_kept: None, new_root: false }));
+            entry.set_compaction(Some(Compaction { first_kept: None, new_root: false }));
             first_kept = Some((raw.first_kept_id.as_deref().map(Into::into), raw.first_kept_index));
         }
         "branch_summary" => {
@@ -355,7 +354,7 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
 /// Loads a pi / OpenClaw session. Lines are parsed in parallel and assembled in order.
 pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut t = Transcript::default();
-    let mut parents: Vec<Option<Option<Box<str>>>> = Vec::new();
+    let mut pids = super::ParentIds::default();
     let mut first_kept: Vec<(u32, Option<Box<str>>, Option<u64>)> = Vec::new();
     let mut raw_lines: Vec<RawLine> = Vec::new();
     let mut unknown = 0usize;
@@ -365,7 +364,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let (bad_lines, lines) = jsonl::read_lines_par(src, parse_line, |line, parsed, estimate| {
         if t.entries.capacity() == 0 && estimate > 0 {
             t.entries.reserve(estimate);
-            parents.reserve(estimate);
+            pids.reserve(estimate);
             raw_lines.reserve(estimate);
         }
         match parsed {
@@ -383,13 +382,14 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 }
             }
             Parsed::Entry(p) => {
-                let ParsedEntry { entry, parent, first_kept: fk, unknown: unk } = *p;
+                let ParsedEntry { mut entry, parent, first_kept: fk, unknown: unk } = *p;
                 raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: false });
                 if let Some((id, index)) = fk {
                     first_kept.push((t.entries.len() as u32, id, index));
                 }
                 unknown += usize::from(unk);
-                parents.push(parent);
+                // `parentId: null` and no `parentId` both make a root.
+                pids.add(&t.entries, &mut entry, parent.flatten().as_deref());
                 t.entries.push(entry);
             }
         }
@@ -398,8 +398,11 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
 
     t.lines = lines;
     t.has_ids = version >= 2 || t.entries.iter().any(|e| e.id.is_some());
-    resolve_parents(&mut t, &parents);
-    drop(parents);
+    if t.has_ids {
+        pids.finish(&mut t);
+    } else {
+        super::link_linearly(&mut t);
+    }
     for (idx, id, index) in first_kept {
         let target = match (id, index) {
             (Some(id), _) => t.entries.iter().position(|e| e.id.as_deref() == Some(&*id)),
@@ -407,69 +410,13 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             (None, Some(i)) => usize::try_from(i).ok().filter(|&i| i < t.entries.len()),
             _ => None,
         };
-        if let Some(c) = t.entries[idx as usize].compaction.as_mut() {
+        if let Some(c) = t.entries[idx as usize].compaction_mut() {
             c.first_kept = target.map(|i| i as u32);
         }
     }
     t.raw_lines = raw_lines;
     super::fill_id_repeats(src, &mut t);
     Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
-}
-
-/// Resolves `parentId`s to entry indices (v2+), or links entries linearly (v1).
-/// Records repeated ids in [`Transcript::id_repeats`].
-pub fn resolve_parents(t: &mut Transcript, parents: &[Option<Option<Box<str>>>]) {
-    if !t.has_ids {
-        for (i, e) in t.entries.iter_mut().enumerate() {
-            e.parent = if i == 0 { Parent::Root } else { Parent::Entry(i as u32 - 1) };
-        }
-        return;
-    }
-    let mut ids: HashMap<&str, u32> = HashMap::with_capacity(t.entries.len());
-    let mut repeats = Vec::new();
-    for (i, e) in t.entries.iter().enumerate() {
-        if let Some(id) = e.id.as_deref() {
-            if let Some(&first) = ids.get(id) {
-                repeats.push((i as u32, first));
-            } else {
-                ids.insert(id, i as u32);
-            }
-        }
-    }
-    let resolved: Vec<Parent> = parents
-        .iter()
-        .map(|p| match p {
-            None | Some(None) => Parent::Root,
-            Some(Some(pid)) => match ids.get(&**pid) {
-                Some(&j) => Parent::Entry(j),
-                None => Parent::Dangling(pid.clone()),
-            },
-        })
-        .collect();
-    for (e, p) in t.entries.iter_mut().zip(resolved) {
-        e.parent = p;
-    }
-    // An entry naming itself or a later entry as parent (which could form a
-    // cycle) is kept; context.rs detects cycles.
-    t.id_repeats = repeats.into_iter().map(|(entry, first)| IdRepeat { entry, first, same_content: None }).collect();
-}
-
-fn intern_type(t: &str) -> Cow<'static, str> {
-    const KNOWN: &[&str] = &[
-        "message",
-        "custom_message",
-        "custom",
-        "compaction",
-        "branch_summary",
-        "label",
-        "session_info",
-        "model_change",
-        "thinking_level_change",
-    ];
-    match KNOWN.iter().find(|k| **k == t) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(t.to_string()),
-    }
 }
 
 fn summary_message(kind: MessageKind, text: &str) -> Message {

@@ -91,7 +91,8 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
         match &e.parent {
-            Parent::Dangling(pid) => {
+            Parent::Dangling(k) => {
+                let pid = &t.dangling_ids[*k as usize];
                 // A parent id that only a torn line carried is a consequence of that line.
                 let torn = input.bad_lines.iter().any(|b| b.head.contains(&**pid));
                 out.push(ChainDefect {
@@ -103,7 +104,7 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
                 seen_root = true;
             }
             Parent::Root => {
-                let boundary = e.compaction.as_ref().is_some_and(|c| c.new_root);
+                let boundary = e.compaction().is_some_and(|c| c.new_root);
                 // Claude Code: a sub-agent's records (`isSidechain`) inlined in a
                 // session file start their own chain by design; they neither
                 // are nor make a second root of the main chain.
@@ -235,7 +236,9 @@ pub fn check(cx: &mut RuleContext) {
                 let s = &t.entries[*skipped as usize];
                 f.message = format!(
                     "entry `{id}` hangs off the {} record at line {}, a side-leaf: its path skips line {} and the turns after it",
-                    l.etype, l.line, s.line
+                    l.etype(),
+                    l.line,
+                    s.line
                 );
                 f = f
                     .key(format!("side-leaf:{id}"))

@@ -149,7 +149,7 @@ pub fn check(cx: &mut RuleContext) {
                     let fb = dup::unit_block(r, first);
                     let fm = units.iter().find(|u| u.0 == first).and_then(|u| u.2);
                     if let (Some(fm), Some(m)) = (fm, m) {
-                        if exempt(&fm, fb, m, b) {
+                        if exempt(fm, fb, m, b) {
                             continue;
                         }
                     }

@@ -98,7 +98,7 @@ pub fn check(cx: &mut RuleContext) {
             }
             let mut acc = GroupAcc::default();
             acc.add(i, m, a);
-            let acc = match e.call_group.as_deref() {
+            let acc = match e.call_group() {
                 Some(g) => {
                     let ga = groups.entry(g).or_default();
                     ga.add(i, m, a);
@@ -120,7 +120,7 @@ pub fn check(cx: &mut RuleContext) {
             }
             // A single entry reports at its first text block (as before); a
             // split call at its first non-empty text.
-            let first = if e.call_group.is_some() { acc.first_text } else { acc.first_any };
+            let first = if e.call_group().is_some() { acc.first_text } else { acc.first_any };
             let (at, ptr) = first.unwrap_or((i, String::new()));
             reply = Some((at, ptr, text.to_string()));
         } else if let Some(r) = &m.result {

@@ -104,7 +104,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             let has_text = m.blocks.iter().any(|b| b.kind == BlockKind::Text && !b.text.trim().is_empty());
             // A model call split over entries ends with a final text only if
             // none of its entries holds a tool call and one holds text.
-            let g = e.call_group.as_deref();
+            let g = e.call_group();
             if g.is_some() && g == att.group {
                 att.group_call |= has_call;
                 att.group_text |= has_text;
