@@ -196,7 +196,7 @@ pub fn sent_again(e: &Entry) -> bool {
         Class::Conversation | Class::Compaction => {}
         _ => return false,
     }
-    match e.packed.as_ref().and_then(|m| m.assistant_facts()) {
+    match e.assistant_facts() {
         Some(a) => !(a.transcript_only || a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted)),
         None => e.has_message(),
     }

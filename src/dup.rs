@@ -101,8 +101,8 @@ pub fn request_units(r: &Request) -> Vec<(Occ, &Block, Option<&Message>)> {
 
 /// The message of a transcript entry when it is prompt-side and sent, unpacked
 /// (the kind is checked first, so other messages are never unpacked).
-pub fn prompt_message(e: &Entry) -> Option<Message> {
-    e.kind().filter(|k| k.is_prompt_side() && sent_again(e)).and_then(|_| e.message())
+pub fn prompt_message(t: &Transcript, e: &Entry) -> Option<Message> {
+    e.kind().filter(|k| k.is_prompt_side() && sent_again(e)).and_then(|_| t.message(e))
 }
 
 /// The text blocks of a [`prompt_message`], with their index.

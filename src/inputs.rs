@@ -4,7 +4,7 @@
 //! grouped into a stream in natural filename order (`req2` before `req10`).
 
 use crate::error::{Error, Result};
-use crate::formats::{self, LoadOptions};
+use crate::formats;
 use crate::model::FormatId;
 use crate::source::{Origin, SourceRef};
 use rayon::prelude::*;
@@ -111,8 +111,6 @@ fn display_of(base_arg: &str, base: &Path, p: &Path) -> String {
 /// Builds the plan for the given paths.
 pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
     let mut plan = Plan::default();
-    let lopts = LoadOptions { forced: opts.forced };
-    let _ = lopts;
     for arg in paths {
         if arg == "-" {
             let mut buf = Vec::new();

@@ -85,11 +85,15 @@ pub struct CheckReport {
 
 /// Loads one job into an input.
 pub fn load_job(job: &Job) -> Result<Input> {
-    let lopts = LoadOptions::default();
+    load_job_with(job, &LoadOptions::default())
+}
+
+/// Loads one job with the given options.
+pub fn load_job_with(job: &Job, lopts: &LoadOptions) -> Result<Input> {
     match job {
-        Job::File(src, f) => formats::load(src, f, &lopts),
+        Job::File(src, f) => formats::load(src, f, lopts),
         Job::Stream(dir, f, srcs) => {
-            let inputs = srcs.iter().map(|s| formats::load(s, f, &lopts)).collect::<Result<Vec<_>>>()?;
+            let inputs = srcs.iter().map(|s| formats::load(s, f, lopts)).collect::<Result<Vec<_>>>()?;
             Ok(formats::join_stream(dir, f, inputs))
         }
     }
@@ -103,7 +107,11 @@ pub fn load_job(job: &Job) -> Result<Input> {
 pub fn load_path(path: &str, discover: &DiscoverOptions) -> Result<(Input, Vec<Skipped>)> {
     let plan = inputs::discover(&[path.to_string()], discover)?;
     match plan.jobs.as_slice() {
-        [job] => Ok((load_job(job)?, plan.skipped)),
+        // `show` and `diff` print texts: keep them all.
+        [job] => Ok((
+            load_job_with(job, &LoadOptions { texts: crate::packed::Texts::AsLoaded, ..LoadOptions::default() })?,
+            plan.skipped,
+        )),
         [] => {
             Err(Error::Usage(format!("{path}: no input of a known format found (tried: {})", formats::ALL.join(", "))))
         }

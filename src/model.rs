@@ -16,6 +16,7 @@
 //! assistant text, thinking and tool results keep a short prefix, their length
 //! and a hash, so that a 300 MB transcript does not have to live in memory.
 
+use crate::packed::{MessageArena, MsgRef, PackedMessage};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -300,7 +301,8 @@ pub struct Block {
     pub kind: BlockKind,
     /// JSON Pointer of the block.
     pub pointer: Ptr,
-    /// Its text: in full for prompt-side messages, else a prefix (see [`Block::text_len`]).
+    /// Its text: in full for prompt-side messages, else a prefix (see [`Block::text_len`]),
+    /// or nothing ([`Block::text_dropped`]).
     pub text: Box<str>,
     /// Length in bytes of the full text.
     pub text_len: u32,
@@ -317,6 +319,10 @@ pub struct Block {
     pub is_send: bool,
     /// For message-tool calls: a dry run.
     pub dry_run: bool,
+    /// The text was not kept in memory (a long model-side text of a
+    /// transcript, see [`crate::packed::Texts`]): `text` is empty; the loader
+    /// gives it again with [`crate::formats::reload_message`].
+    pub text_dropped: bool,
 }
 
 impl Block {
@@ -335,7 +341,12 @@ impl Block {
             tool_name: None,
             is_send: false,
             dry_run: false,
+            text_dropped: false,
         }
+    }
+    /// Whether the text (as kept) is empty or white space; a dropped text is not.
+    pub fn is_blank(&self) -> bool {
+        !self.text_dropped && self.text.trim().is_empty()
     }
     /// Whether `text` holds the full text.
     pub fn has_full_text(&self) -> bool {
@@ -392,6 +403,30 @@ pub struct Transcript {
     pub id_repeats: Vec<IdRepeat>,
     /// The parent ids that name no entry ([`Parent::Dangling`] indexes here).
     pub dangling_ids: Vec<Box<str>>,
+    /// Where the lines were read from (to read a line again, see
+    /// [`crate::formats::reload_message`]).
+    pub source: Option<crate::source::SourceRef>,
+    /// The entries' messages, packed.
+    pub messages: MessageArena,
+}
+
+impl Transcript {
+    /// Appends `e`, with its message packed as `packed` (see [`crate::packed::pack`]).
+    pub fn push(&mut self, mut e: Entry, packed: Option<&[u8]>) {
+        if let Some(bytes) = packed {
+            let r = self.messages.push(bytes);
+            e.set_message_ref(r, bytes);
+        }
+        self.entries.push(e);
+    }
+    /// The message entry `e` carries, unpacked.
+    pub fn message(&self, e: &Entry) -> Option<Message> {
+        self.packed(e).map(|p| p.unpack())
+    }
+    /// The message entry `e` carries, packed (read without copying).
+    pub fn packed(&self, e: &Entry) -> Option<PackedMessage<'_>> {
+        e.has_message().then(|| self.messages.get(e.msg))
+    }
 }
 
 /// A parsed line's identity, for detecting lines written again byte for byte.
@@ -496,7 +531,7 @@ const ENTRY_TYPES: &[&str] = &[
 
 /// One transcript entry (one JSONL line that parsed).
 ///
-/// Kept small (80 bytes; its message is packed, see [`crate::packed`]): a long
+/// Kept small (72 bytes; its message is packed, see [`crate::packed`]): a long
 /// session has hundreds of thousands of entries and all of them are held for
 /// the whole check. Fields few entries have live in one boxed [`EntryExtra`].
 #[derive(Debug, Clone)]
@@ -509,9 +544,9 @@ pub struct Entry {
     pub offset: u64,
     /// Entry id (`id` / `uuid`), if any.
     pub id: Option<Box<str>>,
-    /// The message it carries into context, if any, packed (read it with
-    /// [`Entry::message`], set it with [`Entry::set_message`]).
-    pub packed: Option<crate::packed::PackedMessage>,
+    /// Where its message (if any) is in [`Transcript::messages`] (read it
+    /// with [`Transcript::message`]; [`MsgRef::NONE`]: no message).
+    pub msg: MsgRef,
     /// Hash of the raw line bytes.
     pub raw_hash: u64,
     /// Where it hangs.
@@ -524,6 +559,8 @@ pub struct Entry {
     pub is_model_call: bool,
     /// Index into the known entry types plus one; 0: the type is in `extra`.
     etype: u8,
+    /// The message's role, kind and assistant facts ([`PackedMessage::head`]).
+    head: [u8; 4],
     /// What few entries have.
     extra: Option<Box<EntryExtra>>,
 }
@@ -549,13 +586,14 @@ impl Entry {
             len: line.bytes.len().min(u32::MAX as usize) as u32,
             offset: line.offset,
             id: None,
-            packed: None,
+            msg: MsgRef::NONE,
             raw_hash,
             parent: Parent::Root,
             class: Class::Bookkeeping,
             sidechain: false,
             is_model_call: false,
             etype: known.map_or(0, |i| i as u8 + 1),
+            head: [0; 4],
             extra: match known {
                 Some(_) => None,
                 None => Some(Box::new(EntryExtra { etype: Some(etype.into()), ..Default::default() })),
@@ -596,25 +634,31 @@ impl Entry {
             self.extra_mut().call_group = g;
         }
     }
-    /// The message it carries into context, if any, unpacked.
-    pub fn message(&self) -> Option<Message> {
-        self.packed.as_ref().map(crate::packed::PackedMessage::unpack)
+    /// Records that its message (packed as `bytes`) is at `r`.
+    pub fn set_message_ref(&mut self, r: MsgRef, bytes: &[u8]) {
+        self.msg = r;
+        self.head = PackedMessage::head(bytes);
     }
-    /// Sets the message it carries.
-    pub fn set_message(&mut self, m: Message) {
-        self.packed = Some(crate::packed::PackedMessage::pack(&m));
+    /// Drops its message.
+    pub fn clear_message(&mut self) {
+        self.msg = MsgRef::NONE;
+        self.head = [0; 4];
     }
     /// Whether the entry carries a message.
     pub fn has_message(&self) -> bool {
-        self.packed.is_some()
+        self.msg != MsgRef::NONE
     }
     /// The message kind, if the entry carries a message.
     pub fn kind(&self) -> Option<MessageKind> {
-        self.packed.as_ref().map(|m| m.kind())
+        self.has_message().then(|| PackedMessage::kind_of(self.head))
     }
     /// The message role, if the entry carries a message.
     pub fn role(&self) -> Option<Role> {
-        self.packed.as_ref().map(|m| m.role())
+        self.has_message().then(|| PackedMessage::role_of(self.head))
+    }
+    /// The message's assistant facts without the model name (assistant messages only).
+    pub fn assistant_facts(&self) -> Option<AssistantInfo> {
+        self.has_message().then(|| PackedMessage::assistant_of(self.head)).flatten()
     }
     /// Whether the entry is a user turn (SPEC §1).
     pub fn is_user_turn(&self) -> bool {

@@ -102,11 +102,12 @@ const POINTERS: &[&str] = &[
     "/attachment/content/15",
 ];
 
-/// One message, packed (see the module docs). Cheap to move; unpack with [`PackedMessage::unpack`].
-#[derive(Clone, PartialEq, Eq)]
-pub struct PackedMessage(Box<[u8]>);
+/// One packed message (see the module docs), borrowed from a
+/// [`MessageArena`] (or from [`pack`]'s output); unpack with [`PackedMessage::unpack`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct PackedMessage<'a>(&'a [u8]);
 
-impl std::fmt::Debug for PackedMessage {
+impl std::fmt::Debug for PackedMessage<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.unpack().fmt(f)
     }
@@ -123,6 +124,24 @@ const B_TOOL_ID: u8 = 4;
 const B_TOOL_NAME: u8 = 8;
 const B_JSON_HASH: u8 = 16;
 const B_FULL_TEXT: u8 = 32;
+const B_DROPPED: u8 = 64;
+
+/// Which texts a packed message keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Texts {
+    /// Prompt-side texts (the duplicate rules scan them) and model-side texts
+    /// of at most [`SHORT_TEXT`] bytes once trimmed (silent tokens, empty
+    /// replies); longer model-side texts only by length and hash. Used by
+    /// `check`: excerpts of the few findings that need them are read again
+    /// from the file ([`crate::formats::reload_message`]).
+    #[default]
+    Compact,
+    /// Every text as the loader gave it (`show`, reloads).
+    AsLoaded,
+}
+
+/// Model-side texts up to this many bytes (trimmed) are kept by [`Texts::Compact`].
+pub const SHORT_TEXT: usize = 32;
 
 const A_TRANSCRIPT_ONLY: u8 = 1;
 const A_API_ERROR: u8 = 2;
@@ -162,79 +181,89 @@ fn index_of<T: PartialEq>(table: &[T], v: &T) -> u8 {
     table.iter().position(|x| x == v).unwrap_or(0) as u8
 }
 
-impl PackedMessage {
-    /// Packs `m`.
-    pub fn pack(m: &Message) -> PackedMessage {
-        let texts: usize = m.blocks.iter().map(|b| b.text.len() + 24).sum();
-        let mut w = Vec::with_capacity(8 + texts);
-        let mut flags = 0;
-        if m.assistant.is_some() {
-            flags |= M_ASSISTANT;
+/// Packs `m`, keeping `texts` (the bytes of one message, see the module docs).
+pub fn pack(m: &Message, texts: Texts) -> Box<[u8]> {
+    let drop_long = texts == Texts::Compact && !m.kind.is_prompt_side();
+    let texts: usize = m.blocks.iter().map(|b| b.text.len() + 24).sum();
+    let mut w = Vec::with_capacity(8 + texts);
+    let mut flags = 0;
+    if m.assistant.is_some() {
+        flags |= M_ASSISTANT;
+    }
+    if m.result.is_some() {
+        flags |= M_RESULT;
+    }
+    if m.dynamic_ref.is_some() {
+        flags |= M_DYNAMIC_REF;
+    }
+    if m.json_hash != 0 {
+        flags |= M_JSON_HASH;
+    }
+    let (mut stop, mut af, mut rf) = (0, 0, 0);
+    if let Some(a) = &m.assistant {
+        stop = index_of(&STOPS, &a.stop);
+        af |= if a.transcript_only { A_TRANSCRIPT_ONLY } else { 0 };
+        af |= if a.api_error { A_API_ERROR } else { 0 };
+        af |= if a.delivery_mirror { A_DELIVERY_MIRROR } else { 0 };
+        af |= if a.model.is_some() { A_MODEL } else { 0 };
+    }
+    if let Some(r) = &m.result {
+        rf |= if r.synthetic_or_aborted { R_SYNTHETIC } else { 0 };
+        rf |= if r.delivered { R_DELIVERED } else { 0 };
+        rf |= if r.is_error { R_ERROR } else { 0 };
+    }
+    w.extend_from_slice(&[index_of(&ROLES, &m.role), index_of(&KINDS, &m.kind), flags, stop, af, rf]);
+    put_ptr(&mut w, &m.pointer);
+    if m.json_hash != 0 {
+        w.extend_from_slice(&m.json_hash.to_le_bytes());
+    }
+    if let Some(model) = m.assistant.as_ref().and_then(|a| a.model.as_ref()) {
+        put_str(&mut w, model);
+    }
+    if let Some(d) = &m.dynamic_ref {
+        put_str(&mut w, d);
+    }
+    put_varint(&mut w, m.blocks.len() as u64);
+    for b in &m.blocks {
+        let dropped = b.text_dropped || (drop_long && b.text.trim().len() > SHORT_TEXT);
+        let full = !dropped && b.has_full_text();
+        let mut bf = 0;
+        bf |= if b.is_send { B_SEND } else { 0 };
+        bf |= if b.dry_run { B_DRY_RUN } else { 0 };
+        bf |= if b.tool_id.is_some() { B_TOOL_ID } else { 0 };
+        bf |= if b.tool_name.is_some() { B_TOOL_NAME } else { 0 };
+        bf |= if b.json_hash != 0 { B_JSON_HASH } else { 0 };
+        bf |= if full { B_FULL_TEXT } else { 0 };
+        bf |= if dropped { B_DROPPED } else { 0 };
+        w.extend_from_slice(&[index_of(&BLOCK_KINDS, &b.kind), bf]);
+        put_ptr(&mut w, &b.pointer);
+        put_varint(&mut w, u64::from(b.text_len));
+        w.extend_from_slice(&b.text_hash.to_le_bytes());
+        if dropped {
+            w.push(0);
+        } else if full {
+            w.extend_from_slice(b.text.as_bytes());
+        } else {
+            put_str(&mut w, &b.text);
         }
-        if m.result.is_some() {
-            flags |= M_RESULT;
+        if b.json_hash != 0 {
+            w.extend_from_slice(&b.json_hash.to_le_bytes());
         }
-        if m.dynamic_ref.is_some() {
-            flags |= M_DYNAMIC_REF;
+        if let Some(id) = &b.tool_id {
+            put_str(&mut w, id);
         }
-        if m.json_hash != 0 {
-            flags |= M_JSON_HASH;
+        if let Some(name) = &b.tool_name {
+            put_str(&mut w, name);
         }
-        let (mut stop, mut af, mut rf) = (0, 0, 0);
-        if let Some(a) = &m.assistant {
-            stop = index_of(&STOPS, &a.stop);
-            af |= if a.transcript_only { A_TRANSCRIPT_ONLY } else { 0 };
-            af |= if a.api_error { A_API_ERROR } else { 0 };
-            af |= if a.delivery_mirror { A_DELIVERY_MIRROR } else { 0 };
-            af |= if a.model.is_some() { A_MODEL } else { 0 };
-        }
-        if let Some(r) = &m.result {
-            rf |= if r.synthetic_or_aborted { R_SYNTHETIC } else { 0 };
-            rf |= if r.delivered { R_DELIVERED } else { 0 };
-            rf |= if r.is_error { R_ERROR } else { 0 };
-        }
-        w.extend_from_slice(&[index_of(&ROLES, &m.role), index_of(&KINDS, &m.kind), flags, stop, af, rf]);
-        put_ptr(&mut w, &m.pointer);
-        if m.json_hash != 0 {
-            w.extend_from_slice(&m.json_hash.to_le_bytes());
-        }
-        if let Some(model) = m.assistant.as_ref().and_then(|a| a.model.as_ref()) {
-            put_str(&mut w, model);
-        }
-        if let Some(d) = &m.dynamic_ref {
-            put_str(&mut w, d);
-        }
-        put_varint(&mut w, m.blocks.len() as u64);
-        for b in &m.blocks {
-            let full = b.has_full_text();
-            let mut bf = 0;
-            bf |= if b.is_send { B_SEND } else { 0 };
-            bf |= if b.dry_run { B_DRY_RUN } else { 0 };
-            bf |= if b.tool_id.is_some() { B_TOOL_ID } else { 0 };
-            bf |= if b.tool_name.is_some() { B_TOOL_NAME } else { 0 };
-            bf |= if b.json_hash != 0 { B_JSON_HASH } else { 0 };
-            bf |= if full { B_FULL_TEXT } else { 0 };
-            w.extend_from_slice(&[index_of(&BLOCK_KINDS, &b.kind), bf]);
-            put_ptr(&mut w, &b.pointer);
-            put_varint(&mut w, u64::from(b.text_len));
-            w.extend_from_slice(&b.text_hash.to_le_bytes());
-            if full {
-                w.extend_from_slice(b.text.as_bytes());
-            } else {
-                put_str(&mut w, &b.text);
-            }
-            if b.json_hash != 0 {
-                w.extend_from_slice(&b.json_hash.to_le_bytes());
-            }
-            if let Some(id) = &b.tool_id {
-                put_str(&mut w, id);
-            }
-            if let Some(name) = &b.tool_name {
-                put_str(&mut w, name);
-            }
-        }
-        // An exact-size copy: shrinking in place (realloc) may keep the whole capacity.
-        PackedMessage(Box::from(w.as_slice()))
+    }
+    // An exact-size copy: shrinking in place (realloc) may keep the whole capacity.
+    Box::from(w.as_slice())
+}
+
+impl<'a> PackedMessage<'a> {
+    /// The message packed in `bytes` (as [`pack`] wrote them).
+    pub fn new(bytes: &'a [u8]) -> Self {
+        PackedMessage(bytes)
     }
 
     /// The message's role (read without unpacking).
@@ -273,14 +302,40 @@ impl PackedMessage {
         })
     }
 
-    /// Packed size in bytes.
-    pub fn packed_len(&self) -> usize {
-        self.0.len()
+    /// The first bytes (role, kind, stop, assistant flags with 0x80 when the
+    /// message has assistant facts) that an entry keeps to answer
+    /// [`PackedMessage::role`], [`PackedMessage::kind`] and
+    /// [`PackedMessage::assistant_facts`] without reading the arena.
+    pub fn head(bytes: &[u8]) -> [u8; 4] {
+        let b = |i: usize| bytes.get(i).copied().unwrap_or(0);
+        let assistant = if b(2) & M_ASSISTANT != 0 { 0x80 } else { 0 };
+        [b(0), b(1), b(3), b(4) | assistant]
+    }
+
+    /// Role from a [`PackedMessage::head`].
+    pub fn role_of(head: [u8; 4]) -> Role {
+        ROLES.get(usize::from(head[0])).copied().unwrap_or(Role::User)
+    }
+
+    /// Kind from a [`PackedMessage::head`].
+    pub fn kind_of(head: [u8; 4]) -> MessageKind {
+        KINDS.get(usize::from(head[1])).copied().unwrap_or(MessageKind::UserTurn)
+    }
+
+    /// Assistant facts (without the model name) from a [`PackedMessage::head`].
+    pub fn assistant_of(head: [u8; 4]) -> Option<AssistantInfo> {
+        (head[3] & 0x80 != 0).then(|| AssistantInfo {
+            stop: STOPS.get(usize::from(head[2])).copied().unwrap_or_default(),
+            model: None,
+            transcript_only: head[3] & A_TRANSCRIPT_ONLY != 0,
+            api_error: head[3] & A_API_ERROR != 0,
+            delivery_mirror: head[3] & A_DELIVERY_MIRROR != 0,
+        })
     }
 
     /// The message, unpacked.
     pub fn unpack(&self) -> Message {
-        let (mut r, head) = self.head();
+        let (mut r, head) = self.read_head();
         let n = r.varint() as usize;
         let mut blocks = Vec::with_capacity(n.min(self.0.len()));
         let mut it = Blocks { r, left: n, next: 0 };
@@ -303,19 +358,19 @@ impl PackedMessage {
     }
 
     /// The message's pointer (read without unpacking the blocks).
-    pub fn pointer(&self) -> Ptr {
-        self.head().1.pointer
+    pub fn pointer(self) -> Ptr {
+        self.read_head().1.pointer
     }
 
     /// The blocks, borrowed (no allocation).
-    pub fn blocks(&self) -> Blocks<'_> {
-        let (mut r, _) = self.head();
+    pub fn blocks(self) -> Blocks<'a> {
+        let (mut r, _) = self.read_head();
         let left = r.varint() as usize;
         Blocks { r, left, next: 0 }
     }
 
-    fn head(&self) -> (Reader<'_>, Head<'_>) {
-        let mut r = Reader { b: &self.0, at: 6 };
+    fn read_head(self) -> (Reader<'a>, Head<'a>) {
+        let mut r = Reader { b: self.0, at: 6 };
         let flags = self.0[2];
         let pointer = r.ptr();
         let json_hash = if flags & M_JSON_HASH != 0 { r.u64() } else { 0 };
@@ -357,6 +412,8 @@ pub struct BlockRef<'a> {
     pub is_send: bool,
     /// A dry run.
     pub dry_run: bool,
+    /// The text was not kept (see [`Block::text_dropped`]).
+    pub text_dropped: bool,
     /// `pointer`, when it is one of [`POINTERS`].
     static_pointer: Option<&'static str>,
 }
@@ -378,6 +435,7 @@ impl BlockRef<'_> {
             tool_name: self.tool_name.map(Into::into),
             is_send: self.is_send,
             dry_run: self.dry_run,
+            text_dropped: self.text_dropped,
         }
     }
 }
@@ -419,8 +477,97 @@ impl<'a> Iterator for Blocks<'a> {
             tool_name,
             is_send: bf & B_SEND != 0,
             dry_run: bf & B_DRY_RUN != 0,
+            text_dropped: bf & B_DROPPED != 0,
             static_pointer,
         })
+    }
+}
+
+/// Where a message lives in a [`MessageArena`]: chunk and byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MsgRef {
+    chunk: u32,
+    at: u32,
+}
+
+impl MsgRef {
+    /// No message.
+    pub const NONE: MsgRef = MsgRef { chunk: u32::MAX, at: u32::MAX };
+}
+
+/// Bytes per arena chunk: chunks are never grown (no copy, no doubled peak).
+const CHUNK: usize = 1 << 20;
+
+/// The packed messages of one transcript, one after another in 1 MiB chunks
+/// (a larger message gets a chunk of its own). Each is stored once: a
+/// message byte-for-byte equal to an earlier prompt-side one (the same
+/// runtime-context carrier or system prompt injected at every turn) shares
+/// its bytes. Entries hold a [`MsgRef`].
+#[derive(Default)]
+pub struct MessageArena {
+    chunks: Vec<Vec<u8>>,
+    /// While loading: hash of a prompt-side message's bytes → where it is.
+    seen: foldhash::HashMap<u64, MsgRef>,
+}
+
+impl std::fmt::Debug for MessageArena {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MessageArena({} chunks, {} bytes)", self.chunks.len(), self.len())
+    }
+}
+
+impl MessageArena {
+    /// Stores the packed `bytes` (from [`pack`]); returns where they are.
+    pub fn push(&mut self, bytes: &[u8]) -> MsgRef {
+        let shared = PackedMessage(bytes).kind().is_prompt_side();
+        let h = if shared { crate::hash::hash_bytes(bytes) } else { 0 };
+        if shared {
+            if let Some(&r) = self.seen.get(&h) {
+                if self.get(r).0 == bytes {
+                    return r;
+                }
+            }
+        }
+        let mut len = Vec::with_capacity(5);
+        put_varint(&mut len, bytes.len() as u64);
+        let need = len.len() + bytes.len();
+        let fits = self.chunks.last().is_some_and(|c| c.capacity() - c.len() >= need);
+        if !fits {
+            self.chunks.push(Vec::with_capacity(need.max(CHUNK)));
+        }
+        let chunk = self.chunks.len() - 1;
+        let c = &mut self.chunks[chunk];
+        let r = MsgRef { chunk: chunk as u32, at: c.len() as u32 };
+        c.extend_from_slice(&len);
+        c.extend_from_slice(bytes);
+        if shared {
+            self.seen.entry(h).or_insert(r);
+        }
+        r
+    }
+
+    /// Loading is over: forgets what it needed to share messages.
+    pub fn seal(&mut self) {
+        self.seen = Default::default();
+    }
+
+    /// The message at `r` (`NONE` or a reference into another arena gives an empty message).
+    pub fn get(&self, r: MsgRef) -> PackedMessage<'_> {
+        let Some(c) = self.chunks.get(r.chunk as usize) else { return PackedMessage(&[0; 7]) };
+        let mut rd = Reader { b: c, at: r.at as usize };
+        let len = rd.varint() as usize;
+        let end = rd.at.saturating_add(len).min(c.len());
+        PackedMessage(&c[rd.at.min(end)..end])
+    }
+
+    /// Bytes held.
+    pub fn len(&self) -> usize {
+        self.chunks.iter().map(Vec::len).sum()
+    }
+
+    /// Whether no message is held.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
     }
 }
 
@@ -545,7 +692,8 @@ mod tests {
             dynamic_ref: Some("ref".into()),
             json_hash: u64::MAX,
         };
-        let p = PackedMessage::pack(&m);
+        let bytes = pack(&m, Texts::AsLoaded);
+        let p = PackedMessage::new(&bytes);
         let u = p.unpack();
         assert_eq!(format!("{m:?}"), format!("{u:?}"));
         assert_eq!(p.role(), Role::Assistant);
@@ -572,7 +720,8 @@ mod tests {
                     dynamic_ref: None,
                     json_hash: 0,
                 };
-                let p = PackedMessage::pack(&m);
+                let bytes = pack(&m, Texts::AsLoaded);
+                let p = PackedMessage::new(&bytes);
                 assert_eq!((p.role(), p.kind()), (role, kind));
                 assert_eq!(format!("{m:?}"), format!("{:?}", p.unpack()));
             }
@@ -595,6 +744,79 @@ mod tests {
             dynamic_ref: None,
             json_hash: 0,
         };
-        assert_eq!(format!("{m:?}"), format!("{:?}", PackedMessage::pack(&m).unpack()));
+        assert_eq!(format!("{m:?}"), format!("{:?}", PackedMessage::new(&pack(&m, Texts::AsLoaded)).unpack()));
+    }
+
+    fn text_message(kind: MessageKind, texts: &[&str]) -> Message {
+        Message {
+            role: if kind.is_prompt_side() { Role::User } else { Role::Assistant },
+            kind,
+            pointer: Cow::Borrowed("/message"),
+            blocks: texts
+                .iter()
+                .map(|t| Block::new(BlockKind::Text, Cow::Borrowed("/message/content/0"), t, true))
+                .collect(),
+            assistant: None,
+            result: None,
+            dynamic_ref: None,
+            json_hash: 0,
+        }
+    }
+
+    #[test]
+    fn compact_keeps_prompt_texts_and_short_model_texts_only() {
+        let long = "a reply that is well over thirty-two bytes long";
+        let padded = format!("   NO_REPLY{}", " ".repeat(100));
+        let m = text_message(MessageKind::Assistant, &[long, "NO_REPLY", &padded, "  "]);
+        let u = PackedMessage::new(&pack(&m, Texts::Compact)).unpack();
+        let kept: Vec<(&str, bool, u32, bool)> =
+            u.blocks.iter().map(|b| (&*b.text, b.text_dropped, b.text_len, b.is_blank())).collect();
+        assert_eq!(
+            kept,
+            vec![
+                ("", true, long.len() as u32, false),
+                ("NO_REPLY", false, 8, false),
+                (padded.as_str(), false, padded.len() as u32, false),
+                ("  ", false, 2, true),
+            ]
+        );
+        assert_eq!(u.blocks[0].text_hash, crate::hash::hash_str(long));
+        // Prompt-side texts are kept whatever their length.
+        let p = text_message(MessageKind::UserTurn, &[long]);
+        assert_eq!(&*PackedMessage::new(&pack(&p, Texts::Compact)).unpack().blocks[0].text, long);
+        // As loaded: everything.
+        assert_eq!(&*PackedMessage::new(&pack(&m, Texts::AsLoaded)).unpack().blocks[0].text, long);
+    }
+
+    #[test]
+    fn the_arena_shares_equal_prompt_messages_and_spans_chunks() {
+        let mut a = MessageArena::default();
+        let carrier = pack(&text_message(MessageKind::Carrier, &["OpenClaw runtime context"]), Texts::AsLoaded);
+        let reply = pack(&text_message(MessageKind::Assistant, &["ok"]), Texts::AsLoaded);
+        let r1 = a.push(&carrier);
+        let r2 = a.push(&reply);
+        let r3 = a.push(&carrier);
+        let r4 = a.push(&reply);
+        assert_eq!(r1, r3, "equal prompt-side messages share their bytes");
+        assert_ne!(r2, r4, "model output is never shared");
+        // A message larger than a chunk, and many small ones across chunk ends.
+        let big_text = "x".repeat(CHUNK + 10);
+        let big = pack(&text_message(MessageKind::UserTurn, &[&big_text]), Texts::AsLoaded);
+        let rb = a.push(&big);
+        let mut small = Vec::new();
+        for i in 0..40_000 {
+            let t = format!("message number {i}");
+            let bytes = pack(&text_message(MessageKind::Assistant, &[&t]), Texts::AsLoaded);
+            small.push((a.push(&bytes), t));
+        }
+        a.seal();
+        assert!(a.chunks.len() >= 3);
+        assert_eq!(&*a.get(rb).unpack().blocks[0].text, big_text);
+        assert_eq!(&*a.get(r1).unpack().blocks[0].text, "OpenClaw runtime context");
+        for (r, t) in &small {
+            assert_eq!(&*a.get(*r).unpack().blocks[0].text, t.as_str());
+        }
+        // A reference the arena never gave is an empty message, not a panic.
+        assert!(a.get(MsgRef::NONE).unpack().blocks.is_empty());
     }
 }

@@ -88,7 +88,7 @@ pub fn request(r: &Request) -> Vec<Pairing> {
     out
 }
 
-fn result_ids(m: &crate::packed::PackedMessage) -> impl Iterator<Item = (u32, &str)> {
+fn result_ids(m: crate::packed::PackedMessage<'_>) -> impl Iterator<Item = (u32, &str)> {
     m.blocks().filter(|b| b.kind == BlockKind::ToolResult).filter_map(|b| b.tool_id.map(|id| (b.index, id)))
 }
 
@@ -119,7 +119,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
     let mut out = Vec::new();
     let (mut calls, mut results) = (Vec::new(), Vec::new());
     for (i, e) in t.entries.iter().enumerate() {
-        let Some(m) = &e.packed else { continue };
+        let Some(m) = t.packed(e) else { continue };
         for b in m.blocks() {
             match (b.kind, b.tool_id) {
                 (BlockKind::ToolCall, Some(id)) => calls.push((id, i as u32)),
@@ -136,7 +136,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
         if !e.is_model_call || !sent_again(e) || an.tainted[i as usize] {
             continue;
         }
-        let Some(m) = &e.packed else { continue };
+        let Some(m) = t.packed(e) else { continue };
         let calls: Vec<(u32, &str)> = m
             .blocks()
             .filter(|b| b.kind == BlockKind::ToolCall)
@@ -151,7 +151,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             let mut x = i;
             loop {
                 for &c in &tree.children[x as usize] {
-                    if let Some(cm) = &t.entries[c as usize].packed {
+                    if let Some(cm) = t.packed(&t.entries[c as usize]) {
                         group_results.extend(result_ids(cm).map(|r| r.1));
                     }
                 }
@@ -164,7 +164,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             while let Some(x) = stack.pop() {
                 for &c in &tree.children[x as usize] {
                     let ce = &t.entries[c as usize];
-                    if let Some(cm) = &ce.packed {
+                    if let Some(cm) = t.packed(ce) {
                         group_results.extend(result_ids(cm).map(|r| r.1));
                     }
                     if ce.call_group() == Some(g) {
@@ -191,7 +191,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
                 }
                 continue;
             }
-            if let Some(xm) = &xe.packed {
+            if let Some(xm) = t.packed(xe) {
                 found.extend(result_ids(xm).map(|r| r.1));
             }
             for &c in &tree.children[x as usize] {
@@ -207,7 +207,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
     // Orphan results.
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
-        let Some(m) = &e.packed else { continue };
+        let Some(m) = t.packed(e) else { continue };
         if !matches!(e.class, Class::Conversation) {
             continue;
         }

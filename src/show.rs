@@ -196,7 +196,7 @@ pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
             let cut = t
                 .entries
                 .iter()
-                .filter_map(|e| e.packed.as_ref())
+                .filter_map(|e| t.packed(e))
                 .any(|m| m.blocks().any(|b| b.text.len() as u32 != b.text_len));
             if cut {
                 shown.notes.push("ctxlint keeps only a prefix of the assistant, thinking, tool-call and tool-result texts of a transcript: such texts end with \"… (N bytes; the first K are kept)\" (or \"… (N bytes, not kept)\")".into());
@@ -269,11 +269,11 @@ fn step_unit(t: &Transcript, tree: &Tree, n: usize, i: u32, with_text: bool) -> 
     }
     for x in tree.step_context(t, i) {
         let xe = &t.entries[x as usize];
-        if let Some(m) = &xe.message() {
+        if let Some(m) = &t.message(xe) {
             messages.push(from_message(messages.len(), m, Some(xe.line), xe.id.as_deref(), with_text));
         }
     }
-    let model = e.message().and_then(|m| m.assistant).and_then(|a| a.model).map(String::from);
+    let model = t.message(e).and_then(|m| m.assistant).and_then(|a| a.model).map(String::from);
     Unit {
         index: n,
         pointer: None,
@@ -301,7 +301,7 @@ fn block(b: &Block, with_text: bool) -> ShownBlock {
 fn kind_of(m: &Message) -> String {
     let calls = m.blocks.iter().filter(|b| b.kind == BlockKind::ToolCall).count();
     if m.kind == MessageKind::Assistant && calls > 0 {
-        let other = m.blocks.iter().any(|b| b.kind == BlockKind::Text && !b.text.trim().is_empty());
+        let other = m.blocks.iter().any(|b| b.kind == BlockKind::Text && !b.is_blank());
         return if other { "assistant + tool call".into() } else { "tool call".into() };
     }
     m.kind.as_str().to_string()

@@ -220,13 +220,15 @@ enum Parsed {
 
 struct ParsedEntry {
     entry: Entry,
+    /// Its message, packed.
+    packed: Option<Box<[u8]>>,
     /// `parentUuid`: absent (linear fallback), `null`, or a uuid.
     parent: Option<Option<Box<str>>>,
     /// A record of an unknown type or without its message.
     unknown: bool,
 }
 
-fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
+fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Parsed {
     let hash = hash_bytes(line.bytes);
     let raw: RawRecord = match jsonl::parse_record(line.bytes) {
         Ok(r) => r,
@@ -241,11 +243,15 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
     entry.sidechain = rtrue(raw.is_sidechain);
     let parent = raw.parent_uuid.map(|p| rstr(p).as_deref().map(Into::into));
     let mut unknown = false;
+    let mut packed = None;
     match etype {
         "user" => match parse_message(raw.message) {
             Some(m) => {
                 entry.class = Class::Conversation;
-                entry.set_message(user_message(&m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)));
+                packed = Some(crate::packed::pack(
+                    &user_message(&m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)),
+                    texts,
+                ));
             }
             None => unknown = true,
         },
@@ -254,7 +260,7 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
                 let (msg, group, model_call) =
                     assistant_message(&m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
                 entry.class = Class::Conversation;
-                entry.set_message(msg);
+                packed = Some(crate::packed::pack(&msg, texts));
                 entry.set_call_group(group);
                 entry.is_model_call = model_call;
             }
@@ -270,7 +276,7 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
         "attachment" => {
             if let Some(m) = attachment_message(raw.attachment) {
                 entry.class = Class::Conversation;
-                entry.set_message(m);
+                packed = Some(crate::packed::pack(&m, texts));
             }
         }
         // Schema drift: top-level tool records (no ids to pair), tolerated.
@@ -278,11 +284,11 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
         k if KNOWN_BOOKKEEPING.contains(&k) => {}
         _ => unknown = true,
     }
-    Parsed::Entry(Box::new(ParsedEntry { entry, parent, unknown }))
+    Parsed::Entry(Box::new(ParsedEntry { entry, packed, parent, unknown }))
 }
 
 /// Loads a Claude Code session.
-pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
+pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let mut t = Transcript::default();
     let mut pids = super::ParentIds::default();
     // Per entry: no `parentUuid` key (the linear fallback applies).
@@ -290,30 +296,34 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut raw_lines: Vec<RawLine> = Vec::new();
     let mut unknown = 0usize;
 
-    let (bad_lines, lines) = jsonl::read_lines_par(src, parse_line, |line, parsed, estimate| {
-        if t.entries.capacity() == 0 && estimate > 0 {
-            t.entries.reserve(estimate);
-            pids.reserve(estimate);
-            linear.reserve(estimate);
-            raw_lines.reserve(estimate);
-        }
-        match parsed {
-            Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
-            Parsed::Unknown(hash) => {
-                unknown += 1;
-                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+    let (bad_lines, lines) = jsonl::read_lines_par(
+        src,
+        |l| parse_line(l, opts.texts),
+        |line, parsed, estimate| {
+            if t.entries.capacity() == 0 && estimate > 0 {
+                t.entries.reserve(estimate);
+                pids.reserve(estimate);
+                linear.reserve(estimate);
+                raw_lines.reserve(estimate);
             }
-            Parsed::Entry(p) => {
-                let ParsedEntry { mut entry, parent, unknown: unk } = *p;
-                raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: entry.id.is_none() });
-                unknown += usize::from(unk);
-                linear.push(parent.is_none());
-                pids.add(&t.entries, &mut entry, parent.flatten().as_deref());
-                t.entries.push(entry);
+            match parsed {
+                Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
+                Parsed::Unknown(hash) => {
+                    unknown += 1;
+                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                }
+                Parsed::Entry(p) => {
+                    let ParsedEntry { mut entry, packed, parent, unknown: unk } = *p;
+                    raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: entry.id.is_none() });
+                    unknown += usize::from(unk);
+                    linear.push(parent.is_none());
+                    pids.add(&t.entries, &mut entry, parent.flatten().as_deref());
+                    t.push(entry, packed.as_deref());
+                }
             }
-        }
-        jsonl::LineVerdict::Ok
-    })?;
+            jsonl::LineVerdict::Ok
+        },
+    )?;
 
     t.lines = lines;
     t.has_ids = true;
@@ -327,7 +337,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             e.parent = Parent::Detached;
             e.class = Class::Bookkeeping;
             e.is_model_call = false;
-            e.packed = None;
+            e.clear_message();
             e.set_compaction(None);
             continue;
         }
@@ -586,7 +596,7 @@ mod tests {
         assert!(t.entries[1].is_model_call && t.entries[2].is_model_call);
         assert_eq!(t.entries[3].parent, Parent::Entry(2));
         assert_eq!(t.entries[3].kind(), Some(MessageKind::ToolResults));
-        let b = &t.entries[3].message().unwrap().blocks[0];
+        let b = &t.message(&t.entries[3]).unwrap().blocks[0];
         assert_eq!(
             (b.kind, b.tool_id.as_deref(), b.pointer.as_ref()),
             (BlockKind::ToolResult, Some("toolu_1"), "/message/content/0")
@@ -648,7 +658,7 @@ mod tests {
         assert!(t.entries[0].sidechain && t.entries[0].is_user_turn());
         assert_eq!(t.entries[1].kind(), Some(MessageKind::Meta));
         assert_eq!(t.entries[2].kind(), Some(MessageKind::Meta));
-        let a = t.entries[3].message().unwrap().assistant.unwrap();
+        let a = t.message(&t.entries[3]).unwrap().assistant.unwrap();
         assert!(a.api_error && !t.entries[3].is_model_call);
         assert_eq!(t.entries[4].kind(), Some(MessageKind::Meta));
         assert_eq!(t.entries[4].class, Class::Conversation);

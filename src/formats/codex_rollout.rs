@@ -128,7 +128,8 @@ struct Group {
 }
 
 /// Loads a Codex rollout.
-pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
+pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
+    let texts = opts.texts;
     let mut t = Transcript::default();
     let mut raw_lines: Vec<RawLine> = Vec::new();
     let mut unknown = 0usize;
@@ -181,6 +182,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             return jsonl::LineVerdict::Ok;
         }
         let mut entry = Entry::at(line, kind, hash);
+        let mut packed = None;
         match kind {
             "response_item" => {
                 let v = value(payload).unwrap_or(Value::Null);
@@ -222,14 +224,14 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                     }
                     trim_model_side(&mut m);
                     entry.class = Class::Conversation;
-                    entry.set_message(m);
+                    packed = Some(crate::packed::pack(&m, texts));
                 }
             }
             "compacted" => {
                 let v = value(payload).unwrap_or(Value::Null);
                 entry.class = Class::Compaction;
                 entry.set_compaction(Some(Compaction { first_kept: None, new_root: true }));
-                entry.set_message(replacement_message(&v, base));
+                packed = Some(crate::packed::pack(&replacement_message(&v, base), texts));
                 group = Group::default();
             }
             "event_msg" => {
@@ -248,14 +250,14 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                     let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
                     m.assistant = Some(Box::new(AssistantInfo { stop, ..Default::default() }));
                     entry.class = Class::Conversation;
-                    entry.set_message(m);
+                    packed = Some(crate::packed::pack(&m, texts));
                     group = Group::default();
                 }
             }
             "session_meta" | "turn_context" | "state" => {}
             _ => unknown += 1,
         }
-        t.entries.push(entry);
+        t.push(entry, packed.as_deref());
         jsonl::LineVerdict::Ok
     })?;
 
@@ -545,7 +547,7 @@ mod tests {
         let c = &t.entries[1];
         assert_eq!(c.class, Class::Compaction);
         assert!(c.compaction().unwrap().new_root);
-        let m = c.message().unwrap();
+        let m = t.message(c).unwrap();
         assert_eq!(m.kind, MessageKind::CompactionSummary);
         assert_eq!(m.blocks[0].pointer.as_ref(), "/payload/replacement_history/0/content/0");
         assert!(m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall && b.tool_id.as_deref() == Some("c9")));
@@ -570,7 +572,7 @@ mod tests {
         let t = tr(&input);
         assert_eq!(t.base_instructions.as_ref().unwrap().blocks[0].text.as_ref(), "Be brief.");
         assert_eq!(t.entries[0].kind(), Some(MessageKind::Meta));
-        assert_eq!(t.entries[0].message().unwrap().pointer.as_ref(), "");
+        assert_eq!(t.message(&t.entries[0]).unwrap().pointer.as_ref(), "");
         assert_eq!(t.entries[1].class, Class::Bookkeeping);
         assert!(t.entries[2].is_user_turn());
         assert_eq!(input.unknown_records, 1);

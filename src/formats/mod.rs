@@ -54,6 +54,9 @@ pub fn is_body_format(f: FormatId) -> bool {
 pub struct LoadOptions {
     /// `--input-format`: skip detection.
     pub forced: Option<FormatId>,
+    /// Which texts of a transcript's messages to keep (`check` keeps the
+    /// prompt side; `show` and reloads keep all as loaded).
+    pub texts: crate::packed::Texts,
 }
 
 /// Looks a format id up (`--input-format`).
@@ -218,6 +221,45 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
 
 /// Loads one input of a known format. Body formats give a one-request stream.
 pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
+    let mut input = load_format(src, format, opts)?;
+    if let Body::Transcript(t) = &mut input.body {
+        t.source = Some(src.clone());
+        t.messages.seal();
+    }
+    Ok(input)
+}
+
+/// The message of entry `e` of transcript `t` (of `format`) with every text
+/// as its loader gives it (see [`crate::packed::Texts`]): the entry's line is
+/// read again from the transcript's source and loaded on its own. `None` when
+/// the line cannot be read or is no longer the line that was checked (the
+/// file changed since), or carries no message.
+pub fn reload_message(format: FormatId, t: &Transcript, e: &Entry) -> Option<Message> {
+    let src = t.source.as_ref()?;
+    let bytes = match src.lines_at(&[e.offset]) {
+        Some(mut v) => v.pop()?,
+        // Compressed: no seeking; read up to the line.
+        None => {
+            let mut lines = src.lines().ok()?;
+            loop {
+                let l = lines.next_line().ok()??;
+                if l.no == e.line {
+                    break l.bytes.to_vec();
+                }
+            }
+        }
+    };
+    if bytes.len() != e.len as usize || crate::hash::hash_bytes(&bytes) != e.raw_hash {
+        return None;
+    }
+    let one = SourceRef { display: src.display.clone(), origin: crate::source::Origin::Memory(bytes.into()) };
+    let opts = LoadOptions { forced: Some(format), texts: crate::packed::Texts::AsLoaded };
+    let input = load_format(&one, format, &opts).ok()?;
+    let t = input.as_transcript()?;
+    t.message(t.entries.first()?)
+}
+
+fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
     match format {
         "pi-session" => pi_session::load(src, opts),
         "claude-code" => claude_code::load(src, opts),

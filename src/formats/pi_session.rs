@@ -292,6 +292,8 @@ enum Parsed {
 
 struct ParsedEntry {
     entry: Entry,
+    /// Its message, packed.
+    packed: Option<Box<[u8]>>,
     /// `parentId`: absent, `null`, or an id.
     parent: Option<Option<Box<str>>>,
     /// For a `compaction`: (`firstKeptEntryId`, `firstKeptEntryIndex`).
@@ -300,7 +302,7 @@ struct ParsedEntry {
     unknown: bool,
 }
 
-fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
+fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Parsed {
     let hash = hash_bytes(line.bytes);
     let raw: RawEntry = match jsonl::parse_record(line.bytes) {
         Ok(r) => r,
@@ -316,13 +318,14 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
     let parent = raw.parent_id.map(|p| p.map(|s| s.as_ref().into()));
     let mut first_kept = None;
     let mut unknown = false;
+    let mut packed = None;
     match etype {
         "message" => {
             if let Some(m) = &raw.message {
                 let (class, msg, model_call) = message(m);
                 entry.class = class;
                 if let Some(m) = msg {
-                    entry.set_message(m);
+                    packed = Some(crate::packed::pack(&m, texts));
                 }
                 entry.is_model_call = model_call;
             } else {
@@ -333,26 +336,35 @@ fn parse_line(line: &crate::source::Line<'_>) -> Parsed {
             let carrier = raw.custom_type.as_deref() == Some("openclaw.runtime-context");
             let kind = if carrier { MessageKind::Carrier } else { MessageKind::Extension };
             entry.class = Class::Conversation;
-            entry.set_message(content_message(Role::User, kind, "", &raw.content, "/content", true));
+            packed = Some(crate::packed::pack(
+                &content_message(Role::User, kind, "", &raw.content, "/content", true),
+                texts,
+            ));
         }
         "compaction" => {
             entry.class = Class::Compaction;
-            entry.set_message(summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")));
+            packed = Some(crate::packed::pack(
+                &summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")),
+                texts,
+            ));
             entry.set_compaction(Some(Compaction { first_kept: None, new_root: false }));
             first_kept = Some((raw.first_kept_id.as_deref().map(Into::into), raw.first_kept_index));
         }
         "branch_summary" => {
             entry.class = Class::Conversation;
-            entry.set_message(summary_message(MessageKind::BranchSummary, raw.summary.as_deref().unwrap_or("")));
+            packed = Some(crate::packed::pack(
+                &summary_message(MessageKind::BranchSummary, raw.summary.as_deref().unwrap_or("")),
+                texts,
+            ));
         }
         "custom" | "label" | "session_info" | "model_change" | "thinking_level_change" => {}
         _ => unknown = true,
     }
-    Parsed::Entry(Box::new(ParsedEntry { entry, parent, first_kept, unknown }))
+    Parsed::Entry(Box::new(ParsedEntry { entry, packed, parent, first_kept, unknown }))
 }
 
 /// Loads a pi / OpenClaw session. Lines are parsed in parallel and assembled in order.
-pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
+pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let mut t = Transcript::default();
     let mut pids = super::ParentIds::default();
     let mut first_kept: Vec<(u32, Option<Box<str>>, Option<u64>)> = Vec::new();
@@ -361,40 +373,44 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut version = 1u32;
     let mut header_seen = false;
 
-    let (bad_lines, lines) = jsonl::read_lines_par(src, parse_line, |line, parsed, estimate| {
-        if t.entries.capacity() == 0 && estimate > 0 {
-            t.entries.reserve(estimate);
-            pids.reserve(estimate);
-            raw_lines.reserve(estimate);
-        }
-        match parsed {
-            Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
-            Parsed::Unknown(hash) => {
-                unknown += 1;
-                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+    let (bad_lines, lines) = jsonl::read_lines_par(
+        src,
+        |l| parse_line(l, opts.texts),
+        |line, parsed, estimate| {
+            if t.entries.capacity() == 0 && estimate > 0 {
+                t.entries.reserve(estimate);
+                pids.reserve(estimate);
+                raw_lines.reserve(estimate);
             }
-            Parsed::Header { hash, version: v, id } => {
-                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
-                if !header_seen {
-                    header_seen = true;
-                    version = v.unwrap_or(1);
-                    t.header = Some(Header { line: line.no, version, session_id: id });
+            match parsed {
+                Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
+                Parsed::Unknown(hash) => {
+                    unknown += 1;
+                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                }
+                Parsed::Header { hash, version: v, id } => {
+                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                    if !header_seen {
+                        header_seen = true;
+                        version = v.unwrap_or(1);
+                        t.header = Some(Header { line: line.no, version, session_id: id });
+                    }
+                }
+                Parsed::Entry(p) => {
+                    let ParsedEntry { mut entry, packed, parent, first_kept: fk, unknown: unk } = *p;
+                    raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: false });
+                    if let Some((id, index)) = fk {
+                        first_kept.push((t.entries.len() as u32, id, index));
+                    }
+                    unknown += usize::from(unk);
+                    // `parentId: null` and no `parentId` both make a root.
+                    pids.add(&t.entries, &mut entry, parent.flatten().as_deref());
+                    t.push(entry, packed.as_deref());
                 }
             }
-            Parsed::Entry(p) => {
-                let ParsedEntry { mut entry, parent, first_kept: fk, unknown: unk } = *p;
-                raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: false });
-                if let Some((id, index)) = fk {
-                    first_kept.push((t.entries.len() as u32, id, index));
-                }
-                unknown += usize::from(unk);
-                // `parentId: null` and no `parentId` both make a root.
-                pids.add(&t.entries, &mut entry, parent.flatten().as_deref());
-                t.entries.push(entry);
-            }
-        }
-        jsonl::LineVerdict::Ok
-    })?;
+            jsonl::LineVerdict::Ok
+        },
+    )?;
 
     t.lines = lines;
     t.has_ids = version >= 2 || t.entries.iter().any(|e| e.id.is_some());

@@ -97,7 +97,7 @@ pub fn check(cx: &mut RuleContext) {
         let mut seen = Dupes::new();
         for (i, e) in t.entries.iter().enumerate() {
             let mut reported = false;
-            let pm = dup::prompt_message(e);
+            let pm = dup::prompt_message(t, e);
             for (j, b, m) in dup::entry_blocks(pm.as_ref()) {
                 let occ = Occ { unit: i as u32, block: j };
                 for cb in blocks(settings, &b.text) {
@@ -106,7 +106,7 @@ pub fn check(cx: &mut RuleContext) {
                     seen.push(k, occ);
                     let Some(first) = first else { continue };
                     let fe = &t.entries[first.unit as usize];
-                    let fm = fe.message().expect("indexed entries have messages");
+                    let fm = t.message(fe).expect("indexed entries have messages");
                     let fb = &fm.blocks[first.block as usize];
                     if reported || replayed.contains(&(i as u32)) || exempt(&fm, fb, m, b) {
                         continue;

@@ -75,7 +75,7 @@ pub fn check(cx: &mut RuleContext) {
         if e.class != Class::Conversation || reused.contains(&i) {
             continue;
         }
-        let Some(m) = &e.message() else { continue };
+        let Some(m) = &t.message(e) else { continue };
         let (pending, answered, any_turn) = states.entry(lanes[i as usize]).or_default();
         if e.is_user_turn() {
             if !replayed.contains(&i) {
@@ -84,7 +84,8 @@ pub fn check(cx: &mut RuleContext) {
             }
             continue;
         }
-        let mut reply: Option<(u32, String, String)> = None; // (entry, pointer, text)
+        // (entry, pointer, text, the call's entries when some of its text was not kept)
+        let mut reply: Option<(u32, String, String, Option<Vec<u32>>)> = None;
         if let Some(a) = &m.assistant {
             if a.transcript_only || a.delivery_mirror {
                 continue;
@@ -109,11 +110,12 @@ pub fn check(cx: &mut RuleContext) {
                 }
                 None => acc,
             };
+            // A text not kept is longer than any silent token, and not blank.
             let text = acc.text.trim();
-            if acc.failed || acc.has_call || text.is_empty() {
+            if acc.failed || acc.has_call || (!acc.partial && text.is_empty()) {
                 continue;
             }
-            if SILENT.contains(&text) {
+            if !acc.partial && SILENT.contains(&text) {
                 // A silent final closes the oldest open turn without a reply.
                 pending.pop_front();
                 continue;
@@ -122,16 +124,16 @@ pub fn check(cx: &mut RuleContext) {
             // split call at its first non-empty text.
             let first = if e.call_group().is_some() { acc.first_text } else { acc.first_any };
             let (at, ptr) = first.unwrap_or((i, String::new()));
-            reply = Some((at, ptr, text.to_string()));
+            reply = Some((at, ptr, text.to_string(), acc.partial.then_some(acc.entries)));
         } else if let Some(r) = &m.result {
             let id = m.blocks.iter().find(|b| b.kind == BlockKind::ToolResult).and_then(|b| b.tool_id.as_deref());
             if let Some((call_entry, ptr)) = id.and_then(|id| sends.remove(id)) {
                 if r.delivered && !r.is_error {
-                    reply = Some((call_entry, ptr, "message-tool send".to_string()));
+                    reply = Some((call_entry, ptr, "message-tool send".to_string(), None));
                 }
             }
         }
-        let Some((at, ptr, text)) = reply else { continue };
+        let Some((at, ptr, text, partial)) = reply else { continue };
         if let Some(turn) = pending.pop_front() {
             answered.push((turn, at));
         } else if *any_turn {
@@ -139,6 +141,7 @@ pub fn check(cx: &mut RuleContext) {
             let fe = &t.entries[first as usize];
             let te = &t.entries[turn as usize];
             let e = &t.entries[at as usize];
+            let text = partial.and_then(|entries| full_text(input, t, &entries)).unwrap_or(text);
             cx.report(
                 Finding::new(
                     RuleId::DuplicateReply,
@@ -165,9 +168,25 @@ pub fn check(cx: &mut RuleContext) {
 /// entry) pairs, and whether any user turn was seen.
 type LaneState = (VecDeque<u32>, Vec<(u32, u32)>, bool);
 
+/// The joined text of a model call's entries as their loader gives it (the
+/// texts `check` does not keep are read again from the file).
+fn full_text(input: &crate::model::Input, t: &Transcript, entries: &[u32]) -> Option<String> {
+    let mut acc = GroupAcc::default();
+    for &k in entries {
+        let m = crate::formats::reload_message(input.format, t, &t.entries[k as usize])?;
+        let a = m.assistant.clone()?;
+        acc.add(k, &m, &a);
+    }
+    Some(acc.text.trim().to_string())
+}
+
 /// What one model call (all entries of a call group) amounts to.
 #[derive(Default)]
 struct GroupAcc {
+    /// Its entries.
+    entries: Vec<u32>,
+    /// Some of its text was not kept in memory ([`Block::text_dropped`]).
+    partial: bool,
     failed: bool,
     has_call: bool,
     /// Its texts joined.
@@ -180,13 +199,15 @@ struct GroupAcc {
 
 impl GroupAcc {
     fn add(&mut self, i: u32, m: &Message, a: &AssistantInfo) {
+        self.entries.push(i);
         self.failed |= a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
         self.has_call |= m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
         for b in m.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
             if self.first_any.is_none() {
                 self.first_any = Some((i, b.pointer.to_string()));
             }
-            if self.first_text.is_none() && !b.text.trim().is_empty() {
+            self.partial |= b.text_dropped;
+            if self.first_text.is_none() && !b.is_blank() {
                 self.first_text = Some((i, b.pointer.to_string()));
             }
             if !self.text.is_empty() {

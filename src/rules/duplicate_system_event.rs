@@ -96,14 +96,14 @@ pub fn check(cx: &mut RuleContext) {
         // Pass 1: the event texts of every label, so that only matching bare lines are indexed.
         let mut events = HashSet::new();
         for e in &t.entries {
-            let pm = dup::prompt_message(e);
+            let pm = dup::prompt_message(t, e);
             for (_, b, _) in dup::entry_blocks(pm.as_ref()) {
                 events.extend(label_events(settings, &b.text).map(hash_str));
             }
         }
         let (mut labels, mut label_events, mut bare) = (Dupes::new(), Dupes::new(), Dupes::new());
         for (i, e) in t.entries.iter().enumerate() {
-            let pm = dup::prompt_message(e);
+            let pm = dup::prompt_message(t, e);
             for (j, b, _) in dup::entry_blocks(pm.as_ref()) {
                 let occ = Occ { unit: i as u32, block: j };
                 let mut reported = false;
@@ -130,7 +130,7 @@ pub fn check(cx: &mut RuleContext) {
                     if let (Some(first), false) = (first, reported) {
                         reported = true;
                         let fe = &t.entries[first.unit as usize];
-                        let fb = &fe.message().expect("indexed entries have messages").blocks[first.block as usize];
+                        let fb = &t.message(fe).expect("indexed entries have messages").blocks[first.block as usize];
                         cx.report(
                             Finding::new(
                                 RuleId::DuplicateSystemEvent,

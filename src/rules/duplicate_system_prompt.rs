@@ -117,7 +117,7 @@ pub fn check(cx: &mut RuleContext) {
             if e.kind() != Some(MessageKind::SystemPrompt) {
                 continue;
             }
-            let pm = dup::prompt_message(e);
+            let pm = dup::prompt_message(t, e);
             for (j, b, _) in dup::entry_blocks(pm.as_ref()) {
                 let text = b.text.trim();
                 if text.is_empty() {
@@ -133,7 +133,7 @@ pub fn check(cx: &mut RuleContext) {
                 } else {
                     seen.find_in_transcript(t, &an.tree, k, occ, false).map(|f| {
                         let fe = &t.entries[f.unit as usize];
-                        (fe.line, fe.message().expect("message").blocks[f.block as usize].pointer.to_string())
+                        (fe.line, t.message(fe).expect("message").blocks[f.block as usize].pointer.to_string())
                     })
                 };
                 seen.push(k, occ);

@@ -53,10 +53,9 @@ pub struct Replay {
     pub why: String,
 }
 
-fn user_text_hash(e: &Entry) -> u64 {
-    let m = e.message().expect("user turns have messages");
+fn user_text_hash(t: &Transcript, e: &Entry) -> u64 {
     let mut h = 0xcbf29ce484222325u64;
-    for b in &m.blocks {
+    for b in t.packed(e).into_iter().flat_map(|m| m.blocks()) {
         h = (h ^ b.text_hash).wrapping_mul(0x100000001b3);
     }
     h
@@ -90,7 +89,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
         if e.class != Class::Conversation {
             continue;
         }
-        let Some(m) = &e.message() else { continue };
+        let Some(m) = &t.message(e) else { continue };
         let lane = lanes[i];
         let (prev, att) = states.entry(lane).or_default();
         if let Some(a) = &m.assistant {
@@ -101,7 +100,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             att.last = Some(a.stop);
             att.last_api_error = a.api_error;
             let has_call = m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
-            let has_text = m.blocks.iter().any(|b| b.kind == BlockKind::Text && !b.text.trim().is_empty());
+            let has_text = m.blocks.iter().any(|b| b.kind == BlockKind::Text && !b.is_blank());
             // A model call split over entries ends with a final text only if
             // none of its entries holds a tool call and one holds text.
             let g = e.call_group();
@@ -130,7 +129,10 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
         }
         if let Some(p) = *prev {
             let pe = &entries[p as usize];
-            if pe.raw_hash != e.raw_hash && user_text_hash(pe) == user_text_hash(e) && att.calls > 0 && !att.last_final
+            if pe.raw_hash != e.raw_hash
+                && user_text_hash(t, pe) == user_text_hash(t, e)
+                && att.calls > 0
+                && !att.last_final
             {
                 let verdict = if att.last_api_error {
                     Some((false, "the attempt ended with an API-error stub".to_string()))
@@ -144,7 +146,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
                             // Fallback: the next answer comes from a different model.
                             let next =
                                 entries[i + 1..].iter().enumerate().filter(|(k, _)| lanes[i + 1 + k] == lane).find_map(
-                                    |(_, x)| x.message().and_then(|m| m.assistant).filter(|a| !a.transcript_only),
+                                    |(_, x)| t.message(x).and_then(|m| m.assistant).filter(|a| !a.transcript_only),
                                 );
                             match (next.as_ref().and_then(|a| a.model.as_deref()), att.model.as_deref()) {
                                 (Some(n), Some(o)) if n != o => {
@@ -173,8 +175,8 @@ pub fn check(cx: &mut RuleContext) {
     for r in replays(t) {
         let e = &t.entries[r.entry as usize];
         let p = &t.entries[r.previous as usize];
-        let text = e
-            .message()
+        let text = t
+            .message(e)
             .map(|m| m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n"))
             .unwrap_or_default();
         let sev = if r.aborted_only { Severity::Warning } else { Severity::Error };
@@ -187,7 +189,7 @@ pub fn check(cx: &mut RuleContext) {
             )
             .severity(sev)
             .line(e.line)
-            .pointer(e.message().map(|m| m.pointer.to_string()).unwrap_or_default())
+            .pointer(t.message(e).map(|m| m.pointer.to_string()).unwrap_or_default())
             .entry_id(e.id.as_deref())
             .excerpt(text)
             .related(&input.path, Some(p.line), "", "previous copy")

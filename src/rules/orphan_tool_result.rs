@@ -40,7 +40,15 @@ pub fn check(cx: &mut RuleContext) {
         for p in &an.pairing {
             if let Pairing::Orphan { unit, block, second } = *p {
                 let e = &t.entries[unit as usize];
-                let b = &e.message().expect("results are in messages").blocks[block as usize];
+                let m = t.message(e).expect("results are in messages");
+                let b = &m.blocks[block as usize];
+                // A long result text is not kept in memory: read it again.
+                let full = b
+                    .text_dropped
+                    .then(|| crate::formats::reload_message(input.format, t, e))
+                    .flatten()
+                    .and_then(|m| m.blocks.into_iter().nth(block as usize));
+                let b = full.as_ref().unwrap_or(b);
                 let id = b.tool_id.as_deref().unwrap_or("");
                 let what =
                     if second { "answers its call a second time" } else { "matches no earlier tool call on its path" };

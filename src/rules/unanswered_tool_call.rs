@@ -44,7 +44,7 @@ pub fn check(cx: &mut RuleContext) {
         for p in &an.pairing {
             if let Pairing::Unanswered { unit, block } = *p {
                 let e = &t.entries[unit as usize];
-                let b = &e.message().expect("calls are in messages").blocks[block as usize];
+                let b = &t.message(e).expect("calls are in messages").blocks[block as usize];
                 let id = b.tool_id.as_deref().unwrap_or("");
                 cx.report(
                     Finding::new(
