@@ -397,8 +397,11 @@ pub struct Transcript {
     pub base_instructions: Option<Message>,
     /// Line of `base_instructions` (the session_meta line).
     pub base_instructions_line: u32,
-    /// Every parsed line's hash, in order (for byte-for-byte repeats).
-    pub raw_lines: Vec<RawLine>,
+    /// The parsed lines that are not entries (headers, unknown records), in
+    /// order; with the entries they make [`Transcript::raw_lines`].
+    pub other_lines: Vec<RawLine>,
+    /// Entries whose line is re-written by design (see [`RawLine::exempt`]), ascending.
+    pub exempt_entries: Vec<u32>,
     /// Entries whose id repeats an earlier entry's id.
     pub id_repeats: Vec<IdRepeat>,
     /// The parent ids that name no entry ([`Parent::Dangling`] indexes here).
@@ -418,6 +421,46 @@ impl Transcript {
             e.set_message_ref(r, bytes);
         }
         self.entries.push(e);
+    }
+    /// Records a parsed line that is not an entry (call in line order).
+    pub fn push_other_line(&mut self, line: u32, hash: u64, exempt: bool) {
+        self.other_lines.push(RawLine { line, hash, exempt });
+    }
+    /// Marks the last entry's line as re-written by design.
+    pub fn mark_last_exempt(&mut self) {
+        if let Some(i) = self.entries.len().checked_sub(1) {
+            self.exempt_entries.push(i as u32);
+        }
+    }
+    /// Every parsed line's identity (entries and other lines), in line order:
+    /// for lines written again byte for byte.
+    pub fn raw_lines(&self) -> impl Iterator<Item = RawLine> + '_ {
+        let mut exempt = self.exempt_entries.iter().peekable();
+        let mut entries = self.entries.iter().enumerate().map(move |(i, e)| {
+            let ex = exempt.next_if(|&&x| x == i as u32).is_some();
+            RawLine { line: e.line, hash: e.raw_hash, exempt: ex }
+        });
+        let mut others = self.other_lines.iter().copied();
+        let (mut a, mut b) = (entries.next(), others.next());
+        std::iter::from_fn(move || match (a, b) {
+            (Some(x), Some(y)) if y.line < x.line => {
+                b = others.next();
+                Some(y)
+            }
+            (Some(x), _) => {
+                a = entries.next();
+                Some(x)
+            }
+            (None, Some(y)) => {
+                b = others.next();
+                Some(y)
+            }
+            (None, None) => None,
+        })
+    }
+    /// Number of parsed lines.
+    pub fn raw_line_count(&self) -> usize {
+        self.entries.len() + self.other_lines.len()
     }
     /// The message entry `e` carries, unpacked.
     pub fn message(&self, e: &Entry) -> Option<Message> {

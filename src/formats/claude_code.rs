@@ -293,7 +293,6 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let mut pids = super::ParentIds::default();
     // Per entry: no `parentUuid` key (the linear fallback applies).
     let mut linear: Vec<bool> = Vec::new();
-    let mut raw_lines: Vec<RawLine> = Vec::new();
     let mut unknown = 0usize;
 
     let (bad_lines, lines) = jsonl::read_lines_par(
@@ -304,21 +303,23 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 t.entries.reserve(estimate);
                 pids.reserve(estimate);
                 linear.reserve(estimate);
-                raw_lines.reserve(estimate);
             }
             match parsed {
                 Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
                 Parsed::Unknown(hash) => {
                     unknown += 1;
-                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                    t.push_other_line(line.no, hash, false);
                 }
                 Parsed::Entry(p) => {
                     let ParsedEntry { mut entry, packed, parent, unknown: unk } = *p;
-                    raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: entry.id.is_none() });
+                    let exempt = entry.id.is_none();
                     unknown += usize::from(unk);
                     linear.push(parent.is_none());
                     pids.add(&t.entries, &mut entry, parent.flatten().as_deref());
                     t.push(entry, packed.as_deref());
+                    if exempt {
+                        t.mark_last_exempt();
+                    }
                 }
             }
             jsonl::LineVerdict::Ok
@@ -355,7 +356,6 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         }
         prev_with_id = Some(i as u32);
     }
-    t.raw_lines = raw_lines;
     super::fill_id_repeats(src, &mut t);
     Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
 }
@@ -618,7 +618,8 @@ mod tests {
         assert_eq!(t.entries[0].parent, Parent::Detached);
         assert_eq!(t.entries[2].parent, Parent::Detached);
         assert_eq!(t.entries[3].class, Class::Bookkeeping);
-        assert!(t.raw_lines[2].exempt && !t.raw_lines[1].exempt);
+        let rl: Vec<_> = t.raw_lines().collect();
+        assert!(rl[2].exempt && !rl[1].exempt);
         assert_eq!(t.entries[1].parent, Parent::Root);
         assert_eq!(input.unknown_records, 1); // the type-less usage line
     }

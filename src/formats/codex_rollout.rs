@@ -131,7 +131,6 @@ struct Group {
 pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let texts = opts.texts;
     let mut t = Transcript::default();
-    let mut raw_lines: Vec<RawLine> = Vec::new();
     let mut unknown = 0usize;
     let mut group = Group::default();
 
@@ -144,7 +143,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     return jsonl::LineVerdict::Malformed(reason);
                 }
                 unknown += 1;
-                raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                t.push_other_line(line.no, hash, false);
                 return jsonl::LineVerdict::Ok;
             }
         };
@@ -153,7 +152,6 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         // bytes (same millisecond) by design: only conversation lines count
         // for `not-append-only` repeats.
         let exempt = matches!(rtype.as_str(), "event_msg" | "turn_context") || rec.record_type.is_some();
-        raw_lines.push(RawLine { line: line.no, hash, exempt });
         // Legacy lines without the wrapper: the record itself is the payload.
         let (kind, payload, base): (&str, Option<&RawValue>, &str) = match (rec.payload, rtype.as_str()) {
             (Some(p), k) => (k, Some(p), "/payload"),
@@ -179,6 +177,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 t.base_instructions = Some(m);
                 t.base_instructions_line = line.no;
             }
+            t.push_other_line(line.no, hash, exempt);
             return jsonl::LineVerdict::Ok;
         }
         let mut entry = Entry::at(line, kind, hash);
@@ -258,6 +257,9 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             _ => unknown += 1,
         }
         t.push(entry, packed.as_deref());
+        if exempt {
+            t.mark_last_exempt();
+        }
         jsonl::LineVerdict::Ok
     })?;
 
@@ -265,7 +267,6 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     // Linear: each entry's parent is the previous entry.
     t.has_ids = false;
     super::link_linearly(&mut t);
-    t.raw_lines = raw_lines;
     Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
 }
 

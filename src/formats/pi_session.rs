@@ -368,7 +368,6 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let mut t = Transcript::default();
     let mut pids = super::ParentIds::default();
     let mut first_kept: Vec<(u32, Option<Box<str>>, Option<u64>)> = Vec::new();
-    let mut raw_lines: Vec<RawLine> = Vec::new();
     let mut unknown = 0usize;
     let mut version = 1u32;
     let mut header_seen = false;
@@ -380,16 +379,15 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             if t.entries.capacity() == 0 && estimate > 0 {
                 t.entries.reserve(estimate);
                 pids.reserve(estimate);
-                raw_lines.reserve(estimate);
             }
             match parsed {
                 Parsed::Malformed(reason) => return jsonl::LineVerdict::Malformed(reason),
                 Parsed::Unknown(hash) => {
                     unknown += 1;
-                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                    t.push_other_line(line.no, hash, false);
                 }
                 Parsed::Header { hash, version: v, id } => {
-                    raw_lines.push(RawLine { line: line.no, hash, exempt: false });
+                    t.push_other_line(line.no, hash, false);
                     if !header_seen {
                         header_seen = true;
                         version = v.unwrap_or(1);
@@ -398,7 +396,6 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 }
                 Parsed::Entry(p) => {
                     let ParsedEntry { mut entry, packed, parent, first_kept: fk, unknown: unk } = *p;
-                    raw_lines.push(RawLine { line: line.no, hash: entry.raw_hash, exempt: false });
                     if let Some((id, index)) = fk {
                         first_kept.push((t.entries.len() as u32, id, index));
                     }
@@ -430,7 +427,6 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             c.first_kept = target.map(|i| i as u32);
         }
     }
-    t.raw_lines = raw_lines;
     super::fill_id_repeats(src, &mut t);
     Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
 }

@@ -46,11 +46,11 @@ repeats with *different* content is `broken-parent-chain`, not this rule. Blank 
 pub fn check(cx: &mut RuleContext) {
     let Some((t, _)) = cx.transcript else { return };
     let input = cx.input;
-    let mut seen: HashMap<u64, u32> = HashMap::with_capacity(t.raw_lines.len());
+    let mut seen: HashMap<u64, u32> = HashMap::with_capacity(t.raw_line_count());
     let mut repeated_lines = <foldhash::HashSet<_> as foldhash::HashSetExt>::new();
     let mut prev_repeat: Option<u32> = None; // line number of the previous raw line if it repeated
     let mut prev_line: u32 = 0;
-    for rl in &t.raw_lines {
+    for rl in t.raw_lines() {
         let repeat = !rl.exempt && seen.contains_key(&rl.hash);
         if repeat {
             repeated_lines.insert(rl.line);
