@@ -262,3 +262,20 @@ fn mixed_openai_and_anthropic_shapes_pair_by_id() {
     let body = r#"{"model":"gpt","messages":[{"role":"user","content":"list"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"ls","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a b"}]},{"role":"assistant","tool_calls":[{"id":"t2","type":"function","function":{"name":"ls","arguments":"{}"}}]},{"role":"tool","tool_call_id":"t2","content":"c"}]}"#;
     assert_eq!(check_text("req.json", body), vec![]);
 }
+
+#[test]
+fn byte_for_byte_repeats_are_reported_once_per_run() {
+    let a = user("u1", "", "first");
+    let b = assistant("a1", "u1", r#"[{"type":"text","text":"one"}]"#, "stop", "m");
+    let c = user("u2", "a1", "second");
+    let d = assistant("a2", "u2", r#"[{"type":"text","text":"two"}]"#, "stop", "m");
+    let rule = |v: Vec<(String, Option<u32>, String, String)>| -> Vec<Option<u32>> {
+        v.into_iter().filter(|f| f.0 == "not-append-only").map(|f| f.1).collect()
+    };
+    // a b a c b: the unique line between the two repeats ends the first run.
+    let split = lines(&[HDR.into(), a.clone(), b.clone(), a.clone(), c.clone(), b.clone()]);
+    assert_eq!(rule(check_text("split.jsonl", &split)), vec![Some(4), Some(6)]);
+    // a b c d a b: one run of two repeated lines, reported at its start.
+    let run = lines(&[HDR.into(), a.clone(), b.clone(), c, d, a, b]);
+    assert_eq!(rule(check_text("run.jsonl", &run)), vec![Some(6)]);
+}

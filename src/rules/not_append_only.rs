@@ -46,11 +46,21 @@ repeats with *different* content is `broken-parent-chain`, not this rule. Blank 
 pub fn check(cx: &mut RuleContext) {
     let Some((t, _)) = cx.transcript else { return };
     let input = cx.input;
-    let mut seen: HashMap<u64, u32> = HashMap::with_capacity(t.raw_line_count());
+    // Only hashes that occur twice or more can repeat: find them with one
+    // sorted array (8 bytes a line) rather than a map of every line.
+    let mut hashes: Vec<u64> = t.raw_lines().map(|rl| rl.hash).collect();
+    hashes.sort_unstable();
+    let twice: foldhash::HashSet<u64> = hashes.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+    drop(hashes);
+    let mut seen: HashMap<u64, u32> = HashMap::with_capacity(twice.len());
     let mut repeated_lines = <foldhash::HashSet<_> as foldhash::HashSetExt>::new();
     let mut prev_repeat: Option<u32> = None; // line number of the previous raw line if it repeated
     let mut prev_line: u32 = 0;
     for rl in t.raw_lines() {
+        if !twice.contains(&rl.hash) {
+            prev_line = rl.line; // a line seen once: neither a repeat nor repeated later
+            continue;
+        }
         let repeat = !rl.exempt && seen.contains_key(&rl.hash);
         if repeat {
             repeated_lines.insert(rl.line);
