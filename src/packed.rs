@@ -15,7 +15,8 @@
 //!
 //! ```text
 //! message: role u8 | kind u8 | flags u8 | stop u8 | assistant flags u8 | result flags u8
-//!          | pointer | [json_hash] | [model str] | [dynamic_ref str] | block count | block*
+//!          | pointer | [json_hash] | [model] | [dynamic_ref str] | block count | block*
+//! model:   varint index into the process's model names plus one, or 0 and a string
 //! pointer: u8 index into POINTERS (1-based), or 0 and a string
 //! block:   kind u8 | flags u8 | pointer | text_len | text_hash | text | [json_hash]
 //!          | [tool_id str] | [tool_name str]
@@ -218,7 +219,14 @@ pub fn pack(m: &Message, texts: Texts) -> Box<[u8]> {
         w.extend_from_slice(&m.json_hash.to_le_bytes());
     }
     if let Some(model) = m.assistant.as_ref().and_then(|a| a.model.as_ref()) {
-        put_str(&mut w, model);
+        // A session names a handful of models thousands of times.
+        match models::intern(model) {
+            Some(i) => put_varint(&mut w, u64::from(i) + 1),
+            None => {
+                w.push(0);
+                put_str(&mut w, model);
+            }
+        }
     }
     if let Some(d) = &m.dynamic_ref {
         put_str(&mut w, d);
@@ -374,7 +382,10 @@ impl<'a> PackedMessage<'a> {
         let flags = self.0[2];
         let pointer = r.ptr();
         let json_hash = if flags & M_JSON_HASH != 0 { r.u64() } else { 0 };
-        let model = (self.0[4] & A_MODEL != 0 && flags & M_ASSISTANT != 0).then(|| r.str());
+        let model = (self.0[4] & A_MODEL != 0 && flags & M_ASSISTANT != 0).then(|| match r.varint() {
+            0 => r.str(),
+            i => models::name(i as u32 - 1),
+        });
         let dynamic_ref = (flags & M_DYNAMIC_REF != 0).then(|| r.str());
         (r, Head { pointer, json_hash, model, dynamic_ref })
     }
@@ -568,6 +579,52 @@ impl MessageArena {
     /// Whether no message is held.
     pub fn is_empty(&self) -> bool {
         self.chunks.is_empty()
+    }
+}
+
+/// Model names (`provider/model`), interned for the whole process: a session
+/// names a handful of models on every assistant message. Bounded: past
+/// [`models::MAX`] names, further ones are stored inline in each message.
+mod models {
+    use std::sync::{OnceLock, RwLock};
+
+    /// Most names interned.
+    pub const MAX: usize = 4096;
+
+    #[derive(Default)]
+    struct Table {
+        names: Vec<&'static str>,
+        index: foldhash::HashMap<&'static str, u32>,
+    }
+
+    fn table() -> &'static RwLock<Table> {
+        static T: OnceLock<RwLock<Table>> = OnceLock::new();
+        T.get_or_init(Default::default)
+    }
+
+    /// The index of `name`, interning it if there is room.
+    pub fn intern(name: &str) -> Option<u32> {
+        if let Some(&i) = table().read().ok()?.index.get(name) {
+            return Some(i);
+        }
+        let mut t = table().write().ok()?;
+        if let Some(&i) = t.index.get(name) {
+            return Some(i);
+        }
+        if t.names.len() >= MAX || name.len() > 256 {
+            return None;
+        }
+        // Leaked on purpose: at most MAX short names for the process's life.
+        let leaked: &'static str = Box::leak(name.into());
+        let i = t.names.len() as u32;
+        t.names.push(leaked);
+        t.index.insert(leaked, i);
+        Some(i)
+    }
+
+    /// The name at `i` ("" if unknown).
+    pub fn name(i: u32) -> &'static str {
+        table().read().ok().and_then(|t| t.names.get(i as usize).copied()).unwrap_or("")
     }
 }
 
@@ -818,5 +875,29 @@ mod tests {
         }
         // A reference the arena never gave is an empty message, not a panic.
         assert!(a.get(MsgRef::NONE).unpack().blocks.is_empty());
+    }
+
+    #[test]
+    fn model_names_are_interned_up_to_a_bound_then_stored_inline() {
+        let msg = |model: String| Message {
+            role: Role::Assistant,
+            kind: MessageKind::Assistant,
+            pointer: Cow::Borrowed("/message"),
+            blocks: Vec::new(),
+            assistant: Some(Box::new(AssistantInfo { model: Some(model.into()), ..Default::default() })),
+            result: None,
+            dynamic_ref: None,
+            json_hash: 0,
+        };
+        // More distinct names than the table holds: all round-trip.
+        for i in 0..models::MAX + 50 {
+            let name = format!("provider/model-{i}");
+            let bytes = pack(&msg(name.clone()), Texts::Compact);
+            let u = PackedMessage::new(&bytes).unpack();
+            assert_eq!(u.assistant.and_then(|a| a.model).as_deref(), Some(name.as_str()));
+        }
+        let long = "m".repeat(300);
+        let u = PackedMessage::new(&pack(&msg(long.clone()), Texts::Compact)).unpack();
+        assert_eq!(u.assistant.and_then(|a| a.model).as_deref(), Some(long.as_str()));
     }
 }

@@ -94,22 +94,21 @@ fn result_ids(m: crate::packed::PackedMessage<'_>) -> impl Iterator<Item = (u32,
 
 /// Entry indices by tool id, in one sorted array rather than a vector per id
 /// (a long session has hundreds of thousands of tool ids).
+/// Sorted in place: no second copy while it is built.
 struct ById<'a> {
-    ids: Vec<&'a str>,
-    entries: Vec<u32>,
+    pairs: Vec<(&'a str, u32)>,
 }
 
 impl<'a> ById<'a> {
     fn new(mut pairs: Vec<(&'a str, u32)>) -> Self {
         pairs.sort_unstable();
-        let (ids, entries) = pairs.into_iter().unzip();
-        ById { ids, entries }
+        ById { pairs }
     }
     /// The entries naming `id`, in write order.
-    fn get(&self, id: &str) -> &[u32] {
-        let lo = self.ids.partition_point(|x| *x < id);
-        let hi = lo + self.ids[lo..].partition_point(|x| *x == id);
-        &self.entries[lo..hi]
+    fn get(&self, id: &str) -> impl DoubleEndedIterator<Item = u32> + Clone + '_ {
+        let lo = self.pairs.partition_point(|x| x.0 < id);
+        let hi = lo + self.pairs[lo..].partition_point(|x| x.0 == id);
+        self.pairs[lo..hi].iter().map(|p| p.1)
     }
 }
 
@@ -214,7 +213,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
         for (j, id) in result_ids(m) {
             let calls = calls_by_id.get(id);
             let mut matched = None;
-            for &c in calls.iter().rev() {
+            for c in calls.clone().rev() {
                 if c != i && tree.is_ancestor_or_self(c, i) && sent_again(&t.entries[c as usize]) {
                     matched = Some(c);
                     break;
@@ -233,20 +232,20 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
                 Some(c) => {
                     // Answered twice on this path?
                     let earlier = results_by_id.get(id);
-                    let second = earlier.iter().any(|&r| r != i && r > c && r < i && tree.is_ancestor_or_self(r, i));
+                    let second = earlier.clone().any(|r| r != i && r > c && r < i && tree.is_ancestor_or_self(r, i));
                     if second {
                         out.push(Pairing::Orphan { unit: i, block: j, second: true });
                     }
                 }
                 None => {
                     // A result cut off from its call by a reported break is a consequence.
-                    if an.tainted[i as usize] && calls.iter().any(|&c| c < i) {
+                    if an.tainted[i as usize] && calls.clone().any(|c| c < i) {
                         continue;
                     }
                     // A call cut by a compaction (not kept) is not judged.
-                    if calls.iter().any(|&c| tree.is_ancestor_or_self(c, i))
+                    if calls.clone().any(|c| tree.is_ancestor_or_self(c, i))
                         && tree.compaction[i as usize] != crate::context::NONE
-                        && calls.iter().all(|&c| sent_again(&t.entries[c as usize]))
+                        && calls.clone().all(|c| sent_again(&t.entries[c as usize]))
                     {
                         continue;
                     }
