@@ -178,8 +178,55 @@ const BLOCK_KINDS: [BlockKind; 7] = [
 ];
 const STOPS: [Stop; 5] = [Stop::Unknown, Stop::Normal, Stop::ToolUse, Stop::Error, Stop::Aborted];
 
-fn index_of<T: PartialEq>(table: &[T], v: &T) -> u8 {
-    table.iter().position(|x| x == v).unwrap_or(0) as u8
+// The codes below index the tables above; the matches are exhaustive so that
+// a new variant cannot be packed without being given a code.
+
+fn role_code(r: Role) -> u8 {
+    match r {
+        Role::System => 0,
+        Role::Developer => 1,
+        Role::User => 2,
+        Role::Assistant => 3,
+        Role::Tool => 4,
+    }
+}
+
+fn kind_code(k: MessageKind) -> u8 {
+    match k {
+        MessageKind::SystemPrompt => 0,
+        MessageKind::UserTurn => 1,
+        MessageKind::ToolResults => 2,
+        MessageKind::Assistant => 3,
+        MessageKind::ToolResult => 4,
+        MessageKind::CompactionSummary => 5,
+        MessageKind::BranchSummary => 6,
+        MessageKind::Carrier => 7,
+        MessageKind::Extension => 8,
+        MessageKind::Bash => 9,
+        MessageKind::Meta => 10,
+    }
+}
+
+fn block_kind_code(k: BlockKind) -> u8 {
+    match k {
+        BlockKind::Text => 0,
+        BlockKind::Thinking => 1,
+        BlockKind::ToolCall => 2,
+        BlockKind::ToolResult => 3,
+        BlockKind::Media => 4,
+        BlockKind::Compaction => 5,
+        BlockKind::Other => 6,
+    }
+}
+
+fn stop_code(s: Stop) -> u8 {
+    match s {
+        Stop::Unknown => 0,
+        Stop::Normal => 1,
+        Stop::ToolUse => 2,
+        Stop::Error => 3,
+        Stop::Aborted => 4,
+    }
 }
 
 /// Packs `m`, keeping `texts` (the bytes of one message, see the module docs).
@@ -202,7 +249,7 @@ pub fn pack(m: &Message, texts: Texts) -> Box<[u8]> {
     }
     let (mut stop, mut af, mut rf) = (0, 0, 0);
     if let Some(a) = &m.assistant {
-        stop = index_of(&STOPS, &a.stop);
+        stop = stop_code(a.stop);
         af |= if a.transcript_only { A_TRANSCRIPT_ONLY } else { 0 };
         af |= if a.api_error { A_API_ERROR } else { 0 };
         af |= if a.delivery_mirror { A_DELIVERY_MIRROR } else { 0 };
@@ -213,7 +260,7 @@ pub fn pack(m: &Message, texts: Texts) -> Box<[u8]> {
         rf |= if r.delivered { R_DELIVERED } else { 0 };
         rf |= if r.is_error { R_ERROR } else { 0 };
     }
-    w.extend_from_slice(&[index_of(&ROLES, &m.role), index_of(&KINDS, &m.kind), flags, stop, af, rf]);
+    w.extend_from_slice(&[role_code(m.role), kind_code(m.kind), flags, stop, af, rf]);
     put_ptr(&mut w, &m.pointer);
     if m.json_hash != 0 {
         w.extend_from_slice(&m.json_hash.to_le_bytes());
@@ -243,7 +290,7 @@ pub fn pack(m: &Message, texts: Texts) -> Box<[u8]> {
         bf |= if b.json_hash != 0 { B_JSON_HASH } else { 0 };
         bf |= if full { B_FULL_TEXT } else { 0 };
         bf |= if dropped { B_DROPPED } else { 0 };
-        w.extend_from_slice(&[index_of(&BLOCK_KINDS, &b.kind), bf]);
+        w.extend_from_slice(&[block_kind_code(b.kind), bf]);
         put_ptr(&mut w, &b.pointer);
         put_varint(&mut w, u64::from(b.text_len));
         w.extend_from_slice(&b.text_hash.to_le_bytes());
@@ -506,11 +553,11 @@ impl MsgRef {
     pub const NONE: MsgRef = MsgRef { chunk: u32::MAX, at: u32::MAX };
 }
 
-/// Bytes per arena chunk: chunks are never grown (no copy, no doubled peak).
+/// Largest arena chunk: chunks are never grown (no copy, no doubled peak).
 const CHUNK: usize = 1 << 20;
 
-/// The packed messages of one transcript, one after another in 1 MiB chunks
-/// (a larger message gets a chunk of its own). Each is stored once: a
+/// The packed messages of one transcript, one after another in chunks of
+/// 4 KiB doubling up to 1 MiB (a larger message gets a chunk of its own). Each is stored once: a
 /// message byte-for-byte equal to an earlier prompt-side one (the same
 /// runtime-context carrier or system prompt injected at every turn) shares
 /// its bytes. Entries hold a [`MsgRef`].
@@ -544,7 +591,9 @@ impl MessageArena {
         let need = len.len() + bytes.len();
         let fits = self.chunks.last().is_some_and(|c| c.capacity() - c.len() >= need);
         if !fits {
-            self.chunks.push(Vec::with_capacity(need.max(CHUNK)));
+            // Chunks grow from 4 KiB to 1 MiB: a small session does not pay for a whole chunk.
+            let next = self.chunks.last().map_or(4 << 10, |c| (c.capacity() * 2).min(CHUNK));
+            self.chunks.push(Vec::with_capacity(need.max(next)));
         }
         let chunk = self.chunks.len() - 1;
         let c = &mut self.chunks[chunk];
@@ -899,5 +948,21 @@ mod tests {
         let long = "m".repeat(300);
         let u = PackedMessage::new(&pack(&msg(long.clone()), Texts::Compact)).unpack();
         assert_eq!(u.assistant.and_then(|a| a.model).as_deref(), Some(long.as_str()));
+    }
+
+    #[test]
+    fn codes_index_their_tables() {
+        for (i, r) in ROLES.iter().enumerate() {
+            assert_eq!(usize::from(role_code(*r)), i);
+        }
+        for (i, k) in KINDS.iter().enumerate() {
+            assert_eq!(usize::from(kind_code(*k)), i);
+        }
+        for (i, k) in BLOCK_KINDS.iter().enumerate() {
+            assert_eq!(usize::from(block_kind_code(*k)), i);
+        }
+        for (i, k) in STOPS.iter().enumerate() {
+            assert_eq!(usize::from(stop_code(*k)), i);
+        }
     }
 }

@@ -95,6 +95,18 @@ impl SourceRef {
         }
     }
 
+    /// Whether the bytes are gzip or zstd compressed (false when unreadable).
+    pub fn is_compressed(&self) -> bool {
+        match &self.origin {
+            Origin::Memory(bytes) => self.compression(bytes) != Compression::None,
+            Origin::File(p) => {
+                let mut head = [0u8; 4];
+                let n = open_regular(p).and_then(|f| read_head(&f, &mut head)).unwrap_or(0);
+                self.compression(&head[..n]) != Compression::None
+            }
+        }
+    }
+
     /// Reads the lines starting at the given byte offsets (after decompression
     /// there is no seeking, so `None` for compressed inputs: read them in order
     /// instead). Each line comes without its `\n` and a trailing `\r`, as

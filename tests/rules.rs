@@ -279,3 +279,39 @@ fn byte_for_byte_repeats_are_reported_once_per_run() {
     let run = lines(&[HDR.into(), a.clone(), b.clone(), c, d, a, b]);
     assert_eq!(rule(check_text("run.jsonl", &run)), vec![Some(6)]);
 }
+
+/// `check` keeps long model-side texts only by length and hash; a finding that
+/// shows one reads its line again. The excerpt and the fingerprint are those
+/// of the full text, whether the file is plain or compressed (compressed
+/// inputs keep every text instead), and whatever the reply's length.
+#[test]
+fn a_long_reply_text_is_read_again_for_the_excerpt() {
+    use std::io::Write as _;
+    let long = format!("The next on-call handover is Monday. {}", "More detail follows here. ".repeat(20));
+    let send = r#"[{"type":"toolCall","id":"c1","name":"message","arguments":{"action":"send","message":"hi"}}]"#;
+    let text = lines(&[
+        HDR.into(),
+        user("u1", "", "when is the handover?"),
+        assistant("a1", "u1", send, "toolUse", "m"),
+        r#"{"type":"message","id":"r1","parentId":"a1","timestamp":"t","message":{"role":"toolResult","toolCallId":"c1","toolName":"message","content":[{"type":"text","text":"{\"deliveryStatus\":\"sent\",\"messageId\":\"m1\"}"}],"details":{"deliveryStatus":"sent","result":{"messageId":"m1"}},"isError":false}}"#.into(),
+        assistant("a2", "r1", &serde_json::json!([{"type":"text","text": long}]).to_string(), "stop", "m"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("s.jsonl");
+    std::fs::write(&plain, &text).unwrap();
+    let gz = dir.path().join("g.jsonl.gz");
+    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+    enc.write_all(text.as_bytes()).unwrap();
+    enc.finish().unwrap();
+    let mut seen = Vec::new();
+    for p in [&plain, &gz] {
+        let opts = CheckOptions { paths: vec![p.to_string_lossy().into_owned()], ..Default::default() };
+        let r = ctxlint::check(&opts, &Config::default()).unwrap();
+        let f = r.findings.iter().find(|f| f.rule.name() == "duplicate-reply").expect("a second reply");
+        assert_eq!(f.line, Some(5));
+        // pi keeps 160 bytes of assistant text for excerpts (as before texts were dropped).
+        assert_eq!(f.excerpt.as_deref(), Some(long[..160].trim()));
+        seen.push(f.key.clone());
+    }
+    assert_eq!(seen[0], seen[1]);
+}

@@ -36,6 +36,11 @@ pub const ALL: &[FormatId] = &[
     vcr_cassette::ID,
 ];
 
+/// Whether `f` is a transcript format (pi session, Claude Code, Codex rollout).
+pub fn is_transcript(f: FormatId) -> bool {
+    matches!(f, "pi-session" | "claude-code" | "codex-rollout")
+}
+
 /// Formats whose files are single request bodies (several in one directory form a stream).
 pub fn is_body_format(f: FormatId) -> bool {
     matches!(
@@ -221,6 +226,15 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
 
 /// Loads one input of a known format. Body formats give a one-request stream.
 pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
+    // A compressed input cannot be read again at an offset: keep every text
+    // rather than decompress it from the start for each excerpt.
+    let keep_all;
+    let opts = if opts.texts == crate::packed::Texts::Compact && is_transcript(format) && src.is_compressed() {
+        keep_all = LoadOptions { texts: crate::packed::Texts::AsLoaded, ..opts.clone() };
+        &keep_all
+    } else {
+        opts
+    };
     let mut input = load_format(src, format, opts)?;
     if let Body::Transcript(t) = &mut input.body {
         t.source = Some(src.clone());
@@ -530,5 +544,36 @@ mod parent_ids_tests {
         let parents: Vec<Parent> = t.entries.iter().map(|e| e.parent).collect();
         assert_eq!(parents, vec![Parent::Root, Parent::Entry(0), Parent::Entry(1)]);
         assert!(t.id_repeats.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod reload_tests {
+    use super::*;
+
+    const LINES: &str = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#,
+        "\n",
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"a model-side text that is longer than thirty-two bytes"}],"provider":"p","model":"m","stopReason":"stop"}}"#,
+        "\r\n",
+    );
+
+    #[test]
+    fn a_dropped_text_is_read_again_unless_the_line_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        std::fs::write(&p, LINES).unwrap();
+        let src = SourceRef::file("s.jsonl", &p);
+        let input = load(&src, "pi-session", &LoadOptions::default()).unwrap();
+        let t = input.as_transcript().unwrap();
+        let e = &t.entries[0];
+        assert!(t.message(e).unwrap().blocks[0].text_dropped);
+        let full = reload_message("pi-session", t, e).unwrap();
+        assert_eq!(&*full.blocks[0].text, "a model-side text that is longer than thirty-two bytes");
+        // The same length, other bytes: the file changed since it was read.
+        std::fs::write(&p, LINES.replace("longer", "LONGER")).unwrap();
+        assert!(reload_message("pi-session", t, e).is_none());
+        std::fs::remove_file(&p).unwrap();
+        assert!(reload_message("pi-session", t, e).is_none());
     }
 }

@@ -74,18 +74,20 @@ fn blocks<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
 
 /// Whether two occurrences are text another rule owns (two equal system
 /// prompts: CTX103), or a whole repeated user turn (a person repeating themselves).
-fn exempt(a: &Message, ab: &Block, b: &Message, bb: &Block) -> bool {
-    if a.kind == MessageKind::SystemPrompt && b.kind == MessageKind::SystemPrompt {
-        return ab.text_hash == bb.text_hash;
+/// Each occurrence is (message kind, hash of the block's text, hash of the message's texts).
+fn exempt(a: (MessageKind, u64, u64), b: (MessageKind, u64, u64)) -> bool {
+    if a.0 == MessageKind::SystemPrompt && b.0 == MessageKind::SystemPrompt {
+        return a.1 == b.1;
     }
-    a.kind == MessageKind::UserTurn && b.kind == MessageKind::UserTurn && message_hash(a) == message_hash(b)
+    a.0 == MessageKind::UserTurn && b.0 == MessageKind::UserTurn && a.2 == b.2
 }
 
-fn message_hash(m: &Message) -> u64 {
-    m.blocks
-        .iter()
-        .filter(|b| b.kind == BlockKind::Text)
-        .fold(0xcbf29ce484222325u64, |h, b| (h ^ b.text_hash).wrapping_mul(0x100000001b3))
+fn message_hash(texts: impl Iterator<Item = (BlockKind, u64)>) -> u64 {
+    texts.filter(|b| b.0 == BlockKind::Text).fold(0xcbf29ce484222325u64, |h, b| (h ^ b.1).wrapping_mul(0x100000001b3))
+}
+
+fn facts(m: &Message, b: &Block) -> (MessageKind, u64, u64) {
+    (m.kind, b.text_hash, message_hash(m.blocks.iter().map(|b| (b.kind, b.text_hash))))
 }
 
 /// Checks requests and transcript steps.
@@ -105,10 +107,16 @@ pub fn check(cx: &mut RuleContext) {
                     let first = seen.find_in_transcript(t, &an.tree, k, occ, true);
                     seen.push(k, occ);
                     let Some(first) = first else { continue };
+                    if reported || replayed.contains(&(i as u32)) {
+                        continue;
+                    }
+                    // The first occurrence, read in place (it may be large and repeated often).
                     let fe = &t.entries[first.unit as usize];
-                    let fm = t.message(fe).expect("indexed entries have messages");
-                    let fb = &fm.blocks[first.block as usize];
-                    if reported || replayed.contains(&(i as u32)) || exempt(&fm, fb, m, b) {
+                    let Some(fm) = t.packed(fe) else { continue };
+                    let Some(fb) = fm.blocks().nth(first.block as usize) else { continue };
+                    let first_facts =
+                        (fm.kind(), fb.text_hash, message_hash(fm.blocks().map(|b| (b.kind, b.text_hash))));
+                    if exempt(first_facts, facts(m, b)) {
                         continue;
                     }
                     reported = true;
@@ -149,7 +157,7 @@ pub fn check(cx: &mut RuleContext) {
                     let fb = dup::unit_block(r, first);
                     let fm = units.iter().find(|u| u.0 == first).and_then(|u| u.2);
                     if let (Some(fm), Some(m)) = (fm, m) {
-                        if exempt(fm, fb, m, b) {
+                        if exempt(facts(fm, fb), facts(m, b)) {
                             continue;
                         }
                     }

@@ -130,7 +130,8 @@ pub fn check(cx: &mut RuleContext) {
                     if let (Some(first), false) = (first, reported) {
                         reported = true;
                         let fe = &t.entries[first.unit as usize];
-                        let fb = &t.message(fe).expect("indexed entries have messages").blocks[first.block as usize];
+                        let fb = t.packed(fe).and_then(|m| m.blocks().nth(first.block as usize));
+                        let fb_pointer = fb.map(|b| b.pointer).unwrap_or("");
                         cx.report(
                             Finding::new(
                                 RuleId::DuplicateSystemEvent,
@@ -142,7 +143,7 @@ pub fn check(cx: &mut RuleContext) {
                             .pointer(b.pointer.to_string())
                             .entry_id(e.id.as_deref())
                             .excerpt(shown.to_string())
-                            .related(&input.path, Some(fe.line), fb.pointer.to_string(), "first occurrence")
+                            .related(&input.path, Some(fe.line), fb_pointer.to_string(), "first occurrence")
                             .help(
                                 "render each system event once per request; strip it from the runtime-context carrier",
                             ),

@@ -133,7 +133,8 @@ pub fn check(cx: &mut RuleContext) {
                 } else {
                     seen.find_in_transcript(t, &an.tree, k, occ, false).map(|f| {
                         let fe = &t.entries[f.unit as usize];
-                        (fe.line, t.message(fe).expect("message").blocks[f.block as usize].pointer.to_string())
+                        let fb = t.packed(fe).and_then(|m| m.blocks().nth(f.block as usize));
+                        (fe.line, fb.map(|b| b.pointer).unwrap_or("").to_string())
                     })
                 };
                 seen.push(k, occ);

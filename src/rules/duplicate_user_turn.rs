@@ -146,7 +146,12 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
                             // Fallback: the next answer comes from a different model.
                             let next =
                                 entries[i + 1..].iter().enumerate().filter(|(k, _)| lanes[i + 1 + k] == lane).find_map(
-                                    |(_, x)| t.message(x).and_then(|m| m.assistant).filter(|a| !a.transcript_only),
+                                    |(_, x)| {
+                                        // Unpack only the answer found (for its model name).
+                                        x.assistant_facts()
+                                            .filter(|a| !a.transcript_only)
+                                            .and_then(|_| t.message(x).and_then(|m| m.assistant))
+                                    },
                                 );
                             match (next.as_ref().and_then(|a| a.model.as_deref()), att.model.as_deref()) {
                                 (Some(n), Some(o)) if n != o => {

@@ -37,18 +37,25 @@ reported: pi never sends that call again.
 pub fn check(cx: &mut RuleContext) {
     let input = cx.input;
     if let Some((t, an)) = cx.transcript {
+        // One entry may hold many orphans: unpack it (and read it again) once.
+        let mut cached: Option<(u32, crate::model::Message)> = None;
         for p in &an.pairing {
             if let Pairing::Orphan { unit, block, second } = *p {
                 let e = &t.entries[unit as usize];
-                let m = t.message(e).expect("results are in messages");
+                if cached.as_ref().map(|c| c.0) != Some(unit) {
+                    let m = t.message(e).expect("results are in messages");
+                    // A long result text is not kept in memory: read it again.
+                    let full = m
+                        .blocks
+                        .iter()
+                        .any(|b| b.text_dropped)
+                        .then(|| crate::formats::reload_message(input.format, t, e))
+                        .flatten()
+                        .filter(|r| r.blocks.len() == m.blocks.len());
+                    cached = Some((unit, full.unwrap_or(m)));
+                }
+                let Some((_, m)) = &cached else { continue };
                 let b = &m.blocks[block as usize];
-                // A long result text is not kept in memory: read it again.
-                let full = b
-                    .text_dropped
-                    .then(|| crate::formats::reload_message(input.format, t, e))
-                    .flatten()
-                    .and_then(|m| m.blocks.into_iter().nth(block as usize));
-                let b = full.as_ref().unwrap_or(b);
                 let id = b.tool_id.as_deref().unwrap_or("");
                 let what =
                     if second { "answers its call a second time" } else { "matches no earlier tool call on its path" };

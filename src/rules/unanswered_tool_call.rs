@@ -41,10 +41,16 @@ cut by a reported `broken-parent-chain` or torn line (the cause is reported, not
 pub fn check(cx: &mut RuleContext) {
     let input = cx.input;
     if let Some((t, an)) = cx.transcript {
+        // One entry may hold many unanswered calls: unpack it once.
+        let mut cached: Option<(u32, crate::model::Message)> = None;
         for p in &an.pairing {
             if let Pairing::Unanswered { unit, block } = *p {
                 let e = &t.entries[unit as usize];
-                let b = &t.message(e).expect("calls are in messages").blocks[block as usize];
+                if cached.as_ref().map(|c| c.0) != Some(unit) {
+                    cached = Some((unit, t.message(e).expect("calls are in messages")));
+                }
+                let Some((_, m)) = &cached else { continue };
+                let b = &m.blocks[block as usize];
                 let id = b.tool_id.as_deref().unwrap_or("");
                 cx.report(
                     Finding::new(
