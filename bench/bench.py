@@ -149,7 +149,7 @@ def main():
     # 1 and 2 threads alternate, so that drift in the machine's speed during
     # the step (other tenants, frequency) weighs on both alike.
     one_runs, two_runs = [], []
-    for _ in range(max(a.runs, 5)):
+    for _ in range(max(a.runs, 9)):
         one_runs.append(run([a.bin, "check", many, "-j", "1", "--output-format", "json"]))
         two_runs.append(run([a.bin, "check", many, "-j", "2", "--output-format", "json"]))
     one, two = summarise(one_runs), summarise(two_runs)

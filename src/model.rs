@@ -15,6 +15,10 @@
 //! system, developer, extension and carrier messages) are kept in full;
 //! assistant text, thinking and tool results keep a short prefix, their length
 //! and a hash, so that a 300 MB transcript does not have to live in memory.
+//! A transcript's messages are stored packed in [`Transcript::messages`] (see
+//! [`crate::packed`]); `check` keeps of the model side only short texts
+//! ([`crate::packed::Texts::Compact`]) and reads the others again for the
+//! findings that quote them ([`crate::formats::reload_message`]).
 
 use crate::packed::{MessageArena, MsgRef, PackedMessage};
 use std::borrow::Cow;
@@ -576,7 +580,7 @@ const ENTRY_TYPES: &[&str] = &[
 ///
 /// Kept small (72 bytes; its message is packed, see [`crate::packed`]): a long
 /// session has hundreds of thousands of entries and all of them are held for
-/// the whole check. Fields few entries have live in one boxed [`EntryExtra`].
+/// the whole check. Fields few entries have live in one boxed `EntryExtra`.
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// 1-based line.

@@ -6,9 +6,12 @@
 //! the struct layout was most of the memory: a `Message` is 96 bytes, each
 //! `Block` 96 more, and every pointer, id and text its own allocation. Packed,
 //! a message costs its texts plus a dozen bytes per block (issue 7: peak RSS
-//! of `check` under 25 % of the file). Rules read a message through
-//! [`crate::model::Entry::message`], which unpacks it into an owned
-//! [`Message`]; the role and kind are read without unpacking.
+//! of `check` under 25 % of the file). The messages of a transcript live one
+//! after another in a [`MessageArena`]; rules read one through
+//! [`crate::model::Transcript::message`] (unpacked into an owned [`Message`])
+//! or [`crate::model::Transcript::packed`] (read in place, no allocation); an
+//! entry keeps the role, kind and assistant facts so that most questions never
+//! read the arena at all.
 //!
 //! Layout (integers are unsigned LEB128 varints unless sized; strings are a
 //! varint byte length and UTF-8 bytes; hashes are 8 bytes little-endian):
@@ -17,17 +20,23 @@
 //! message: role u8 | kind u8 | flags u8 | stop u8 | assistant flags u8 | result flags u8
 //!          | pointer | [json_hash] | [model] | [dynamic_ref str] | block count | block*
 //! model:   varint index into the process's model names plus one, or 0 and a string
-//! pointer: u8 index into POINTERS (1-based), or 0 and a string
+//! pointer: a one-byte code of a common pointer (see POINTER_TABLES), or 0 and a string
 //! block:   kind u8 | flags u8 | pointer | text_len | text_hash | text | [json_hash]
 //!          | [tool_id str] | [tool_name str]
-//!          (text: its bytes when it is the full text, i.e. text_len bytes; else a str)
+//!          (text: its bytes when it is the full text, i.e. text_len bytes; else a str,
+//!          empty when the text was dropped)
+//! arena:   per message, varint byte length | message bytes
 //! ```
 
 use crate::model::{AssistantInfo, Block, BlockKind, Message, MessageKind, Ptr, ResultInfo, Role, Stop};
 use std::borrow::Cow;
 
-/// Pointers the loaders write for most messages and blocks, stored as one byte.
-const POINTERS: &[&str] = &[
+/// Pointers the loaders write for most messages and blocks, stored as one
+/// byte: the position in these tables, taken one after another, plus one.
+const POINTER_TABLES: [&[&str]; 5] =
+    [&FIXED_POINTERS, &MESSAGE_CONTENT, &CONTENT, &PAYLOAD_CONTENT, &ATTACHMENT_CONTENT];
+
+const FIXED_POINTERS: [&str; 9] = [
     "",
     "/message",
     "/content",
@@ -37,6 +46,10 @@ const POINTERS: &[&str] = &[
     "/payload",
     "/message/content",
     "/payload/content",
+];
+
+/// `/message/content/N` for N < 16 (pi and Claude Code content blocks).
+pub const MESSAGE_CONTENT: [&str; 16] = [
     "/message/content/0",
     "/message/content/1",
     "/message/content/2",
@@ -53,6 +66,10 @@ const POINTERS: &[&str] = &[
     "/message/content/13",
     "/message/content/14",
     "/message/content/15",
+];
+
+/// `/content/N` for N < 16 (pi `custom_message` content blocks).
+pub const CONTENT: [&str; 16] = [
     "/content/0",
     "/content/1",
     "/content/2",
@@ -69,6 +86,10 @@ const POINTERS: &[&str] = &[
     "/content/13",
     "/content/14",
     "/content/15",
+];
+
+/// `/payload/content/N` for N < 16 (Codex content items).
+const PAYLOAD_CONTENT: [&str; 16] = [
     "/payload/content/0",
     "/payload/content/1",
     "/payload/content/2",
@@ -85,6 +106,10 @@ const POINTERS: &[&str] = &[
     "/payload/content/13",
     "/payload/content/14",
     "/payload/content/15",
+];
+
+/// `/attachment/content/N` for N < 16 (Claude Code attachments).
+const ATTACHMENT_CONTENT: [&str; 16] = [
     "/attachment/content/0",
     "/attachment/content/1",
     "/attachment/content/2",
@@ -102,6 +127,30 @@ const POINTERS: &[&str] = &[
     "/attachment/content/14",
     "/attachment/content/15",
 ];
+
+/// The one-byte code of `p`, if it has one.
+fn pointer_code(p: &str) -> Option<u8> {
+    let mut base = 0;
+    for t in POINTER_TABLES {
+        if let Some(i) = t.iter().position(|x| *x == p) {
+            return Some((base + i + 1) as u8);
+        }
+        base += t.len();
+    }
+    None
+}
+
+/// The pointer with one-byte `code`.
+fn pointer_of(code: u8) -> Option<&'static str> {
+    let mut i = usize::from(code).checked_sub(1)?;
+    for t in POINTER_TABLES {
+        if i < t.len() {
+            return Some(t[i]);
+        }
+        i -= t.len();
+    }
+    None
+}
 
 /// One packed message (see the module docs), borrowed from a
 /// [`MessageArena`] (or from [`pack`]'s output); unpack with [`PackedMessage::unpack`].
@@ -472,7 +521,7 @@ pub struct BlockRef<'a> {
     pub dry_run: bool,
     /// The text was not kept (see [`Block::text_dropped`]).
     pub text_dropped: bool,
-    /// `pointer`, when it is one of [`POINTERS`].
+    /// `pointer`, when it is one of the common pointers (a one-byte code).
     static_pointer: Option<&'static str>,
 }
 
@@ -691,8 +740,8 @@ fn put_str(w: &mut Vec<u8>, s: &str) {
 }
 
 fn put_ptr(w: &mut Vec<u8>, p: &str) {
-    match POINTERS.iter().position(|x| *x == p) {
-        Some(i) => w.push(i as u8 + 1),
+    match pointer_code(p) {
+        Some(c) => w.push(c),
         None => {
             w.push(0);
             put_str(w, p);
@@ -743,14 +792,14 @@ impl<'a> Reader<'a> {
     fn ptr(&mut self) -> Ptr {
         match self.u8() {
             0 => Cow::Owned(self.str().to_string()),
-            i => Cow::Borrowed(POINTERS.get(usize::from(i) - 1).copied().unwrap_or("")),
+            c => Cow::Borrowed(pointer_of(c).unwrap_or("")),
         }
     }
     fn ptr_str(&mut self) -> (&'a str, Option<&'static str>) {
         match self.u8() {
             0 => (self.str(), None),
             i => {
-                let p = POINTERS.get(usize::from(i) - 1).copied().unwrap_or("");
+                let p = pointer_of(i).unwrap_or("");
                 (p, Some(p))
             }
         }
@@ -964,5 +1013,18 @@ mod tests {
         for (i, k) in STOPS.iter().enumerate() {
             assert_eq!(usize::from(stop_code(*k)), i);
         }
+    }
+
+    #[test]
+    fn every_common_pointer_has_a_code_that_gives_it_back() {
+        let all: Vec<&str> = POINTER_TABLES.iter().flat_map(|t| t.iter().copied()).collect();
+        assert!(all.len() < 255);
+        for p in &all {
+            let c = pointer_code(p).expect("a code");
+            assert_eq!(pointer_of(c), Some(*p));
+        }
+        assert_eq!(pointer_code("/message/content/16"), None);
+        assert_eq!(pointer_of(0), None);
+        assert_eq!(pointer_of(255), None);
     }
 }

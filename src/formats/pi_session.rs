@@ -478,37 +478,10 @@ fn content_message(
 
 /// `/message/content/N` and `/content/N` for small N without allocating.
 fn block_ptr(content_ptr: &str, i: usize) -> Ptr {
-    const MSG: [&str; 16] = [
-        "/message/content/0",
-        "/message/content/1",
-        "/message/content/2",
-        "/message/content/3",
-        "/message/content/4",
-        "/message/content/5",
-        "/message/content/6",
-        "/message/content/7",
-        "/message/content/8",
-        "/message/content/9",
-        "/message/content/10",
-        "/message/content/11",
-        "/message/content/12",
-        "/message/content/13",
-        "/message/content/14",
-        "/message/content/15",
-    ];
-    const TOP: [&str; 8] = [
-        "/content/0",
-        "/content/1",
-        "/content/2",
-        "/content/3",
-        "/content/4",
-        "/content/5",
-        "/content/6",
-        "/content/7",
-    ];
+    use crate::packed::{CONTENT, MESSAGE_CONTENT};
     match content_ptr {
-        "/message/content" if i < MSG.len() => Cow::Borrowed(MSG[i]),
-        "/content" if i < TOP.len() => Cow::Borrowed(TOP[i]),
+        "/message/content" if i < MESSAGE_CONTENT.len() => Cow::Borrowed(MESSAGE_CONTENT[i]),
+        "/content" if i < CONTENT.len() => Cow::Borrowed(CONTENT[i]),
         _ => Cow::Owned(ptr_idx(content_ptr, i)),
     }
 }
