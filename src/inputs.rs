@@ -45,6 +45,17 @@ impl Job {
             Job::Stream(d, _, _) => d,
         }
     }
+    /// Size in bytes of the job's files as stored (0 when unknown).
+    pub fn stored_bytes(&self) -> u64 {
+        let one = |s: &SourceRef| match &s.origin {
+            crate::source::Origin::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            crate::source::Origin::Memory(b) => b.len() as u64,
+        };
+        match self {
+            Job::File(s, _) => one(s),
+            Job::Stream(_, _, v) => v.iter().map(one).sum(),
+        }
+    }
 }
 
 /// The [`Skipped::reason`] of a readable file that matches no input format.

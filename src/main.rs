@@ -332,15 +332,24 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
+/// Inputs from this size on make `check` return freed memory at once.
+const LARGE_INPUT: u64 = 16 << 20;
+
+/// Returns freed pages to the system at once (mimalloc's default waits 10 ms):
+/// on a large input the load buffers freed while the model grows would
+/// otherwise stay resident (peak RSS is one of the benchmark's targets, issue
+/// 7). Not the default: on thousands of small files it costs page faults that
+/// the two threads then wait on together.
+fn return_freed_memory_at_once() {
+    // SAFETY: a plain option setter; mimalloc reads options atomically.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+}
+
 fn main() {
-    // Commit arena memory on demand and return freed pages at once: the
-    // defaults keep ~10 MB resident for nothing and hold freed load buffers
-    // (peak RSS is one of the benchmark's targets, issue 7).
-    // SAFETY: plain option setters, called before any thread is started.
-    unsafe {
-        libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0);
-        libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0);
-    }
+    // Commit arena memory on demand (for arenas created from here on; the
+    // first one follows the compile-time default set in .cargo/config.toml).
+    // SAFETY: a plain option setter, called before any thread is started.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0) }
     std::panic::set_hook(Box::new(|info| {
         eprintln!("ctxlint: internal error (a bug, please report it with the input that caused it): {info}");
     }));
@@ -456,6 +465,9 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         stdin_filename: a.stdin_filename.clone(),
     };
     let plan = ctxlint::inputs::discover(&paths, &discover)?;
+    if plan.jobs.iter().any(|j| j.stored_bytes() >= LARGE_INPUT) {
+        return_freed_memory_at_once();
+    }
     let bar = (std::io::stderr().is_terminal() && plan.jobs.len() >= 200).then(|| {
         let b = indicatif::ProgressBar::new(plan.jobs.len() as u64);
         b.set_style(

@@ -461,6 +461,11 @@ impl<'a> PackedMessage<'a> {
         }
     }
 
+    /// The model name of an assistant message (read without unpacking the blocks).
+    pub fn model(self) -> Option<&'a str> {
+        self.read_head().1.model
+    }
+
     /// The message's pointer (read without unpacking the blocks).
     pub fn pointer(self) -> Ptr {
         self.read_head().1.pointer
@@ -503,8 +508,8 @@ pub struct BlockRef<'a> {
     pub kind: BlockKind,
     /// JSON Pointer of the block.
     pub pointer: &'a str,
-    /// Its text as kept (see [`Block::text`]).
-    pub text: &'a str,
+    /// Its text as kept, checked as UTF-8 only when read ([`BlockRef::text`]).
+    text: &'a [u8],
     /// Length in bytes of the full text.
     pub text_len: u32,
     /// Hash of the full text.
@@ -525,7 +530,11 @@ pub struct BlockRef<'a> {
     static_pointer: Option<&'static str>,
 }
 
-impl BlockRef<'_> {
+impl<'a> BlockRef<'a> {
+    /// Its text as kept (see [`Block::text`]).
+    pub fn text(&self) -> &'a str {
+        std::str::from_utf8(self.text).unwrap_or("")
+    }
     /// An owned [`Block`].
     pub fn to_block(&self) -> Block {
         Block {
@@ -534,7 +543,7 @@ impl BlockRef<'_> {
                 Some(p) => Cow::Borrowed(p),
                 None => Cow::Owned(self.pointer.to_string()),
             },
-            text: self.text.into(),
+            text: self.text().into(),
             text_len: self.text_len,
             text_hash: self.text_hash,
             json_hash: self.json_hash,
@@ -548,6 +557,7 @@ impl BlockRef<'_> {
 }
 
 /// The blocks of a packed message, in order (see [`PackedMessage::blocks`]).
+#[derive(Clone)]
 pub struct Blocks<'a> {
     r: Reader<'a>,
     left: usize,
@@ -567,7 +577,7 @@ impl<'a> Iterator for Blocks<'a> {
         let (pointer, static_pointer) = r.ptr_str();
         let text_len = r.varint() as u32;
         let text_hash = r.u64();
-        let text = if bf & B_FULL_TEXT != 0 { r.str_of(text_len as usize) } else { r.str() };
+        let text = if bf & B_FULL_TEXT != 0 { r.bytes_of(text_len as usize) } else { r.bytes() };
         let json_hash = if bf & B_JSON_HASH != 0 { r.u64() } else { 0 };
         let tool_id = (bf & B_TOOL_ID != 0).then(|| r.str());
         let tool_name = (bf & B_TOOL_NAME != 0).then(|| r.str());
@@ -749,8 +759,9 @@ fn put_ptr(w: &mut Vec<u8>, p: &str) {
     }
 }
 
-/// Reads what [`PackedMessage::pack`] wrote. The bytes are always ours, so a
-/// short read cannot happen; it yields zeros and empty strings rather than panic.
+/// Reads what [`pack`] wrote. The bytes are always ours, so a short read
+/// cannot happen; it yields zeros and empty strings rather than panic.
+#[derive(Clone)]
 struct Reader<'a> {
     b: &'a [u8],
     at: usize,
@@ -779,15 +790,18 @@ impl<'a> Reader<'a> {
             }
         }
     }
-    fn str_of(&mut self, len: usize) -> &'a str {
+    fn bytes_of(&mut self, len: usize) -> &'a [u8] {
         let end = self.at.saturating_add(len).min(self.b.len());
-        let s = std::str::from_utf8(&self.b[self.at.min(end)..end]).unwrap_or("");
+        let s = &self.b[self.at.min(end)..end];
         self.at = end;
         s
     }
-    fn str(&mut self) -> &'a str {
+    fn bytes(&mut self) -> &'a [u8] {
         let len = self.varint() as usize;
-        self.str_of(len)
+        self.bytes_of(len)
+    }
+    fn str(&mut self) -> &'a str {
+        std::str::from_utf8(self.bytes()).unwrap_or("")
     }
     fn ptr(&mut self) -> Ptr {
         match self.u8() {

@@ -197,7 +197,7 @@ pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
                 .entries
                 .iter()
                 .filter_map(|e| t.packed(e))
-                .any(|m| m.blocks().any(|b| b.text.len() as u32 != b.text_len));
+                .any(|m| m.blocks().any(|b| b.text().len() as u32 != b.text_len));
             if cut {
                 shown.notes.push("ctxlint keeps only a prefix of the assistant, thinking, tool-call and tool-result texts of a transcript: such texts end with \"… (N bytes; the first K are kept)\" (or \"… (N bytes, not kept)\")".into());
             }

@@ -60,7 +60,7 @@ pub fn check(cx: &mut RuleContext) {
         .map(|d| d.entry)
         .collect();
     // Sends awaiting their result: call id -> (entry, block pointer).
-    let mut sends: HashMap<Box<str>, (u32, String)> = HashMap::new();
+    let mut sends: HashMap<&str, (u32, String)> = HashMap::new();
     // Per write-order lane (Claude Code sub-agents; one lane elsewhere):
     // user turns without a reply, (user turn, replying entry), any turn seen.
     let lanes = crate::context::lanes(t);
@@ -75,7 +75,8 @@ pub fn check(cx: &mut RuleContext) {
         if e.class != Class::Conversation || reused.contains(&i) {
             continue;
         }
-        let Some(m) = &t.message(e) else { continue };
+        // Read in place: every conversation entry passes here.
+        let Some(m) = t.packed(e) else { continue };
         let (pending, answered, any_turn) = states.entry(lanes[i as usize]).or_default();
         if e.is_user_turn() {
             if !replayed.contains(&i) {
@@ -86,29 +87,32 @@ pub fn check(cx: &mut RuleContext) {
         }
         // (entry, pointer, text, the call's entries when some of its text was not kept)
         let mut reply: Option<(u32, String, String, Option<Vec<u32>>)> = None;
-        if let Some(a) = &m.assistant {
+        if let Some(a) = m.assistant_facts() {
             if a.transcript_only || a.delivery_mirror {
                 continue;
             }
-            for b in &m.blocks {
+            for b in m.blocks() {
                 if b.kind == BlockKind::ToolCall && b.is_send && !b.dry_run {
-                    if let Some(id) = &b.tool_id {
-                        sends.insert(id.clone(), (i, b.pointer.to_string()));
+                    if let Some(id) = b.tool_id {
+                        sends.insert(id, (i, b.pointer.to_string()));
                     }
                 }
             }
-            let mut acc = GroupAcc::default();
-            acc.add(i, m, a);
+            let view = m.blocks().map(|b| (b.kind, b.text(), b.text_dropped, b.pointer));
             let acc = match e.call_group() {
                 Some(g) => {
                     let ga = groups.entry(g).or_default();
-                    ga.add(i, m, a);
+                    ga.add(i, view, &a);
                     if group_ends.get(g) != Some(&i) {
                         continue; // not the call's last entry yet
                     }
                     groups.remove(g).unwrap_or_default()
                 }
-                None => acc,
+                None => {
+                    let mut acc = GroupAcc::default();
+                    acc.add(i, view, &a);
+                    acc
+                }
             };
             // A text not kept is longer than any silent token, and not blank.
             let text = acc.text.trim();
@@ -125,8 +129,8 @@ pub fn check(cx: &mut RuleContext) {
             let first = if e.call_group().is_some() { acc.first_text } else { acc.first_any };
             let (at, ptr) = first.unwrap_or((i, String::new()));
             reply = Some((at, ptr, text.to_string(), acc.partial.then_some(acc.entries)));
-        } else if let Some(r) = &m.result {
-            let id = m.blocks.iter().find(|b| b.kind == BlockKind::ToolResult).and_then(|b| b.tool_id.as_deref());
+        } else if let Some(r) = m.result_facts() {
+            let id = m.blocks().find(|b| b.kind == BlockKind::ToolResult).and_then(|b| b.tool_id);
             if let Some((call_entry, ptr)) = id.and_then(|id| sends.remove(id)) {
                 if r.delivered && !r.is_error {
                     reply = Some((call_entry, ptr, "message-tool send".to_string(), None));
@@ -175,7 +179,7 @@ fn full_text(input: &crate::model::Input, t: &Transcript, entries: &[u32]) -> Op
     for &k in entries {
         let m = crate::formats::reload_message(input.format, t, &t.entries[k as usize])?;
         let a = m.assistant.clone()?;
-        acc.add(k, &m, &a);
+        acc.add(k, m.blocks.iter().map(|b| (b.kind, &*b.text, b.text_dropped, &*b.pointer)), &a);
     }
     Some(acc.text.trim().to_string())
 }
@@ -198,22 +202,31 @@ struct GroupAcc {
 }
 
 impl GroupAcc {
-    fn add(&mut self, i: u32, m: &Message, a: &AssistantInfo) {
+    /// Adds entry `i`'s blocks, each as (kind, text as kept, text dropped, pointer).
+    fn add<'b>(
+        &mut self,
+        i: u32,
+        blocks: impl Iterator<Item = (BlockKind, &'b str, bool, &'b str)>,
+        a: &AssistantInfo,
+    ) {
         self.entries.push(i);
         self.failed |= a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
-        self.has_call |= m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
-        for b in m.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
-            if self.first_any.is_none() {
-                self.first_any = Some((i, b.pointer.to_string()));
+        for (kind, text, dropped, pointer) in blocks {
+            self.has_call |= kind == BlockKind::ToolCall;
+            if kind != BlockKind::Text {
+                continue;
             }
-            self.partial |= b.text_dropped;
-            if self.first_text.is_none() && !b.is_blank() {
-                self.first_text = Some((i, b.pointer.to_string()));
+            if self.first_any.is_none() {
+                self.first_any = Some((i, pointer.to_string()));
+            }
+            self.partial |= dropped;
+            if self.first_text.is_none() && (dropped || !text.trim().is_empty()) {
+                self.first_text = Some((i, pointer.to_string()));
             }
             if !self.text.is_empty() {
                 self.text.push('\n');
             }
-            self.text.push_str(&b.text);
+            self.text.push_str(text);
         }
     }
 }

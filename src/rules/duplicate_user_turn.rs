@@ -68,7 +68,7 @@ struct Attempt<'a> {
     last_api_error: bool,
     last_final: bool,
     synthetic: bool,
-    model: Option<Box<str>>,
+    model: Option<&'a str>,
     /// Claude Code / Codex: the call group of the last model call (one call
     /// written over several entries), and whether any of its entries so far
     /// held a tool call / text.
@@ -89,18 +89,20 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
         if e.class != Class::Conversation {
             continue;
         }
-        let Some(m) = &t.message(e) else { continue };
+        // Read in place: every conversation entry passes here.
+        let Some(m) = t.packed(e) else { continue };
         let lane = lanes[i];
         let (prev, att) = states.entry(lane).or_default();
-        if let Some(a) = &m.assistant {
+        if let Some(a) = m.assistant_facts() {
             if a.transcript_only {
                 continue;
             }
             att.calls += 1;
             att.last = Some(a.stop);
             att.last_api_error = a.api_error;
-            let has_call = m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
-            let has_text = m.blocks.iter().any(|b| b.kind == BlockKind::Text && !b.is_blank());
+            let has_call = m.blocks().any(|b| b.kind == BlockKind::ToolCall);
+            let has_text =
+                m.blocks().any(|b| b.kind == BlockKind::Text && (b.text_dropped || !b.text().trim().is_empty()));
             // A model call split over entries ends with a final text only if
             // none of its entries holds a tool call and one holds text.
             let g = e.call_group();
@@ -115,10 +117,10 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             if att.last_final {
                 att.synthetic = false;
             }
-            att.model = a.model.clone();
+            att.model = m.model();
             continue;
         }
-        if let Some(r) = &m.result {
+        if let Some(r) = m.result_facts() {
             if r.synthetic_or_aborted {
                 att.synthetic = true;
             }
@@ -153,7 +155,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
                                             .and_then(|_| t.message(x).and_then(|m| m.assistant))
                                     },
                                 );
-                            match (next.as_ref().and_then(|a| a.model.as_deref()), att.model.as_deref()) {
+                            match (next.as_ref().and_then(|a| a.model.as_deref()), att.model) {
                                 (Some(n), Some(o)) if n != o => {
                                     Some((false, format!("a fallback model ({n}) took over from {o}")))
                                 }
