@@ -465,7 +465,9 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         stdin_filename: a.stdin_filename.clone(),
     };
     let plan = ctxlint::inputs::discover(&paths, &discover)?;
-    if plan.jobs.iter().any(|j| j.stored_bytes() >= LARGE_INPUT) {
+    if rayon::iter::ParallelIterator::any(rayon::iter::IntoParallelRefIterator::par_iter(&plan.jobs), |j| {
+        j.stored_bytes() >= LARGE_INPUT
+    }) {
         return_freed_memory_at_once();
     }
     let bar = (std::io::stderr().is_terminal() && plan.jobs.len() >= 200).then(|| {

@@ -710,8 +710,28 @@ mod models {
         T.get_or_init(Default::default)
     }
 
+    thread_local! {
+        /// The names this thread has looked up: most lookups touch no shared state.
+        static SEEN: std::cell::RefCell<Vec<(&'static str, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
     /// The index of `name`, interning it if there is room.
     pub fn intern(name: &str) -> Option<u32> {
+        let local = SEEN.with(|s| s.borrow().iter().find(|(n, _)| *n == name).map(|(_, i)| *i));
+        if local.is_some() {
+            return local;
+        }
+        let i = intern_shared(name)?;
+        SEEN.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < 16 {
+                s.push((self::name(i), i));
+            }
+        });
+        Some(i)
+    }
+
+    fn intern_shared(name: &str) -> Option<u32> {
         if let Some(&i) = table().read().ok()?.index.get(name) {
             return Some(i);
         }
