@@ -462,10 +462,6 @@ impl Transcript {
             (None, None) => None,
         })
     }
-    /// Number of parsed lines.
-    pub fn raw_line_count(&self) -> usize {
-        self.entries.len() + self.other_lines.len()
-    }
     /// The message entry `e` carries, unpacked.
     pub fn message(&self, e: &Entry) -> Option<Message> {
         self.packed(e).map(|p| p.unpack())
@@ -698,10 +694,6 @@ impl Entry {
     /// The message kind, if the entry carries a message.
     pub fn kind(&self) -> Option<MessageKind> {
         self.has_message().then(|| PackedMessage::kind_of(self.head))
-    }
-    /// The message role, if the entry carries a message.
-    pub fn role(&self) -> Option<Role> {
-        self.has_message().then(|| PackedMessage::role_of(self.head))
     }
     /// The message's assistant facts without the model name (assistant messages only).
     pub fn assistant_facts(&self) -> Option<AssistantInfo> {

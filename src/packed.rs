@@ -466,11 +466,6 @@ impl<'a> PackedMessage<'a> {
         self.read_head().1.model
     }
 
-    /// The message's pointer (read without unpacking the blocks).
-    pub fn pointer(self) -> Ptr {
-        self.read_head().1.pointer
-    }
-
     /// The blocks, borrowed (no allocation).
     pub fn blocks(self) -> Blocks<'a> {
         let (mut r, _) = self.read_head();
