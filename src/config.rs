@@ -2,7 +2,7 @@
 //! loading (with `[rules]`, `[[overrides]]`) fills these; defaults follow SPEC §2.
 
 use crate::finding::Severity;
-use crate::rules::RuleId;
+use crate::rule_id::RuleId;
 use regex::Regex;
 use std::collections::HashMap;
 

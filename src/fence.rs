@@ -39,7 +39,7 @@ use crate::error::{Error, Result};
 use crate::finding::Finding;
 use crate::formats::jsonl::describe_json_error;
 use crate::model::FormatId;
-use crate::rules::RuleId;
+use crate::rule_id::RuleId;
 use crate::source::{LineReader, MAX_LINE, open_regular};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

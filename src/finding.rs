@@ -1,27 +1,9 @@
 //! Findings: what a rule reports, in the shape of SPEC §4's JSON output.
 
-use crate::rules::RuleId;
+use crate::rule_id::RuleId;
 use serde::Serialize;
 
-/// How serious a finding is. Ordered: `Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Reported; fails the run only when the failing severity is `warning` (the default).
-    Warning,
-    /// Reported; always fails the run (unless `--exit-zero`).
-    Error,
-}
-
-impl Severity {
-    /// `"warning"` or `"error"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
+pub use crate::rule_id::Severity;
 
 /// A location related to a finding (e.g. the first occurrence of a duplicate).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

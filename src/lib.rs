@@ -14,12 +14,11 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod baseline;
 pub mod config;
-pub mod context;
 pub mod conversation;
 pub mod diff;
-pub mod dup;
 pub mod error;
 pub mod fence;
 pub mod finding;
@@ -29,9 +28,9 @@ pub mod inputs;
 pub mod locate;
 pub mod model;
 pub mod packed;
-pub mod pairing;
 pub mod report;
 pub mod repro;
+pub mod rule_id;
 pub mod rules;
 pub mod show;
 pub mod source;

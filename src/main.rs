@@ -738,7 +738,7 @@ fn cmd_rule(a: RuleArgs) -> ctxlint::Result<i32> {
             let mut t = comfy_table::Table::new();
             t.load_preset(comfy_table::presets::NOTHING).set_header(vec!["code", "name", "default", "finds"]);
             for r in RuleId::ALL {
-                let m = r.meta();
+                let m = ctxlint::rules::meta(r);
                 t.add_row(vec![m.code, m.name, m.default_severity.as_str(), m.summary]);
             }
             format!("{t}\n\nRun `ctxlint rule NAME` for a rule's documentation.\n")

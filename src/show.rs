@@ -3,7 +3,7 @@
 //!
 //! A request lists, in cache order, its per-request system slots (one row per
 //! slot) and its messages. A transcript step lists the context the runtime
-//! would have sent for that model call ([`crate::context::Tree::step_context`]),
+//! would have sent for that model call ([`crate::analysis::Tree::step_context`]),
 //! after the session-level base instructions when the format has them
 //! (Codex). Steps are numbered 0.. in write order; a model call written as
 //! several entries (Claude Code, Codex: one [`Entry::call_group`]) is one step,
@@ -24,7 +24,7 @@
 //! ShownBlock { kind, pointer, bytes, truncated, text, tool_name, tool_id }  // text: selected request only
 //! ```
 
-use crate::context::Tree;
+use crate::analysis::Tree;
 use crate::model::*;
 use crate::text::{excerpt, mask_secrets};
 use std::collections::HashSet;

@@ -515,7 +515,7 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].severity, crate::finding::Severity::Warning);
         assert_eq!(tr(&input).entries[1].class, Class::Conversation);
-        assert!(!crate::context::sent_again(&tr(&input).entries[1]));
+        assert!(!crate::analysis::sent_again(&tr(&input).entries[1]));
     }
 
     #[test]
@@ -554,7 +554,7 @@ mod tests {
         assert!(m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall && b.tool_id.as_deref() == Some("c9")));
         assert_eq!(t.entries[3].kind(), Some(MessageKind::SystemPrompt));
         // Before the boundary is out of context after it.
-        let tree = crate::context::Tree::build(t);
+        let tree = crate::analysis::Tree::build(t);
         assert!(!tree.in_context_at(t, 0, 3));
         assert!(tree.in_context_at(t, 1, 3));
     }

@@ -2,7 +2,7 @@
 //! with descriptions and help, results with `ruleId`, `ruleIndex`, `level`,
 //! a physical location with a region, and `partialFingerprints`.
 
-use crate::rules::RuleId;
+use crate::rule_id::RuleId;
 use crate::{CheckReport, Severity};
 use serde_json::{Value, json};
 
@@ -11,7 +11,7 @@ pub fn render(r: &CheckReport) -> String {
     let rules: Vec<Value> = RuleId::ALL
         .iter()
         .map(|rule| {
-            let m = rule.meta();
+            let m = crate::rules::meta(*rule);
             json!({
                 "id": m.code,
                 "name": m.name,

@@ -4,7 +4,7 @@
 use super::CaseOutcome;
 use crate::error::{Error, Result};
 use crate::finding::Finding;
-use crate::rules::RuleId;
+use crate::rule_id::RuleId;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -87,7 +87,7 @@ pub fn expected_json(info: &CaseInfo) -> String {
 /// Holds no text of the input (only counts, names of files and rules).
 pub fn case_md(info: &CaseInfo) -> String {
     let o = info.outcome;
-    let m = info.rule.meta();
+    let m = crate::rules::meta(info.rule);
     let mut s = String::new();
     s.push_str(&format!("# {} ({}): reduced reproduction\n\n", m.name, m.code));
     s.push_str(&format!("- source: {}\n", info.source));

@@ -24,7 +24,7 @@ pub mod tree;
 use crate::error::{Error, Result};
 use crate::finding::Finding;
 use crate::inputs::{self, DiscoverOptions, Job};
-use crate::rules::RuleId;
+use crate::rule_id::RuleId;
 use crate::source::{Origin, SourceRef};
 use crate::{config, formats};
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -1,8 +1,8 @@
 //! CTX102 `duplicate-context-block`.
 
 use super::{RuleContext, RuleId, RuleMeta};
+use crate::analysis::dup::{self, Dupes, Occ, StreamMemo};
 use crate::config::Settings;
-use crate::dup::{self, Dupes, Occ, StreamMemo};
 use crate::finding::{Finding, Severity};
 use crate::hash::hash_str;
 use crate::model::*;
@@ -95,7 +95,7 @@ pub fn check(cx: &mut RuleContext) {
     let input = cx.input;
     let settings = cx.settings;
     if let Some((t, an)) = cx.transcript {
-        let replayed: foldhash::HashSet<u32> = an.replayed_turns.iter().map(|r| r.0).collect();
+        let replayed: foldhash::HashSet<u32> = an.replays.iter().map(|r| r.entry).collect();
         let mut seen = Dupes::new();
         for (i, e) in t.entries.iter().enumerate() {
             let mut reported = false;

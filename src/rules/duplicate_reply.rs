@@ -51,24 +51,24 @@ pub const SILENT: &[&str] = &["NO_REPLY", "HEARTBEAT_OK"];
 pub fn check(cx: &mut RuleContext) {
     let Some((t, an)) = cx.transcript else { return };
     let input = cx.input;
-    let replayed: HashSet<u32> = an.replayed_turns.iter().map(|r| r.0).collect();
+    let replayed: HashSet<u32> = an.replays.iter().map(|r| r.entry).collect();
     // An entry that reuses an id is reported by broken-parent-chain: one defect, one finding.
     let reused: HashSet<u32> = an
         .chain_defects
         .iter()
-        .filter(|d| matches!(d.kind, crate::rules::broken_parent_chain::DefectKind::IdReused(_)))
+        .filter(|d| matches!(d.kind, crate::analysis::chain::DefectKind::IdReused(_)))
         .map(|d| d.entry)
         .collect();
     // Sends awaiting their result: call id -> (entry, block pointer).
     let mut sends: HashMap<&str, (u32, String)> = HashMap::new();
     // Per write-order lane (Claude Code sub-agents; one lane elsewhere):
     // user turns without a reply, (user turn, replying entry), any turn seen.
-    let lanes = crate::context::lanes(t);
+    let lanes = crate::analysis::lanes(t);
     let mut states: HashMap<u32, LaneState> = HashMap::new();
     // Claude Code / Codex: one model call over several entries (same
     // `call_group`) is judged as a whole at its last entry: its texts joined,
     // any tool call or failure in any of its entries.
-    let group_ends = crate::context::call_group_ends(t);
+    let group_ends = crate::analysis::call_group_ends(t);
     let mut groups: HashMap<&str, GroupAcc> = HashMap::new();
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;

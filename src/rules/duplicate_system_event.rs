@@ -1,8 +1,8 @@
 //! CTX101 `duplicate-system-event`.
 
 use super::{RuleContext, RuleId, RuleMeta};
+use crate::analysis::dup::{self, Dupes, Occ, StreamMemo};
 use crate::config::{EVENT_TEXT_MIN, Settings};
-use crate::dup::{self, Dupes, Occ, StreamMemo};
 use crate::finding::{Finding, Severity};
 use crate::hash::hash_str;
 use foldhash::{HashSet, HashSetExt};

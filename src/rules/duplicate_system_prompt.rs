@@ -1,7 +1,7 @@
 //! CTX103 `duplicate-system-prompt`.
 
 use super::{RuleContext, RuleId, RuleMeta};
-use crate::dup::{self, Dupes, Occ, StreamMemo};
+use crate::analysis::dup::{self, Dupes, Occ, StreamMemo};
 use crate::finding::{Finding, Severity};
 use crate::hash::hash_str;
 use crate::model::*;

@@ -2,8 +2,8 @@
 //! and its logic; this module is the single table that maps codes to rules
 //! (ruff's pattern) and runs them over a loaded input.
 
+use crate::analysis::Analysis;
 use crate::config::Settings;
-use crate::context::Analysis;
 use crate::finding::{Finding, Severity};
 use crate::model::{Body, Input, Stream, Transcript};
 
@@ -37,88 +37,24 @@ pub struct RuleMeta {
     pub docs: &'static str,
 }
 
-/// Every rule, as a closed enum (stable order = code order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum RuleId {
-    /// CTX101
-    DuplicateSystemEvent,
-    /// CTX102
-    DuplicateContextBlock,
-    /// CTX103
-    DuplicateSystemPrompt,
-    /// CTX201
-    DroppedSystemPrompt,
-    /// CTX202
-    HistoryRewrite,
-    /// CTX203
-    DuplicateUserTurn,
-    /// CTX204
-    DuplicateReply,
-    /// CTX301
-    UnansweredToolCall,
-    /// CTX302
-    OrphanToolResult,
-    /// CTX401
-    NotAppendOnly,
-    /// CTX402
-    ForeignAppend,
-    /// CTX403
-    MalformedLine,
-    /// CTX404
-    BrokenParentChain,
-}
+pub use crate::rule_id::RuleId;
 
-impl RuleId {
-    /// All rules in code order.
-    pub const ALL: [RuleId; 13] = [
-        RuleId::DuplicateSystemEvent,
-        RuleId::DuplicateContextBlock,
-        RuleId::DuplicateSystemPrompt,
-        RuleId::DroppedSystemPrompt,
-        RuleId::HistoryRewrite,
-        RuleId::DuplicateUserTurn,
-        RuleId::DuplicateReply,
-        RuleId::UnansweredToolCall,
-        RuleId::OrphanToolResult,
-        RuleId::NotAppendOnly,
-        RuleId::ForeignAppend,
-        RuleId::MalformedLine,
-        RuleId::BrokenParentChain,
-    ];
-
-    /// The rule's metadata and documentation.
-    pub fn meta(self) -> &'static RuleMeta {
-        match self {
-            RuleId::DuplicateSystemEvent => &duplicate_system_event::META,
-            RuleId::DuplicateContextBlock => &duplicate_context_block::META,
-            RuleId::DuplicateSystemPrompt => &duplicate_system_prompt::META,
-            RuleId::DroppedSystemPrompt => &dropped_system_prompt::META,
-            RuleId::HistoryRewrite => &history_rewrite::META,
-            RuleId::DuplicateUserTurn => &duplicate_user_turn::META,
-            RuleId::DuplicateReply => &duplicate_reply::META,
-            RuleId::UnansweredToolCall => &unanswered_tool_call::META,
-            RuleId::OrphanToolResult => &orphan_tool_result::META,
-            RuleId::NotAppendOnly => &not_append_only::META,
-            RuleId::ForeignAppend => &foreign_append::META,
-            RuleId::MalformedLine => &malformed_line::META,
-            RuleId::BrokenParentChain => &broken_parent_chain::META,
-        }
-    }
-    /// Stable name.
-    pub fn name(self) -> &'static str {
-        self.meta().name
-    }
-    /// Stable code.
-    pub fn code(self) -> &'static str {
-        self.meta().code
-    }
-    /// Default severity.
-    pub fn default_severity(self) -> Severity {
-        self.meta().default_severity
-    }
-    /// Looks a rule up by name or code (case-insensitive).
-    pub fn from_name_or_code(s: &str) -> Option<RuleId> {
-        RuleId::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(s) || r.code().eq_ignore_ascii_case(s))
+/// The metadata and documentation of a rule (its `META`, from its own file).
+pub fn meta(r: RuleId) -> &'static RuleMeta {
+    match r {
+        RuleId::DuplicateSystemEvent => &duplicate_system_event::META,
+        RuleId::DuplicateContextBlock => &duplicate_context_block::META,
+        RuleId::DuplicateSystemPrompt => &duplicate_system_prompt::META,
+        RuleId::DroppedSystemPrompt => &dropped_system_prompt::META,
+        RuleId::HistoryRewrite => &history_rewrite::META,
+        RuleId::DuplicateUserTurn => &duplicate_user_turn::META,
+        RuleId::DuplicateReply => &duplicate_reply::META,
+        RuleId::UnansweredToolCall => &unanswered_tool_call::META,
+        RuleId::OrphanToolResult => &orphan_tool_result::META,
+        RuleId::NotAppendOnly => &not_append_only::META,
+        RuleId::ForeignAppend => &foreign_append::META,
+        RuleId::MalformedLine => &malformed_line::META,
+        RuleId::BrokenParentChain => &broken_parent_chain::META,
     }
 }
 
@@ -189,7 +125,7 @@ pub fn run_all(input: &Input, settings: &Settings) -> Vec<Finding> {
 
 /// One rule's documentation as Markdown (what `ctxlint rule NAME` prints).
 pub fn rule_markdown(r: RuleId) -> String {
-    let m = r.meta();
+    let m = meta(r);
     format!(
         "## {} `{}`\n\nDefault severity: **{}**. {}.\n\n{}",
         m.code,
@@ -211,7 +147,7 @@ pub fn docs_markdown() -> String {
         "# ctxlint rules\n\n<!-- Generated from src/rules/*.rs by `ctxlint rule --all`; do not edit. -->\n\n| code | name | default | finds |\n|---|---|---|---|\n",
     );
     for r in RuleId::ALL {
-        let m = r.meta();
+        let m = meta(r);
         out.push_str(&format!(
             "| {} | [`{}`](#{}) | {} | {} |\n",
             m.code,
@@ -226,4 +162,18 @@ pub fn docs_markdown() -> String {
         out.push_str(&rule_markdown(r));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The leaf table in `rule_id.rs` and each rule file's `META` agree.
+    #[test]
+    fn rule_table_matches_every_rule_file() {
+        for r in RuleId::ALL {
+            let m = meta(r);
+            assert_eq!((r.code(), r.name(), r.default_severity()), (m.code, m.name, m.default_severity));
+        }
+    }
 }

@@ -1,8 +1,8 @@
 //! CTX302 `orphan-tool-result`.
 
 use super::{RuleContext, RuleId, RuleMeta};
+use crate::analysis::pairing::{self, Pairing};
 use crate::finding::{Finding, Severity};
-use crate::pairing::{self, Pairing};
 
 /// Metadata and documentation.
 pub const META: RuleMeta = RuleMeta {

@@ -7,7 +7,7 @@
 //! of a path is not a finding; consequences of a reported broken chain are not
 //! reported again.
 
-use crate::context::{Analysis, sent_again};
+use crate::analysis::{Analysis, sent_again};
 use crate::model::*;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
@@ -244,7 +244,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
                     }
                     // A call cut by a compaction (not kept) is not judged.
                     if calls.clone().any(|c| tree.is_ancestor_or_self(c, i))
-                        && tree.compaction[i as usize] != crate::context::NONE
+                        && tree.compaction[i as usize] != crate::analysis::NONE
                         && calls.clone().all(|c| sent_again(&t.entries[c as usize]))
                     {
                         continue;

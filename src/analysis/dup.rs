@@ -1,10 +1,10 @@
 //! The shared mechanism of the duplicate rules (CTX101–CTX103): occurrences of
 //! equal keys that lie in one request or one step. In a transcript two
 //! occurrences lie in one step when the earlier is on the later's path and
-//! still in context there ([`crate::context::Tree::in_context_at`]); a copy is
+//! still in context there ([`crate::analysis::Tree::in_context_at`]); a copy is
 //! reported once, however many steps contain it.
 
-use crate::context::{Tree, sent_again};
+use crate::analysis::{Tree, sent_again};
 use crate::model::*;
 use foldhash::{HashMap, HashSet};
 

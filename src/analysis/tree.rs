@@ -202,49 +202,6 @@ pub fn sent_again(e: &Entry) -> bool {
     }
 }
 
-/// The analysis shared by every rule for one transcript.
-#[derive(Debug)]
-pub struct Analysis {
-    /// Tree facts.
-    pub tree: Tree,
-    /// Structural defects found by `broken-parent-chain` (reported once).
-    pub chain_defects: Vec<crate::rules::broken_parent_chain::ChainDefect>,
-    /// Entries cut off by a reported structural defect: the defect entry and
-    /// its descendants (their pairing findings would be a cascade).
-    pub tainted: Vec<bool>,
-    /// Entries whose user turn was reported as a duplicate (`duplicate-user-turn`),
-    /// with the entry of the previous copy.
-    pub replayed_turns: Vec<(u32, u32)>,
-    /// Tool pairing defects along the transcript's paths.
-    pub pairing: Vec<crate::pairing::Pairing>,
-}
-
-impl Analysis {
-    /// Analyses a transcript.
-    pub fn new(input: &Input, t: &Transcript) -> Analysis {
-        let tree = Tree::build(t);
-        let chain_defects = crate::rules::broken_parent_chain::defects(input, t, &tree);
-        let mut tainted = vec![false; t.entries.len()];
-        let mut stack: Vec<u32> = chain_defects.iter().filter(|d| d.cuts_path).map(|d| d.entry).collect();
-        while let Some(e) = stack.pop() {
-            if std::mem::replace(&mut tainted[e as usize], true) {
-                continue;
-            }
-            stack.extend(tree.children[e as usize].iter().copied());
-        }
-        for (i, c) in tree.in_cycle.iter().enumerate() {
-            if *c {
-                tainted[i] = true;
-            }
-        }
-        let replayed_turns =
-            crate::rules::duplicate_user_turn::replays(t).into_iter().map(|r| (r.entry, r.previous)).collect();
-        let mut an = Analysis { tree, chain_defects, tainted, replayed_turns, pairing: Vec::new() };
-        an.pairing = crate::pairing::transcript(t, &an);
-        an
-    }
-}
-
 /// Write-order lanes (Claude Code sub-agents): the write-order rules
 /// (`duplicate-user-turn`, `duplicate-reply`) judge each lane on its own.
 /// Lane 0 is the main conversation. A sidechain entry (`isSidechain`: a

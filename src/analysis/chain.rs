@@ -1,0 +1,160 @@
+//! Structural defects of a transcript's entry tree (dangling parents, second
+//! roots, ids reused with other content, cycles, bookkeeping side-leaves),
+//! found once per transcript: `broken-parent-chain` reports them and every
+//! pairing rule reads which entries they cut off (report the cause, not the
+//! cascade: SPEC §2).
+
+use super::tree::Tree;
+use crate::model::*;
+
+/// What is broken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DefectKind {
+    /// Parent names no entry.
+    Dangling(Box<str>),
+    /// A second root mid-file.
+    SecondRoot,
+    /// Same id, different content (index of the first entry with the id).
+    IdReused(u32),
+    /// Part of a parent cycle.
+    Cycle,
+    /// Hangs off a bookkeeping side-leaf (the side-leaf entry, and the sibling skipped).
+    BookkeepingSideLeaf {
+        /// The bookkeeping record used as parent.
+        leaf: u32,
+        /// The first conversation entry the path skips.
+        skipped: u32,
+    },
+}
+
+/// One structural defect.
+#[derive(Debug, Clone)]
+pub struct ChainDefect {
+    /// The entry reported.
+    pub entry: u32,
+    /// What is broken.
+    pub kind: DefectKind,
+    /// Whether it cuts entries off the entry's path (descendants' pairing findings are a cascade).
+    pub cuts_path: bool,
+    /// Whether to report it (false for consequences of a torn line).
+    pub report: bool,
+}
+
+/// Finds the structural defects of a transcript.
+pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
+    let mut out = Vec::new();
+    if !t.has_ids {
+        return out;
+    }
+    let mut seen_root = false;
+    for (i, e) in t.entries.iter().enumerate() {
+        let i = i as u32;
+        match &e.parent {
+            Parent::Dangling(k) => {
+                let pid = &t.dangling_ids[*k as usize];
+                // A parent id that only a torn line carried is a consequence of that line.
+                let torn = input.bad_lines.iter().any(|b| b.head.contains(&**pid));
+                out.push(ChainDefect {
+                    entry: i,
+                    kind: DefectKind::Dangling(pid.clone()),
+                    cuts_path: true,
+                    report: !torn,
+                });
+                seen_root = true;
+            }
+            Parent::Root => {
+                let boundary = e.compaction().is_some_and(|c| c.new_root);
+                // Claude Code: a sub-agent's records (`isSidechain`) inlined in a
+                // session file start their own chain by design; they neither
+                // are nor make a second root of the main chain.
+                if e.sidechain {
+                    continue;
+                }
+                if seen_root && !boundary {
+                    out.push(ChainDefect { entry: i, kind: DefectKind::SecondRoot, cuts_path: true, report: true });
+                }
+                seen_root = true;
+            }
+            Parent::Entry(p) => {
+                let b = &t.entries[*p as usize];
+                if matches!(e.class, Class::Conversation | Class::Compaction) && b.class == Class::Bookkeeping {
+                    if let Parent::Entry(gp) = b.parent {
+                        let skipped = tree.children[gp as usize]
+                            .iter()
+                            .copied()
+                            .find(|&c| c != *p && c < i && leads_to_conversation(t, tree, c, i));
+                        if let Some(skipped) = skipped {
+                            out.push(ChainDefect {
+                                entry: i,
+                                kind: DefectKind::BookkeepingSideLeaf { leaf: *p, skipped },
+                                cuts_path: true,
+                                report: true,
+                            });
+                        }
+                    }
+                }
+            }
+            Parent::Detached => {}
+        }
+    }
+    for r in &t.id_repeats {
+        if r.same_content == Some(false) {
+            out.push(ChainDefect {
+                entry: r.entry,
+                kind: DefectKind::IdReused(r.first),
+                cuts_path: false,
+                report: true,
+            });
+        }
+    }
+    // Cycles: report each cycle once, at its last-written member.
+    let mut done = vec![false; t.entries.len()];
+    for start in 0..t.entries.len() {
+        if !tree.in_cycle[start] || done[start] {
+            continue;
+        }
+        let mut seen = Vec::new();
+        let mut cur = start as u32;
+        loop {
+            if done[cur as usize] {
+                break;
+            }
+            if let Some(pos) = seen.iter().position(|&x| x == cur) {
+                let cycle = &seen[pos..];
+                let last = *cycle.iter().max().expect("non-empty cycle");
+                out.push(ChainDefect { entry: last, kind: DefectKind::Cycle, cuts_path: true, report: true });
+                break;
+            }
+            seen.push(cur);
+            match t.entries[cur as usize].parent {
+                Parent::Entry(p) => cur = p,
+                _ => break,
+            }
+        }
+        for s in seen {
+            done[s as usize] = true;
+        }
+    }
+    out.sort_by_key(|d| d.entry);
+    out
+}
+
+/// Whether `c` is a conversation entry or has a conversation descendant written before `before`.
+fn leads_to_conversation(t: &Transcript, tree: &Tree, c: u32, before: u32) -> bool {
+    let mut stack = vec![c];
+    let mut budget = 10_000;
+    while let Some(x) = stack.pop() {
+        if x >= before {
+            continue;
+        }
+        if matches!(t.entries[x as usize].class, Class::Conversation | Class::Compaction) {
+            return true;
+        }
+        budget -= 1;
+        if budget == 0 {
+            return false;
+        }
+        stack.extend(tree.children[x as usize].iter().copied());
+    }
+    false
+}
