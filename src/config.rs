@@ -20,6 +20,9 @@ pub struct Settings {
     pub event_patterns: Vec<Regex>,
     /// Minimum characters for a paragraph to count as a context block.
     pub context_block_min: usize,
+    /// `context-block-allow`: a context block matching any of these (anywhere
+    /// in the block) is never a `duplicate-context-block`.
+    pub context_block_allow: Vec<Regex>,
     /// Per-rule level: `None` = off, `Some(severity)`.
     pub levels: HashMap<RuleId, Option<Severity>>,
 }
@@ -29,6 +32,7 @@ impl Default for Settings {
         Settings {
             event_patterns: vec![Regex::new(DEFAULT_EVENT_PATTERN).expect("default pattern")],
             context_block_min: DEFAULT_CONTEXT_BLOCK_MIN,
+            context_block_allow: Vec::new(),
             levels: HashMap::new(),
         }
     }
@@ -95,6 +99,8 @@ pub struct FileConfig {
     pub event_patterns: Option<Vec<String>>,
     /// Minimum characters of a paragraph counted as a context block.
     pub context_block_min: Option<usize>,
+    /// Regexes: context blocks they match are exempt from `duplicate-context-block`.
+    pub context_block_allow: Option<Vec<String>>,
     /// Rule levels by name or code.
     #[serde(default)]
     pub rules: HashMap<String, Level>,
@@ -184,6 +190,17 @@ impl Config {
                 .map(|s| {
                     Regex::new(s)
                         .map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("event-patterns: {e}") })
+                })
+                .collect::<Result<_>>()?;
+        }
+        if let Some(p) = &fc.context_block_allow {
+            base.context_block_allow = p
+                .iter()
+                .map(|s| {
+                    Regex::new(s).map_err(|e| Error::Config {
+                        path: path.to_path_buf(),
+                        reason: format!("context-block-allow: {e}"),
+                    })
                 })
                 .collect::<Result<_>>()?;
         }

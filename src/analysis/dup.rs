@@ -63,6 +63,34 @@ impl Dupes {
         first
     }
 
+    /// Like [`Dupes::find_in_transcript`] with distinct units, and also counts
+    /// the earlier copies (in distinct entries) still in context at `occ`
+    /// (within the scan bound): `(first, copies before occ)`.
+    pub fn copies_in_transcript(&self, t: &Transcript, tree: &Tree, key: u64, occ: Occ) -> (Option<Occ>, u32) {
+        let Some(list) = self.by_key.get(&key) else { return (None, 0) };
+        let (mut first, mut n, mut last_unit) = (None, 0u32, u32::MAX);
+        for prev in list.iter().rev().take(SCAN) {
+            if prev.unit == occ.unit || !tree.is_ancestor_or_self(prev.unit, occ.unit) {
+                continue; // the same entry, or another branch
+            }
+            if tree.in_context_at(t, prev.unit, occ.unit) {
+                first = Some(*prev);
+                if prev.unit != last_unit {
+                    n += 1;
+                    last_unit = prev.unit;
+                }
+            } else {
+                break; // activity is monotone along a path: earlier copies are out too
+            }
+        }
+        (first, n)
+    }
+
+    /// Whether `key` already occurred in unit `unit`.
+    pub fn has_unit(&self, key: u64, unit: u32) -> bool {
+        self.by_key.get(&key).is_some_and(|l| l.iter().any(|o| o.unit == unit))
+    }
+
     /// The first earlier occurrence of `key` in the same request.
     pub fn find_in_request(&self, key: u64, occ: Occ, distinct_units: bool) -> Option<Occ> {
         self.by_key.get(&key)?.iter().find(|p| !distinct_units || p.unit != occ.unit).copied()

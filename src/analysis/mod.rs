@@ -14,6 +14,7 @@ pub mod dup;
 pub mod pairing;
 pub mod replays;
 pub mod tree;
+pub mod turns;
 
 pub use chain::ChainDefect;
 pub use pairing::Pairing;

@@ -50,9 +50,6 @@ pub fn request(r: &Request) -> Vec<Pairing> {
             // A new model output: calls of the previous one must have been answered.
             flush(&mut open, &mut out);
         }
-        if m.kind == MessageKind::UserTurn {
-            flush(&mut open, &mut out);
-        }
         for (j, b) in m.blocks.iter().enumerate() {
             match b.kind {
                 BlockKind::ToolCall => {
@@ -74,6 +71,13 @@ pub fn request(r: &Request) -> Vec<Pairing> {
                 }
                 _ => {}
             }
+        }
+        // A user turn closes the calls still open, after its own results: a
+        // result answers its call wherever it sits among the message's blocks
+        // (Anthropic puts `tool_result` blocks first and may follow them with
+        // text such as a `<system-reminder>`; SPEC §2 CTX301).
+        if m.kind == MessageKind::UserTurn {
+            flush(&mut open, &mut out);
         }
         prev_assistant = is_assistant;
     }
@@ -182,6 +186,12 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             }
             let same_group = e.call_group().is_some() && xe.call_group() == e.call_group();
             let stop = (xe.is_model_call && !same_group) || xe.is_user_turn();
+            if xe.is_user_turn() {
+                // Results in the user turn itself answer calls (tool results followed by text).
+                if let Some(xm) = t.packed(xe) {
+                    found.extend(result_ids(xm).map(|r| r.1));
+                }
+            }
             if stop {
                 for (j, id) in &calls {
                     if !found.contains(id) && !group_results.contains(id) {
@@ -238,8 +248,9 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
                     }
                 }
                 None => {
-                    // A result cut off from its call by a reported break is a consequence.
-                    if an.tainted[i as usize] && calls.clone().any(|c| c < i) {
+                    // A result on a path cut by a reported break (a dangling parent,
+                    // a second root, a torn line that held its call) is a consequence.
+                    if an.tainted[i as usize] {
                         continue;
                     }
                     // A call cut by a compaction (not kept) is not judged.

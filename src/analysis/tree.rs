@@ -140,6 +140,8 @@ impl Tree {
 
     /// Whether the message of entry `x` (an ancestor-or-self of `y`) is still in
     /// the context the runtime sends at `y`: not cut by a later compaction, not
+    /// an earlier compaction's summary (only the latest compaction on the path
+    /// is sent), not
     /// a failed or transcript-only assistant message, not bookkeeping, and, for
     /// a runtime-context carrier, still attached to the latest user turn.
     pub fn in_context_at(&self, t: &Transcript, x: u32, y: u32) -> bool {
@@ -157,6 +159,14 @@ impl Tree {
             match kept {
                 Some(k) if self.is_ancestor_or_self(k, x) => {}
                 _ => return false,
+            }
+            // Only the latest compaction's summary is sent (first); an earlier
+            // compaction among the kept entries is not sent again (pi-mono
+            // `buildSessionContext` in packages/coding-agent/src/core/session-manager.ts
+            // appends only `message`, `custom_message` and `branch_summary`
+            // entries around the latest compaction's summary).
+            if e.class == Class::Compaction {
+                return false;
             }
         }
         if e.kind() == Some(MessageKind::Carrier) {

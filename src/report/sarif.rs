@@ -17,7 +17,7 @@ pub fn render(r: &CheckReport) -> String {
                 "name": m.name,
                 "shortDescription": {"text": m.summary},
                 "fullDescription": {"text": m.summary},
-                "help": {"text": m.docs, "markdown": m.docs},
+                "help": {"text": crate::rules::docs(*rule), "markdown": crate::rules::docs(*rule)},
                 "helpUri": format!("https://github.com/ctxlint/ctxlint/blob/main/docs/rules.md#{}", m.name),
                 "defaultConfiguration": {"level": level(m.default_severity)},
                 "properties": {"tags": ["agent-context"]},

@@ -123,16 +123,28 @@ pub fn run_all(input: &Input, settings: &Settings) -> Vec<Finding> {
     per_rule.into_iter().flatten().collect()
 }
 
+/// A rule's documentation (Markdown), with generated parts filled in (the
+/// built-in wrapper list of `duplicate-context-block`).
+pub fn docs(r: RuleId) -> String {
+    let d = meta(r).docs;
+    if d.contains("{wrappers}") {
+        d.replace("{wrappers}", &duplicate_context_block::wrappers_markdown())
+    } else {
+        d.to_string()
+    }
+}
+
 /// One rule's documentation as Markdown (what `ctxlint rule NAME` prints).
 pub fn rule_markdown(r: RuleId) -> String {
     let m = meta(r);
+    let docs = docs(r);
     format!(
         "## {} `{}`\n\nDefault severity: **{}**. {}.\n\n{}",
         m.code,
         m.name,
         m.default_severity.as_str(),
         capitalise(m.summary),
-        m.docs.replace("\n## ", "\n### ").replacen("## ", "### ", 1)
+        docs.replace("\n## ", "\n### ").replacen("## ", "### ", 1)
     )
 }
 
