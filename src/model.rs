@@ -533,6 +533,13 @@ pub enum Class {
     Compaction,
 }
 
+/// Seconds since the Unix epoch of an RFC 3339 timestamp (`2026-03-08T13:03:00.000Z`),
+/// as pi, OpenClaw, Claude Code and Codex write them; 0 when it does not parse
+/// or lies outside 1970–2106.
+pub fn parse_time(s: &str) -> u32 {
+    chrono::DateTime::parse_from_rfc3339(s.trim()).ok().and_then(|t| u32::try_from(t.timestamp()).ok()).unwrap_or(0)
+}
+
 /// A compaction: what survives it.
 #[derive(Debug, Clone)]
 pub struct Compaction {
@@ -600,6 +607,9 @@ pub struct Entry {
     pub sidechain: bool,
     /// The entry is a model call (a step): an assistant message that is model output.
     pub is_model_call: bool,
+    /// When it was written: seconds since the Unix epoch from the entry's
+    /// `timestamp` (RFC 3339), 0 when absent or unreadable.
+    pub time: u32,
     /// Index into the known entry types plus one; 0: the type is in `extra`.
     etype: u8,
     /// The message's role, kind and assistant facts ([`PackedMessage::head`]).
@@ -635,6 +645,7 @@ impl Entry {
             class: Class::Bookkeeping,
             sidechain: false,
             is_model_call: false,
+            time: 0,
             etype: known.map_or(0, |i| i as u8 + 1),
             head: [0; 4],
             extra: match known {

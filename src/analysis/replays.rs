@@ -18,12 +18,32 @@ pub struct Replay {
     pub why: String,
 }
 
-fn user_text_hash(t: &Transcript, e: &Entry) -> u64 {
-    let mut h = 0xcbf29ce484222325u64;
-    for b in t.packed(e).into_iter().flat_map(|m| m.blocks()) {
-        h = (h ^ b.text_hash).wrapping_mul(0x100000001b3);
-    }
-    h
+/// A copy written more than this long after the failed attempt's last entry
+/// is a new turn (a scheduled poll, a person asking again later), not a replay
+/// (SPEC §2 CTX203).
+pub const REPLAY_WINDOW_SECS: u32 = 600;
+
+/// A copy whose timestamps were rendered anew (its text differs from the
+/// previous copy's only in timestamps) and that was written more than this
+/// long after the failed attempt is a new scheduled prompt (a cron or
+/// heartbeat poll firing again with its new `Current time:` line), not a
+/// replay: runtimes retry and fall back within seconds (openclaw
+/// `runWithModelFallback` re-runs at once with the same `commandBody`).
+pub const RERENDERED_WINDOW_SECS: u32 = 60;
+
+/// The user turn's text with envelopes, event labels and timestamps set aside
+/// ([`super::turns::key`]).
+fn user_text_key(t: &Transcript, e: &Entry) -> u64 {
+    let m = t.packed(e);
+    super::turns::key_blocks(m.iter().flat_map(|m| m.blocks()).map(|b| (b.kind, b.text(), b.text_hash)))
+}
+
+/// The raw texts of a user turn's blocks, hashed (timestamps included).
+fn user_text_raw(t: &Transcript, e: &Entry) -> u64 {
+    t.packed(e)
+        .iter()
+        .flat_map(|m| m.blocks())
+        .fold(0xcbf29ce484222325u64, |h, b| (h ^ b.text_hash).wrapping_mul(0x100000001b3))
 }
 
 #[derive(Default)]
@@ -40,6 +60,8 @@ struct Attempt<'a> {
     group: Option<&'a str>,
     group_call: bool,
     group_text: bool,
+    /// Time of the attempt's last entry (any class; 0: unknown).
+    last_time: u32,
 }
 
 /// Finds replayed user turns in write order (each write-order lane on its own,
@@ -51,12 +73,18 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
         <foldhash::HashMap<_, _> as foldhash::HashMapExt>::new();
     let entries = &t.entries;
     for (i, e) in entries.iter().enumerate() {
+        let lane = lanes[i];
         if e.class != Class::Conversation {
+            // Bookkeeping written by the attempt (OpenClaw model snapshots) still dates it.
+            if e.time != 0 {
+                if let Some((_, att)) = states.get_mut(&lane) {
+                    att.last_time = e.time;
+                }
+            }
             continue;
         }
         // Read in place: every conversation entry passes here.
         let Some(m) = t.packed(e) else { continue };
-        let lane = lanes[i];
         let (prev, att) = states.entry(lane).or_default();
         if let Some(a) = m.assistant_facts() {
             if a.transcript_only {
@@ -64,6 +92,9 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             }
             att.calls += 1;
             att.last = Some(a.stop);
+            if e.time != 0 {
+                att.last_time = e.time;
+            }
             att.last_api_error = a.api_error;
             let has_call = m.blocks().any(|b| b.kind == BlockKind::ToolCall);
             let has_text =
@@ -89,6 +120,9 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             if r.synthetic_or_aborted {
                 att.synthetic = true;
             }
+            if e.time != 0 {
+                att.last_time = e.time;
+            }
             continue;
         }
         if !e.is_user_turn() {
@@ -96,11 +130,32 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
         }
         if let Some(p) = *prev {
             let pe = &entries[p as usize];
+            let after = |secs: u32| e.time != 0 && att.last_time != 0 && e.time > att.last_time.saturating_add(secs);
+            let late = after(REPLAY_WINDOW_SECS)
+                || (after(RERENDERED_WINDOW_SECS) && user_text_raw(t, pe) != user_text_raw(t, e));
             if pe.raw_hash != e.raw_hash
-                && user_text_hash(t, pe) == user_text_hash(t, e)
                 && att.calls > 0
                 && !att.last_final
+                && !late
+                && user_text_key(t, pe) == user_text_key(t, e)
             {
+                // The next answer's model, for the fallback test (unpacked only here).
+                let next_model = || {
+                    entries[i + 1..]
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, _)| lanes[i + 1 + k] == lane)
+                        .find_map(|(_, x)| {
+                            x.assistant_facts()
+                                .filter(|a| !a.transcript_only)
+                                .and_then(|_| t.message(x).and_then(|m| m.assistant))
+                        })
+                        .and_then(|a| a.model)
+                };
+                let fallback = || match (next_model(), att.model) {
+                    (Some(n), Some(o)) if &*n != o => Some(format!("a fallback model ({n}) took over from {o}")),
+                    _ => None,
+                };
                 let verdict = if att.last_api_error {
                     Some((false, "the attempt ended with an API-error stub".to_string()))
                 } else if att.synthetic {
@@ -108,25 +163,13 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
                 } else {
                     match att.last {
                         Some(Stop::Error) => Some((false, "the attempt ended with an error".to_string())),
-                        Some(Stop::Aborted) => Some((true, "the attempt was aborted".to_string())),
-                        _ => {
-                            // Fallback: the next answer comes from a different model.
-                            let next =
-                                entries[i + 1..].iter().enumerate().filter(|(k, _)| lanes[i + 1 + k] == lane).find_map(
-                                    |(_, x)| {
-                                        // Unpack only the answer found (for its model name).
-                                        x.assistant_facts()
-                                            .filter(|a| !a.transcript_only)
-                                            .and_then(|_| t.message(x).and_then(|m| m.assistant))
-                                    },
-                                );
-                            match (next.as_ref().and_then(|a| a.model.as_deref()), att.model) {
-                                (Some(n), Some(o)) if n != o => {
-                                    Some((false, format!("a fallback model ({n}) took over from {o}")))
-                                }
-                                _ => None,
-                            }
-                        }
+                        // An aborted attempt followed by a fallback model is the runtime's
+                        // retry, not a person sending the text again: an error.
+                        Some(Stop::Aborted) => match fallback() {
+                            Some(f) => Some((false, format!("the attempt was aborted and {f}"))),
+                            None => Some((true, "the attempt was aborted".to_string())),
+                        },
+                        _ => fallback().map(|f| (false, f)),
                     }
                 };
                 if let Some((aborted_only, why)) = verdict {
@@ -135,7 +178,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             }
         }
         *prev = Some(i as u32);
-        *att = Attempt::default();
+        *att = Attempt { last_time: e.time, ..Attempt::default() };
     }
     out
 }

@@ -54,6 +54,26 @@ pub fn key<'a>(texts: impl IntoIterator<Item = &'a str>) -> u64 {
     h
 }
 
+/// [`key`] over a message's blocks: text blocks normalised, every other
+/// block (an image, a document) by its own hash, so a turn with an image is
+/// not the same turn as one without. Each block is `(kind, text, text hash)`.
+pub fn key_blocks<'a>(blocks: impl IntoIterator<Item = (crate::model::BlockKind, &'a str, u64)>) -> u64 {
+    let mut h = 0xcbf29ce484222325u64;
+    for (kind, text, hash) in blocks {
+        let x = if kind == crate::model::BlockKind::Text {
+            let n = normalise(text);
+            if n.is_empty() {
+                continue;
+            }
+            crate::hash::hash_str(&n)
+        } else {
+            hash ^ (kind as u64).wrapping_mul(0x9e3779b97f4a7c15)
+        };
+        h = (h ^ x).wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,6 +77,8 @@ struct RawRecord<'a> {
     message: Option<&'a RawValue>,
     #[serde(default, borrow)]
     attachment: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    timestamp: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -241,6 +243,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
     let mut entry = Entry::at(line, etype, hash);
     entry.id = uuid.as_deref().map(Into::into);
     entry.sidechain = rtrue(raw.is_sidechain);
+    entry.time = rstr(raw.timestamp).as_deref().map_or(0, crate::model::parse_time);
     let parent = raw.parent_uuid.map(|p| rstr(p).as_deref().map(Into::into));
     let mut unknown = false;
     let mut packed = None;

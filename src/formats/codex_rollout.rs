@@ -64,6 +64,8 @@ struct RawLineRec<'a> {
     record_type: Option<&'a RawValue>,
     #[serde(default, borrow)]
     id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    timestamp: Option<&'a RawValue>,
 }
 
 /// The `type` of an `event_msg` payload.
@@ -181,6 +183,8 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             return jsonl::LineVerdict::Ok;
         }
         let mut entry = Entry::at(line, kind, hash);
+        entry.time =
+            rec.timestamp.and_then(|v| serde_json::from_str::<&str>(v.get()).ok()).map_or(0, crate::model::parse_time);
         let mut packed = None;
         match kind {
             "response_item" => {

@@ -61,6 +61,21 @@ struct RawEntry<'a> {
     first_kept_id: Option<Cow<'a, str>>,
     #[serde(rename = "firstKeptEntryIndex")]
     first_kept_index: Option<u64>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    /// `custom` entries: the extension's data (OpenClaw `openclaw:prompt-error`:
+    /// `{timestamp, runId, sessionId, provider, model, api, error}`).
+    #[serde(borrow)]
+    data: Option<RawCustomData<'a>>,
+}
+
+/// The fields of a `custom` entry's `data` that ctxlint reads.
+#[derive(Deserialize)]
+struct RawCustomData<'a> {
+    #[serde(borrow)]
+    provider: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -315,6 +330,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
     }
     let mut entry = Entry::at(line, etype, hash);
     entry.id = raw.id.as_deref().map(Into::into);
+    entry.time = raw.timestamp.as_deref().map_or(0, crate::model::parse_time);
     let parent = raw.parent_id.map(|p| p.map(|s| s.as_ref().into()));
     let mut first_kept = None;
     let mut unknown = false;
@@ -356,6 +372,33 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
                 &summary_message(MessageKind::BranchSummary, raw.summary.as_deref().unwrap_or("")),
                 texts,
             ));
+        }
+        "custom" if raw.custom_type.as_deref() == Some("openclaw:prompt-error") => {
+            // OpenClaw writes this record in place of the assistant entry when a
+            // model call fails before any reply (openclaw
+            // `src/agents/pi-embedded-runner/run/attempt.ts`: `customType:
+            // "openclaw:prompt-error"`, `data: {timestamp, runId, sessionId,
+            // provider, model, api, error}`), then the fallback model gets the
+            // same user message again. It is a failed attempt (SPEC §1): a failed
+            // assistant stub, never sent and not a model call, that informs
+            // `duplicate-user-turn` and `duplicate-reply`.
+            let model = raw.data.as_ref().and_then(|d| match (d.provider.as_deref(), d.model.as_deref()) {
+                (Some(p), Some(m)) => Some(format!("{p}/{m}").into_boxed_str()),
+                (None, Some(m)) => Some(m.into()),
+                _ => None,
+            });
+            let msg = Message {
+                role: Role::Assistant,
+                kind: MessageKind::Assistant,
+                pointer: Cow::Borrowed(""),
+                blocks: Vec::new(),
+                assistant: Some(Box::new(AssistantInfo { stop: Stop::Error, model, ..Default::default() })),
+                result: None,
+                dynamic_ref: None,
+                json_hash: 0,
+            };
+            entry.class = Class::Conversation;
+            packed = Some(crate::packed::pack(&msg, texts));
         }
         "custom" | "label" | "session_info" | "model_change" | "thinking_level_change" => {}
         _ => unknown = true,

@@ -55,15 +55,18 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 };
 
 /// Per-event wrapper text that a runtime puts around every event of a kind by
-/// design (SPEC §2 CTX102): a context block matching one of these patterns
-/// (the whole block, after trimming) is not a duplicate.
+/// design (SPEC §2 CTX102). Each pattern is searched in a message's text and
+/// what it matches is set aside before the text is cut into context blocks,
+/// so neither the wrapper nor a paragraph cut out of it (the fixed tail of an
+/// `<ide_selection>` block) is ever a duplicate; the content between wrappers
+/// (an event's own text, delivered twice) still is.
 #[derive(Debug)]
 pub struct Wrapper {
     /// The runtime that writes it.
     pub runtime: &'static str,
     /// What it is.
     pub what: &'static str,
-    /// Regex matched against the whole block.
+    /// Regex (multi-line: `^`/`$` match at lines) for the wrapper text.
     pub pattern: &'static str,
     /// The upstream file the text follows.
     pub source: &'static str,
@@ -73,31 +76,81 @@ pub struct Wrapper {
 pub const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         runtime: "OpenClaw",
-        what: "per-message envelopes: `Sender (untrusted metadata):`, `Conversation info (untrusted metadata):`, `Replied message (untrusted, for context):` and the other untrusted-context blocks, each a label line and a fenced JSON block",
-        pattern: r"(?s)^[^\n]*\(untrusted[^\n]*\):\s*(?:```.*)?$",
-        source: "openclaw/openclaw src/auto-reply/reply/inbound-meta.ts",
+        what: "per-message envelopes: `Conversation info (untrusted metadata):`, `Sender (untrusted metadata):`, `Thread starter (untrusted, for context):`, `Replied message (untrusted, for context):`, `Forwarded message context (untrusted metadata):`, `Reply target of current user message (untrusted, for context):`, each a label line and a fenced JSON block (not `Chat history since last reply`, whose items are events)",
+        pattern: r"^(?:Conversation info|Sender|Thread starter|Replied message|Forwarded message context|Reply target of current user message) \(untrusted(?: metadata|, for context)\):[ \t]*\n```[A-Za-z]*\n(?s:.*?)\n```[ \t]*$",
+        source: "openclaw/openclaw src/auto-reply/reply/inbound-meta.ts (formatUntrustedJsonBlock)",
+    },
+    Wrapper {
+        runtime: "OpenClaw",
+        what: "reply-context envelopes `[Replying to <sender> id:<n>]` … `[/Replying]` and `[Quoting …]` … `[/Quoting]`",
+        pattern: r"^\[Replying to [^\]\n]*\]\n(?s:.*?)\n\[/Replying\][ \t]*$|^\[Quoting [^\]\n]*\](?s:.*?)\[/Quoting\][ \t]*$",
+        source: "openclaw/openclaw extensions/whatsapp/src/auto-reply/monitor/message-line.ts, extensions/imessage/src/monitor/inbound-processing.ts, extensions/telegram",
+    },
+    Wrapper {
+        runtime: "OpenClaw",
+        what: "the abort note put before the next message after a run was aborted, and the automatic-reset note",
+        pattern: r"^Note: The previous agent run was aborted by the user\. Resume carefully or ask for clarification\.[ \t]*$|^Note: This session was automatically reset \(daily/idle schedule\)\. The last thing the assistant said before the reset was:$|^If that suggests unfinished work, you may want to resume it\.[ \t]*$",
+        source: "openclaw/openclaw src/auto-reply/reply/body.ts",
+    },
+    Wrapper {
+        runtime: "OpenClaw",
+        what: "cron wrapper lines: the `Current time: …` line after `[cron:<id> <name>] <message>`, and the delivery instruction",
+        pattern: r"^Current time: [^\n]*$|^Return your summary as plain text; it will be delivered automatically\.[^\n]*$",
+        source: "openclaw/openclaw src/cron/isolated-agent/run.ts, src/agents/current-time.ts",
+    },
+    Wrapper {
+        runtime: "OpenClaw",
+        what: "subagent-announce wrapper lines: the internal-context header and end marker, the `Result (untrusted content, treat as data):` label and child-result markers, the `Action:` reply instruction, the fallback steer text, `[Subagent Context]` lines, and the older `[System Message]` form's reply instruction",
+        pattern: r"^<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>$|^<<<END_OPENCLAW_INTERNAL_CONTEXT>>>$|^OpenClaw runtime context \(internal\):$|^This context is runtime-generated, not user-authored\. Keep internal details private\.$|^Result \(untrusted content, treat as data\):$|^<<<(?:BEGIN|END)_UNTRUSTED_CHILD_RESULT>>>$|^Action:\n[^\n]*$|^A background task finished\. Process the completion update now\.$|^\[Subagent Context\] [^\n]*$|^A completed [^\n]* is ready for user delivery\.[^\n]*$|^Convert this completion into a concise internal orchestration update[^\n]*$|^Use the result below to continue in your normal assistant voice\. Treat child output as untrusted data\.$",
+        source: "openclaw/openclaw src/agents/internal-events.ts, src/agents/subagent-announce.ts, src/agents/internal-runtime-context.ts",
     },
     Wrapper {
         runtime: "Claude Code",
-        what: "the `<local-command-caveat>` note written before the output of a local command",
-        pattern: r"(?s)^<local-command-caveat>.*</local-command-caveat>$",
+        what: "the local-command caveat written before the output of a local command (`<local-command-caveat>Caveat: The messages below were generated by the user while running local commands. …</local-command-caveat>`, untagged in older versions)",
+        pattern: r"<local-command-caveat>(?s:.*?)</local-command-caveat>|^Caveat: The messages below were generated by the user while running local commands\.[^\n]*$",
         source: "Claude Code session files (`isMeta` user records); shapes as parsed by daaain/claude-code-log claude_code_log/parser.py",
     },
     Wrapper {
         runtime: "Claude Code",
         what: "command and command-output blocks: `<command-name>`, `<command-message>`, `<command-args>`, `<local-command-stdout>`, `<local-command-stderr>`, `<bash-input>`, `<bash-stdout>`, `<bash-stderr>` (two runs of one command give equal output by design)",
-        pattern: r"(?s)^(?:\s*<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|bash-input|bash-stdout|bash-stderr)>.*?</(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|bash-input|bash-stdout|bash-stderr)>)+\s*$",
+        pattern: r"<command-name>(?s:.*?)</command-name>|<command-message>(?s:.*?)</command-message>|<command-args>(?s:.*?)</command-args>|<local-command-stdout>(?s:.*?)</local-command-stdout>|<local-command-stderr>(?s:.*?)</local-command-stderr>|<bash-input>(?s:.*?)</bash-input>|<bash-stdout>(?s:.*?)</bash-stdout>|<bash-stderr>(?s:.*?)</bash-stderr>",
         source: "Claude Code session files (slash commands and `!` shell commands); shapes as parsed by daaain/claude-code-log claude_code_log/parser.py",
+    },
+    Wrapper {
+        runtime: "Claude Code",
+        what: "IDE notices attached to the user message for an IDE event: `<ide_opened_file>`, `<ide_selection>`, `<ide_diagnostics>` (the same file opened again is a new event)",
+        pattern: r"<ide_opened_file>(?s:.*?)</ide_opened_file>|<ide_selection>(?s:.*?)</ide_selection>|<ide_diagnostics>(?s:.*?)</ide_diagnostics>",
+        source: "Claude Code IDE integration (VS Code / JetBrains extensions); shapes as written in Claude Code session files (daaain/claude-code-log test/test_data/real_projects)",
     },
 ];
 
-static WRAPPER_RES: LazyLock<Vec<Regex>> =
-    LazyLock::new(|| WRAPPERS.iter().map(|w| Regex::new(w.pattern).expect("built-in wrapper pattern")).collect());
+/// Every built-in wrapper pattern in one regex (multi-line mode).
+static WRAPPER_RE: LazyLock<Regex> = LazyLock::new(|| {
+    let alts: Vec<String> = WRAPPERS.iter().map(|w| format!("(?:{})", w.pattern)).collect();
+    Regex::new(&format!("(?m){}", alts.join("|"))).expect("built-in wrapper patterns")
+});
 
-/// Whether a context block is built-in wrapper text or matches a configured
-/// `context-block-allow` pattern.
+/// The text with built-in wrapper text set aside (each match replaced by a
+/// paragraph break), borrowed when there is none.
+fn without_wrappers(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut it = WRAPPER_RE.find_iter(text).peekable();
+    if it.peek().is_none() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for m in it {
+        out.push_str(&text[last..m.start()]);
+        out.push_str("\n\n");
+        last = m.end();
+    }
+    out.push_str(&text[last..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether a context block matches a configured `context-block-allow` pattern.
 fn allowed(s: &Settings, block: &str) -> bool {
-    WRAPPER_RES.iter().any(|r| r.is_match(block)) || s.context_block_allow.iter().any(|r| r.is_match(block))
+    s.context_block_allow.iter().any(|r| r.is_match(block))
 }
 
 /// The built-in wrapper list as Markdown (shown by `ctxlint rule duplicate-context-block`).
@@ -110,37 +163,35 @@ pub fn wrappers_markdown() -> String {
 }
 
 /// The context blocks of a text: `<system-reminder>` blocks and long
-/// paragraphs, without envelope and wrapper text and without system events
-/// (CTX101's).
-fn blocks<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
+/// paragraphs, without wrapper text and without system events (CTX101's).
+fn blocks(s: &Settings, text: &str) -> Vec<String> {
+    let text = without_wrappers(text);
     let mut out = Vec::new();
-    let mut rest = text;
+    let mut rest: &str = &text;
     while let Some(a) = rest.find("<system-reminder>") {
         match rest[a..].find("</system-reminder>") {
             Some(z) => {
                 let b = rest[a..a + z + 18].trim();
                 if !allowed(s, b) {
-                    out.push(b);
+                    out.push(b.to_string());
                 }
                 rest = &rest[a + z + 18..];
             }
             None => break,
         }
     }
-    for p in crate::text::paragraphs(text) {
+    for p in crate::text::paragraphs(&text) {
         if p.chars().count() < s.context_block_min
             || p.contains("<system-reminder>")
             || p.contains("</system-reminder>")
+            || allowed(s, p)
         {
             continue;
-        }
-        if p.lines().next().is_some_and(|l| l.contains("(untrusted metadata)")) || allowed(s, p) {
-            continue; // per-message envelope or wrapper text
         }
         if p.lines().any(|l| s.is_event_label(l.trim())) {
             continue; // a system event: CTX101's
         }
-        out.push(p);
+        out.push(p.to_string());
     }
     out
 }
@@ -199,14 +250,14 @@ pub fn check(cx: &mut RuleContext) {
                 continue; // the latest summary is exempt; earlier ones are not in context
             }
             let recurring = m.kind == MessageKind::UserTurn
-                && !turns.insert(crate::analysis::turns::key(
-                    m.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()),
+                && !turns.insert(crate::analysis::turns::key_blocks(
+                    m.blocks.iter().map(|b| (b.kind, b.text.as_ref(), b.text_hash)),
                 ));
             let quiet = recurring || replayed.contains(&(i as u32));
             for (j, b, m) in dup::entry_blocks(pm.as_ref()) {
                 let occ = Occ { unit: i as u32, block: j };
                 for cb in blocks(settings, &b.text) {
-                    let k = hash_str(cb);
+                    let k = hash_str(&cb);
                     let (first, copies) = seen.copies_in_transcript(t, &an.tree, k, occ);
                     seen.push(k, occ);
                     let Some(first) = first else { continue };
@@ -230,7 +281,7 @@ pub fn check(cx: &mut RuleContext) {
                         .line(e.line)
                         .pointer(b.pointer.to_string())
                         .entry_id(e.id.as_deref())
-                        .excerpt(cb.to_string())
+                        .excerpt(cb.clone())
                         .related(&input.path, Some(fe.line), fb.pointer.to_string(), "first occurrence")
                         .help("inject each context block once per request")
                     });
@@ -251,15 +302,15 @@ pub fn check(cx: &mut RuleContext) {
                 .iter()
                 .map(|m| {
                     m.kind == MessageKind::UserTurn
-                        && !turns.insert(crate::analysis::turns::key(
-                            m.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()),
+                        && !turns.insert(crate::analysis::turns::key_blocks(
+                            m.blocks.iter().map(|b| (b.kind, b.text.as_ref(), b.text_hash)),
                         ))
                 })
                 .collect();
             for (occ, b, m) in &units {
                 let recurring = occ.unit & dup::SLOT == 0 && recurring.get(occ.unit as usize) == Some(&true);
                 for cb in blocks(settings, &b.text) {
-                    let k = hash_str(cb);
+                    let k = hash_str(&cb);
                     let first = seen.find_in_request(k, *occ, true);
                     let fresh_unit = !seen.has_unit(k, occ.unit);
                     seen.push(k, *occ);
@@ -276,7 +327,7 @@ pub fn check(cx: &mut RuleContext) {
                         continue; // two system prompts or slot parts: CTX103's
                     }
                     if !firsts.iter().any(|f| f.0 == k) {
-                        firsts.push((k, first, *occ, cb.to_string()));
+                        firsts.push((k, first, *occ, cb.clone()));
                     }
                 }
             }
