@@ -141,8 +141,26 @@ pub fn check_input(input: &Input, job: &Job, config: &config::Config) -> Vec<Fin
         }
         None => false,
     });
+    if let model::Body::Transcript(t) = &input.body {
+        set_step_indices(t, &mut findings);
+    }
     resolve_positions(job, input, &mut findings);
     findings
+}
+
+/// Transcript findings carry the 0-based step index in `request` (SPEC §4):
+/// the step the reported entry is, or is first sent in (a line that is no
+/// entry, such as a torn line, takes the next entry's).
+fn set_step_indices(t: &model::Transcript, findings: &mut [Finding]) {
+    if findings.iter().all(|f| f.request.is_some() || f.line.is_none()) {
+        return;
+    }
+    let steps = analysis::entry_steps(t);
+    for f in findings.iter_mut().filter(|f| f.request.is_none()) {
+        let Some(line) = f.line else { continue };
+        let k = steps.partition_point(|(l, _)| *l < line);
+        f.request = steps.get(k).and_then(|(_, s)| *s).map(|s| s as usize);
+    }
 }
 
 /// Runs `check` over the given paths.

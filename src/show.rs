@@ -27,7 +27,6 @@
 use crate::analysis::Tree;
 use crate::model::*;
 use crate::text::{excerpt, mask_secrets};
-use std::collections::HashSet;
 
 /// Characters of a message's first line in the table.
 pub const FIRST_LINE_CHARS: usize = 60;
@@ -183,7 +182,7 @@ pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
         }
         Body::Transcript(t) => {
             shown.transcript = true;
-            let entries = step_entries(t);
+            let entries = crate::analysis::step_entries(t);
             shown.total = entries.len();
             let tree = Tree::build(t);
             shown.requests = match only {
@@ -240,24 +239,6 @@ fn request_unit(r: &Request, with_text: bool) -> Unit {
         tools,
         messages,
     }
-}
-
-/// The entry of each step: model calls in write order, the first entry of a split call.
-fn step_entries(t: &Transcript) -> Vec<u32> {
-    let mut seen_groups: HashSet<&str> = HashSet::new();
-    let mut out = Vec::new();
-    for (i, e) in t.entries.iter().enumerate() {
-        if !e.is_model_call {
-            continue;
-        }
-        if let Some(g) = e.call_group() {
-            if !seen_groups.insert(g) {
-                continue;
-            }
-        }
-        out.push(i as u32);
-    }
-    out
 }
 
 fn step_unit(t: &Transcript, tree: &Tree, n: usize, i: u32, with_text: bool) -> Unit {

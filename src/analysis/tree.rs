@@ -247,3 +247,59 @@ pub fn call_group_ends(t: &Transcript) -> foldhash::HashMap<&str, u32> {
     }
     last
 }
+
+/// The entry of each step: model calls in write order, the first entry of a
+/// call split over several entries (Claude Code, Codex: one [`Entry::call_group`]).
+pub fn step_entries(t: &Transcript) -> Vec<u32> {
+    let mut seen_groups: foldhash::HashSet<&str> = Default::default();
+    let mut out = Vec::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        if !e.is_model_call {
+            continue;
+        }
+        if let Some(g) = e.call_group() {
+            if !seen_groups.insert(g) {
+                continue;
+            }
+        }
+        out.push(i as u32);
+    }
+    out
+}
+
+/// For each entry in write order, `(line, step)`: the 0-based index of the
+/// step (model call, as [`step_entries`] numbers them) that the entry is or
+/// is first sent in — the next model call written after it; `None` after
+/// the last model call. Entries of one split call share its step.
+pub fn entry_steps(t: &Transcript) -> Vec<(u32, Option<u32>)> {
+    let mut group_step: foldhash::HashMap<&str, u32> = Default::default();
+    let mut next = 0u32;
+    let mut own: Vec<Option<u32>> = Vec::with_capacity(t.entries.len());
+    for e in &t.entries {
+        if !e.is_model_call {
+            own.push(None);
+            continue;
+        }
+        let s = match e.call_group() {
+            Some(g) => *group_step.entry(g).or_insert_with(|| {
+                next += 1;
+                next - 1
+            }),
+            None => {
+                next += 1;
+                next - 1
+            }
+        };
+        own.push(Some(s));
+    }
+    // Entries that are not model calls take the step of the next model call.
+    let mut out = vec![(0u32, None); t.entries.len()];
+    let mut upcoming: Option<u32> = None;
+    for (k, e) in t.entries.iter().enumerate().rev() {
+        if let Some(s) = own[k] {
+            upcoming = Some(s);
+        }
+        out[k] = (e.line, own[k].or(upcoming));
+    }
+    out
+}
