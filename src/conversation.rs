@@ -625,6 +625,42 @@ mod tests {
     }
 
     #[test]
+    fn different_session_ids_start_a_new_conversation_equal_or_absent_ones_do_not() {
+        let user_id = |s: &str| format!(r#"{{"device_id":"d","account_uuid":"","session_id":"{s}"}}"#);
+        let body = |u: Option<String>, t: &str| {
+            let mut b = json!({"system":"S","messages":[
+                {"role":"user","content":[{"type":"text","text":"<system-reminder>r</system-reminder>"},{"type":"text","text":t}]}]});
+            if let Some(u) = u {
+                b["metadata"] = json!({ "user_id": u });
+            }
+            b
+        };
+        for (a, b, want) in [
+            (Some(user_id("s1")), Some(user_id("s2")), Link::NewConversation { prev: 0 }),
+            (Some(user_id("s1")), Some(user_id("s1")), Link::Continues { prev: 0, chained: false }),
+            (None, Some(user_id("s2")), Link::Continues { prev: 0, chained: false }),
+        ] {
+            let s = stream("anthropic-messages", &[body(a, "one"), body(b, "two")]);
+            assert_eq!(links(&s)[1], want);
+        }
+    }
+
+    #[test]
+    fn string_content_and_one_text_block_are_one_element() {
+        let s = stream(
+            "anthropic-messages",
+            &[
+                json!({"messages":[{"role":"user","content":"a"}]}),
+                json!({"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]},
+                    {"role":"assistant","content":"b"}]}),
+            ],
+        );
+        assert_eq!(links(&s)[1], Link::Continues { prev: 0, chained: false });
+        let p = &pairs(&s)[0];
+        assert!(p.rewrite.is_none() && p.dropped.is_empty());
+    }
+
+    #[test]
     fn endpoints_pair_separately() {
         let mut s = stream(
             "openai-responses",
