@@ -14,7 +14,10 @@
 //!   pydantic-ai part or Bedrock content entry; a Chat message with string
 //!   content (or a Responses item) is one element as a whole. Elements are
 //!   compared by their canonical JSON hash (`cache_control`, key order and
-//!   whitespace ignored) together with their role; a pydantic-ai system-prompt
+//!   whitespace ignored) together with their role, after serialisation-only
+//!   differences are removed by the loaders: an Anthropic string content
+//!   hashes as its one text block, a Chat content list of one plain text part
+//!   as the string (`formats::body::single_text_block`); a pydantic-ai system-prompt
 //!   part with a `dynamic_ref` is compared by that ref (re-rendered in place by
 //!   design).
 //! - The **history** is the element list without system/developer messages,
@@ -23,7 +26,9 @@
 //!   matching k's recorded response id, or any `previous_response_id` when k's
 //!   response was not recorded; the same Responses `conversation`), or when
 //!   both histories begin with the same element. Different conversation ids
-//!   mean different conversations. A history that gains a compaction element
+//!   ([`Request::conversation_id`]) or session ids ([`Request::session_id`]:
+//!   Claude Code `metadata.user_id`, an exchange log's session header) mean
+//!   different conversations. A history that gains a compaction element
 //!   (Responses `compaction` item, Anthropic compaction block) or opens with a
 //!   summary message crosses a **compaction boundary**: not compared.
 
@@ -245,6 +250,14 @@ pub fn links(s: &Stream) -> Vec<Link> {
 }
 
 fn link(a: &Request, b: &Request, prev: usize) -> Link {
+    if let (Some(x), Some(y)) = (&a.session_id, &b.session_id) {
+        // Different client sessions (Claude Code): different conversations,
+        // however alike their first elements (every session opens with the
+        // same reminder block).
+        if x != y {
+            return Link::NewConversation { prev };
+        }
+    }
     if let (Some(x), Some(y)) = (&a.conversation_id, &b.conversation_id) {
         if x != y {
             return Link::NewConversation { prev };
@@ -609,6 +622,42 @@ mod tests {
         assert_eq!(links(&s)[1], Link::NewConversation { prev: 0 });
         s.requests[0].response_id = Some("r1".into());
         assert_eq!(links(&s)[1], Link::Continues { prev: 0, chained: true });
+    }
+
+    #[test]
+    fn different_session_ids_start_a_new_conversation_equal_or_absent_ones_do_not() {
+        let user_id = |s: &str| format!(r#"{{"device_id":"d","account_uuid":"","session_id":"{s}"}}"#);
+        let body = |u: Option<String>, t: &str| {
+            let mut b = json!({"system":"S","messages":[
+                {"role":"user","content":[{"type":"text","text":"<system-reminder>r</system-reminder>"},{"type":"text","text":t}]}]});
+            if let Some(u) = u {
+                b["metadata"] = json!({ "user_id": u });
+            }
+            b
+        };
+        for (a, b, want) in [
+            (Some(user_id("s1")), Some(user_id("s2")), Link::NewConversation { prev: 0 }),
+            (Some(user_id("s1")), Some(user_id("s1")), Link::Continues { prev: 0, chained: false }),
+            (None, Some(user_id("s2")), Link::Continues { prev: 0, chained: false }),
+        ] {
+            let s = stream("anthropic-messages", &[body(a, "one"), body(b, "two")]);
+            assert_eq!(links(&s)[1], want);
+        }
+    }
+
+    #[test]
+    fn string_content_and_one_text_block_are_one_element() {
+        let s = stream(
+            "anthropic-messages",
+            &[
+                json!({"messages":[{"role":"user","content":"a"}]}),
+                json!({"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]},
+                    {"role":"assistant","content":"b"}]}),
+            ],
+        );
+        assert_eq!(links(&s)[1], Link::Continues { prev: 0, chained: false });
+        let p = &pairs(&s)[0];
+        assert!(p.rewrite.is_none() && p.dropped.is_empty());
     }
 
     #[test]

@@ -291,6 +291,8 @@ pub fn diff(a: &Request, b: &Request) -> RequestDiff {
                 if a.conversation_id.is_some() && b.conversation_id.is_some() && a.conversation_id != b.conversation_id
                 {
                     "the requests carry different conversation ids".into()
+                } else if a.session_id.is_some() && b.session_id.is_some() && a.session_id != b.session_id {
+                    "the requests carry different session ids".into()
                 } else if b.previous_response_id.is_some() {
                     "B's previous_response_id does not name A's recorded response".into()
                 } else {
@@ -477,8 +479,20 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>) {
     }
     let ka: Vec<u64> = ea.iter().map(|e| e.key).collect();
     let kb: Vec<u64> = eb.iter().map(|e| e.key).collect();
+    // Elements pair as a change when they are of one kind; a string-content
+    // message and a text block of that role are one kind (SPEC §1: the two
+    // serialisations of one element), so an edited turn re-sent in the other
+    // shape shows as changed, with its text diff.
+    let class = |r: &Request, e: &conversation::Element| {
+        let m = &r.messages[e.msg];
+        let text = match e.block {
+            Some(i) => m.blocks[i].kind == BlockKind::Text,
+            None => matches!(m.blocks.as_slice(), [x] if x.kind == BlockKind::Text),
+        };
+        if text && r.body_format != "pydantic-ai-history" { format!("{} text", m.role.as_str()) } else { e.describe(r) }
+    };
     let (da, db): (Vec<String>, Vec<String>) =
-        (ea.iter().map(|e| e.describe(a)).collect(), eb.iter().map(|e| e.describe(b)).collect());
+        (ea.iter().map(|e| class(a, e)).collect(), eb.iter().map(|e| class(b, e)).collect());
     let pairable = |i: usize, j: usize| da[i] == db[j];
     for pairing in align(&ka, &kb, pairable) {
         let mut c = match pairing {

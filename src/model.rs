@@ -785,6 +785,15 @@ pub struct Request {
     pub previous_response_id: Option<Box<str>>,
     /// Conversation id (pydantic-ai `conversation_id`, Responses `conversation`).
     pub conversation_id: Option<Box<str>>,
+    /// Client session id, when the request carries one: Claude Code's
+    /// `metadata.user_id` (a JSON string holding `session_id`, or the older
+    /// `user_<hash>_account_<uuid>_session_<uuid>` form; see
+    /// [`crate::formats::anthropic::claude_code_session_id`]), or an exchange
+    /// log's `x-claude-code-session-id` / `session_id` request header. Two
+    /// requests with different session ids are different conversations (SPEC
+    /// §1); unlike [`Request::conversation_id`] an equal one says nothing of a
+    /// server-held prefix.
+    pub session_id: Option<Box<str>>,
     /// Ids of the response to this request, if recorded (to chain `previous_response_id`).
     pub response_id: Option<Box<str>>,
     /// The raw document text, when the file is small enough to keep, for locating pointers.

@@ -237,3 +237,26 @@ fn files_skipped_in_a_stream_directory_are_reported() {
         "{err}"
     );
 }
+
+#[test]
+fn diff_says_nothing_of_a_turn_resent_as_a_string_but_shows_an_edit() {
+    // Request 1 re-sends request 0's block turn as a plain string: only the new elements show.
+    let (code, v) = run_json(&["diff", "fixtures/streams/claude-code-string-turns.jsonl", "--request", "0", "1"]);
+    assert_eq!((code, v["verdict"].as_str()), (0, Some("extension")));
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    let differing: Vec<_> = changes(&v).into_iter().filter(|(op, _)| op != "same").collect();
+    assert_eq!(
+        differing,
+        vec![s("added", "/request/body/messages/3/content/0"), s("added", "/request/body/messages/4/content/0")]
+    );
+    // An edited turn re-sent in the other shape is one change, with its text diff.
+    let (code, v) = run_json(&["diff", "fixtures/streams/claude-code-sessions-headers.jsonl", "--request", "3", "4"]);
+    assert_eq!((code, v["verdict"].as_str()), (1, Some("rewrite")));
+    assert_eq!(v["first_divergence"]["pointer"], "/request/body/messages/2");
+    let c = v["changes"].as_array().unwrap().iter().find(|c| c["op"] == "changed").expect("a change");
+    assert_eq!(c["pointer"], "/request/body/messages/2");
+    // Different Claude Code sessions: not compared, and the note says why.
+    let (code, v) = run_json(&["diff", "fixtures/streams/claude-code-two-sessions.jsonl", "--request", "0", "1"]);
+    assert_eq!((code, v["verdict"].as_str()), (0, Some("new conversation")));
+    assert_eq!(v["note"], "the requests carry different session ids");
+}

@@ -286,3 +286,253 @@ fn exchange_log_chains_by_recorded_response_ids() {
     // response that is not recorded before it, while the latest request's is: a new conversation.
     assert_eq!(got, vec![f("dropped-system-prompt", 2, "/request/body", "error")]);
 }
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/fixtures/streams/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+#[test]
+fn claude_code_sessions_interleaved_in_one_log_are_separate_conversations() {
+    // claude-trace log: sessions A and B interleaved (A B A B); both open with the same
+    // <system-reminder> block, B without A's output-style system block. Their
+    // `metadata.user_id` (the JSON form) names different sessions: nothing is compared
+    // across them, so neither a dropped system block nor a rewritten first turn.
+    let (got, _) = check_dir(&[("trace.jsonl", fixture("claude-code-two-sessions.jsonl"))], false);
+    assert_eq!(got, vec![]);
+}
+
+#[test]
+fn claude_code_earlier_turn_resent_as_a_plain_string_is_not_a_rewrite() {
+    // Request 0 sends the latest user turn as one text block with cache_control;
+    // request 1 re-sends it as a plain string: a serialisation-only difference.
+    let (got, _) = check_dir(&[("trace.jsonl", fixture("claude-code-string-turns.jsonl"))], false);
+    assert_eq!(got, vec![]);
+}
+
+#[test]
+fn claude_code_session_header_separates_sessions_and_an_edit_within_one_is_still_a_rewrite() {
+    // claude-tap log: sessions C (requests 0-1) and D (2-4) named by X-Claude-Code-Session-Id
+    // (and the older `user_…_account__session_…` user_id). C→D is not compared; request 4
+    // re-sends request 3's block turn "can we use thin?" as the string "can we use thin LTO?".
+    let (got, all) = check_dir(&[("tap.jsonl", fixture("claude-code-sessions-headers.jsonl"))], false);
+    assert_eq!(got, vec![f("history-rewrite", 4, "/request/body/messages/2", "warning")]);
+    assert_eq!(all[0].line, Some(5));
+    assert_eq!(all[0].related[0].pointer, "/request/body/messages/2/content/0");
+    let d = all[0].diff.as_deref().expect("diff");
+    assert!(d.contains("-can we use thin?") && d.contains("+can we use thin LTO?"), "{d}");
+}
+
+/// An exchange-log line for an Anthropic body, with optional request headers.
+fn xline(body: Value, headers: Value) -> String {
+    serde_json::to_string(&json!({"request":{"method":"POST","path":"/v1/messages","headers":headers,"body":body},"response":{"status":200}})).unwrap()
+}
+
+fn cc_body(user_id: Option<&str>, messages: Value) -> Value {
+    let mut b = json!({"model":"claude-sonnet-4-5","max_tokens":1024,"system":[{"type":"text","text":"You are Claude Code."}],"messages":messages});
+    if let Some(u) = user_id {
+        b["metadata"] = json!({"user_id": u});
+    }
+    b
+}
+
+#[test]
+fn session_ids_equal_or_absent_keep_the_first_element_rule() {
+    let reminder = json!({"type":"text","text":"<system-reminder>ctx</system-reminder>"});
+    let first = json!([{"role":"user","content":[reminder, {"type":"text","text":"one"}]}]);
+    let edited = json!([{"role":"user","content":[reminder, {"type":"text","text":"two"}]},{"role":"assistant","content":[{"type":"text","text":"ok"}]}]);
+    let sess = |s: &str| format!(r#"{{"device_id":"d","account_uuid":"","session_id":"{s}"}}"#);
+    let want_rewrite = vec![f("history-rewrite", 1, "/request/body/messages/0/content/1", "warning")];
+    for (a, b, want) in [
+        (Some(sess("s1")), Some(sess("s1")), want_rewrite.clone()),
+        (Some(sess("s1")), None, want_rewrite.clone()),
+        (None, Some(sess("s2")), want_rewrite.clone()),
+        (None, None, want_rewrite.clone()),
+        (Some(sess("s1")), Some(sess("s2")), vec![]),
+        // An application's own user id is no session id.
+        (Some("alice".into()), Some("bob".into()), want_rewrite.clone()),
+    ] {
+        let log = [
+            xline(cc_body(a.as_deref(), first.clone()), json!({})),
+            xline(cc_body(b.as_deref(), edited.clone()), json!({})),
+        ]
+        .join("\n");
+        let (got, _) = check_dir(&[("log.jsonl", format!("{log}\n"))], false);
+        assert_eq!(got, want, "{a:?} {b:?}");
+    }
+    // The header alone (any case), and the header over the body's id.
+    for (ha, hb, want) in [
+        (json!({"X-Claude-Code-Session-Id":"h1"}), json!({"x-claude-code-session-id":"h2"}), vec![]),
+        (json!({"session_id":"h1"}), json!({"Session_Id":"h2"}), vec![]),
+        (json!({"x-claude-code-session-id":"h1"}), json!({"x-claude-code-session-id":"h1"}), want_rewrite.clone()),
+    ] {
+        let log = [
+            xline(cc_body(Some(&sess("s1")), first.clone()), ha.clone()),
+            xline(cc_body(Some(&sess("s1")), edited.clone()), hb.clone()),
+        ]
+        .join("\n");
+        let (got, _) = check_dir(&[("log.jsonl", format!("{log}\n"))], false);
+        assert_eq!(got, want, "{ha} {hb}");
+    }
+}
+
+#[test]
+fn legacy_user_id_sessions_separate_request_body_files() {
+    let legacy = |s: &str| format!("user_{}_account__session_{s}", "a".repeat(64));
+    let first = json!([{"role":"user","content":[{"type":"text","text":"<system-reminder>ctx</system-reminder>"},{"type":"text","text":"one"}]}]);
+    let other = json!([{"role":"user","content":[{"type":"text","text":"<system-reminder>ctx</system-reminder>"},{"type":"text","text":"two"}]}]);
+    let (got, _) = check_dir(
+        &bodies(&[
+            cc_body(Some(&legacy("11111111-aaaa")), first.clone()),
+            cc_body(Some(&legacy("22222222-bbbb")), other.clone()),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![]);
+    let (got, _) = check_dir(
+        &bodies(&[cc_body(Some(&legacy("11111111-aaaa")), first), cc_body(Some(&legacy("11111111-aaaa")), other)]),
+        false,
+    );
+    assert_eq!(got, vec![f("history-rewrite", 1, "/messages/0/content/1", "warning")]);
+}
+
+#[test]
+fn anthropic_string_and_one_text_block_are_the_same_element_but_not_other_shapes() {
+    let a = json!({"role":"assistant","content":[{"type":"text","text":"b"}]});
+    let blocks =
+        |t: &str| json!({"role":"user","content":[{"type":"text","text":t,"cache_control":{"type":"ephemeral"}}]});
+    let string = |t: &str| json!({"role":"user","content":t});
+    let next = json!({"role":"user","content":[{"type":"text","text":"c"}]});
+    // Blocks → string, string → blocks (also as the first element: it continues), and the
+    // string system slot → one system block.
+    for (x, y) in [(blocks("q"), string("q")), (string("q"), blocks("q"))] {
+        let (got, _) = check_dir(
+            &bodies(&[
+                json!({"system":"S","messages":[x.clone()]}),
+                json!({"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral"}}],"messages":[y.clone(), a, next]}),
+            ]),
+            false,
+        );
+        assert_eq!(got, vec![], "{x} {y}");
+    }
+    // A real change of text is a rewrite (at the string message, or at the block).
+    let (got, _) = check_dir(
+        &bodies(&[
+            json!({"messages":[string("u"), a, blocks("q")]}),
+            json!({"messages":[string("u"), a, string("q!"), a, next]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("history-rewrite", 1, "/messages/2", "warning")]);
+    let (got, _) = check_dir(
+        &bodies(&[
+            json!({"messages":[string("u"), a, string("q")]}),
+            json!({"messages":[string("u"), a, blocks("q!"), a, next]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("history-rewrite", 1, "/messages/2/content/0", "warning")]);
+    // Two text blocks are not the string of their joined texts; a block with citations is
+    // not a plain text block.
+    let two = json!({"role":"user","content":[{"type":"text","text":"q"},{"type":"text","text":"r"}]});
+    let cited = json!({"role":"user","content":[{"type":"text","text":"q","citations":[]}]});
+    for (x, y, ptr) in [(two, string("q\nr"), "/messages/2"), (string("q"), cited, "/messages/2/content/0")] {
+        let (got, _) = check_dir(
+            &bodies(&[
+                json!({"messages":[string("u"), a, x.clone()]}),
+                json!({"messages":[string("u"), a, y.clone(), a, next]}),
+            ]),
+            false,
+        );
+        assert_eq!(got, vec![f("history-rewrite", 1, ptr, "warning")], "{x} {y}");
+    }
+}
+
+#[test]
+fn chat_string_and_one_text_part_are_the_same_message() {
+    let a = json!({"role":"assistant","content":"b"});
+    let next = json!({"role":"user","content":"c"});
+    let part = |t: &str| json!({"role":"user","content":[{"type":"text","text":t}]});
+    let string = |t: &str| json!({"role":"user","content":t});
+    // A system message keeps the bodies `openai-chat` (a body of user/assistant
+    // messages with text parts only is read as `anthropic-messages`).
+    let sys = json!({"role":"system","content":"S"});
+    for (x, y) in [(part("q"), string("q")), (string("q"), part("q"))] {
+        let (got, _) = check_dir(
+            &bodies(&[
+                json!({"model":"gpt-4.1","messages":[{"role":"system","content":[{"type":"text","text":"S"}]}, x.clone()]}),
+                json!({"model":"gpt-4.1","messages":[{"role":"system","content":"S"}, y.clone(), a, next]}),
+            ]),
+            false,
+        );
+        assert_eq!(got, vec![], "{x} {y}");
+    }
+    let (got, _) = check_dir(
+        &bodies(&[
+            json!({"model":"gpt-4.1","messages":[sys, string("u"), a, part("q")]}),
+            json!({"model":"gpt-4.1","messages":[sys, string("u"), a, string("q "), a, next]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("history-rewrite", 1, "/messages/3", "warning")]);
+    let two = json!({"role":"user","content":[{"type":"text","text":"q"},{"type":"text","text":"r"}]});
+    let (got, _) = check_dir(
+        &bodies(&[
+            json!({"model":"gpt-4.1","messages":[sys, string("u"), a, string("q\nr")]}),
+            json!({"model":"gpt-4.1","messages":[sys, string("u"), a, two, a, next]}),
+        ]),
+        false,
+    );
+    assert_eq!(got, vec![f("history-rewrite", 1, "/messages/3/content/0", "warning")]);
+}
+
+#[test]
+fn cassette_turn_resent_as_a_string_is_not_a_rewrite() {
+    let y = r#"interactions:
+- request:
+    method: POST
+    parsed_body:
+      max_tokens: 1024
+      messages:
+      - content: start
+        role: user
+      - content:
+        - text: ok
+          type: text
+        role: assistant
+      - content:
+        - text: hello
+          type: text
+          cache_control:
+            type: ephemeral
+        role: user
+      model: claude-sonnet-4-5
+    uri: https://api.anthropic.com/v1/messages
+- request:
+    method: POST
+    parsed_body:
+      max_tokens: 1024
+      messages:
+      - content: start
+        role: user
+      - content:
+        - text: ok
+          type: text
+        role: assistant
+      - content: hello
+        role: user
+      - content:
+        - text: hi
+          type: text
+        role: assistant
+      - content:
+        - text: again
+          type: text
+        role: user
+      model: claude-sonnet-4-5
+    uri: https://api.anthropic.com/v1/messages
+"#;
+    let (got, _) = check_dir(&[("c.yaml", y.to_string())], false);
+    assert_eq!(got, vec![]);
+    let (got, _) = check_dir(&[("c.yaml", y.replacen("content: hello", "content: hello!", 1))], false);
+    assert_eq!(got, vec![f("history-rewrite", 1, "/interactions/1/request/parsed_body/messages/2", "warning")]);
+}

@@ -5,6 +5,11 @@
 //! array of blocks (`text`, `image`, `document`, `tool_use{id,name,input}`,
 //! `tool_result{tool_use_id,content}`, `thinking`, `redacted_thinking`,
 //! `compaction`, server tool blocks). `cache_control` may sit on any block.
+//! A string `content` (or `system`) is hashed as its one-text-block form, so
+//! that the two serialisations compare equal (SPEC §1).
+//!
+//! `metadata.user_id` carries Claude Code's session id (read into
+//! [`Request::session_id`], see [`claude_code_session_id`]).
 
 use super::body::*;
 use crate::model::*;
@@ -53,7 +58,11 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         let ptr = ptr_join(base, "system");
         let mut slot = Slot { kind: SlotKind::System, pointer: ptr.clone(), parts: Vec::new() };
         match sys {
-            Value::String(t) => slot.parts.push(text_block(BlockKind::Text, ptr, t, sys)),
+            Value::String(t) => {
+                let mut b = text_block(BlockKind::Text, ptr, t, sys);
+                b.json_hash = text_block_hash(t);
+                slot.parts.push(b);
+            }
             Value::Array(a) => {
                 for (i, b) in a.iter().enumerate() {
                     slot.parts.push(text_block(BlockKind::Text, ptr_idx(&ptr, i), s(b, "text"), b));
@@ -64,6 +73,12 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         r.slots.push(slot);
     }
     set_tools(&mut r, base, "tools", v.get("tools"));
+    r.session_id = v
+        .get("metadata")
+        .and_then(|m| m.get("user_id"))
+        .and_then(Value::as_str)
+        .and_then(claude_code_session_id)
+        .map(Into::into);
     if let Some(msgs) = v.get("messages").and_then(Value::as_array) {
         for (i, m) in msgs.iter().enumerate() {
             let mp = ptr_idx(&ptr_join(base, "messages"), i);
@@ -90,10 +105,12 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
     let content = m.get("content").unwrap_or(&Value::Null);
     match content {
         Value::String(t) => {
+            // Hashed as `[{"type":"text","text":t}]` would hash its block:
+            // the same element whichever way it is serialised.
             let mut b = text_block(BlockKind::Text, mp.clone(), t, m);
-            b.json_hash = chash(content);
+            b.json_hash = text_block_hash(t);
             msg.blocks.push(b);
-            msg.json_hash = chash(content);
+            msg.json_hash = b_hash(&msg);
         }
         Value::Array(a) => {
             let cp = ptr_join(&mp, "content");
@@ -110,6 +127,36 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
         msg.assistant = assistant_info(None);
     }
     msg
+}
+
+fn b_hash(m: &Message) -> u64 {
+    m.blocks.first().map_or(0, |b| b.json_hash)
+}
+
+/// The session id in a Claude Code `metadata.user_id`, in either shape
+/// Claude Code sends:
+/// - newer builds: a JSON string `{"device_id":…,"account_uuid":…,"session_id":"<uuid>"}`;
+/// - older builds: `user_<64 hex>_account_<uuid>_session_<uuid>` (`_account__session_`
+///   when no account is logged in).
+///
+/// Both shapes as parsed by LuthienResearch/luthien-proxy
+/// `src/luthien_proxy/pipeline/session.py` (`extract_session_id_from_anthropic_body`:
+/// the pattern `_session_([a-f0-9-]+)$`, then the JSON form's `session_id`). Any
+/// other `user_id` (an application's own user name) is no session id.
+pub fn claude_code_session_id(user_id: &str) -> Option<String> {
+    let u = user_id.trim();
+    if u.starts_with('{') {
+        let v: Value = serde_json::from_str(u).ok()?;
+        let id = v.get("session_id")?.as_str()?;
+        return (!id.is_empty()).then(|| id.to_string());
+    }
+    let rest = u.strip_prefix("user_")?;
+    let i = rest.rfind("_session_")?;
+    if !rest[..i].contains("_account_") {
+        return None;
+    }
+    let id = &rest[i + "_session_".len()..];
+    (!id.is_empty() && id.bytes().all(|c| c.is_ascii_hexdigit() || c == b'-')).then(|| id.to_string())
 }
 
 /// Parses one Anthropic content block.
@@ -143,4 +190,38 @@ pub fn parse_block(b: &Value, p: String) -> Block {
         _ => {}
     }
     bl
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn session_id_from_both_claude_code_user_id_shapes() {
+        let json_form =
+            r#"{"device_id":"3f4a1b7c","account_uuid":"","session_id":"2c4e1cf0-7a67-4d2e-9a4b-1d16d3f44752"}"#;
+        assert_eq!(claude_code_session_id(json_form).as_deref(), Some("2c4e1cf0-7a67-4d2e-9a4b-1d16d3f44752"));
+        let legacy = "user_8b7e2c1d4f6a9b3c0d1e2f3456789abcdeffedcba9876543210fedcba1234567_account__session_7d0e2f61-4b5c-4a9d-8f11-2c3d4e5f6a7b";
+        assert_eq!(claude_code_session_id(legacy).as_deref(), Some("7d0e2f61-4b5c-4a9d-8f11-2c3d4e5f6a7b"));
+        let logged_in = "user_abc_account_11111111-2222-3333-4444-555555555555_session_0a1b-2c3d";
+        assert_eq!(claude_code_session_id(logged_in).as_deref(), Some("0a1b-2c3d"));
+        for other in ["alice", "user_abc_session_0a1b", "{\"device_id\":\"d\"}", "{\"session_id\":\"\"}", "{broken", ""]
+        {
+            assert_eq!(claude_code_session_id(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn string_content_hashes_as_its_one_text_block() {
+        let p = |v: Value| parse(&v, &Arc::from("r.json"), 0, "");
+        let a = p(json!({"system":"S","messages":[{"role":"user","content":"hi"}],"metadata":{"user_id":"alice"}}));
+        let b = p(json!({"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral"}}],
+            "messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]}));
+        assert_eq!(a.messages[0].json_hash, b.messages[0].blocks[0].json_hash);
+        assert_eq!(a.slots[0].parts[0].json_hash, b.slots[0].parts[0].json_hash);
+        assert_eq!(a.session_id, None);
+        let c = p(json!({"messages":[{"role":"user","content":[{"type":"text","text":"hi","citations":[]}]}]}));
+        assert_ne!(a.messages[0].json_hash, c.messages[0].blocks[0].json_hash);
+    }
 }

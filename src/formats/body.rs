@@ -15,6 +15,31 @@ pub fn chash(v: &Value) -> u64 {
     canonical_hash(v, IGNORED_KEYS)
 }
 
+/// The text of a content list that is exactly one plain text block
+/// (`[{"type":"text","text":…}]`, `cache_control` aside): the block-list
+/// serialisation of a string content. SPEC §1 compares a Chat/Anthropic
+/// message with string content equal to the same message with such a list
+/// (Claude Code re-sends earlier user turns as strings and the latest as one
+/// text block carrying `cache_control`). Two text blocks, or a block with any
+/// other field (`citations`, …), are not this.
+pub fn single_text_block(content: &Value) -> Option<&str> {
+    let [Value::Object(b)] = content.as_array()?.as_slice() else { return None };
+    if b.get("type").and_then(Value::as_str) != Some("text") {
+        return None;
+    }
+    if b.keys().any(|k| k != "type" && k != "text" && !IGNORED_KEYS.contains(&k.as_str())) {
+        return None;
+    }
+    b.get("text").and_then(Value::as_str)
+}
+
+/// Canonical hash of a string content `t` as its one-text-block form
+/// (`{"type":"text","text":t}`), so that both serialisations compare equal
+/// (see [`single_text_block`]).
+pub fn text_block_hash(t: &str) -> u64 {
+    chash(&serde_json::json!({"type": "text", "text": t}))
+}
+
 /// A request with no content yet.
 pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &str) -> Request {
     Request {
@@ -29,6 +54,7 @@ pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &st
         messages: Vec::new(),
         previous_response_id: None,
         conversation_id: None,
+        session_id: None,
         response_id: None,
         raw: None,
     }

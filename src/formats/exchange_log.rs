@@ -4,6 +4,14 @@
 //! `tests/fixtures/*.jsonl`). A body may also be a JSON string. Lines whose
 //! body matches no request format (token counting, model listing) are
 //! skipped and counted; the request index counts them (SPEC §1).
+//!
+//! A line's `request.headers` (an object of header names, in any case, to a
+//! string or a list of strings: claude-tap's
+//! `tests/fixtures/codex_ws_multi_response_trace.jsonl`, claude-trace's
+//! `request.headers`) may name the client session: Claude Code sends
+//! `X-Claude-Code-Session-Id` on every request, and `session_id` is the other
+//! name proxies read (gproxy's session affinity reads both on Claude
+//! Messages). It becomes [`Request::session_id`], over one read from the body.
 
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
@@ -61,6 +69,9 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                     .unwrap_or(p);
                 p.into()
             });
+            if let Some(id) = session_header(req.get("headers")) {
+                r.session_id = Some(id.into());
+            }
             let resp = v.get("response");
             r.response_id = resp
                 .and_then(|r| r.get("body").and_then(|b| b.get("id")).or_else(|| r.get("id")))
@@ -78,4 +89,40 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         skipped,
         unknown_records: 0,
     })
+}
+
+/// Request header names that carry a client session id, lower case.
+const SESSION_HEADERS: &[&str] = &["x-claude-code-session-id", "session_id"];
+
+/// The session id among recorded request headers (names case-insensitive; a
+/// value may be a string or a list of strings, the first non-empty one counts).
+fn session_header(headers: Option<&Value>) -> Option<&str> {
+    let h = headers?.as_object()?;
+    SESSION_HEADERS.iter().find_map(|want| {
+        h.iter().filter(|(k, _)| k.eq_ignore_ascii_case(want)).find_map(|(_, v)| {
+            let s = match v {
+                Value::String(s) => Some(s.as_str()),
+                Value::Array(a) => a.iter().filter_map(Value::as_str).find(|s| !s.trim().is_empty()),
+                _ => None,
+            }?;
+            Some(s.trim()).filter(|s| !s.is_empty())
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn session_header_is_read_case_insensitively() {
+        let h = json!({"User-Agent":"claude-cli/2.0.14","X-Claude-Code-Session-Id":"s-1"});
+        assert_eq!(session_header(Some(&h)), Some("s-1"));
+        assert_eq!(session_header(Some(&json!({"session_id":["", "s-2"]}))), Some("s-2"));
+        assert_eq!(session_header(Some(&json!({"x-claude-code-session-id":"  "}))), None);
+        assert_eq!(session_header(Some(&json!({"authorization":"Bearer x"}))), None);
+        assert_eq!(session_header(Some(&json!("x"))), None);
+        assert_eq!(session_header(None), None);
+    }
 }

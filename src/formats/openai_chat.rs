@@ -6,7 +6,8 @@
 //! `tool_calls[]` are `{id, type:"function", function:{name, arguments}}`;
 //! tool messages answer them by `tool_call_id`. Some proxies (LiteLLM) pass
 //! Anthropic-shaped `tool_use` / `tool_result` blocks inside `content`: they
-//! are read as such (mixed shapes pair by id).
+//! are read as such (mixed shapes pair by id). A `content` list of exactly
+//! one plain text part is compared as the string it serialises (SPEC §1).
 
 use super::anthropic;
 use super::body::*;
@@ -59,12 +60,26 @@ fn parse_message(m: &Value, mp: String) -> Message {
     }
     match content {
         Value::String(t) => {
-            msg.blocks.push(text_block(BlockKind::Text, mp.clone(), t, content));
+            // With `tool_calls` the blocks are the elements: the text is hashed
+            // as its one-text-part form (SPEC §1).
+            let mut b = text_block(BlockKind::Text, mp.clone(), t, content);
+            b.json_hash = text_block_hash(t);
+            msg.blocks.push(b);
             if m.get("tool_calls").is_none() {
                 msg.json_hash = chash(m);
             }
         }
         Value::Array(a) => {
+            // A list of exactly one plain text part is the string content
+            // serialised another way (SPEC §1): the message is one element,
+            // hashed as if its content were that string.
+            if let Some(t) = single_text_block(content).filter(|_| m.get("tool_calls").is_none()) {
+                let mut as_string = m.clone();
+                if let Some(o) = as_string.as_object_mut() {
+                    o.insert("content".into(), Value::String(t.to_string()));
+                }
+                msg.json_hash = chash(&as_string);
+            }
             let cp = ptr_join(&mp, "content");
             for (j, part) in a.iter().enumerate() {
                 let pp = ptr_idx(&cp, j);

@@ -19,7 +19,7 @@ with string content), once per pair, with a unified diff of that element. At the
 the pointer is `tools` (or the request body when request k+1 sends no tools). Requests are
 paired per endpoint (the same body format and URL path); a request continues the previous
 one when it chains to its response (`previous_response_id`) or both histories begin with the
-same element.
+same element, unless the two carry different session or conversation ids.
 
 ## Why it matters
 Providers cache prompts by exact prefix. A rewritten history (a block edited, a thinking
@@ -33,9 +33,11 @@ reported at that block.
 ## What it does not flag
 Moving `cache_control` markers, JSON key order, whitespace between JSON tokens (text inside
 strings is compared byte for byte); `previous_response_id` chains; compaction boundaries;
-a new conversation; a request whose history is a prefix of the previous one's (a retry); a
-pydantic-ai dynamic prompt re-rendered in place. A system prompt that disappears is
-`dropped-system-prompt` only.
+a new conversation (requests of different sessions or conversation ids among them); a
+message re-sent with its string content as a list of one text block, or back (Claude Code
+re-sends earlier user turns as strings); a request whose history is a prefix of the previous
+one's (a retry); a pydantic-ai dynamic prompt re-rendered in place. A system prompt that
+disappears is `dropped-system-prompt` only.
 "#,
 };
 
