@@ -233,9 +233,18 @@ pub fn links(s: &Stream) -> Vec<Link> {
     // Recorded response ids per endpoint: a `previous_response_id` names the
     // request it continues, even when other requests came in between.
     let mut responses: HashMap<(FormatId, &str, &str), usize> = HashMap::new();
+    // The latest request of each client session per endpoint: sessions that
+    // interleave in one proxy log (two Claude Code windows) are each compared
+    // with their own previous request.
+    let mut sessions: HashMap<(FormatId, &str, &str), usize> = HashMap::new();
     for (j, b) in s.requests.iter().enumerate() {
         let key = (b.body_format, b.endpoint.as_deref().unwrap_or(""));
-        let latest = last.insert(key, j).filter(|&i| same_endpoint(&s.requests[i], b));
+        let mut latest = last.insert(key, j).filter(|&i| same_endpoint(&s.requests[i], b));
+        if let Some(sid) = b.session_id.as_deref() {
+            if let Some(i) = sessions.insert((key.0, key.1, sid), j).filter(|&i| same_endpoint(&s.requests[i], b)) {
+                latest = Some(i);
+            }
+        }
         let named = b.previous_response_id.as_deref().and_then(|p| responses.get(&(key.0, key.1, p)).copied());
         out.push(match (named, latest) {
             (Some(i), _) => link(&s.requests[i], b, i),

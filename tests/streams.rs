@@ -536,3 +536,24 @@ fn cassette_turn_resent_as_a_string_is_not_a_rewrite() {
     let (got, _) = check_dir(&[("c.yaml", y.replacen("content: hello", "content: hello!", 1))], false);
     assert_eq!(got, vec![f("history-rewrite", 1, "/interactions/1/request/parsed_body/messages/2", "warning")]);
 }
+
+#[test]
+fn interleaved_sessions_are_each_compared_with_their_own_previous_request() {
+    // Two Claude Code windows in one proxy log: A0, B0, A1, B1. A1 edits A0's turn (a rewrite
+    // inside session A); B1 extends B0 cleanly. Each request pairs with its own session's last.
+    let sess = |s: &str| format!(r#"{{"device_id":"d","account_uuid":"","session_id":"{s}"}}"#);
+    let reminder = json!({"type":"text","text":"<system-reminder>ctx</system-reminder>"});
+    let a0 = json!([{"role":"user","content":[reminder, {"type":"text","text":"fix the parser"}]}]);
+    let a1 = json!([{"role":"user","content":[reminder, {"type":"text","text":"fix the lexer"}]},{"role":"assistant","content":[{"type":"text","text":"ok"}]},{"role":"user","content":"go on"}]);
+    let b0 = json!([{"role":"user","content":[reminder, {"type":"text","text":"write docs"}]}]);
+    let b1 = json!([{"role":"user","content":[reminder, {"type":"text","text":"write docs"}]},{"role":"assistant","content":[{"type":"text","text":"done"}]},{"role":"user","content":"thanks"}]);
+    let log = [
+        xline(cc_body(Some(&sess("a")), a0), json!({})),
+        xline(cc_body(Some(&sess("b")), b0), json!({})),
+        xline(cc_body(Some(&sess("a")), a1), json!({})),
+        xline(cc_body(Some(&sess("b")), b1), json!({})),
+    ]
+    .join("\n");
+    let (got, _) = check_dir(&[("log.jsonl", format!("{log}\n"))], false);
+    assert_eq!(got, vec![f("history-rewrite", 2, "/request/body/messages/0/content/1", "warning")]);
+}
