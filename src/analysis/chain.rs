@@ -139,7 +139,7 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
     out
 }
 
-/// Whether `c` is a conversation entry or has a conversation descendant written before `before`.
+/// Whether `c` is, or has a descendant written before `before` that is, an entry sent to the model.
 fn leads_to_conversation(t: &Transcript, tree: &Tree, c: u32, before: u32) -> bool {
     let mut stack = vec![c];
     let mut budget = 10_000;
@@ -147,7 +147,11 @@ fn leads_to_conversation(t: &Transcript, tree: &Tree, c: u32, before: u32) -> bo
         if x >= before {
             continue;
         }
-        if matches!(t.entries[x as usize].class, Class::Conversation | Class::Compaction) {
+        // Only entries the model is sent count: a branch holding nothing but
+        // transcript-only or failed messages (an OpenClaw `gateway-injected`
+        // note) loses no context when a path skips it.
+        let xe = &t.entries[x as usize];
+        if xe.class == Class::Compaction || super::tree::sent_again(xe) {
             return true;
         }
         budget -= 1;

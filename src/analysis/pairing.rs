@@ -37,6 +37,7 @@ pub fn request(r: &Request) -> Vec<Pairing> {
     let mut out = Vec::new();
     let mut calls: HashMap<&str, (u32, u32)> = HashMap::new();
     let mut answered: HashSet<&str> = HashSet::new();
+    let mut hosted: HashSet<&str> = HashSet::new();
     let mut open: Vec<(&str, u32, u32)> = Vec::new(); // calls of the latest model output, unanswered
     let mut prev_assistant = false;
     let flush = |open: &mut Vec<(&str, u32, u32)>, out: &mut Vec<Pairing>| {
@@ -55,17 +56,29 @@ pub fn request(r: &Request) -> Vec<Pairing> {
                 BlockKind::ToolCall => {
                     if let Some(id) = b.tool_id.as_deref() {
                         calls.insert(id, (i as u32, j as u32));
+                        // An id used again by a later call (models that number
+                        // their calls per turn) pairs with its nearest result.
+                        answered.remove(id);
                         open.push((id, i as u32, j as u32));
                     }
                 }
+                // A hosted call (Anthropic `server_tool_use` / `mcp_tool_use`,
+                // Responses `web_search_call`, `tool_search_call`, …) runs on the
+                // provider's side: never unanswered, but a result naming it has its call.
+                BlockKind::Other if b.tool_id.is_some() => {
+                    hosted.insert(b.tool_id.as_deref().unwrap_or_default());
+                }
                 BlockKind::ToolResult => {
                     let Some(id) = b.tool_id.as_deref() else { continue };
+                    if hosted.contains(id) && !calls.contains_key(id) {
+                        continue;
+                    }
                     if calls.contains_key(id) {
                         if !answered.insert(id) {
                             out.push(Pairing::Orphan { unit: i as u32, block: j as u32, second: true });
                         }
                         open.retain(|(c, _, _)| *c != id);
-                    } else if r.previous_response_id.is_none() {
+                    } else if r.previous_response_id.is_none() && !server_held(r) {
                         out.push(Pairing::Orphan { unit: i as u32, block: j as u32, second: false });
                     }
                 }
@@ -90,6 +103,13 @@ pub fn request(r: &Request) -> Vec<Pairing> {
         flush(&mut open, &mut out);
     }
     out
+}
+
+/// Whether the request's history is partly held by the provider (a Responses
+/// `conversation` object): a result whose call is not in the request answers
+/// the server-held prefix, as with `previous_response_id` (SPEC §2 CTX302).
+fn server_held(r: &Request) -> bool {
+    r.body_format == "openai-responses" && r.conversation_id.is_some()
 }
 
 fn result_ids(m: crate::packed::PackedMessage<'_>) -> impl Iterator<Item = (u32, &str)> {

@@ -166,8 +166,13 @@ pub fn parse_block(b: &Value, p: String) -> Block {
         "text" => (BlockKind::Text, s(b, "text").to_string()),
         "thinking" => (BlockKind::Thinking, s(b, "thinking").to_string()),
         "redacted_thinking" => (BlockKind::Thinking, s(b, "data").to_string()),
-        "tool_use" | "server_tool_use" | "mcp_tool_use" => {
-            (BlockKind::ToolCall, b.get("input").map(Value::to_string).unwrap_or_default())
+        "tool_use" => (BlockKind::ToolCall, b.get("input").map(Value::to_string).unwrap_or_default()),
+        // Server-side calls run by the provider (web search, code execution, MCP
+        // connector): they carry their own `*_tool_result` blocks, may be in
+        // flight when a turn pauses (`stop_reason: "pause_turn"`), and are never
+        // the client's to answer (Anthropic docs: server tools, MCP connector).
+        "server_tool_use" | "mcp_tool_use" => {
+            (BlockKind::Other, b.get("input").map(Value::to_string).unwrap_or_default())
         }
         // Server tool results (`web_search_tool_result`, `tool_search_tool_result`, …)
         // answer the `server_tool_use` block of the same id, inline.
@@ -181,6 +186,10 @@ pub fn parse_block(b: &Value, p: String) -> Block {
     let mut bl = text_block(kind, p, &text, b);
     match kind {
         BlockKind::ToolCall => {
+            bl.tool_id = b.get("id").and_then(Value::as_str).map(Into::into);
+            bl.tool_name = b.get("name").and_then(Value::as_str).map(Into::into);
+        }
+        BlockKind::Other if matches!(ty, "server_tool_use" | "mcp_tool_use") => {
             bl.tool_id = b.get("id").and_then(Value::as_str).map(Into::into);
             bl.tool_name = b.get("name").and_then(Value::as_str).map(Into::into);
         }

@@ -250,6 +250,19 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
 /// file changed since), or carries no message.
 pub fn reload_message(format: FormatId, t: &Transcript, e: &Entry) -> Option<Message> {
     let src = t.source.as_ref()?;
+    let bytes = reload_line(t, e)?;
+    let one = SourceRef { display: src.display.clone(), origin: crate::source::Origin::Memory(bytes.into()) };
+    let opts = LoadOptions { forced: Some(format), texts: crate::packed::Texts::AsLoaded };
+    let input = load_format(&one, format, &opts).ok()?;
+    let t = input.as_transcript()?;
+    t.message(t.entries.first()?)
+}
+
+/// The raw bytes of an entry's line, read again from its file (at its byte
+/// offset; from the start for compressed files) and verified by length and
+/// hash; `None` when the file is gone or the line changed.
+pub fn reload_line(t: &Transcript, e: &Entry) -> Option<Vec<u8>> {
+    let src = t.source.as_ref()?;
     let bytes = match src.lines_at(&[e.offset]) {
         Some(mut v) => v.pop()?,
         // Compressed: no seeking; read up to the line.
@@ -263,14 +276,7 @@ pub fn reload_message(format: FormatId, t: &Transcript, e: &Entry) -> Option<Mes
             }
         }
     };
-    if bytes.len() != e.len as usize || crate::hash::hash_bytes(&bytes) != e.raw_hash {
-        return None;
-    }
-    let one = SourceRef { display: src.display.clone(), origin: crate::source::Origin::Memory(bytes.into()) };
-    let opts = LoadOptions { forced: Some(format), texts: crate::packed::Texts::AsLoaded };
-    let input = load_format(&one, format, &opts).ok()?;
-    let t = input.as_transcript()?;
-    t.message(t.entries.first()?)
+    (bytes.len() == e.len as usize && crate::hash::hash_bytes(&bytes) == e.raw_hash).then_some(bytes)
 }
 
 fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {

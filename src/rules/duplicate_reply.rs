@@ -70,6 +70,10 @@ pub fn check(cx: &mut RuleContext) {
     // any tool call or failure in any of its entries.
     let group_ends = crate::analysis::call_group_ends(t);
     let mut groups: HashMap<&str, GroupAcc> = HashMap::new();
+    // Per lane: the latest user turn, and whether a send of its run was
+    // delivered to the conversation it came from (OpenClaw then drops the
+    // run's final payloads).
+    let mut origin: HashMap<u32, (u32, bool)> = HashMap::new();
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
         if e.class != Class::Conversation || reused.contains(&i) {
@@ -79,6 +83,7 @@ pub fn check(cx: &mut RuleContext) {
         let Some(m) = t.packed(e) else { continue };
         let (pending, answered, any_turn) = states.entry(lanes[i as usize]).or_default();
         if e.is_user_turn() {
+            origin.insert(lanes[i as usize], (i, false));
             if !replayed.contains(&i) {
                 pending.push_back(i);
                 *any_turn = true;
@@ -119,6 +124,9 @@ pub fn check(cx: &mut RuleContext) {
             if acc.failed || acc.has_call || (!acc.partial && text.is_empty()) {
                 continue;
             }
+            if origin.get(&lanes[i as usize]).is_some_and(|o| o.1) {
+                continue; // suppressed: the run already sent to its own conversation
+            }
             if !acc.partial && SILENT.contains(&text) {
                 // A silent final closes the oldest open turn without a reply.
                 pending.pop_front();
@@ -134,6 +142,9 @@ pub fn check(cx: &mut RuleContext) {
             if let Some((call_entry, ptr)) = id.and_then(|id| sends.remove(id)) {
                 if r.delivered && !r.is_error {
                     reply = Some((call_entry, ptr, "message-tool send".to_string(), None));
+                    if let Some(o) = origin.get_mut(&lanes[i as usize]) {
+                        o.1 |= input.format == "pi-session" && sent_to_origin(t, e, &t.entries[o.0 as usize]);
+                    }
                 }
             }
         }
@@ -166,6 +177,29 @@ pub fn check(cx: &mut RuleContext) {
             );
         }
     }
+}
+
+/// Whether a delivered OpenClaw send went to the conversation the user turn
+/// came from: a target the send's result names (`to`, `chatId`, `target`,
+/// channel prefix aside) appears quoted in the turn's envelope (`sender_id`,
+/// `chat_id`, the Sender `id`). OpenClaw then suppresses the run's final
+/// reply payloads (openclaw `src/auto-reply/reply/reply-payloads.ts`,
+/// `shouldSuppressMessagingToolReplies`: a messaging-tool send to the
+/// originating target), so the final text is no second visible reply.
+fn sent_to_origin(t: &Transcript, result: &Entry, turn: &Entry) -> bool {
+    static TARGET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#""(?:to|chatId|chat_id|target)"\s*:\s*"([^"]{3,})""#).expect("regex")
+    });
+    // The result's own line (its text is kept only as a prefix).
+    let Some(raw) = crate::formats::reload_line(t, result) else { return false };
+    let raw = String::from_utf8_lossy(&raw);
+    let Some(tm) = t.message(turn) else { return false };
+    let turn_text: String = tm.blocks.iter().map(|b| &*b.text).collect::<Vec<_>>().join("\n");
+    TARGET.captures_iter(&raw).any(|c| {
+        let target = &c[1];
+        let bare = target.rsplit_once(':').map_or(target, |(_, id)| id);
+        bare.len() >= 3 && turn_text.contains(&format!("\"{bare}\""))
+    })
 }
 
 /// Per write-order lane: user turns without a reply, (user turn, replying

@@ -77,11 +77,19 @@ pub fn check(cx: &mut RuleContext) {
         }
     }
     if let Some(stream) = cx.stream {
+        // An element re-sent with the history of a later request of the same
+        // conversation is the same defect: reported once, at its first request.
+        let mut memo = crate::analysis::dup::StreamMemo::new(stream);
         for r in &stream.requests {
+            memo.next_request();
             for p in pairing::request(r) {
                 if let Pairing::Orphan { unit, block, second } = p {
                     let b = &r.messages[unit as usize].blocks[block as usize];
                     let id = b.tool_id.as_deref().unwrap_or("");
+                    let rel = b.pointer.strip_prefix(r.pointer.as_str()).unwrap_or(&b.pointer);
+                    if !memo.is_new(rel, id) {
+                        continue;
+                    }
                     let what = if second { "answers its call a second time" } else { "matches no earlier tool call" };
                     let mut f = Finding::new(
                         RuleId::OrphanToolResult,
