@@ -42,7 +42,9 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 - the latest compaction summary (earlier summaries are not in context at all);
 - a recurring prompt: a user turn whose text, per-message envelopes and timestamps aside,
   equals an earlier user turn's (heartbeat polls, cron triggers, a person repeating
-  themselves), and a user turn reported by `duplicate-user-turn`;
+  themselves), and a user turn reported by `duplicate-user-turn` (a runtime event delivered
+  as a user message, such as an OpenClaw task-completion event, is no prompt: the same event
+  delivered twice is reported);
 - per-event wrapper text a runtime puts around every event of a kind by design (the
   built-in list below, with the upstream source of each), and text matching a
   `context-block-allow` pattern in `ctxlint.toml`;
@@ -124,6 +126,20 @@ pub const WRAPPERS: &[Wrapper] = &[
     },
 ];
 
+/// Markers of a runtime event delivered as a user-role message (OpenClaw's
+/// task-completion events: openclaw `src/agents/internal-events.ts`, and the
+/// older `[System Message] [sessionId: …]` announce of
+/// `src/agents/subagent-announce.ts`). Such a message is an event, not a
+/// prompt: the same event delivered twice is a duplicate, never a
+/// "recurring prompt".
+const EVENT_MARKERS: &[&str] =
+    &["<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>", "[Internal task completion event]", "[System Message] [sessionId: "];
+
+/// Whether a user turn is a runtime event rather than a prompt.
+fn is_event(m: &Message) -> bool {
+    m.blocks.iter().any(|b| b.kind == BlockKind::Text && EVENT_MARKERS.iter().any(|k| b.text.contains(k)))
+}
+
 /// Every built-in wrapper pattern in one regex (multi-line mode).
 static WRAPPER_RE: LazyLock<Regex> = LazyLock::new(|| {
     let alts: Vec<String> = WRAPPERS.iter().map(|w| format!("(?:{})", w.pattern)).collect();
@@ -203,21 +219,31 @@ struct Pending {
     copies: u32,
 }
 
-/// One finding per distinct block per input, in the order first found.
+/// One finding per distinct block per input, in the order first found. Blocks
+/// first repeated together (the same copy of the same first copy: one event
+/// delivered twice, several paragraphs long) share one finding: one defect.
 #[derive(Default)]
 struct PerBlock {
     by_key: foldhash::HashMap<u64, usize>,
+    /// (unit of the copy, unit of the first copy) -> finding, for the current input.
+    by_pair: foldhash::HashMap<(u64, u64), usize>,
     list: Vec<Pending>,
 }
 
 impl PerBlock {
-    /// Records `copies` copies of block `key` in one context; `make` builds
-    /// the finding the first time.
-    fn note(&mut self, key: u64, copies: u32, make: impl FnOnce() -> Finding) {
+    /// Records `copies` copies of block `key` in one context, first repeated
+    /// at unit `at` (of first copy `first`); `make` builds the finding the first time.
+    fn note(&mut self, key: u64, pair: (u64, u64), copies: u32, make: impl FnOnce() -> Finding) {
         match self.by_key.get(&key) {
             Some(&i) => self.list[i].copies = self.list[i].copies.max(copies),
             None => {
+                if let Some(&i) = self.by_pair.get(&pair) {
+                    self.by_key.insert(key, i);
+                    self.list[i].copies = self.list[i].copies.max(copies);
+                    return;
+                }
                 self.by_key.insert(key, self.list.len());
+                self.by_pair.insert(pair, self.list.len());
                 self.list.push(Pending { finding: make(), copies });
             }
         }
@@ -250,6 +276,7 @@ pub fn check(cx: &mut RuleContext) {
                 continue; // the latest summary is exempt; earlier ones are not in context
             }
             let recurring = m.kind == MessageKind::UserTurn
+                && !is_event(m)
                 && !turns.insert(crate::analysis::turns::key_blocks(
                     m.blocks.iter().map(|b| (b.kind, b.text.as_ref(), b.text_hash)),
                 ));
@@ -271,7 +298,7 @@ pub fn check(cx: &mut RuleContext) {
                     if fm.kind() == MessageKind::SystemPrompt && m.kind == MessageKind::SystemPrompt {
                         continue; // two equal system prompts: CTX103's
                     }
-                    found.note(k, copies + 1, || {
+                    found.note(k, (i as u64, first.unit as u64), copies + 1, || {
                         Finding::new(
                             RuleId::DuplicateContextBlock,
                             &input.path,
@@ -302,6 +329,7 @@ pub fn check(cx: &mut RuleContext) {
                 .iter()
                 .map(|m| {
                     m.kind == MessageKind::UserTurn
+                        && !is_event(m)
                         && !turns.insert(crate::analysis::turns::key_blocks(
                             m.blocks.iter().map(|b| (b.kind, b.text.as_ref(), b.text_hash)),
                         ))
@@ -333,21 +361,26 @@ pub fn check(cx: &mut RuleContext) {
             }
             for (k, first, occ, text) in firsts {
                 let copies = counts.get(&k).copied().unwrap_or(2);
-                found.note(k, copies, || {
-                    let mut f = Finding::new(
-                        RuleId::DuplicateContextBlock,
-                        &r.path,
-                        input.format,
-                        "context block already sent in this request",
-                    )
-                    .pointer(dup::unit_pointer(r, occ))
-                    .request(r.index)
-                    .excerpt(text)
-                    .related(&r.path, r.line, dup::unit_pointer(r, first), "first occurrence")
-                    .help("inject each context block once per request");
-                    f.line = r.line;
-                    f
-                });
+                found.note(
+                    k,
+                    ((r.index as u64) << 32 | occ.unit as u64, (r.index as u64) << 32 | first.unit as u64),
+                    copies,
+                    || {
+                        let mut f = Finding::new(
+                            RuleId::DuplicateContextBlock,
+                            &r.path,
+                            input.format,
+                            "context block already sent in this request",
+                        )
+                        .pointer(dup::unit_pointer(r, occ))
+                        .request(r.index)
+                        .excerpt(text)
+                        .related(&r.path, r.line, dup::unit_pointer(r, first), "first occurrence")
+                        .help("inject each context block once per request");
+                        f.line = r.line;
+                        f
+                    },
+                );
             }
         }
     }
