@@ -282,6 +282,9 @@ fn claude_code_record(o: &Map<String, Value>) -> bool {
             && o.get("message").and_then(|m| m.get("role")).and_then(Value::as_str) == Some("assistant"))
 }
 
+/// Whether one JSONL record has the fields a format requires.
+type RecordTest = fn(&Value) -> bool;
+
 /// Checks that `src` fits `format`, which was forced on it
 /// (`--input-format`): at least one of its records has the fields the format
 /// requires (SPEC §1: otherwise an error naming what is missing, never a clean
@@ -294,7 +297,7 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
         format: format.to_string(),
         missing: missing.to_string(),
     };
-    let record: Option<(fn(&Value) -> bool, &str)> = match format {
+    let record: Option<(RecordTest, &str)> = match format {
         "pi-session" => Some((
             pi_session::sniff,
             "no record has `type` \"session\" with `id`, `version` or `cwd` (the session header pi writes first)",
