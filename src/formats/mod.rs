@@ -143,6 +143,10 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     if t[0] == b'{' || t[0] == b'[' {
         let blank = |l: &[u8]| l.iter().all(u8::is_ascii_whitespace);
         let (mut records, mut objects, mut weak) = (0u32, 0u32, None);
+        // Whether the first line holds a whole JSON value: else the input is
+        // read as one (pretty-printed) document first, whose inner lines
+        // must not be taken for records.
+        let mut first_parsed = None;
         let mut lr = src.lines()?;
         while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
             let end = l.offset + l.len;
@@ -151,7 +155,16 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                 records += 1;
             }
             if !l.too_long && !blank(bytes) {
-                if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
+                let parsed = serde_json::from_slice::<Value>(bytes);
+                if first_parsed.is_none() {
+                    first_parsed = Some(parsed.is_ok());
+                    if parsed.is_err() {
+                        if let Some(d) = whole_document(src)? {
+                            return Ok(d);
+                        }
+                    }
+                }
+                if let Ok(v) = parsed {
                     objects += u32::from(v.is_object());
                     match sniff_record(&v) {
                         Sniff::Decided(f) => return Ok(Detection::Format(f)),
@@ -170,26 +183,29 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
         if let Some(f) = weak {
             return Ok(Detection::Format(f));
         }
-        // Two or more objects on lines of their own: JSONL of records that
-        // match no format, not one JSON document.
-        if objects >= 2 {
+        // JSONL of records that match no format (two or more objects, the
+        // first on line 1), or a document already tried: nothing more to try.
+        if first_parsed == Some(false) || objects >= 2 {
             return Ok(Detection::Unknown);
         }
-        // A whole JSON document.
-        let bytes = src.read_all()?;
-        if let Ok(v) = serde_json::from_slice::<Value>(&bytes) {
-            if is_openclaw_trajectory(&v) {
-                return Ok(Detection::Unsupported(OPENCLAW_TRAJECTORY));
-            }
-            return Ok(sniff_body(&v).map_or(Detection::Unknown, Detection::Format));
-        }
-        return Ok(Detection::Unknown);
+        return Ok(whole_document(src)?.unwrap_or(Detection::Unknown));
     }
     let has = |needle: &[u8]| memchr::memmem::find(t, needle).is_some();
     if t.starts_with(b"interactions:") || has(b"\ninteractions:") || t.starts_with(b"---") && has(b"interactions:") {
         return Ok(Detection::Format(vcr_cassette::ID));
     }
     Ok(Detection::Unknown)
+}
+
+/// The detection of `src` read as one JSON document (a request body, a
+/// pydantic-ai history), or `None` when it is not one.
+fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
+    let bytes = src.read_all()?;
+    let Ok(v) = serde_json::from_slice::<Value>(&bytes) else { return Ok(None) };
+    if is_openclaw_trajectory(&v) {
+        return Ok(Some(Detection::Unsupported(OPENCLAW_TRAJECTORY)));
+    }
+    Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
 }
 
 /// Whether a record is an OpenClaw trajectory event ([`OPENCLAW_TRAJECTORY`]).
@@ -800,6 +816,14 @@ mod detect_tests {
         let mut v = vec![small; 5000];
         v.push(USER);
         assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Format("claude-code"));
+    }
+
+    #[test]
+    fn a_pretty_printed_body_with_object_lines_is_one_document() {
+        let body = "{\n  \"instructions\": \"be brief\",\n  \"input\": [\n    {\"type\": \"message\", \"role\": \"user\", \"content\": \"a\"},\n    {\"type\": \"message\", \"role\": \"user\", \"content\": \"b\"}\n  ]\n}\n";
+        assert_eq!(detect_str(body), Detection::Format("openai-responses"));
+        // A torn first line of a JSONL file: the records after it decide.
+        assert_eq!(detect_str(&format!("{{\"type\":\"us\n{USER}\n")), Detection::Format("claude-code"));
     }
 
     #[test]
