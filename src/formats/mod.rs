@@ -77,8 +77,13 @@ const PEEK: usize = 256 * 1024;
 /// bytes) before it gives up, when no record decides sooner (SPEC §1).
 const MIN_RECORDS: u32 = 64;
 
-/// JSONL detection never reads further than this, however few records it has seen.
+/// JSONL detection reads no further than this once it has seen 8 records
+/// (the records may be huge: a pasted image is one line).
 const MAX_SNIFF_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A first line longer than this that does not parse is a torn record, not
+/// the opening line of a pretty-printed document.
+const DOC_FIRST_LINE_MAX: u64 = 1024 * 1024;
 
 /// The [`Detection::Unsupported`] reason of an OpenClaw trajectory.
 ///
@@ -128,8 +133,8 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
 /// Detects the format of an input by its content (SPEC §1).
 ///
 /// JSONL: records are read until one decides, at least the first
-/// [`MIN_RECORDS`] records and the first [`PEEK`] bytes (never more than
-/// [`MAX_SNIFF_BYTES`]), so any number of leading bookkeeping records
+/// [`MIN_RECORDS`] records and the first [`PEEK`] bytes (no more than
+/// [`MAX_SNIFF_BYTES`] past the 8th record), so any number of leading bookkeeping records
 /// (Claude Code `file-history-snapshot`, `summary`, `permission-mode`, … lines)
 /// never hide a format. Lines that do not parse are passed over. A single JSON
 /// document is recognised by its body; YAML by `interactions:`.
@@ -158,7 +163,9 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                 let parsed = serde_json::from_slice::<Value>(bytes);
                 if first_parsed.is_none() {
                     first_parsed = Some(parsed.is_ok());
-                    if parsed.is_err() {
+                    // A long first line that does not parse is a torn record
+                    // (issue 7: a pasted image), never a document's opening line.
+                    if parsed.is_err() && l.len <= DOC_FIRST_LINE_MAX {
                         if let Some(d) = whole_document(src)? {
                             return Ok(d);
                         }
@@ -176,7 +183,7 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                     }
                 }
             }
-            if (records >= MIN_RECORDS && end >= PEEK as u64) || end >= MAX_SNIFF_BYTES {
+            if (records >= MIN_RECORDS && end >= PEEK as u64) || (records >= 8 && end >= MAX_SNIFF_BYTES) {
                 break;
             }
         }
