@@ -52,6 +52,17 @@ pub enum Error {
         /// What was wrong, with a line number where there is one.
         reason: String,
     },
+    /// A file forced to a format (`--input-format`) that it does not fit:
+    /// none of its records has the fields that format requires (SPEC §1).
+    #[error("{path}: --input-format {format}: {missing}; the file does not fit that format")]
+    DoesNotFit {
+        /// The path as given.
+        path: PathBuf,
+        /// The forced format id.
+        format: String,
+        /// What the file lacks (names the fields).
+        missing: String,
+    },
     /// Bad command-line usage that clap could not catch.
     #[error("{0}")]
     Usage(String),

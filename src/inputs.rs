@@ -4,7 +4,7 @@
 //! grouped into a stream in natural filename order (`req2` before `req10`).
 
 use crate::error::{Error, Result};
-use crate::formats;
+use crate::formats::{self, Detection};
 use crate::model::FormatId;
 use crate::source::{Origin, SourceRef};
 use rayon::prelude::*;
@@ -77,6 +77,8 @@ pub struct Plan {
     pub jobs: Vec<Job>,
     /// Walked files that matched no format.
     pub skipped: Vec<Skipped>,
+    /// `--input-format`, when given: loading checks that each input fits it.
+    pub forced: Option<FormatId>,
 }
 
 /// Compares file names in natural order: digit runs compare as numbers.
@@ -121,14 +123,14 @@ fn display_of(base_arg: &str, base: &Path, p: &Path) -> String {
 
 /// Builds the plan for the given paths.
 pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
-    let mut plan = Plan::default();
+    let mut plan = Plan { forced: opts.forced, ..Plan::default() };
     for arg in paths {
         if arg == "-" {
             let mut buf = Vec::new();
             std::io::stdin().read_to_end(&mut buf).map_err(|e| Error::io("-", e))?;
             let name = opts.stdin_filename.clone().unwrap_or_else(|| "-".to_string());
             let src = SourceRef { display: name.clone(), origin: Origin::Memory(buf.into()) };
-            let f = detect_or(&src, opts)?.ok_or_else(|| unknown(&name))?;
+            let f = named_format(&src, opts)?;
             plan.jobs.push(Job::File(src, f));
             continue;
         }
@@ -138,25 +140,41 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
             walk_dir(arg, &p, opts, &mut plan)?;
         } else {
             let src = SourceRef::file(arg.clone(), p.clone());
-            let f = detect_or(&src, opts)?.ok_or_else(|| unknown(arg))?;
+            let f = named_format(&src, opts)?;
             plan.jobs.push(Job::File(src, f));
         }
     }
     Ok(plan)
 }
 
-fn unknown(path: &str) -> Error {
-    Error::UnknownFormat {
-        path: path.into(),
-        tried: formats::ALL.join(", "),
-        hint: "; use --input-format to force one".into(),
+fn unknown(path: &str, d: Detection) -> Error {
+    let hint = match d {
+        Detection::Unsupported(why) => format!("; it is {why}"),
+        _ => "; use --input-format to force one".into(),
+    };
+    Error::UnknownFormat { path: path.into(), tried: formats::ALL.join(", "), hint }
+}
+
+/// The [`Skipped::reason`] of a walked file that matches no format we read.
+fn skip_reason(d: Detection) -> String {
+    match d {
+        Detection::Unsupported(why) => format!("{NO_FORMAT}: {why}"),
+        _ => NO_FORMAT.into(),
     }
 }
 
-fn detect_or(src: &SourceRef, opts: &DiscoverOptions) -> Result<Option<FormatId>> {
+fn detect_or(src: &SourceRef, opts: &DiscoverOptions) -> Result<Detection> {
     match opts.forced {
-        Some(f) => Ok(Some(f)),
-        None => formats::detect(src),
+        Some(f) => Ok(Detection::Format(f)),
+        None => formats::detect_input(src),
+    }
+}
+
+/// The format of a file named on the command line (or stdin).
+fn named_format(src: &SourceRef, opts: &DiscoverOptions) -> Result<FormatId> {
+    match detect_or(src, opts)? {
+        Detection::Format(f) => Ok(f),
+        d => Err(unknown(&src.display, d)),
     }
 }
 
@@ -196,7 +214,7 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) -> 
         found.push((SourceRef::file(display, path.clone()), path));
     }
     // Detection reads the head of every file: done in parallel (rayon), results kept in walk order.
-    let detected: Vec<(SourceRef, PathBuf, Result<Option<FormatId>>)> = found
+    let detected: Vec<(SourceRef, PathBuf, Result<Detection>)> = found
         .into_par_iter()
         .map(|(src, path)| {
             let d = detect_or(&src, opts);
@@ -205,14 +223,14 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) -> 
         .collect();
     for (src, path, d) in detected {
         match d {
-            Ok(Some(f)) => {
+            Ok(Detection::Format(f)) => {
                 by_dir.entry(path.parent().map(Path::to_path_buf).unwrap_or_default()).or_default().push((src, f))
             }
-            Ok(None) => {
+            Ok(d) => {
                 if opts.strict {
-                    return Err(unknown(&src.display));
+                    return Err(unknown(&src.display, d));
                 }
-                plan.skipped.push(Skipped { path: src.display, reason: NO_FORMAT.into() });
+                plan.skipped.push(Skipped { path: src.display, reason: skip_reason(d) });
             }
             Err(e) => {
                 if opts.strict {

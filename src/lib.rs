@@ -108,7 +108,7 @@ pub fn load_path(path: &str, discover: &DiscoverOptions) -> Result<(Input, Vec<S
     match plan.jobs.as_slice() {
         // `show` and `diff` print texts: keep them all.
         [job] => Ok((
-            load_job_with(job, &LoadOptions { texts: crate::packed::Texts::AsLoaded, ..LoadOptions::default() })?,
+            load_job_with(job, &LoadOptions { texts: crate::packed::Texts::AsLoaded, forced: plan.forced })?,
             plan.skipped,
         )),
         [] => {
@@ -176,11 +176,12 @@ type JobResult = Result<(FileSummary, Vec<Finding>)>;
 /// after each job (`n` = jobs in the plan), with output in a stable order.
 pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u64) + Sync)) -> CheckReport {
     let total = plan.jobs.len() as u64;
+    let lopts = LoadOptions { forced: plan.forced, ..LoadOptions::default() };
     let results: Vec<(Job, JobResult)> = plan
         .jobs
         .into_par_iter()
         .map(|job| {
-            let r = load_job(&job).map(|input| {
+            let r = load_job_with(&job, &lopts).map(|input| {
                 let mut findings = check_input(&input, &job, config);
                 // Occurrence numbers count within one path, so fingerprints
                 // are computed here, in parallel, rather than after the merge.

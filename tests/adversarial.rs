@@ -168,10 +168,15 @@ fn deeply_nested_jsonl_lines_are_checked_or_malformed() {
     // The session before the deep lines is checked as without them.
     assert_eq!(got.iter().filter(|(_, l)| *l <= n).cloned().collect::<Vec<_>>(), base);
     assert!(has_malformed_line(&run, n + 4) && has_malformed_line(&run, n + 5), "{got:?}");
-    // Every JSONL loader, forced, on the same file.
-    for f in ["pi-session", "claude-code", "codex-rollout", "exchange-log"] {
+    // Every JSONL loader, forced, on the same file: the one it fits reads it
+    // as detected; for the others it is an error naming what is missing
+    // (SPEC §1), found without choking on the deep lines.
+    let run = check(&["--input-format", "pi-session", s(&p)], "deep.jsonl", T);
+    assert!(has_malformed_line(&run, n + 4) && has_malformed_line(&run, n + 5), "{:?}", run.rules_lines());
+    for f in ["claude-code", "codex-rollout", "exchange-log"] {
         let run = check(&["--input-format", f, s(&p)], "deep.jsonl", T);
-        assert!(has_malformed_line(&run, n + 4) && has_malformed_line(&run, n + 5), "{f}: {:?}", run.rules_lines());
+        assert_eq!(run.code, 2, "{f}: {}", run.stderr);
+        assert!(run.stderr.contains(&format!("--input-format {f}: no ")), "{f}: {}", run.stderr);
     }
     // A file of only a deep line matches no format: a clear error.
     let only = d.path().join("only-deep.jsonl");

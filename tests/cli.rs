@@ -258,3 +258,186 @@ fn a_folder_without_inputs_warns_and_skipped_files_say_why() {
     // Skipped files are listed, not a sign that nothing was found.
     assert!(!String::from_utf8_lossy(&out.stderr).contains("no input files found"));
 }
+
+// ------------------------------------------------- detection and --input-format (issue 13)
+
+fn fixture(rel: &str) -> String {
+    format!("{}/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// (rule, line, pointer) of each finding.
+fn located(v: &Value) -> Vec<(String, u64, String)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (f["rule"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["pointer"].as_str().unwrap().into())
+        })
+        .collect()
+}
+
+const CC_SNAPSHOTS: &str = "detect/cc-leading-snapshots.jsonl";
+
+#[test]
+fn a_claude_code_session_behind_leading_snapshots_is_checked() {
+    // Three `file-history-snapshot` lines and a `worktree-state` line (no uuid, no sessionId) first.
+    let (code, v) = json_out(ctxlint().args(["check", &fixture(CC_SNAPSHOTS), "--isolated"]));
+    assert_eq!(code, 1);
+    assert_eq!(v["files"][0]["format"], "claude-code");
+    assert_eq!(v["files"][0]["entries"], 8);
+    assert_eq!(located(&v), vec![("unanswered-tool-call".into(), 6, "/message/content/0".into())]);
+}
+
+#[test]
+fn an_openclaw_trajectory_is_skipped_as_not_supported_yet() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture(CC_SNAPSHOTS), d.path().join("session.jsonl")).unwrap();
+    std::fs::copy(fixture("detect/openclaw.trajectory.jsonl"), d.path().join("s.trajectory.jsonl")).unwrap();
+    let (code, v) = json_out(ctxlint().current_dir(d.path()).args(["check", ".", "--isolated"]));
+    assert_eq!(code, 1);
+    assert_eq!(
+        v["files"],
+        serde_json::json!([{"path": "session.jsonl", "format": "claude-code", "requests": 0, "entries": 8}])
+    );
+    assert_eq!(
+        v["skipped"],
+        serde_json::json!([{
+            "path": "s.trajectory.jsonl",
+            "reason": "matches no input format: an OpenClaw trajectory (`traceSchema: \"openclaw-trajectory\"`), whose format (openclaw-trajectory) is not supported yet"
+        }])
+    );
+    assert_eq!(located(&v), vec![("unanswered-tool-call".into(), 6, "/message/content/0".into())]);
+    // The text summary counts it as a file of no known format.
+    let out = ctxlint()
+        .current_dir(d.path())
+        .args(["check", ".", "--isolated", "--output-format", "concise"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("in 1 input, 1 skipped (no known format).\n"));
+    // Named on the command line: the error says what it is.
+    let out = ctxlint().current_dir(d.path()).args(["check", "s.trajectory.jsonl", "--isolated"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("; it is an OpenClaw trajectory (`traceSchema: \"openclaw-trajectory\"`), whose format (openclaw-trajectory) is not supported yet"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `check --input-format FORMAT FILE`: exit code and stderr.
+fn forced(format: &str, file: &str) -> (i32, String) {
+    let out = ctxlint().args(["check", "--isolated", "--input-format", format, file]).output().unwrap();
+    (out.status.code().unwrap(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_forced_format_the_file_does_not_fit_is_an_error_naming_what_is_missing() {
+    let d = tempfile::tempdir().unwrap();
+    let body = d.path().join("body.json");
+    std::fs::write(&body, r#"{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}"#).unwrap();
+    let body = body.to_string_lossy().into_owned();
+    let cc = fixture(CC_SNAPSHOTS);
+    let cases = [
+        (
+            "pi-session",
+            cc.clone(),
+            "--input-format pi-session: no record has `type` \"session\" with `id`, `version` or `cwd` (the session header pi writes first); the file does not fit that format",
+        ),
+        (
+            "codex-rollout",
+            cc.clone(),
+            "--input-format codex-rollout: no record has `timestamp`, `payload` and `type` session_meta, response_item, event_msg, turn_context or compacted; the file does not fit that format",
+        ),
+        (
+            "exchange-log",
+            cc.clone(),
+            "--input-format exchange-log: no line has a `request` object; the file does not fit that format",
+        ),
+        (
+            "claude-code",
+            SESSION.to_string(),
+            "--input-format claude-code: no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record); the file does not fit that format",
+        ),
+        (
+            "claude-code",
+            fixture("detect/openclaw.trajectory.jsonl"),
+            "--input-format claude-code: no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record); the file does not fit that format",
+        ),
+        (
+            "anthropic-messages",
+            SESSION.to_string(),
+            "--input-format anthropic-messages: not one JSON document (trailing characters at line 2 column 1), so no request body; the file does not fit that format",
+        ),
+        (
+            "vcr-cassette",
+            body.clone(),
+            "--input-format vcr-cassette: no top-level `interactions` list (a VCR cassette); the file does not fit that format",
+        ),
+        ("gemini", body.clone(), "--input-format gemini: no `contents` array; the file does not fit that format"),
+        (
+            "openai-responses",
+            body.clone(),
+            "--input-format openai-responses: no `input`, `instructions` or `previous_response_id`; the file does not fit that format",
+        ),
+        (
+            "pydantic-ai-history",
+            body.clone(),
+            "--input-format pydantic-ai-history: not an array of messages with `kind` \"request\" or \"response\" and `parts`; the file does not fit that format",
+        ),
+    ];
+    for (format, file, want) in cases {
+        let (code, err) = forced(format, &file);
+        assert_eq!(code, 2, "{format} on {file}: {err}");
+        assert_eq!(err, format!("ctxlint: error: {file}: {want}\n"), "{format} on {file}");
+    }
+    // One unfit file among others: an error for it, the others still checked and reported.
+    let (code, v) = json_out(ctxlint().args(["check", "--isolated", "--input-format", "claude-code", &cc, SESSION]));
+    assert_eq!(code, 2);
+    assert_eq!(v["files"].as_array().unwrap().len(), 1);
+    assert_eq!(located(&v), vec![("unanswered-tool-call".into(), 6, "/message/content/0".into())]);
+}
+
+#[test]
+fn a_forced_format_that_fits_is_checked_as_if_detected() {
+    let cc = fixture(CC_SNAPSHOTS);
+    let (code, v) = json_out(ctxlint().args(["check", "--isolated", "--input-format", "claude-code", &cc]));
+    assert_eq!(code, 1);
+    assert_eq!(located(&v), vec![("unanswered-tool-call".into(), 6, "/message/content/0".into())]);
+    let (code, v) = json_out(ctxlint().args(["check", "--isolated", "--input-format", "pi-session", SESSION]));
+    let (code_detected, v_detected) = json_out(ctxlint().args(["check", "--isolated", SESSION]));
+    assert_eq!((code, located(&v)), (code_detected, located(&v_detected)));
+    // A Chat body forced as Anthropic Messages (both have `messages`).
+    let d = tempfile::tempdir().unwrap();
+    let body = d.path().join("body.json");
+    std::fs::write(&body, r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#).unwrap();
+    let (code, v) =
+        json_out(ctxlint().args(["check", "--isolated", "--input-format", "anthropic-messages"]).arg(&body));
+    assert_eq!((code, v["files"][0]["format"].as_str()), (0, Some("anthropic-messages")));
+    // A cassette forced as one.
+    let (code, v) = json_out(ctxlint().args([
+        "check",
+        "--isolated",
+        "--input-format",
+        "vcr-cassette",
+        &fixture("vcr/binary-bodies.yaml"),
+    ]));
+    assert_eq!((code, v["files"][0]["requests"].as_u64()), (1, Some(3)));
+}
+
+#[test]
+fn a_cassette_with_binary_bodies_is_checked() {
+    // Interaction 0: a non-UTF-8 event-stream response; 1: a protobuf request
+    // body (skipped, still counted); 2: a gzip'd JSON request; 3: a gRPC
+    // `request_sample` (skipped); 4: drops the system prompt of request 2.
+    let (code, v) = json_out(ctxlint().args(["check", "--isolated", &fixture("vcr/binary-bodies.yaml")]));
+    assert_eq!(code, 1);
+    assert_eq!(v["files"][0]["requests"], 3);
+    let f = &v["findings"].as_array().unwrap()[..];
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0]["rule"].as_str(), f[0]["request"].as_u64(), f[0]["line"].as_u64(), f[0]["pointer"].as_str()),
+        (Some("dropped-system-prompt"), Some(4), Some(79), Some("/interactions/4/request/parsed_body"))
+    );
+    assert_eq!(f[0]["related"][0]["pointer"], "/interactions/2/request/body/string/system");
+}

@@ -18,7 +18,7 @@ pub mod vcr_cassette;
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::source::SourceRef;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Every format id, in the order detection tries them.
@@ -57,7 +57,8 @@ pub fn is_body_format(f: FormatId) -> bool {
 /// Loading options.
 #[derive(Debug, Clone, Default)]
 pub struct LoadOptions {
-    /// `--input-format`: skip detection.
+    /// `--input-format`: the format was forced, not detected; [`load`] first
+    /// checks that the input fits it ([`check_fit`]).
     pub forced: Option<FormatId>,
     /// Which texts of a transcript's messages to keep (`check` keeps the
     /// prompt side; `show` and reloads keep all as loaded).
@@ -72,120 +73,309 @@ pub fn parse_format_id(s: &str) -> Option<FormatId> {
 /// How many bytes detection reads from the start of an input.
 const PEEK: usize = 256 * 1024;
 
-/// Detects the format of an input by its content, or `None`.
+/// JSONL detection reads at least this many records (and at least [`PEEK`]
+/// bytes) before it gives up, when no record decides sooner (SPEC §1).
+const MIN_RECORDS: u32 = 64;
+
+/// JSONL detection reads no further than this once it has seen 8 records
+/// (the records may be huge: a pasted image is one line).
+const MAX_SNIFF_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A first line longer than this that does not parse is a torn record, not
+/// the opening line of a pretty-printed document.
+const DOC_FIRST_LINE_MAX: u64 = 1024 * 1024;
+
+/// The [`Detection::Unsupported`] reason of an OpenClaw trajectory.
+///
+/// OpenClaw's runtime sidecar `<session>.trajectory.jsonl`: one
+/// `TrajectoryEvent` per line, `{traceSchema: "openclaw-trajectory",
+/// schemaVersion: 1, traceId, source, type, ts, seq, sessionId, …, data}`
+/// with `type` `session.started`, `context.compiled`, `model.completed`, …
+/// (openclaw/openclaw `src/trajectory/types.ts`, written by
+/// `createTrajectoryRuntimeRecorder` in `src/trajectory/runtime.ts`).
+pub const OPENCLAW_TRAJECTORY: &str = "an OpenClaw trajectory (`traceSchema: \"openclaw-trajectory\"`), whose format (openclaw-trajectory) is not supported yet";
+
+/// What detection found in an input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detection {
+    /// A format ctxlint reads.
+    Format(FormatId),
+    /// A known format that ctxlint does not read yet; the reason names it
+    /// (e.g. [`OPENCLAW_TRAJECTORY`]). Such a file is skipped like an unknown one.
+    Unsupported(&'static str),
+    /// No format matched.
+    Unknown,
+}
+
+/// What one JSONL record says about the format of its file.
+enum Sniff {
+    /// This record's format decides the file's.
+    Decided(FormatId),
+    /// A known format ctxlint does not read yet.
+    Unsupported(&'static str),
+    /// A record only this format writes, but which alone does not decide
+    /// (Claude Code bookkeeping without `uuid` or `sessionId`): the format,
+    /// unless a later record decides otherwise.
+    Weak(FormatId),
+    /// Says nothing.
+    Undecided,
+}
+
+/// Detects the format of an input by its content, or `None` (also for a
+/// known format that is not supported yet, see [`detect_input`]).
 pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
+    Ok(match detect_input(src)? {
+        Detection::Format(f) => Some(f),
+        Detection::Unsupported(_) | Detection::Unknown => None,
+    })
+}
+
+/// Detects the format of an input by its content (SPEC §1).
+///
+/// JSONL: records are read until one decides, at least the first
+/// [`MIN_RECORDS`] records and the first [`PEEK`] bytes (no more than
+/// [`MAX_SNIFF_BYTES`] past the 8th record), so any number of leading bookkeeping records
+/// (Claude Code `file-history-snapshot`, `summary`, `permission-mode`, … lines)
+/// never hide a format. Lines that do not parse are passed over. A single JSON
+/// document is recognised by its body; YAML by `interactions:`.
+pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     let head = src.peek(PEEK)?;
-    // Work on bytes: only the first few lines are ever decoded.
     let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
     let Some(start) = body.iter().position(|c| !c.is_ascii_whitespace()) else {
-        return Ok(None);
+        return Ok(Detection::Unknown);
     };
     let t = &body[start..];
-    let blank = |l: &[u8]| l.iter().all(u8::is_ascii_whitespace);
     if t[0] == b'{' || t[0] == b'[' {
-        // JSONL: the first lines that parse decide. When the peek holds no
-        // complete line (a first line longer than PEEK, e.g. a pasted image),
-        // the first lines are read whole (issue 7: such sessions were "not a
-        // recognised input format").
-        let mut complete_lines: Vec<String> = Vec::new();
-        let mut rest = t;
-        while complete_lines.len() < 8 {
-            let (line, more) = match memchr::memchr(b'\n', rest) {
-                Some(i) => (&rest[..i], Some(&rest[i + 1..])),
-                // The last piece is a whole line only when the peek holds the whole input.
-                None if head.len() < PEEK => (rest, None),
-                None => break,
-            };
-            if !blank(line) {
-                complete_lines.push(String::from_utf8_lossy(line).into_owned());
+        let blank = |l: &[u8]| l.iter().all(u8::is_ascii_whitespace);
+        let (mut records, mut objects, mut weak) = (0u32, 0u32, None);
+        // Whether the first line holds a whole JSON value: else the input is
+        // read as one (pretty-printed) document first, whose inner lines
+        // must not be taken for records.
+        let mut first_parsed = None;
+        let mut lr = src.lines()?;
+        while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
+            let end = l.offset + l.len;
+            let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
+            if l.too_long || !blank(bytes) {
+                records += 1;
             }
-            match more {
-                Some(m) => rest = m,
-                None => break,
-            }
-        }
-        if complete_lines.is_empty() && head.len() >= PEEK {
-            let mut lr = src.lines()?;
-            while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
-                if !l.too_long && !blank(l.bytes) {
-                    complete_lines.push(String::from_utf8_lossy(l.bytes).trim_start_matches('\u{feff}').to_string());
+            if !l.too_long && !blank(bytes) {
+                let parsed = serde_json::from_slice::<Value>(bytes);
+                if first_parsed.is_none() {
+                    first_parsed = Some(parsed.is_ok());
+                    // A long first line that does not parse is a torn record
+                    // (issue 7: a pasted image), never a document's opening line.
+                    if parsed.is_err() && l.len <= DOC_FIRST_LINE_MAX {
+                        if let Some(d) = whole_document(src)? {
+                            return Ok(d);
+                        }
+                    }
                 }
-                if complete_lines.len() >= 2 || l.no >= 8 {
-                    break;
-                }
-            }
-        }
-        let mut objects = 0;
-        for line in complete_lines.iter().filter(|l| !l.trim().is_empty()).take(8) {
-            if let Ok(v) = serde_json::from_str::<Value>(line) {
-                if let Some(f) = sniff_jsonl_record(&v) {
-                    return Ok(Some(f));
-                }
-                objects += 1;
-                if objects >= 2 {
-                    break;
+                if let Ok(v) = parsed {
+                    objects += u32::from(v.is_object());
+                    match sniff_record(&v) {
+                        Sniff::Decided(f) => return Ok(Detection::Format(f)),
+                        Sniff::Unsupported(why) => return Ok(Detection::Unsupported(why)),
+                        Sniff::Weak(f) => {
+                            weak.get_or_insert(f);
+                        }
+                        Sniff::Undecided => {}
+                    }
                 }
             }
+            if (records >= MIN_RECORDS && end >= PEEK as u64) || (records >= 8 && end >= MAX_SNIFF_BYTES) {
+                break;
+            }
         }
-        // A whole JSON document.
-        let bytes = src.read_all()?;
-        if let Ok(v) = serde_json::from_slice::<Value>(&bytes) {
-            return Ok(sniff_body(&v));
+        if let Some(f) = weak {
+            return Ok(Detection::Format(f));
         }
-        return Ok(None);
+        // JSONL of records that match no format (two or more objects, the
+        // first on line 1), or a document already tried: nothing more to try.
+        if first_parsed == Some(false) || objects >= 2 {
+            return Ok(Detection::Unknown);
+        }
+        return Ok(whole_document(src)?.unwrap_or(Detection::Unknown));
     }
     let has = |needle: &[u8]| memchr::memmem::find(t, needle).is_some();
     if t.starts_with(b"interactions:") || has(b"\ninteractions:") || t.starts_with(b"---") && has(b"interactions:") {
-        return Ok(Some(vcr_cassette::ID));
+        return Ok(Detection::Format(vcr_cassette::ID));
     }
-    Ok(None)
+    Ok(Detection::Unknown)
 }
 
-/// Recognises one JSONL record (SPEC §1 "recognised by").
+/// The detection of `src` read as one JSON document (a request body, a
+/// pydantic-ai history), or `None` when it is not one.
+fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
+    let bytes = src.read_all()?;
+    let Ok(v) = serde_json::from_slice::<Value>(&bytes) else { return Ok(None) };
+    if is_openclaw_trajectory(&v) {
+        return Ok(Some(Detection::Unsupported(OPENCLAW_TRAJECTORY)));
+    }
+    Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
+}
+
+/// Whether a record is an OpenClaw trajectory event ([`OPENCLAW_TRAJECTORY`]).
+fn is_openclaw_trajectory(v: &Value) -> bool {
+    v.get("traceSchema").and_then(Value::as_str) == Some("openclaw-trajectory")
+}
+
+/// Claude Code record types written without `uuid` (state snapshots and
+/// titles, see [`claude_code`]), some of them without `sessionId` either
+/// (`file-history-snapshot`: `{type, messageId, snapshot, isSnapshotUpdate}`).
+const CLAUDE_CODE_BOOKKEEPING: &[&str] = &[
+    "file-history-snapshot",
+    "summary",
+    "permission-mode",
+    "last-prompt",
+    "queue-operation",
+    "mode",
+    "custom-title",
+    "worktree-state",
+    "pr-link",
+];
+
+fn sniff_record(v: &Value) -> Sniff {
+    if is_openclaw_trajectory(v) {
+        return Sniff::Unsupported(OPENCLAW_TRAJECTORY);
+    }
+    if let Some(f) = sniff_jsonl_record(v) {
+        return Sniff::Decided(f);
+    }
+    let ty = v.get("type").and_then(Value::as_str);
+    if ty.is_some_and(|t| CLAUDE_CODE_BOOKKEEPING.contains(&t)) {
+        return Sniff::Weak(claude_code::ID);
+    }
+    Sniff::Undecided
+}
+
+/// Recognises one JSONL record (SPEC §1 "recognised by"). OpenClaw
+/// trajectory events (which carry `type` and `sessionId` too) are not
+/// recognised ([`OPENCLAW_TRAJECTORY`]).
 pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
     let o = v.as_object()?;
-    let ty = o.get("type").and_then(Value::as_str);
+    if is_openclaw_trajectory(v) {
+        return None;
+    }
     if pi_session::sniff(v) {
         return Some(pi_session::ID);
     }
-    if o.contains_key("payload")
-        && o.contains_key("timestamp")
-        && matches!(ty, Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"))
-    {
+    if codex_rollout_record(o) {
         return Some(codex_rollout::ID);
     }
-    // Legacy Codex rollouts (CLI < 0.3): `{"record_type":"state"}` lines and
-    // a bare session header `{id, timestamp, instructions}`.
-    if (o.contains_key("record_type") && o.len() <= 3)
-        || (ty.is_none()
-            && !o.contains_key("request")
-            && o.contains_key("id")
-            && o.contains_key("timestamp")
-            && o.contains_key("instructions"))
-    {
-        return Some(codex_rollout::ID);
-    }
-    if ty.is_some()
-        && (o.contains_key("uuid")
-            || o.contains_key("parentUuid")
-            || o.contains_key("sessionId")
-            || o.contains_key("leafUuid")
-            || ty == Some("summary"))
-    {
-        return Some(claude_code::ID);
-    }
-    // Claude Code usage-only lines (no `type`): `sessionId` and an assistant `message`.
-    if ty.is_none()
-        && !o.contains_key("request")
-        && o.contains_key("sessionId")
-        && o.get("message").and_then(|m| m.get("role")).and_then(Value::as_str) == Some("assistant")
-    {
+    if claude_code_record(o) {
         return Some(claude_code::ID);
     }
     if o.get("request").is_some_and(Value::is_object) {
         return Some(exchange_log::ID);
     }
     None
+}
+
+/// A Codex rollout record: `{timestamp, type, payload}` with a known `type`,
+/// or a legacy (CLI < 0.3) `{"record_type":"state"}` line or bare session
+/// header `{id, timestamp, instructions}`.
+fn codex_rollout_record(o: &Map<String, Value>) -> bool {
+    let ty = o.get("type").and_then(Value::as_str);
+    (o.contains_key("payload")
+        && o.contains_key("timestamp")
+        && matches!(ty, Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")))
+        || (o.contains_key("record_type") && o.len() <= 3)
+        || (ty.is_none()
+            && !o.contains_key("request")
+            && o.contains_key("id")
+            && o.contains_key("timestamp")
+            && o.contains_key("instructions"))
+}
+
+/// A Claude Code record: a `type` with `uuid`, `parentUuid`, `sessionId` or
+/// `leafUuid` (or a `summary` record), or a usage-only line without `type`
+/// (`sessionId` and an assistant `message`).
+fn claude_code_record(o: &Map<String, Value>) -> bool {
+    let ty = o.get("type").and_then(Value::as_str);
+    (ty.is_some()
+        && (o.contains_key("uuid")
+            || o.contains_key("parentUuid")
+            || o.contains_key("sessionId")
+            || o.contains_key("leafUuid")
+            || ty == Some("summary")))
+        || (ty.is_none()
+            && !o.contains_key("request")
+            && o.contains_key("sessionId")
+            && o.get("message").and_then(|m| m.get("role")).and_then(Value::as_str) == Some("assistant"))
+}
+
+/// Whether one JSONL record has the fields a format requires.
+type RecordTest = fn(&Value) -> bool;
+
+/// Checks that `src` fits `format`, which was forced on it
+/// (`--input-format`): at least one of its records has the fields the format
+/// requires (SPEC §1: otherwise an error naming what is missing, never a clean
+/// pass). JSONL formats: a record as detection recognises them (a line that does
+/// not parse fits nothing); body formats: the document's top-level fields; a
+/// cassette: a top-level `interactions` key.
+pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
+    let unfit = |missing: &str| Error::DoesNotFit {
+        path: src.display.clone().into(),
+        format: format.to_string(),
+        missing: missing.to_string(),
+    };
+    let record: Option<(RecordTest, &str)> = match format {
+        "pi-session" => Some((
+            pi_session::sniff,
+            "no record has `type` \"session\" with `id`, `version` or `cwd` (the session header pi writes first)",
+        )),
+        "claude-code" => Some((
+            |v| !is_openclaw_trajectory(v) && v.as_object().is_some_and(claude_code_record),
+            "no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record)",
+        )),
+        "codex-rollout" => Some((
+            |v| v.as_object().is_some_and(codex_rollout_record),
+            "no record has `timestamp`, `payload` and `type` session_meta, response_item, event_msg, turn_context or compacted",
+        )),
+        "exchange-log" => Some((|v| v.get("request").is_some_and(Value::is_object), "no line has a `request` object")),
+        _ => None,
+    };
+    if let Some((fits, missing)) = record {
+        let mut lr = src.lines()?;
+        while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
+            let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
+            if l.too_long || bytes.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if serde_json::from_slice::<Value>(bytes).is_ok_and(|v| fits(&v)) {
+                return Ok(());
+            }
+        }
+        return Err(unfit(missing));
+    }
+    if format == vcr_cassette::ID {
+        return if vcr_cassette::has_interactions(src)? {
+            Ok(())
+        } else {
+            Err(unfit("no top-level `interactions` list (a VCR cassette)"))
+        };
+    }
+    let bytes = src.read_all()?;
+    let v: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| unfit(&format!("not one JSON document ({e}), so no request body")))?;
+    let (fits, missing) = match format {
+        "openai-chat" | "anthropic-messages" | "bedrock-converse" => {
+            (v.get("messages").is_some_and(Value::is_array), "no `messages` array")
+        }
+        "gemini" => (v.get("contents").is_some_and(Value::is_array), "no `contents` array"),
+        "openai-responses" => (
+            v.get("input").is_some_and(|i| i.is_array() || i.is_string())
+                || v.get("instructions").is_some_and(Value::is_string)
+                || v.get("previous_response_id").is_some(),
+            "no `input`, `instructions` or `previous_response_id`",
+        ),
+        "pydantic-ai-history" => {
+            (pydantic_ai::sniff(&v), "not an array of messages with `kind` \"request\" or \"response\" and `parts`")
+        }
+        _ => (true, ""),
+    };
+    if fits { Ok(()) } else { Err(unfit(missing)) }
 }
 
 /// Recognises a request body (or a pydantic-ai history).
@@ -235,6 +425,9 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
     } else {
         opts
     };
+    if opts.forced == Some(format) {
+        check_fit(src, format)?;
+    }
     let mut input = load_format(src, format, opts)?;
     if let Body::Transcript(t) = &mut input.body {
         t.source = Some(src.clone());
@@ -252,7 +445,9 @@ pub fn reload_message(format: FormatId, t: &Transcript, e: &Entry) -> Option<Mes
     let src = t.source.as_ref()?;
     let bytes = reload_line(t, e)?;
     let one = SourceRef { display: src.display.clone(), origin: crate::source::Origin::Memory(bytes.into()) };
-    let opts = LoadOptions { forced: Some(format), texts: crate::packed::Texts::AsLoaded };
+    // Not forced: one line alone need not fit the format's detection (a pi
+    // message line has no session header); the loader is named directly.
+    let opts = LoadOptions { forced: None, texts: crate::packed::Texts::AsLoaded };
     let input = load_format(&one, format, &opts).ok()?;
     let t = input.as_transcript()?;
     t.message(t.entries.first()?)
@@ -581,5 +776,77 @@ mod reload_tests {
         assert!(reload_message("pi-session", t, e).is_none());
         std::fs::remove_file(&p).unwrap();
         assert!(reload_message("pi-session", t, e).is_none());
+    }
+}
+
+#[cfg(test)]
+mod detect_tests {
+    use super::*;
+
+    fn detect_str(text: &str) -> Detection {
+        let src = SourceRef {
+            display: "x.jsonl".into(),
+            origin: crate::source::Origin::Memory(text.as_bytes().to_vec().into()),
+        };
+        detect_input(&src).expect("reads")
+    }
+
+    const SNAPSHOT: &str = r#"{"type":"file-history-snapshot","messageId":"m1","snapshot":{"messageId":"m1","trackedFileBackups":{},"timestamp":"2026-04-18T13:18:42.474Z"},"isSnapshotUpdate":false}"#;
+    const USER: &str = r#"{"parentUuid":null,"isSidechain":false,"cwd":"/p","sessionId":"s1","version":"2.1.42","type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-04-18T13:18:45.000Z"}"#;
+    const TRAJECTORY: &str = r#"{"traceSchema":"openclaw-trajectory","schemaVersion":1,"traceId":"s1","source":"runtime","type":"session.started","ts":"2026-04-22T08:00:00.000Z","seq":1,"sourceSeq":1,"sessionId":"s1"}"#;
+
+    fn lines(head: &[&str], n: usize, tail: &[&str]) -> String {
+        let mut v: Vec<&str> = head.to_vec();
+        v.extend(std::iter::repeat_n(SNAPSHOT, n));
+        v.extend(tail);
+        v.join("\n") + "\n"
+    }
+
+    #[test]
+    fn leading_bookkeeping_records_never_hide_claude_code() {
+        for n in [2, 8, 63, 200] {
+            assert_eq!(detect_str(&lines(&[], n, &[USER])), Detection::Format("claude-code"), "{n} snapshots");
+        }
+        // Bookkeeping only: still Claude Code (its record types), as are torn lines between.
+        assert_eq!(detect_str(&lines(&[], 3, &[])), Detection::Format("claude-code"));
+        assert_eq!(detect_str(&lines(&["{\"type\":\"user\",\"mess"], 3, &[USER])), Detection::Format("claude-code"));
+        // A later record of another format decides over bookkeeping-only evidence.
+        let pi = r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#;
+        assert_eq!(detect_str(&lines(&[], 2, &[pi])), Detection::Format("pi-session"));
+    }
+
+    #[test]
+    fn the_window_is_64_records_and_256_kib() {
+        // 300 records of 40 KiB that say nothing (12 MB): past both bounds, undecided.
+        let filler = format!("{{\"note\":\"{}\"}}", "x".repeat(40 * 1024));
+        let mut v = vec![filler.as_str(); 300];
+        v.push(USER);
+        assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Unknown);
+        // Within 64 records, however large they are.
+        let mut v = vec![filler.as_str(); 60];
+        v.push(USER);
+        assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Format("claude-code"));
+        // Within 256 KiB, however many records.
+        let small = "{\"note\":\"x\"}";
+        let mut v = vec![small; 5000];
+        v.push(USER);
+        assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Format("claude-code"));
+    }
+
+    #[test]
+    fn a_pretty_printed_body_with_object_lines_is_one_document() {
+        let body = "{\n  \"instructions\": \"be brief\",\n  \"input\": [\n    {\"type\": \"message\", \"role\": \"user\", \"content\": \"a\"},\n    {\"type\": \"message\", \"role\": \"user\", \"content\": \"b\"}\n  ]\n}\n";
+        assert_eq!(detect_str(body), Detection::Format("openai-responses"));
+        // A torn first line of a JSONL file: the records after it decide.
+        assert_eq!(detect_str(&format!("{{\"type\":\"us\n{USER}\n")), Detection::Format("claude-code"));
+    }
+
+    #[test]
+    fn an_openclaw_trajectory_is_not_claude_code() {
+        assert_eq!(detect_str(&format!("{TRAJECTORY}\n")), Detection::Unsupported(OPENCLAW_TRAJECTORY));
+        assert_eq!(sniff_jsonl_record(&serde_json::from_str(TRAJECTORY).unwrap()), None);
+        // Whole-document form (a pretty-printed event).
+        let doc = serde_json::to_string_pretty(&serde_json::from_str::<Value>(TRAJECTORY).unwrap()).unwrap();
+        assert_eq!(detect_str(&doc), Detection::Unsupported(OPENCLAW_TRAJECTORY));
     }
 }

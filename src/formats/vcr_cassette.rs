@@ -15,6 +15,17 @@
 //! ids are read from the recorded response (JSON `id` / `responseId`, or the
 //! `data:` events of a streamed body) so that `previous_response_id` chains
 //! can be checked.
+//!
+//! Binary bodies: vcrpy writes a body that is `bytes` (gzip'd, an AWS event
+//! stream, a gRPC message) as a YAML `!!binary` scalar (base64; PyYAML's
+//! `represent_binary`), e.g. `body: {string: !!binary |\n  H4sI…}`; pydantic-ai's
+//! gRPC cassettes (`request_sample`/`response_sample` with a `raw: !!binary`
+//! field) likewise. Such a scalar is read as its base64 text (never decoded by
+//! the YAML reader, so a non-UTF-8 payload cannot make the cassette
+//! unreadable) and decoded here only where a body is wanted: base64, then
+//! gunzip when it starts with the gzip magic, then UTF-8 JSON. A request whose
+//! body is not JSON after that is an exchange skipped (and counted); a response
+//! body that is not JSON just gives no response id.
 
 use super::LoadOptions;
 use crate::error::{Error, Result};
@@ -63,8 +74,9 @@ struct Resp {
     body: Option<Loose>,
 }
 
-/// Any YAML node as JSON; binary scalars become (lossy) strings, so that a
-/// `!!binary` header never makes a cassette unreadable.
+/// Any YAML node as JSON. `!!binary` scalars arrive as their base64 text
+/// (the reader is told to ignore the tag, see [`load`]); bytes given any
+/// other way become (lossy) strings.
 struct Loose(Value);
 
 impl<'de> Deserialize<'de> for Loose {
@@ -170,7 +182,79 @@ fn string_body(b: &Value) -> Option<(Value, &'static str)> {
         Value::Object(o) => (o.get("string").and_then(Value::as_str)?, "/body/string"),
         _ => return None,
     };
-    serde_json::from_str::<Value>(s).ok().map(|v| (v, suffix))
+    json_text(s).map(|v| (v, suffix))
+}
+
+/// Largest decompressed size of a gzip'd body (a bomb is not read further).
+const MAX_GUNZIPPED: u64 = 64 * 1024 * 1024;
+
+/// The JSON a body string holds: the string itself, or (a `!!binary`
+/// scalar, see the module doc) its base64 payload, gunzipped when gzip'd.
+fn json_text(s: &str) -> Option<Value> {
+    if let Ok(v) = serde_json::from_str::<Value>(s) {
+        return Some(v);
+    }
+    let bytes = decode_binary(s)?;
+    serde_json::from_slice::<Value>(&bytes).ok()
+}
+
+/// A text body: the string itself when it is not base64, else its decoded
+/// payload as UTF-8 (lossy), gunzipped when gzip'd.
+fn body_text(s: &str) -> std::borrow::Cow<'_, str> {
+    match decode_binary(s) {
+        Some(b) => String::from_utf8_lossy(&b).into_owned().into(),
+        None => s.into(),
+    }
+}
+
+/// Decodes the payload of a `!!binary` scalar: base64 (whitespace ignored,
+/// RFC 4648 alphabet with padding, as PyYAML's `base64.encodebytes` writes
+/// it), then gunzipped when it starts with the gzip magic `1f 8b`. `None`
+/// when `s` is not base64 or a gzip'd payload does not decompress.
+pub fn decode_binary(s: &str) -> Option<Vec<u8>> {
+    let bytes = base64_decode(s)?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        use std::io::Read;
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes.as_slice()).take(MAX_GUNZIPPED).read_to_end(&mut out).ok()?;
+        return Some(out);
+    }
+    Some(bytes)
+}
+
+/// Standard base64 with `=` padding, ASCII whitespace ignored; `None` for
+/// anything else (or an empty payload).
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    let (mut acc, mut bits, mut pad, mut n) = (0u32, 0u32, 0usize, 0usize);
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => {
+                pad += 1;
+                n += 1;
+                continue;
+            }
+            c if c.is_ascii_whitespace() => continue,
+            _ => return None,
+        };
+        if pad > 0 {
+            return None;
+        }
+        n += 1;
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    (n > 0 && n % 4 == 0 && pad <= 2 && !out.is_empty()).then_some(out)
 }
 
 /// The id of a recorded response.
@@ -192,7 +276,8 @@ fn response_id(r: &Resp) -> Option<Box<str>> {
         Some(Value::Object(o)) => o.get("string").and_then(Value::as_str)?,
         _ => return None,
     };
-    if let Ok(v) = serde_json::from_str::<Value>(text) {
+    let text = body_text(text);
+    if let Ok(v) = serde_json::from_str::<Value>(&text) {
         return id_of(&v);
     }
     // A streamed body: `data: {…}` events; the first carrying an id wins.
@@ -200,6 +285,32 @@ fn response_id(r: &Resp) -> Option<Box<str>> {
         .filter_map(|l| l.strip_prefix("data:"))
         .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
         .find_map(|v| id_of(&v))
+}
+
+/// Whether the YAML document has a top-level `interactions` key (for a
+/// forced `--input-format vcr-cassette`). A document that is not readable
+/// YAML counts as having one: [`load`] then says what is wrong with it.
+pub fn has_interactions(src: &SourceRef) -> Result<bool> {
+    #[derive(Deserialize)]
+    struct Top {
+        #[serde(default)]
+        interactions: Option<IgnoredAny>,
+    }
+    let bytes = src.read_all()?;
+    let text = String::from_utf8_lossy(&bytes);
+    Ok(match serde_saphyr::from_str_with_options::<Top>(&text, yaml_options()) {
+        Ok(top) => top.interactions.is_some(),
+        Err(_) => true,
+    })
+}
+
+/// How cassettes are read: nesting capped, `!!binary` kept as text (see [`load`]).
+fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::Options {
+        budget: Some(serde_saphyr::Budget { max_depth: MAX_YAML_DEPTH, ..serde_saphyr::Budget::default() }),
+        ignore_binary_tag_for_string: true,
+        ..serde_saphyr::Options::default()
+    }
 }
 
 /// Deepest YAML nesting (mappings + sequences) read from a cassette.
@@ -215,11 +326,11 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     // 2 MiB stack, which a ~1,200-level block mapping overflowed (issue 7;
     // a debug build overflows nested sequences from ~240 levels). Real
     // cassettes nest a few dozen levels; serde_json's own limit is also 128.
-    let options = serde_saphyr::Options {
-        budget: Some(serde_saphyr::Budget { max_depth: MAX_YAML_DEPTH, ..serde_saphyr::Budget::default() }),
-        ..serde_saphyr::Options::default()
-    };
-    let cassette: Cassette = serde_saphyr::from_str_with_options(&text, options).map_err(|e| {
+    //
+    // `!!binary` scalars are read as their base64 text (see the module doc):
+    // decoding them in the YAML reader made any non-UTF-8 payload — even in a
+    // field ctxlint never reads — fail the whole cassette (issue 13).
+    let cassette: Cassette = serde_saphyr::from_str_with_options(&text, yaml_options()).map_err(|e| {
         let e = e.to_string();
         bad(format!("not a readable VCR cassette: {}", e.lines().next().unwrap_or("").trim_start_matches("error: ")))
     })?;
@@ -258,7 +369,6 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         r.response_id = it.response.as_ref().and_then(response_id);
         requests.push(r);
     }
-    let _ = IgnoredAny;
     Ok(Input {
         path: src.display.clone(),
         format: ID,
@@ -449,6 +559,49 @@ version: 1
         assert_eq!(b.pointer, "/interactions/2/request/body");
         assert_eq!(b.response_id.as_deref(), Some("resp_1"));
         assert!(a.line.is_some());
+    }
+
+    /// vcrpy's shape for `bytes` bodies: `!!binary` scalars that are not
+    /// UTF-8 (an event-stream response, a protobuf request), a gzip'd JSON
+    /// request, and a gRPC interaction without `request`.
+    #[test]
+    fn binary_bodies_are_decoded_or_skipped_and_counted() {
+        let inp = load_str(include_str!("../../fixtures/vcr/binary-bodies.yaml"));
+        // Interaction 1 (a protobuf request body) and 3 (`request_sample`, gRPC).
+        assert_eq!(inp.skipped, 2);
+        let Body::Stream(s) = &inp.body else { panic!() };
+        let got: Vec<_> = s
+            .requests
+            .iter()
+            // `line`: the request mapping's first key.
+            .map(|r| (r.index, r.body_format, r.pointer.as_str(), r.response_id.as_deref(), r.line))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "anthropic-messages", "/interactions/0/request/parsed_body", None, Some(3)),
+                // Gzip'd JSON under `!!binary`; its gzip'd response holds the id.
+                (2, "anthropic-messages", "/interactions/2/request/body/string", Some("msg_02"), Some(46)),
+                (4, "anthropic-messages", "/interactions/4/request/parsed_body", Some("msg_04"), Some(78)),
+            ]
+        );
+        assert_eq!(s.requests[1].messages[2].pointer, "/interactions/2/request/body/string/messages/2");
+        assert_eq!(&*s.requests[1].messages[2].blocks[0].text, "And of Germany?");
+    }
+
+    #[test]
+    fn base64_and_gzip_payloads() {
+        assert_eq!(decode_binary("YXBwbGljYXRp\n  b24vanNvbg==\n").as_deref(), Some(&b"application/json"[..]));
+        assert_eq!(decode_binary("YXR0ZW1wdD0x").as_deref(), Some(&b"attempt=1"[..]));
+        // Not base64: JSON text, a URL, a bad length, padding inside.
+        assert_eq!(decode_binary("{\"a\": 1}"), None);
+        assert_eq!(decode_binary("https://x/y"), None);
+        assert_eq!(decode_binary("YXR0ZW1wdD0"), None);
+        assert_eq!(decode_binary("YQ==YQ=="), None);
+        assert_eq!(decode_binary(""), None);
+        // gzip("{}"), as Python's gzip.compress(b"{}", mtime=0) writes it.
+        assert_eq!(decode_binary("H4sIAAAAAAACA6uuBQBDv6ajAgAAAA==").as_deref(), Some(&b"{}"[..]));
+        assert_eq!(json_text("H4sIAAAAAAACA6uuBQBDv6ajAgAAAA=="), Some(serde_json::json!({})));
     }
 
     #[test]

@@ -68,8 +68,9 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
 
 /// Why walked files were skipped, in a few words: `"no known format"`, or
 /// counts per kind (`"2 no known format, 1 unreadable"`). The JSON output lists each file.
+/// A known format that is not supported yet counts as no known format.
 pub fn skipped_reasons(skipped: &[crate::inputs::Skipped]) -> String {
-    let unknown = skipped.iter().filter(|s| s.reason == crate::inputs::NO_FORMAT).count();
+    let unknown = skipped.iter().filter(|s| s.reason.starts_with(crate::inputs::NO_FORMAT)).count();
     match (unknown, skipped.len() - unknown) {
         (_, 0) => "no known format".into(),
         (0, _) => "unreadable".into(),
