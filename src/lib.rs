@@ -214,13 +214,13 @@ pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u6
     report
 }
 
-/// Sorts findings in report order: path (natural order), request, line, byte
+/// Sorts findings in report order: path (natural order), line, request, byte
 /// offset, pointer, rule code. The sort is stable.
 pub fn sort_findings(findings: &mut [Finding]) {
     findings.sort_by(|a, b| {
         inputs::natural_cmp(&a.path, &b.path)
-            .then(a.request.cmp(&b.request))
             .then(a.line.cmp(&b.line))
+            .then(a.request.cmp(&b.request))
             .then(a.byte_offset.cmp(&b.byte_offset))
             .then(a.pointer.cmp(&b.pointer))
             .then(a.code.cmp(b.code))

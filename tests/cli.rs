@@ -441,3 +441,24 @@ fn a_cassette_with_binary_bodies_is_checked() {
     );
     assert_eq!(f[0]["related"][0]["pointer"], "/interactions/2/request/body/string/system");
 }
+
+#[test]
+fn rule_duplicate_context_block_lists_the_built_in_wrappers_with_their_sources() {
+    let out =
+        assert_cmd::Command::cargo_bin("ctxlint").unwrap().args(["rule", "duplicate-context-block"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "Built-in wrappers",
+        "| OpenClaw | per-message envelopes",
+        "openclaw/openclaw src/auto-reply/reply/inbound-meta.ts",
+        "openclaw/openclaw src/auto-reply/reply/body.ts",
+        "openclaw/openclaw src/cron/isolated-agent/run.ts",
+        "openclaw/openclaw src/agents/internal-events.ts",
+        "| Claude Code | the local-command caveat",
+        "| Claude Code | IDE notices",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    assert!(!text.contains("{wrappers}"), "{text}");
+}

@@ -260,3 +260,35 @@ fn diff_says_nothing_of_a_turn_resent_as_a_string_but_shows_an_edit() {
     assert_eq!((code, v["verdict"].as_str()), (0, Some("new conversation")));
     assert_eq!(v["note"], "the requests carry different session ids");
 }
+
+#[test]
+fn show_sends_only_the_latest_compaction_summary_and_sends_it_first() {
+    // Two compactions keep the same first entry (line 4); the second (line 9) repeats the
+    // first's summary. pi-mono `buildSessionContext`: the latest summary first, then the kept
+    // entries from line 4 on, without the earlier compaction (line 6), then what follows.
+    let (code, v) = run_json(&["show", "fixtures/kinds/oc-two-compactions-only-latest-summary/session.jsonl"]);
+    assert_eq!(code, 0);
+    let steps = v["requests"].as_array().unwrap();
+    assert_eq!(steps.len(), 4);
+    let ctx = |k: usize| -> Vec<(u64, String)> {
+        steps[k]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["line"].as_u64().unwrap(), m["kind"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let s = |l: u64, k: &str| (l, k.to_string());
+    assert_eq!(ctx(2), vec![s(6, "compaction summary"), s(4, "user"), s(5, "assistant"), s(7, "user")]);
+    assert_eq!(
+        ctx(3),
+        vec![
+            s(9, "compaction summary"),
+            s(4, "user"),
+            s(5, "assistant"),
+            s(7, "user"),
+            s(8, "assistant"),
+            s(10, "user")
+        ]
+    );
+}

@@ -194,7 +194,15 @@ impl Tree {
     /// `s`) whose messages the runtime sends, in order.
     pub fn step_context(&self, t: &Transcript, s: u32) -> Vec<u32> {
         let path = self.path(t, s);
-        path[..path.len() - 1].iter().copied().filter(|&x| self.in_context_at(t, x, s)).collect()
+        let mut out: Vec<u32> =
+            path[..path.len() - 1].iter().copied().filter(|&x| self.in_context_at(t, x, s)).collect();
+        // The latest compaction's summary is sent first, before the kept
+        // entries that precede it on the path (pi-mono `buildSessionContext`).
+        let c = self.compaction[s as usize];
+        if let Some(k) = out.iter().position(|&x| x == c) {
+            out[..=k].rotate_right(1);
+        }
+        out
     }
 }
 

@@ -35,7 +35,8 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
         where_.push(format!("pointer {}", f.pointer));
     }
     if let Some(r) = f.request {
-        where_.push(format!("request {r}"));
+        let unit = if crate::formats::is_transcript(f.format) { "step" } else { "request" };
+        where_.push(format!("{unit} {r}"));
     }
     if let Some(id) = &f.entry_id {
         where_.push(format!("entry {id}"));

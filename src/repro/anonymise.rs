@@ -243,10 +243,27 @@ impl Anonymiser {
                 }
             }
             if !closed {
-                let rest: String = s[i..]
-                    .chars()
-                    .map(|c| if c.is_alphanumeric() { if c.is_numeric() { '0' } else { 'x' } } else { c })
-                    .collect();
+                // A torn string: letters and digits become placeholders, but JSON
+                // escapes (`\n`, `\"`, `\u00e9`) stay escapes, so the line stays
+                // torn in the same way (the parse error is part of the finding).
+                let mut rest = String::with_capacity(s.len() - i);
+                let mut keep = 0usize;
+                for c in s[i..].chars() {
+                    if keep > 0 {
+                        keep -= 1;
+                        rest.push(c);
+                        if keep == 0 && c == 'u' {
+                            keep = 4;
+                        }
+                        continue;
+                    }
+                    if c == '\\' {
+                        keep = 1;
+                        rest.push(c);
+                        continue;
+                    }
+                    rest.push(if c.is_alphanumeric() { if c.is_numeric() { '0' } else { 'x' } } else { c });
+                }
                 out.push_str(&rest);
                 break;
             }
@@ -342,8 +359,18 @@ impl Anonymiser {
             let ext = m.rsplit(['/', '\\']).next().and_then(|last| last.rsplit_once('.')).map(|(_, e)| e);
             let ext = ext.filter(|e| e.len() <= 5 && e.chars().all(|c| c.is_ascii_alphanumeric()));
             let dir = m.ends_with('/');
+            // As long as the original (padded in the file name): a block's
+            // length can decide a finding (`context-block-min`).
+            let want = m.chars().count();
             return self.numbered("path", m, |n| {
                 let mut p = format!("/home/user{n}/file{n}");
+                let tail = ext.map_or(0, |e| e.len() + 1) + usize::from(dir);
+                if p.len() + tail < want {
+                    p.push('_');
+                    while p.len() + tail < want {
+                        p.push('x');
+                    }
+                }
                 if let Some(e) = ext {
                     p.push('.');
                     p.push_str(e);
@@ -644,5 +671,13 @@ mod tests {
         assert!(out.starts_with(r#"{"type":"message","text":""#), "{out}");
         assert!(!out.contains("alice"), "{out}");
         assert!(out.ends_with(r#"{"type":"xxxx"#), "{out}");
+    }
+
+    #[test]
+    fn a_torn_string_keeps_its_json_escapes() {
+        let mut a = Anonymiser::new(Level::Full);
+        let out = a.raw_line(r#"{"type":"user","content":"passed [ 33%]\n\u00e9tape \"done\" an"#);
+        assert_eq!(out, r#"{"type":"user","content":"xxxxxx [ 00%]\n\u00e9xxxx \"xxxx\" xx"#);
+        assert!(serde_json::from_str::<serde_json::Value>(&format!("{out}\"}}")).is_ok(), "{out}");
     }
 }
