@@ -537,7 +537,28 @@ pub enum Class {
 /// as pi, OpenClaw, Claude Code and Codex write them; 0 when it does not parse
 /// or lies outside 1970–2106.
 pub fn parse_time(s: &str) -> u32 {
-    chrono::DateTime::parse_from_rfc3339(s.trim()).ok().and_then(|t| u32::try_from(t.timestamp()).ok()).unwrap_or(0)
+    let s = s.trim();
+    // Fast path for the shape every runtime writes (`YYYY-MM-DDTHH:MM:SS[.fff]Z`);
+    // anything else goes through chrono's RFC 3339 parser.
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        b.get(r.clone())?.iter().try_fold(0u32, |n, c| c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0')))
+    };
+    let utc = b.last() == Some(&b'Z')
+        && b.len() >= 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':';
+    if utc && (b.len() == 20 || (b[19] == b'.' && b[20..b.len() - 1].iter().all(u8::is_ascii_digit))) {
+        let t = (|| {
+            let d = chrono::NaiveDate::from_ymd_opt(num(0..4)? as i32, num(5..7)?, num(8..10)?)?;
+            Some(d.and_hms_opt(num(11..13)?, num(14..16)?, num(17..19)?)?.and_utc().timestamp())
+        })();
+        return t.and_then(|t| u32::try_from(t).ok()).unwrap_or(0);
+    }
+    chrono::DateTime::parse_from_rfc3339(s).ok().and_then(|t| u32::try_from(t.timestamp()).ok()).unwrap_or(0)
 }
 
 /// A compaction: what survives it.
@@ -798,4 +819,22 @@ pub struct Request {
     pub response_id: Option<Box<str>>,
     /// The raw document text, when the file is small enough to keep, for locating pointers.
     pub raw: Option<Arc<str>>,
+}
+
+#[cfg(test)]
+mod time_tests {
+    use super::parse_time;
+
+    #[test]
+    fn timestamps_parse_on_the_fast_path_and_through_chrono() {
+        assert_eq!(parse_time("2026-03-12T02:49:27.194Z"), 1773283767);
+        assert_eq!(parse_time("2026-03-12T02:49:27Z"), 1773283767);
+        assert_eq!(parse_time("2026-03-12T11:49:27.194+09:00"), 1773283767);
+        assert_eq!(parse_time(" 2026-03-12T02:49:27.194Z "), 1773283767);
+        for bad in
+            ["", "t", "[trimmed for fixture]", "2026-13-12T02:49:27Z", "2026-03-12T25:49:27Z", "1969-12-31T23:59:59Z"]
+        {
+            assert_eq!(parse_time(bad), 0, "{bad}");
+        }
+    }
 }
