@@ -12,13 +12,7 @@ use ctxlint::config::Config;
 use std::path::{Path, PathBuf};
 
 fn corpus_dir() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("skipped: {} is absent (the shared corpus is not checked out here)", d.display());
-        None
-    }
+    crate::shared::path("corpus")
 }
 
 /// (rule, line) of every finding on one file, sorted.

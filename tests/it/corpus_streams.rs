@@ -10,13 +10,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
+    crate::shared::path("corpus")
 }
 
 type Got = Vec<(String, u64, String, String)>;

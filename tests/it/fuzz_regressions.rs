@@ -5,7 +5,7 @@
 //! the test fails on a panic. `fuzz/README.md` says what each one was.
 
 #[allow(dead_code)]
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod fuzz;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/fuzz-regressions");

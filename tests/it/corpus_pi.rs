@@ -6,13 +6,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pi-session");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
+    crate::shared::path("corpus/pi-session")
 }
 
 fn findings(file: &Path) -> (i32, Vec<(String, u64, String)>) {
@@ -71,11 +65,7 @@ fn openclaw_retries_after_fetch_failed_are_duplicate_user_turns() {
 /// `gen_session.py --turns 2000 --seed 7`: exactly the planted findings (rule and line).
 #[test]
 fn generated_session_gives_exactly_the_truth_file() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/gen_session.py");
-    if !script.is_file() {
-        eprintln!("skipped: {} is absent", script.display());
-        return;
-    }
+    let Some(script) = crate::shared::path("bench/gen_session.py") else { return };
     let tmp = tempfile::tempdir().unwrap();
     let (out, truth) = (tmp.path().join("s.jsonl"), tmp.path().join("t.json"));
     let st = std::process::Command::new("python3")

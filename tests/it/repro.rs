@@ -100,11 +100,7 @@ fn judge(case: &Path) -> Result<(), String> {
 }
 
 fn run_cases_py(out: &Path) {
-    let script = root().join("../shared/cases/run_cases.py");
-    if !script.is_file() {
-        eprintln!("note: {} not found; judged in Rust only", script.display());
-        return;
-    }
+    let Some(script) = crate::shared::path("cases/run_cases.py") else { return };
     let bin = assert_cmd::cargo::cargo_bin("ctxlint");
     let o =
         std::process::Command::new("python3").arg(&script).arg("--bin").arg(&bin).arg(out).output().expect("python3");
@@ -160,11 +156,7 @@ fn every_handed_check_case_reproduces() {
 /// Every finding ctxlint reports on the shared corpus gives a passing, small case.
 #[test]
 fn every_corpus_finding_reproduces() {
-    let corpus = root().join("../shared/corpus");
-    if !corpus.is_dir() {
-        eprintln!("note: {} not found; skipped", corpus.display());
-        return;
-    }
+    let Some(corpus) = crate::shared::path("corpus") else { return };
     let check = ctxlint().arg("check").arg(&corpus).args(["--output-format", "json"]).output().unwrap();
     let report: Value = serde_json::from_slice(&check.stdout).unwrap();
     let total = report["findings"].as_array().unwrap().len();

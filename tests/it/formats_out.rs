@@ -60,7 +60,7 @@ fn junit() {
 fn sarif_is_valid_sarif_2_1_0() {
     let s = render("sarif");
     let doc: serde_json::Value = serde_json::from_str(&s).unwrap();
-    let schema: serde_json::Value = serde_json::from_str(include_str!("data/sarif-2.1.0.schema.json")).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(include_str!("../data/sarif-2.1.0.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     let errors: Vec<String> = validator.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path)).collect();
     assert!(errors.is_empty(), "SARIF does not validate:\n{}", errors.join("\n"));

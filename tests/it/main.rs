@@ -1,0 +1,23 @@
+//! Every integration test, in one test binary (`cargo test --test it`): one
+//! link of the library and its dependencies instead of one per file, which
+//! is most of a fresh `cargo test --release`'s time on a 2-core machine.
+//! Each former test file is a module here; `shared` says loudly (and fails
+//! under CI) when the `../shared` corpus and cases are absent.
+
+mod shared;
+
+mod adversarial;
+mod cases;
+mod cli;
+mod corpus_cc_codex;
+mod corpus_pi;
+mod corpus_streams;
+mod diff_show;
+mod fence;
+mod fence_props;
+mod formats_out;
+mod fuzz_regressions;
+mod output;
+mod repro;
+mod rules;
+mod streams;
