@@ -130,9 +130,20 @@ impl<'a> ById<'a> {
     }
     /// The entries naming `id`, in write order.
     fn get(&self, id: &str) -> impl DoubleEndedIterator<Item = u32> + Clone + '_ {
+        self.slice(id).iter().map(|p| p.1)
+    }
+    /// The entries naming `id`, as `(id, entry)` pairs sorted by entry.
+    fn slice(&self, id: &str) -> &[(&'a str, u32)] {
         let lo = self.pairs.partition_point(|x| x.0 < id);
         let hi = lo + self.pairs[lo..].partition_point(|x| x.0 == id);
-        self.pairs[lo..hi].iter().map(|p| p.1)
+        &self.pairs[lo..hi]
+    }
+    /// The entries naming `id` strictly between `lo` and `hi` (write order).
+    fn between(&self, id: &str, lo: u32, hi: u32) -> impl Iterator<Item = u32> + '_ {
+        let s = self.slice(id);
+        let a = s.partition_point(|x| x.1 <= lo);
+        let b = s.partition_point(|x| x.1 < hi);
+        s[a..b.max(a)].iter().map(|p| p.1)
     }
 }
 
@@ -243,7 +254,13 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
         for (j, id) in result_ids(m) {
             let calls = calls_by_id.get(id);
             let mut matched = None;
-            for c in calls.clone().rev() {
+            // Nearest first: the calls written before the result (newest first),
+            // then the later ones (a call group's entry may follow its result).
+            // Ids reused turn after turn (`call_0` in every turn) then cost one
+            // step, not one per earlier turn.
+            let split = calls_by_id.slice(id).partition_point(|x| x.1 < i);
+            let (before, after) = calls_by_id.slice(id).split_at(split);
+            for c in before.iter().rev().chain(after).map(|p| p.1) {
                 if c != i && tree.is_ancestor_or_self(c, i) && sent_again(&t.entries[c as usize]) {
                     matched = Some(c);
                     break;
@@ -261,8 +278,7 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             match matched {
                 Some(c) => {
                     // Answered twice on this path?
-                    let earlier = results_by_id.get(id);
-                    let second = earlier.clone().any(|r| r != i && r > c && r < i && tree.is_ancestor_or_self(r, i));
+                    let second = results_by_id.between(id, c, i).any(|r| r != i && tree.is_ancestor_or_self(r, i));
                     if second {
                         out.push(Pairing::Orphan { unit: i, block: j, second: true });
                     }
