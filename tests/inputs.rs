@@ -96,8 +96,9 @@ fn hidden_agent_folders_are_walked_and_gitignore_is_honoured() {
     let mut rules: Vec<String> = findings_of(&v).into_iter().map(|f| f.0).collect();
     rules.sort();
     assert_eq!(rules, vec!["broken-parent-chain", "malformed-line", "orphan-tool-result"]);
-    assert_eq!(v["skipped"], serde_json::json!([]));
-    // --no-ignore walks the ignored folder too (the .gitignore itself is skipped as no format).
+    // Never a silent skip: the .gitignore itself is walked and matches no format.
+    assert_eq!(v["skipped"], serde_json::json!([{"path": "t/.gitignore", "reason": "matches no input format"}]));
+    // --no-ignore walks the ignored folder too.
     let (_, v, _) = check_json(d, &["t", "--no-ignore"]);
     let paths: Vec<String> = files_of(&v).into_iter().map(|f| f.0).collect();
     assert_eq!(paths.len(), 4, "{paths:?}");
@@ -111,7 +112,10 @@ fn an_unrecognised_named_file_is_skipped_and_the_reports_still_written() {
     let d = dir.path();
     put(d, "notes.json", "{\"notes\": \"hello\"}\n");
     put(d, "s.jsonl", &claude_session());
-    let out = ctxlint(d).args(["check", "notes.json", "s.jsonl", "-o", "x.sarif", "--exit-zero"]).output().unwrap();
+    let out = ctxlint(d)
+        .args(["check", "notes.json", "s.jsonl", "--output-format", "sarif", "-o", "x.sarif", "--exit-zero"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
@@ -143,7 +147,12 @@ fn an_unrecognised_named_file_is_skipped_and_the_reports_still_written() {
     let (code, v, _) = check_json(d, &[&args[..], &["--strict"]].concat());
     assert_eq!(code, 2);
     assert_eq!(v["summary"]["findings"], 1);
-    let out = ctxlint(d).arg("check").args(args).args(["--strict", "-o", "y.sarif"]).output().unwrap();
+    let out = ctxlint(d)
+        .arg("check")
+        .args(args)
+        .args(["--strict", "--output-format", "sarif", "-o", "y.sarif"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let sarif: Value = serde_json::from_str(&std::fs::read_to_string(d.join("y.sarif")).unwrap()).unwrap();
     assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 1);
@@ -304,8 +313,13 @@ fn no_path_scans_the_installed_agents_folders() {
     put(d, "claude-cfg/projects/q/y.jsonl", &claude_session());
     put(d, "codex/sessions/2026/01/02/rollout-2026-01-02T10-00-00-0197a1b2.jsonl", &codex_rollout());
     let run = || {
-        let mut c = ctxlint(d);
-        c.env("HOME", &home).env("CLAUDE_CONFIG_DIR", d.join("claude-cfg")).env("CODEX_HOME", d.join("codex"));
+        // Standard input not piped (std's `output` gives /dev/null; assert_cmd's a pipe).
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlint"));
+        c.current_dir(d)
+            .stdin(std::process::Stdio::null())
+            .env("HOME", &home)
+            .env("CLAUDE_CONFIG_DIR", d.join("claude-cfg"))
+            .env("CODEX_HOME", d.join("codex"));
         c
     };
     let out = run().args(["check", "--output-format", "json"]).output().unwrap();
@@ -322,7 +336,7 @@ fn no_path_scans_the_installed_agents_folders() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["summary"]["files"], 4);
     // A piped standard input with no PATH: refuse to scan, point at `-`.
-    let out = run().arg("check").write_stdin("{}\n").output().unwrap();
+    let out = ctxlint(d).env("HOME", &home).arg("check").write_stdin("{}\n").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("pass `-` to check standard input"), "{err}");
