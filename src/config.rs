@@ -346,6 +346,8 @@ pub struct ConfigSet {
     loaded: std::sync::Mutex<HashMap<Option<PathBuf>, std::sync::Arc<Config>>>,
     /// The configuration file found for a folder.
     found: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    /// The git work tree enclosing a folder.
+    git: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
 }
 
 impl ConfigSet {
@@ -358,6 +360,7 @@ impl ConfigSet {
             fallback_root: None,
             loaded: Default::default(),
             found: Default::default(),
+            git: Default::default(),
         }
     }
 
@@ -402,18 +405,18 @@ impl ConfigSet {
     /// `--select`/`--ignore` applied. An invalid configuration file is an error.
     pub fn for_path(&self, path: &str) -> Result<std::sync::Arc<Config>> {
         let file = match &self.source {
-            Source::Fixed(c) => return Ok(self.with_cli(c)),
+            Source::Fixed(c) => c.file.clone(),
             Source::Isolated => None,
             Source::Discover => self.file_for_dir(&Self::folder_of(path)),
         };
         if let Some(c) = self.loaded.lock().ok().and_then(|m| m.get(&file).cloned()) {
             return Ok(c);
         }
-        let base = match &file {
-            Some(f) => Config::load(f)?,
-            None => Config::default(),
+        let c = match (&self.source, &file) {
+            (Source::Fixed(c), _) => self.with_cli(c),
+            (_, Some(f)) => self.with_cli(&Config::load(f)?),
+            (_, None) => self.with_cli(&Config::default()),
         };
-        let c = self.with_cli(&base);
         if let Ok(mut m) = self.loaded.lock() {
             m.insert(file, c.clone());
         }
@@ -434,7 +437,18 @@ impl ConfigSet {
         if let Some(r) = config.file.as_ref().and_then(|f| f.parent()) {
             return absolute(r);
         }
-        if let Some(g) = git_work_tree(&Self::folder_of(path)) {
+        let dir = Self::folder_of(path);
+        let git = match self.git.lock().ok().and_then(|m| m.get(&dir).cloned()) {
+            Some(g) => g,
+            None => {
+                let g = git_work_tree(&dir);
+                if let Ok(mut m) = self.git.lock() {
+                    m.insert(dir, g.clone());
+                }
+                g
+            }
+        };
+        if let Some(g) = git {
             return g;
         }
         match &self.fallback_root {
