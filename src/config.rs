@@ -64,7 +64,7 @@ use crate::error::{Error, Result};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-/// Name of the configuration file, found from the working directory upward.
+/// Name of the configuration file, found from each input's folder upward.
 pub const CONFIG_FILE: &str = "ctxlint.toml";
 
 /// A rule level as written in `ctxlint.toml`.
@@ -89,12 +89,32 @@ impl Level {
     }
 }
 
+/// `fail-on` as written in `ctxlint.toml`: only a severity (`"off"` is an error:
+/// use `--exit-zero` to never fail).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    /// Exit 1 for any finding.
+    Warning,
+    /// Exit 1 only for errors.
+    Error,
+}
+
+impl FailOn {
+    fn severity(self) -> Severity {
+        match self {
+            FailOn::Warning => Severity::Warning,
+            FailOn::Error => Severity::Error,
+        }
+    }
+}
+
 /// The `ctxlint.toml` file, as written. Unknown keys are errors.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct FileConfig {
     /// Lowest severity that makes `check` exit 1 (`"warning"`, the default, or `"error"`).
-    pub fail_on: Option<Level>,
+    pub fail_on: Option<FailOn>,
     /// System-event label patterns (regexes), replacing the default.
     pub event_patterns: Option<Vec<String>>,
     /// Minimum characters of a paragraph counted as a context block.
@@ -181,8 +201,12 @@ impl Config {
     /// bad levels, bad globs and bad regexes are errors naming the key and file.
     pub fn load(path: &Path) -> Result<Config> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let fc: FileConfig = toml::from_str(&text)
-            .map_err(|e| Error::Config { path: path.to_path_buf(), reason: e.to_string().trim().replace('\n', " ") })?;
+        // The message keeps its line breaks (it quotes the offending line under
+        // a caret); key-like secrets in that line are masked.
+        let fc: FileConfig = toml::from_str(&text).map_err(|e| Error::Config {
+            path: path.to_path_buf(),
+            reason: crate::text::mask_secrets(e.to_string().trim_end()),
+        })?;
         let mut base = Settings::default();
         if let Some(p) = &fc.event_patterns {
             base.event_patterns = p
@@ -229,7 +253,7 @@ impl Config {
             overrides,
             root: path.parent().map(Path::to_path_buf),
             file: Some(path.to_path_buf()),
-            fail_on: fc.fail_on.and_then(Level::as_option),
+            fail_on: fc.fail_on.map(FailOn::severity),
             fence_owned: fc.fence.and_then(|f| f.owned),
             ..Default::default()
         })
@@ -277,4 +301,177 @@ fn normalize(p: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Makes `p` absolute (joined to the working directory) and lexically normal.
+pub fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        normalize(p)
+    } else {
+        normalize(&std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf()))
+    }
+}
+
+/// The enclosing git work tree of `dir` (the nearest ancestor holding `.git`).
+pub fn git_work_tree(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
+}
+
+/// Where each input's configuration comes from (SPEC §3).
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// `--isolated`: defaults only.
+    Isolated,
+    /// `--config PATH`: this configuration for every input.
+    Fixed(std::sync::Arc<Config>),
+    /// The nearest `ctxlint.toml` from each input's folder upward, else the
+    /// working directory's (ruff's hierarchical discovery).
+    Discover,
+}
+
+/// The configurations in force for a run: found per input folder, loaded once
+/// each, with the command line's `--select`/`--ignore` applied to every one.
+#[derive(Debug)]
+pub struct ConfigSet {
+    source: Source,
+    /// `--select`: only these rules (None = all).
+    pub select: Option<std::collections::HashSet<RuleId>>,
+    /// `--ignore`: never these rules.
+    pub ignore: std::collections::HashSet<RuleId>,
+    /// The project root when no configuration is in force and no git work
+    /// tree encloses an input: the folder of the baseline file being written
+    /// or read (else the working directory).
+    pub fallback_root: Option<PathBuf>,
+    /// Loaded configurations by file (None: defaults).
+    loaded: std::sync::Mutex<HashMap<Option<PathBuf>, std::sync::Arc<Config>>>,
+    /// The configuration file found for a folder.
+    found: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    /// The git work tree enclosing a folder.
+    git: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+}
+
+impl ConfigSet {
+    /// A set reading configurations from `source`.
+    pub fn new(source: Source) -> Self {
+        ConfigSet {
+            source,
+            select: None,
+            ignore: Default::default(),
+            fallback_root: None,
+            loaded: Default::default(),
+            found: Default::default(),
+            git: Default::default(),
+        }
+    }
+
+    /// One configuration for every input (library callers, tests).
+    pub fn fixed(config: Config) -> Self {
+        let mut s = ConfigSet::new(Source::Fixed(std::sync::Arc::new(config.clone())));
+        s.select = config.select;
+        s.ignore = config.ignore;
+        s
+    }
+
+    /// The configuration file in force for inputs in folder `dir` (absolute):
+    /// the nearest `ctxlint.toml` from `dir` upward, else the working directory's.
+    pub fn file_for_dir(&self, dir: &Path) -> Option<PathBuf> {
+        match &self.source {
+            Source::Isolated => None,
+            Source::Fixed(c) => c.file.clone(),
+            Source::Discover => {
+                if let Some(hit) = self.found.lock().ok().and_then(|m| m.get(dir).cloned()) {
+                    return hit;
+                }
+                let hit =
+                    Config::discover(dir).or_else(|| std::env::current_dir().ok().and_then(|d| Config::discover(&d)));
+                if let Ok(mut m) = self.found.lock() {
+                    m.insert(dir.to_path_buf(), hit.clone());
+                }
+                hit
+            }
+        }
+    }
+
+    /// The folder an input path (as given; a directory for a stream) lives in, absolute.
+    pub fn folder_of(path: &str) -> PathBuf {
+        if path == "-" {
+            return absolute(Path::new("."));
+        }
+        let abs = absolute(Path::new(path));
+        if abs.is_dir() { abs } else { abs.parent().map(Path::to_path_buf).unwrap_or(abs) }
+    }
+
+    /// The configuration in force for an input (path as given), with
+    /// `--select`/`--ignore` applied. An invalid configuration file is an error.
+    pub fn for_path(&self, path: &str) -> Result<std::sync::Arc<Config>> {
+        let file = match &self.source {
+            Source::Fixed(c) => c.file.clone(),
+            Source::Isolated => None,
+            Source::Discover => self.file_for_dir(&Self::folder_of(path)),
+        };
+        if let Some(c) = self.loaded.lock().ok().and_then(|m| m.get(&file).cloned()) {
+            return Ok(c);
+        }
+        let c = match (&self.source, &file) {
+            (Source::Fixed(c), _) => self.with_cli(c),
+            (_, Some(f)) => self.with_cli(&Config::load(f)?),
+            (_, None) => self.with_cli(&Config::default()),
+        };
+        if let Ok(mut m) = self.loaded.lock() {
+            m.insert(file, c.clone());
+        }
+        Ok(c)
+    }
+
+    fn with_cli(&self, c: &Config) -> std::sync::Arc<Config> {
+        let mut c = c.clone();
+        c.select = self.select.clone();
+        c.ignore = self.ignore.clone();
+        std::sync::Arc::new(c)
+    }
+
+    /// The project root fingerprint paths are relative to (SPEC §4): the
+    /// folder of the configuration in force, else the enclosing git work tree,
+    /// else the folder of the baseline file, else the working directory.
+    pub fn project_root(&self, config: &Config, path: &str) -> PathBuf {
+        if let Some(r) = config.file.as_ref().and_then(|f| f.parent()) {
+            return absolute(r);
+        }
+        let dir = Self::folder_of(path);
+        let git = match self.git.lock().ok().and_then(|m| m.get(&dir).cloned()) {
+            Some(g) => g,
+            None => {
+                let g = git_work_tree(&dir);
+                if let Ok(mut m) = self.git.lock() {
+                    m.insert(dir, g.clone());
+                }
+                g
+            }
+        };
+        if let Some(g) = git {
+            return g;
+        }
+        match &self.fallback_root {
+            Some(r) => absolute(r),
+            None => absolute(Path::new(".")),
+        }
+    }
+}
+
+/// The path of `path` (as given) relative to `root`, with `/` separators;
+/// the absolute path when it is outside `root`.
+pub fn project_relative(path: &str, root: &Path) -> String {
+    if path == "-" {
+        return path.to_string();
+    }
+    let abs = absolute(Path::new(path));
+    let rel = abs.strip_prefix(root).map(Path::to_path_buf).or_else(|_| {
+        // Symlinked spellings ($PWD through a link): compare real paths.
+        match (abs.canonicalize(), root.canonicalize()) {
+            (Ok(a), Ok(r)) => a.strip_prefix(&r).map(Path::to_path_buf).map_err(|_| ()),
+            _ => Err(()),
+        }
+    });
+    let p = rel.unwrap_or(abs);
+    p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }

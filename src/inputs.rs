@@ -1,7 +1,8 @@
 //! Turning command-line paths into inputs: files, `-` (stdin), directories
-//! walked with the `ignore` crate (hidden files and `.gitignore` respected
-//! unless `--no-ignore`), request-body files of one format in one directory
-//! grouped into a stream in natural filename order (`req2` before `req10`).
+//! walked with the `ignore` crate (hidden files and folders walked,
+//! `.gitignore`/`.ignore` honoured unless `--no-ignore`), request-body files of
+//! one format in one directory — walked or named one by one — grouped into a
+//! stream in natural filename order (`req2` before `req10`).
 
 use crate::error::{Error, Result};
 use crate::formats::{self, Detection};
@@ -20,9 +21,10 @@ pub struct DiscoverOptions {
     pub forced: Option<FormatId>,
     /// `--no-stream`: every file on its own.
     pub no_stream: bool,
-    /// `--strict`: walked files that match no format are errors.
+    /// `--strict`: skipped files make `check` exit 2. Discovery never fails
+    /// for them: the exit code is decided last, by the caller.
     pub strict: bool,
-    /// `--no-ignore`: include hidden and ignored files.
+    /// `--no-ignore`: also walk files that `.gitignore`/`.ignore` exclude.
     pub no_ignore: bool,
     /// `--stdin-filename`.
     pub stdin_filename: Option<String>,
@@ -61,7 +63,7 @@ impl Job {
 /// The [`Skipped::reason`] of a readable file that matches no input format.
 pub const NO_FORMAT: &str = "matches no input format";
 
-/// A file that was skipped while walking.
+/// A file that was skipped: it matches no format, or could not be walked.
 #[derive(Debug, Clone)]
 pub struct Skipped {
     /// Display path.
@@ -75,8 +77,13 @@ pub struct Skipped {
 pub struct Plan {
     /// Jobs in a stable order.
     pub jobs: Vec<Job>,
-    /// Walked files that matched no format.
+    /// Files that matched no format (walked or named), and walk errors.
     pub skipped: Vec<Skipped>,
+    /// The files named on the command line (or `-`) that matched no format:
+    /// one warning each, naming the formats tried.
+    pub unrecognised: Vec<Error>,
+    /// Paths that could not be read at all (missing, unreadable).
+    pub errors: Vec<Error>,
     /// `--input-format`, when given: loading checks that each input fits it.
     pub forced: Option<FormatId>,
 }
@@ -121,28 +128,64 @@ fn display_of(base_arg: &str, base: &Path, p: &Path) -> String {
     }
 }
 
+/// A file to detect: its source, its path on disk, and whether it was named
+/// on the command line (else found by walking).
+struct Candidate {
+    src: SourceRef,
+    path: PathBuf,
+    named: bool,
+}
+
 /// Builds the plan for the given paths.
+///
+/// Never fails for one input: a path that cannot be read is recorded in
+/// [`Plan::errors`], a file that matches no format in [`Plan::skipped`] (and,
+/// when it was named on the command line, in [`Plan::unrecognised`]), and the
+/// other paths are still planned (SPEC §1: one unrecognised file never stops a
+/// run). Request-body files of one format named on the command line are
+/// grouped by directory exactly as a walk of that directory groups them.
 pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
     let mut plan = Plan { forced: opts.forced, ..Plan::default() };
+    let mut named: Vec<Candidate> = Vec::new();
     for arg in paths {
         if arg == "-" {
             let mut buf = Vec::new();
-            std::io::stdin().read_to_end(&mut buf).map_err(|e| Error::io("-", e))?;
+            if let Err(e) = std::io::stdin().read_to_end(&mut buf) {
+                plan.errors.push(Error::io("-", e));
+                continue;
+            }
             let name = opts.stdin_filename.clone().unwrap_or_else(|| "-".to_string());
             let src = SourceRef { display: name.clone(), origin: Origin::Memory(buf.into()) };
-            let f = named_format(&src, opts)?;
-            plan.jobs.push(Job::File(src, f));
+            match detect_or(&src, opts) {
+                Ok(Detection::Format(f)) => plan.jobs.push(Job::File(src, f)),
+                Ok(d) => {
+                    plan.skipped.push(Skipped { path: name.clone(), reason: skip_reason(d) });
+                    plan.unrecognised.push(unknown(&name, d));
+                }
+                Err(e) => plan.errors.push(e),
+            }
             continue;
         }
         let p = PathBuf::from(arg);
-        let md = std::fs::metadata(&p).map_err(|e| Error::io(arg, e))?;
+        let md = match std::fs::metadata(&p) {
+            Ok(md) => md,
+            Err(e) => {
+                plan.errors.push(Error::io(arg, e));
+                continue;
+            }
+        };
         if md.is_dir() {
-            walk_dir(arg, &p, opts, &mut plan)?;
+            walk_dir(arg, &p, opts, &mut plan);
         } else {
-            let src = SourceRef::file(arg.clone(), p.clone());
-            let f = named_format(&src, opts)?;
-            plan.jobs.push(Job::File(src, f));
+            named.push(Candidate { src: SourceRef::file(arg.clone(), p.clone()), path: p, named: true });
         }
+    }
+    if !named.is_empty() {
+        group(detect_all(named, opts, &mut plan), opts, &mut plan, |dir| {
+            // As a walk of that directory would show it: `dir/`, or `.` for the working directory.
+            let d = dir.to_string_lossy();
+            if d.is_empty() { ".".to_string() } else { Path::new(&*d).join("").to_string_lossy().into_owned() }
+        });
     }
     Ok(plan)
 }
@@ -155,7 +198,7 @@ fn unknown(path: &str, d: Detection) -> Error {
     Error::UnknownFormat { path: path.into(), tried: formats::ALL.join(", "), hint }
 }
 
-/// The [`Skipped::reason`] of a walked file that matches no format we read.
+/// The [`Skipped::reason`] of a file that matches no format we read.
 fn skip_reason(d: Detection) -> String {
     match d {
         Detection::Unsupported(why) => format!("{NO_FORMAT}: {why}"),
@@ -170,25 +213,92 @@ fn detect_or(src: &SourceRef, opts: &DiscoverOptions) -> Result<Detection> {
     }
 }
 
-/// The format of a file named on the command line (or stdin).
-fn named_format(src: &SourceRef, opts: &DiscoverOptions) -> Result<FormatId> {
-    match detect_or(src, opts)? {
-        Detection::Format(f) => Ok(f),
-        d => Err(unknown(&src.display, d)),
+/// Detects the format of every candidate (in parallel: detection reads the
+/// head of each file), keeps the ones of a known format in order, and records
+/// the others as skipped (or, when unreadable, as errors if named).
+fn detect_all(found: Vec<Candidate>, opts: &DiscoverOptions, plan: &mut Plan) -> Vec<(SourceRef, PathBuf, FormatId)> {
+    let detected: Vec<(Candidate, Result<Detection>)> = found
+        .into_par_iter()
+        .map(|c| {
+            let d = detect_or(&c.src, opts);
+            (c, d)
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (c, d) in detected {
+        match d {
+            Ok(Detection::Format(f)) => out.push((c.src, c.path, f)),
+            Ok(d) => {
+                plan.skipped.push(Skipped { path: c.src.display.clone(), reason: skip_reason(d) });
+                if c.named {
+                    plan.unrecognised.push(unknown(&c.src.display, d));
+                }
+            }
+            Err(e) if c.named => plan.errors.push(e),
+            Err(e) => plan.skipped.push(Skipped { path: c.src.display, reason: e.to_string() }),
+        }
+    }
+    out
+}
+
+/// Groups detected files by directory: request-body files of one format in one
+/// directory form one stream (natural order) unless `--no-stream`; the others
+/// are jobs of their own. `dir_display` names a directory's stream.
+fn group(
+    files: Vec<(SourceRef, PathBuf, FormatId)>,
+    opts: &DiscoverOptions,
+    plan: &mut Plan,
+    dir_display: impl Fn(&Path) -> String,
+) {
+    let mut by_dir: BTreeMap<PathBuf, Vec<(SourceRef, FormatId)>> = BTreeMap::new();
+    for (src, path, f) in files {
+        by_dir.entry(path.parent().map(Path::to_path_buf).unwrap_or_default()).or_default().push((src, f));
+    }
+    for (dir, files) in by_dir {
+        let mut streams: BTreeMap<FormatId, Vec<SourceRef>> = BTreeMap::new();
+        for (src, f) in files {
+            if formats::is_body_format(f) && !opts.no_stream {
+                streams.entry(f).or_default().push(src);
+            } else {
+                plan.jobs.push(Job::File(src, f));
+            }
+        }
+        for (f, mut srcs) in streams {
+            srcs.sort_by(|a, b| natural_cmp(&a.display, &b.display));
+            match srcs.pop() {
+                Some(one) if srcs.is_empty() => plan.jobs.push(Job::File(one, f)),
+                Some(last) => {
+                    srcs.push(last);
+                    plan.jobs.push(Job::Stream(dir_display(&dir), f, srcs));
+                }
+                None => {}
+            }
+        }
     }
 }
 
-fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) -> Result<()> {
+/// Folders never walked into even though hidden files are: version-control stores.
+const VCS_DIRS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
+
+/// Walks one directory: hidden files and folders are walked (agents keep their
+/// sessions in `.claude`, `.codex`, `.openclaw`, `.pi`, …), version-control
+/// stores are not; `.gitignore`, `.ignore` and git's own exclude files are
+/// honoured whether or not the directory is inside a git repository
+/// (`require_git(false)`: a `.gitignore` beside the sessions means what it
+/// says); `--no-ignore` walks everything except version-control stores.
+fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
     let mut wb = ignore::WalkBuilder::new(root);
     wb.follow_links(true).sort_by_file_name(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
+    wb.hidden(false).require_git(false);
     if opts.no_ignore {
         wb.standard_filters(false);
-    } else {
-        wb.require_git(false);
     }
-    // Files grouped by their directory, to form streams.
-    let mut by_dir: BTreeMap<PathBuf, Vec<(SourceRef, FormatId)>> = BTreeMap::new();
-    let mut found: Vec<(SourceRef, PathBuf)> = Vec::new();
+    wb.filter_entry(|e| {
+        !(e.depth() > 0
+            && e.file_type().is_some_and(|t| t.is_dir())
+            && VCS_DIRS.iter().any(|d| e.file_name() == std::ffi::OsStr::new(d)))
+    });
+    let mut found: Vec<Candidate> = Vec::new();
     for ent in wb.build() {
         let ent = match ent {
             Ok(e) => e,
@@ -211,56 +321,13 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) -> 
             plan.skipped.push(Skipped { path: display, reason: "not a regular file".into() });
             continue;
         }
-        found.push((SourceRef::file(display, path.clone()), path));
+        found.push(Candidate { src: SourceRef::file(display, path.clone()), path, named: false });
     }
-    // Detection reads the head of every file: done in parallel (rayon), results kept in walk order.
-    let detected: Vec<(SourceRef, PathBuf, Result<Detection>)> = found
-        .into_par_iter()
-        .map(|(src, path)| {
-            let d = detect_or(&src, opts);
-            (src, path, d)
-        })
-        .collect();
-    for (src, path, d) in detected {
-        match d {
-            Ok(Detection::Format(f)) => {
-                by_dir.entry(path.parent().map(Path::to_path_buf).unwrap_or_default()).or_default().push((src, f))
-            }
-            Ok(d) => {
-                if opts.strict {
-                    return Err(unknown(&src.display, d));
-                }
-                plan.skipped.push(Skipped { path: src.display, reason: skip_reason(d) });
-            }
-            Err(e) => {
-                if opts.strict {
-                    return Err(e);
-                }
-                plan.skipped.push(Skipped { path: src.display, reason: e.to_string() });
-            }
-        }
-    }
-    for (dir, files) in by_dir {
-        let dir_display = display_of(arg, root, &dir);
-        let dir_display = if dir_display.is_empty() { ".".to_string() } else { dir_display };
-        let mut streams: BTreeMap<FormatId, Vec<SourceRef>> = BTreeMap::new();
-        for (src, f) in files {
-            if formats::is_body_format(f) && !opts.no_stream {
-                streams.entry(f).or_default().push(src);
-            } else {
-                plan.jobs.push(Job::File(src, f));
-            }
-        }
-        for (f, mut srcs) in streams {
-            srcs.sort_by(|a, b| natural_cmp(&a.display, &b.display));
-            if srcs.len() == 1 {
-                plan.jobs.push(Job::File(srcs.pop().expect("one"), f));
-            } else {
-                plan.jobs.push(Job::Stream(dir_display.clone(), f, srcs));
-            }
-        }
-    }
-    Ok(())
+    let files = detect_all(found, opts, plan);
+    group(files, opts, plan, |dir| {
+        let d = display_of(arg, root, dir);
+        if d.is_empty() { ".".to_string() } else { d }
+    });
 }
 
 /// The path a walk error is about, if it names one.

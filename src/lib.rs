@@ -76,10 +76,22 @@ pub struct CheckReport {
     pub findings: Vec<Finding>,
     /// Checked inputs.
     pub files: Vec<FileSummary>,
-    /// Walked files skipped as matching no format.
+    /// Files skipped as matching no format (walked or named), and walk errors.
     pub skipped: Vec<Skipped>,
-    /// Inputs that could not be checked (I/O or format errors); the rest were.
+    /// Files named on the command line that match no format (each one warned about).
+    pub unrecognised: Vec<Error>,
+    /// Inputs that could not be checked (I/O, format or configuration errors); the rest were.
     pub errors: Vec<Error>,
+    /// The failing severity (`fail-on`) of each finding's path, where its
+    /// configuration sets one (default: warning).
+    pub fail_on: HashMap<String, Severity>,
+}
+
+impl CheckReport {
+    /// Whether a finding is at or above the failing severity of its configuration.
+    pub fn failing(&self) -> bool {
+        self.findings.iter().any(|f| f.severity >= self.fail_on.get(&f.path).copied().unwrap_or(Severity::Warning))
+    }
 }
 
 /// Loads one job into an input.
@@ -104,7 +116,10 @@ pub fn load_job_with(job: &Job, lopts: &LoadOptions) -> Result<Input> {
 /// error naming a few of them. Also returns the walked files that were skipped
 /// as matching no format (to be reported, never skipped silently).
 pub fn load_path(path: &str, discover: &DiscoverOptions) -> Result<(Input, Vec<Skipped>)> {
-    let plan = inputs::discover(&[path.to_string()], discover)?;
+    let mut plan = inputs::discover(&[path.to_string()], discover)?;
+    if let Some(e) = plan.errors.pop().or_else(|| plan.unrecognised.pop()) {
+        return Err(e);
+    }
     match plan.jobs.as_slice() {
         // `show` and `diff` print texts: keep them all.
         [job] => Ok((
@@ -174,18 +189,35 @@ type JobResult = Result<(FileSummary, Vec<Finding>)>;
 
 /// Runs `check` over discovered jobs in parallel (rayon), calling `tick(n)`
 /// after each job (`n` = jobs in the plan), with output in a stable order.
+/// One configuration for every input; see [`check_plan_with`].
 pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u64) + Sync)) -> CheckReport {
+    check_plan_with(plan, &config::ConfigSet::fixed(config.clone()), tick)
+}
+
+/// Runs `check` over discovered jobs, each with the configuration in force for
+/// it (SPEC §3: the nearest `ctxlint.toml` from its folder upward), its
+/// fingerprint paths relative to that configuration's project root (SPEC §4).
+/// A job whose configuration is invalid is an error; the others are checked.
+pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(dyn Fn(u64) + Sync)) -> CheckReport {
     let total = plan.jobs.len() as u64;
     let lopts = LoadOptions { forced: plan.forced, ..LoadOptions::default() };
-    let results: Vec<(Job, JobResult)> = plan
+    let results: Vec<(Job, JobResult, Option<Severity>)> = plan
         .jobs
         .into_par_iter()
         .map(|job| {
+            let config = match configs.for_path(job.display()) {
+                Ok(c) => c,
+                Err(e) => {
+                    tick(total);
+                    return (job, Err(e), None);
+                }
+            };
+            let root = configs.project_root(&config, job.display());
             let r = load_job_with(&job, &lopts).map(|input| {
-                let mut findings = check_input(&input, &job, config);
+                let mut findings = check_input(&input, &job, &config);
                 // Occurrence numbers count within one path, so fingerprints
                 // are computed here, in parallel, rather than after the merge.
-                finish(&mut findings);
+                finish_in(&mut findings, &root);
                 (
                     FileSummary {
                         path: input.path.clone(),
@@ -197,14 +229,22 @@ pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u6
                 )
             });
             tick(total);
-            (job, r)
+            (job, r, config.fail_on)
         })
         .collect();
-    let mut report = CheckReport { skipped: plan.skipped, ..Default::default() };
-    for (_, r) in results {
+    let mut report = CheckReport {
+        skipped: plan.skipped,
+        unrecognised: plan.unrecognised,
+        errors: plan.errors,
+        ..Default::default()
+    };
+    for (_, r, fail_on) in results {
         match r {
             Ok((summary, findings)) => {
                 report.files.push(summary);
+                if let Some(s) = fail_on {
+                    report.fail_on.extend(findings.iter().map(|f| (f.path.clone(), s)));
+                }
                 report.findings.extend(findings);
             }
             Err(e) => report.errors.push(e),
@@ -227,19 +267,42 @@ pub fn sort_findings(findings: &mut [Finding]) {
     });
 }
 
-/// Sorts findings and assigns fingerprints (SPEC §4: a hash of rule, path,
-/// normalised offending text and its occurrence number among equal ones).
+/// Sorts findings and assigns fingerprints (SPEC §4: a hash of rule,
+/// project-relative path, normalised offending text and its occurrence number
+/// among equal ones), the project root found as `check` finds it with no
+/// `--config` or baseline: the folder of the nearest `ctxlint.toml`, else the
+/// enclosing git work tree, else the working directory.
 pub fn finish(findings: &mut [Finding]) {
+    let configs = config::ConfigSet::new(config::Source::Discover);
+    let mut roots: HashMap<String, std::path::PathBuf> = HashMap::new();
+    for f in findings.iter() {
+        if !roots.contains_key(&f.path) {
+            let file = configs.file_for_dir(&config::ConfigSet::folder_of(&f.path));
+            let c = config::Config { file, ..Default::default() };
+            roots.insert(f.path.clone(), configs.project_root(&c, &f.path));
+        }
+    }
+    fingerprint(findings, &|p| roots.get(p).map_or_else(|| p.to_string(), |r| config::project_relative(p, r)));
+}
+
+/// Sorts findings and assigns fingerprints with paths relative to `root` (see [`finish`]).
+pub fn finish_in(findings: &mut [Finding], root: &std::path::Path) {
+    fingerprint(findings, &|p| config::project_relative(p, root));
+}
+
+fn fingerprint(findings: &mut [Finding], rel: &dyn Fn(&str) -> String) {
     sort_findings(findings);
     let mut seen: HashMap<(String, String, String), u32> = HashMap::new();
+    let mut rels: HashMap<String, String> = HashMap::new();
     for f in findings.iter_mut() {
         let norm = f.key.split_whitespace().collect::<Vec<_>>().join(" ");
-        let n = seen.entry((f.rule.name().to_string(), f.path.clone(), norm.clone())).or_insert(0);
+        let path = rels.entry(f.path.clone()).or_insert_with(|| rel(&f.path)).clone();
+        let n = seen.entry((f.rule.name().to_string(), path.clone(), norm.clone())).or_insert(0);
         *n += 1;
         let mut h = Sha256::new();
         h.update(f.rule.name().as_bytes());
         h.update([0]);
-        h.update(f.path.as_bytes());
+        h.update(path.as_bytes());
         h.update([0]);
         h.update(norm.as_bytes());
         h.update([0]);

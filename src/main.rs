@@ -93,12 +93,18 @@ struct CheckArgs {
     /// Check every request file on its own instead of joining a directory's files into a stream.
     #[arg(long)]
     no_stream: bool,
-    /// Treat walked files that match no format as errors.
+    /// Exit 2 when any file is skipped (matches no format); every other input is still checked and reported.
     #[arg(long)]
     strict: bool,
-    /// Include hidden and .gitignore'd files when walking directories.
+    /// Also walk files that .gitignore/.ignore exclude (hidden files are always walked).
     #[arg(long)]
     no_ignore: bool,
+    /// Print the settings in force for PATH (default: .) and the file they come from, then exit.
+    #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = ".")]
+    show_settings: Option<String>,
+    /// Print the inputs that would be checked, with their formats, and the skipped files, then exit.
+    #[arg(long)]
+    show_files: bool,
     /// Name to report for standard input.
     #[arg(long, value_name = "NAME")]
     stdin_filename: Option<String>,
@@ -405,23 +411,56 @@ fn parse_rules(list: &[String]) -> ctxlint::Result<std::collections::HashSet<Rul
         .collect()
 }
 
-/// The session folders of agents installed on this machine (SPEC §3).
-fn agent_folders() -> Vec<String> {
-    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else { return vec![] };
+/// The session folders of agents installed on this machine (SPEC §3), and the
+/// places looked at (for the message when none exists).
+fn agent_folders() -> (Vec<String>, Vec<String>) {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let env_dir = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let mut looked = Vec::new();
     let mut out = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(home.join(".openclaw/agents")) {
-        let mut v: Vec<PathBuf> =
-            rd.filter_map(|e| e.ok().map(|e| e.path().join("sessions"))).filter(|p| p.is_dir()).collect();
-        v.sort();
-        out.extend(v);
+    if let Some(home) = &home {
+        let agents = home.join(".openclaw/agents");
+        looked.push(agents.join("*/sessions"));
+        if let Ok(rd) = std::fs::read_dir(&agents) {
+            let mut v: Vec<PathBuf> =
+                rd.filter_map(|e| e.ok().map(|e| e.path().join("sessions"))).filter(|p| p.is_dir()).collect();
+            v.sort();
+            out.extend(v);
+        }
+        looked.push(home.join(".pi/agent/sessions"));
     }
-    for p in [".pi/agent/sessions", ".claude/projects", ".codex/sessions"] {
-        let p = home.join(p);
-        if p.is_dir() {
-            out.push(p);
+    if let Some(d) = env_dir("CLAUDE_CONFIG_DIR").or_else(|| home.as_ref().map(|h| h.join(".claude"))) {
+        looked.push(d.join("projects"));
+    }
+    if let Some(d) = env_dir("CODEX_HOME").or_else(|| home.as_ref().map(|h| h.join(".codex"))) {
+        looked.push(d.join("sessions"));
+    }
+    // The first place looked at is the OpenClaw pattern, already expanded above.
+    out.extend(looked.iter().skip(usize::from(home.is_some())).filter(|p| p.is_dir()).cloned());
+    let s = |v: Vec<PathBuf>| v.into_iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    (s(out), s(looked))
+}
+
+/// Whether standard input is piped or redirected from a file (not a terminal,
+/// not `/dev/null`, not closed): then `check` with no PATH refuses to scan.
+fn stdin_is_piped() -> bool {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::FileTypeExt;
+        match stdin.as_fd().try_clone_to_owned().map(std::fs::File::from).and_then(|f| f.metadata()) {
+            Ok(m) => m.file_type().is_fifo() || m.file_type().is_socket() || m.is_file(),
+            Err(_) => false,
         }
     }
-    out.into_iter().map(|p| p.to_string_lossy().into_owned()).collect()
+    #[cfg(not(unix))]
+    {
+        true
+    }
 }
 
 /// The configuration: `--isolated` (none), `--config PATH`, or the nearest `ctxlint.toml`.
@@ -438,22 +477,51 @@ fn load_config(path: Option<&PathBuf>, isolated: bool) -> ctxlint::Result<Config
     }
 }
 
+/// The configurations `check` uses: `--isolated`, `--config PATH`, or found per input.
+fn config_set(a: &CheckArgs) -> ctxlint::Result<ctxlint::config::ConfigSet> {
+    use ctxlint::config::{ConfigSet, Source};
+    let source = match (&a.config, a.isolated) {
+        (_, true) => Source::Isolated,
+        (Some(p), false) => Source::Fixed(std::sync::Arc::new(Config::load(p)?)),
+        (None, false) => Source::Discover,
+    };
+    let mut set = ConfigSet::new(source);
+    if !a.select.is_empty() {
+        set.select = Some(parse_rules(&a.select)?);
+    }
+    set.ignore = parse_rules(&a.ignore)?;
+    // The project root when neither a configuration nor a git work tree gives one (SPEC §4).
+    set.fallback_root = a
+        .write_baseline
+        .as_ref()
+        .or(a.baseline.as_ref())
+        .map(|p| ctxlint::config::absolute(p).parent().map(PathBuf::from).unwrap_or_default());
+    Ok(set)
+}
+
 fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
+    let configs = config_set(&a)?;
+    if let Some(p) = &a.show_settings {
+        write_out(&ctxlint::report::settings::render(&configs, p)?);
+        return Ok(exit_code::OK);
+    }
     let mut paths = a.paths.clone();
     if paths.is_empty() {
-        paths = agent_folders();
-        if paths.is_empty() {
+        if stdin_is_piped() {
             return Err(Error::Usage(
-                "no PATH given, and no agent session folders were found (looked for ~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions); try `ctxlint check PATH`".into(),
+                "no PATH given and standard input is piped: pass `-` to check standard input (`ctxlint check -`), or name the files to check; with no PATH, ctxlint scans the installed agents' session folders".into(),
             ));
+        }
+        let looked;
+        (paths, looked) = agent_folders();
+        if paths.is_empty() {
+            return Err(Error::Usage(format!(
+                "no PATH given, and no agent session folders were found (looked for {}); try `ctxlint check PATH`",
+                looked.join(", ")
+            )));
         }
         eprintln!("ctxlint: scanning the session folders of installed agents: {}", paths.join(", "));
     }
-    let mut config = load_config(a.config.as_ref(), a.isolated)?;
-    if !a.select.is_empty() {
-        config.select = Some(parse_rules(&a.select)?);
-    }
-    config.ignore = parse_rules(&a.ignore)?;
     if let Some(n) = a.threads {
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
     }
@@ -465,6 +533,13 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         stdin_filename: a.stdin_filename.clone(),
     };
     let plan = ctxlint::inputs::discover(&paths, &discover)?;
+    if a.show_files {
+        write_out(&ctxlint::report::settings::files(&plan));
+        return Ok(exit_code::OK);
+    }
+    for e in &plan.unrecognised {
+        eprintln!("ctxlint: warning: {e}; skipped");
+    }
     if rayon::iter::ParallelIterator::any(rayon::iter::IntoParallelRefIterator::par_iter(&plan.jobs), |j| {
         j.stored_bytes() >= LARGE_INPUT
     }) {
@@ -483,7 +558,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
             b.inc(1);
         }
     };
-    let mut report = ctxlint::check_plan(plan, &config, &tick);
+    let mut report = ctxlint::check_plan_with(plan, &configs, &tick);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -522,15 +597,22 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     for e in &report.errors {
         eprintln!("ctxlint: error: {e}");
     }
+    // The exit code is decided last, once every report is written (SPEC §1).
     if !report.errors.is_empty() {
         return Ok(exit_code::USAGE);
     }
-    if report.files.is_empty() && report.skipped.is_empty() {
+    if report.files.is_empty() && !report.skipped.is_empty() {
+        eprintln!("ctxlint: error: no input of a known format in {}", paths.join(", "));
+        return Ok(exit_code::USAGE);
+    }
+    if report.files.is_empty() {
         eprintln!("ctxlint: warning: no input files found under {}", paths.join(", "));
     }
-    let fail_on = config.fail_on.unwrap_or(Severity::Warning);
-    let failing = report.findings.iter().any(|f| f.severity >= fail_on);
-    Ok(if failing && !a.exit_zero { exit_code::FINDINGS } else { exit_code::OK })
+    if a.strict && !report.skipped.is_empty() {
+        eprintln!("ctxlint: error: {} file(s) skipped (--strict)", report.skipped.len());
+        return Ok(exit_code::USAGE);
+    }
+    Ok(if report.failing() && !a.exit_zero { exit_code::FINDINGS } else { exit_code::OK })
 }
 
 fn statistics(r: &ctxlint::CheckReport) -> String {

@@ -1,4 +1,4 @@
-//! Reading inputs: files (plain, `.gz`, `.zst`), standard input, and JSONL
+//! Reading inputs: files (plain, `.gz`, `.zst`, `.bz2`, `.xz`), standard input, and JSONL
 //! split line by line with `memchr` without holding the file in memory.
 //!
 //! Inputs are opened read-only and never written, locked or created beside
@@ -42,12 +42,16 @@ impl SourceRef {
         SourceRef { display: display.into(), origin: Origin::File(path.into()) }
     }
 
-    /// Whether the name says the file is compressed (`.gz`, `.zst`).
+    /// The compression the first bytes announce (gzip, zstd, bzip2, xz magic numbers).
     fn compression(&self, head: &[u8]) -> Compression {
         if head.starts_with(&[0x1f, 0x8b]) {
             Compression::Gzip
         } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
             Compression::Zstd
+        } else if head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3]) {
+            Compression::Bzip2
+        } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+            Compression::Xz
         } else {
             Compression::None
         }
@@ -56,7 +60,7 @@ impl SourceRef {
     /// File name without compression suffixes, for format hints.
     pub fn logical_name(&self) -> &str {
         let n = self.display.as_str();
-        n.strip_suffix(".gz").or_else(|| n.strip_suffix(".zst")).unwrap_or(n)
+        [".gz", ".zst", ".bz2", ".xz"].iter().find_map(|s| n.strip_suffix(s)).unwrap_or(n)
     }
 
     /// Opens a decompressing reader over the whole input.
@@ -69,7 +73,7 @@ impl SourceRef {
             }
             Origin::File(p) => {
                 let f = open_regular(p).map_err(|e| Error::io(&self.display, e))?;
-                let mut head = [0u8; 4];
+                let mut head = [0u8; HEAD];
                 let n = read_head(&f, &mut head).map_err(|e| Error::io(&self.display, e))?;
                 let comp = self.compression(&head[..n]);
                 let f = open_regular(p).map_err(|e| Error::io(&self.display, e))?;
@@ -95,12 +99,12 @@ impl SourceRef {
         }
     }
 
-    /// Whether the bytes are gzip or zstd compressed (false when unreadable).
+    /// Whether the bytes are gzip, zstd, bzip2 or xz compressed (false when unreadable).
     pub fn is_compressed(&self) -> bool {
         match &self.origin {
             Origin::Memory(bytes) => self.compression(bytes) != Compression::None,
             Origin::File(p) => {
-                let mut head = [0u8; 4];
+                let mut head = [0u8; HEAD];
                 let n = open_regular(p).and_then(|f| read_head(&f, &mut head)).unwrap_or(0);
                 self.compression(&head[..n]) != Compression::None
             }
@@ -136,7 +140,7 @@ impl SourceRef {
             Origin::File(p) => {
                 use std::io::{BufRead, Seek, SeekFrom};
                 let f = open_regular(p).ok()?;
-                let mut head = [0u8; 4];
+                let mut head = [0u8; HEAD];
                 let n = read_head(&f, &mut head).ok()?;
                 if self.compression(&head[..n]) != Compression::None {
                     return None;
@@ -198,13 +202,21 @@ enum Compression {
     None,
     Gzip,
     Zstd,
+    Bzip2,
+    Xz,
 }
+
+/// Bytes read to recognise a compression format (the xz magic number is 6 bytes).
+const HEAD: usize = 6;
 
 fn wrap(c: Compression, r: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
     Ok(match c {
         Compression::None => r,
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(r))),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(r)?),
+        // Multi-stream, like `bzcat` and `xzcat`: concatenated streams are one input.
+        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(r))),
+        Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(BufReader::new(r))),
     })
 }
 

@@ -23,6 +23,7 @@ pub fn as_check_report(r: &FenceReport) -> CheckReport {
         files: r.old.path.iter().chain(&r.new.path).map(|p| file(p)).collect(),
         skipped: Vec::new(),
         errors: Vec::new(),
+        ..Default::default()
     }
 }
 

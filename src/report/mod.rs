@@ -11,6 +11,7 @@ pub mod json;
 pub mod json_lines;
 pub mod junit;
 pub mod sarif;
+pub mod settings;
 pub mod show;
 
 /// Maximum characters of an excerpt in any output.

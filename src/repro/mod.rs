@@ -747,7 +747,11 @@ fn finding_origin(f: &Finding) -> String {
 /// Runs `repro`. `progress` receives one line per event (for stderr).
 pub fn run(opts: &ReproOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<CaseOutcome>> {
     refuse_output_inside_inputs(opts)?;
-    let plan = inputs::discover(&opts.paths, &opts.discover)?;
+    let mut plan = inputs::discover(&opts.paths, &opts.discover)?;
+    // A path that cannot be read, or a named file of no known format, is an error here.
+    if let Some(e) = plan.errors.pop().or_else(|| plan.unrecognised.pop()) {
+        return Err(e);
+    }
     let cfg = config::Config::default();
     let mut all = Vec::new();
     let mut job_of: HashMap<String, usize> = HashMap::new();

@@ -209,11 +209,18 @@ fn no_path_scans_installed_agent_folders() {
     let dir = home.path().join(".pi/agent/sessions/--w--");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(SESSION, dir.join("s.jsonl")).unwrap();
-    let out = ctxlint().env("HOME", home.path()).arg("check").output().unwrap();
+    // std's `output` gives the child /dev/null: not piped (assert_cmd's is a pipe,
+    // and a piped standard input with no PATH is refused, tests/inputs.rs).
+    let bin = || {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlint"));
+        c.env_remove("CLAUDE_CONFIG_DIR").env_remove("CODEX_HOME");
+        c
+    };
+    let out = bin().env("HOME", home.path()).arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains(".pi/agent/sessions"));
     let empty = tempfile::tempdir().unwrap();
-    let out = ctxlint().env("HOME", empty.path()).arg("check").output().unwrap();
+    let out = bin().env("HOME", empty.path()).arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -247,7 +254,8 @@ fn a_folder_without_inputs_warns_and_skipped_files_say_why() {
     #[cfg(unix)]
     std::os::unix::fs::symlink("/nonexistent/ctxlint", d.path().join("gone.jsonl")).unwrap();
     let out = ctxlint().args(["check", "--output-format", "concise"]).arg(d.path()).output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    // No input at all, only skipped files: exit 2 (SPEC §1), the report still printed.
+    assert_eq!(out.status.code(), Some(2));
     let text = String::from_utf8_lossy(&out.stdout);
     #[cfg(unix)]
     assert_eq!(text, "No findings in 0 inputs, 2 skipped (1 no known format, 1 unreadable).\n");

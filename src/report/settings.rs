@@ -1,0 +1,72 @@
+//! `check --show-settings` and `check --show-files`: what `check` would use,
+//! printed without checking anything.
+
+use crate::config::ConfigSet;
+use crate::error::Result;
+use crate::inputs::{Job, Plan};
+use crate::rule_id::{RuleId, Severity};
+
+/// A TOML basic string (JSON string escapes are valid TOML ones).
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+}
+
+fn list(v: &[regex::Regex]) -> String {
+    let items: Vec<String> = v.iter().map(|r| quoted(r.as_str())).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The settings in force for `path` (as given) and the file they come from,
+/// in `ctxlint.toml` syntax: `fail-on`, `context-block-min`,
+/// `context-block-allow`, `event-patterns` and every rule's level (after
+/// `[[overrides]]`, `--select` and `--ignore`). An invalid configuration file is an error.
+pub fn render(configs: &ConfigSet, path: &str) -> Result<String> {
+    let config = configs.for_path(path)?;
+    let settings = config.settings_for(path);
+    let mut out = format!("# settings for {path}\n");
+    match &config.file {
+        Some(f) => out.push_str(&format!("# from {}\n", f.display())),
+        None => out.push_str("# from the defaults (no ctxlint.toml in force)\n"),
+    }
+    let root = configs.project_root(&config, path);
+    out.push_str(&format!("# project root (fingerprint paths): {}\n", root.display()));
+    out.push_str(&format!("fail-on = {}\n", quoted(config.fail_on.unwrap_or(Severity::Warning).as_str())));
+    out.push_str(&format!("context-block-min = {}\n", settings.context_block_min));
+    out.push_str(&format!("context-block-allow = {}\n", list(&settings.context_block_allow)));
+    out.push_str(&format!("event-patterns = {}\n", list(&settings.event_patterns)));
+    out.push_str("\n[rules]\n");
+    for r in RuleId::ALL {
+        let level = match (config.enabled(r), settings.level(r)) {
+            (false, _) => "\"off\"  # --select/--ignore".to_string(),
+            (true, None) => "\"off\"".to_string(),
+            (true, Some(s)) => quoted(s.as_str()),
+        };
+        out.push_str(&format!("{} = {level}  # {}\n", r.name(), r.code()));
+    }
+    Ok(out)
+}
+
+/// The inputs a plan would check, one per line with its format (the files of
+/// a stream indented under it), then the skipped files with their reasons and
+/// the paths that cannot be read.
+pub fn files(plan: &Plan) -> String {
+    let mut out = String::new();
+    for job in &plan.jobs {
+        match job {
+            Job::File(s, f) => out.push_str(&format!("{}: {f}\n", s.display)),
+            Job::Stream(dir, f, srcs) => {
+                out.push_str(&format!("{dir}: {f} stream of {} files\n", srcs.len()));
+                for s in srcs {
+                    out.push_str(&format!("  {}\n", s.display));
+                }
+            }
+        }
+    }
+    for s in &plan.skipped {
+        out.push_str(&format!("{}: skipped: {}\n", s.path, s.reason));
+    }
+    for e in &plan.errors {
+        out.push_str(&format!("error: {e}\n"));
+    }
+    out
+}

@@ -1,0 +1,379 @@
+//! Inputs (issue 14): hidden agent folders are walked, `.gitignore` honoured;
+//! an unrecognised file never aborts a run; request files named one by one
+//! form the stream their directory would; fingerprints are project-relative;
+//! configuration is found per input folder; `check` with no PATH scans the
+//! agents' folders; `.bz2` and `.xz` inputs are read.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/cases");
+
+/// A Claude Code session with one `orphan-tool-result` at line 3.
+fn claude_session() -> String {
+    std::fs::read_to_string(format!("{CASES}/cc-12162-orphan-result/session.jsonl")).unwrap()
+}
+/// A Codex rollout with one `malformed-line` at line 4.
+fn codex_rollout() -> String {
+    std::fs::read_to_string(format!("{CASES}/codex-24425-torn-rollout/rollout.jsonl")).unwrap()
+}
+/// A pi/OpenClaw session with one `broken-parent-chain` at line 6.
+fn pi_session() -> String {
+    std::fs::read_to_string(format!("{CASES}/pilish-83-null-parent/session.jsonl")).unwrap()
+}
+
+fn put(root: &Path, rel: &str, text: &str) -> PathBuf {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn ctxlint(cwd: &Path) -> Command {
+    let mut c = Command::cargo_bin("ctxlint").unwrap();
+    c.current_dir(cwd).env_remove("CLAUDE_CONFIG_DIR").env_remove("CODEX_HOME");
+    c
+}
+
+/// Runs `check ARGS --output-format json` in `cwd`: exit code, report, stderr.
+fn check_json(cwd: &Path, args: &[&str]) -> (i32, Value, String) {
+    let out = ctxlint(cwd).arg("check").args(args).args(["--output-format", "json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    });
+    (out.status.code().unwrap(), v, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn files_of(v: &Value) -> Vec<(String, String)> {
+    let mut f: Vec<(String, String)> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_string(), f["format"].as_str().unwrap().to_string()))
+        .collect();
+    f.sort();
+    f
+}
+
+fn findings_of(v: &Value) -> Vec<(String, String, Option<u64>)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap().to_string(), f["path"].as_str().unwrap().to_string(), f["line"].as_u64()))
+        .collect()
+}
+
+fn fingerprints(v: &Value) -> Vec<String> {
+    v["findings"].as_array().unwrap().iter().map(|f| f["fingerprint"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn hidden_agent_folders_are_walked_and_gitignore_is_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "t/.claude/projects/p/x.jsonl", &claude_session());
+    put(d, "t/.codex/sessions/2026/01/02/rollout-2026-01-02T10-00-00-0197a1b2.jsonl", &codex_rollout());
+    put(d, "t/.openclaw/agents/main/sessions/s.jsonl", &pi_session());
+    put(d, "t/.gitignore", "old/\n");
+    put(d, "t/old/y.jsonl", &claude_session());
+    // Version-control stores are never walked, even with --no-ignore.
+    put(d, "t/.git/z.jsonl", &claude_session());
+    let (code, v, err) = check_json(d, &["t"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        files_of(&v),
+        vec![
+            ("t/.claude/projects/p/x.jsonl".to_string(), "claude-code".to_string()),
+            (
+                "t/.codex/sessions/2026/01/02/rollout-2026-01-02T10-00-00-0197a1b2.jsonl".to_string(),
+                "codex-rollout".to_string()
+            ),
+            ("t/.openclaw/agents/main/sessions/s.jsonl".to_string(), "pi-session".to_string()),
+        ]
+    );
+    let mut rules: Vec<String> = findings_of(&v).into_iter().map(|f| f.0).collect();
+    rules.sort();
+    assert_eq!(rules, vec!["broken-parent-chain", "malformed-line", "orphan-tool-result"]);
+    // Never a silent skip: the .gitignore itself is walked and matches no format.
+    assert_eq!(v["skipped"], serde_json::json!([{"path": "t/.gitignore", "reason": "matches no input format"}]));
+    // --no-ignore walks the ignored folder too.
+    let (_, v, _) = check_json(d, &["t", "--no-ignore"]);
+    let paths: Vec<String> = files_of(&v).into_iter().map(|f| f.0).collect();
+    assert_eq!(paths.len(), 4, "{paths:?}");
+    assert!(paths.contains(&"t/old/y.jsonl".to_string()));
+    assert_eq!(v["skipped"], serde_json::json!([{"path": "t/.gitignore", "reason": "matches no input format"}]));
+}
+
+#[test]
+fn an_unrecognised_named_file_is_skipped_and_the_reports_still_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "notes.json", "{\"notes\": \"hello\"}\n");
+    put(d, "s.jsonl", &claude_session());
+    let out = ctxlint(d)
+        .args(["check", "notes.json", "s.jsonl", "--output-format", "sarif", "-o", "x.sarif", "--exit-zero"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("ctxlint: warning: notes.json: not a recognised input format (tried: pi-session, claude-code, "),
+        "{err}"
+    );
+    let sarif: Value = serde_json::from_str(&std::fs::read_to_string(d.join("x.sarif")).unwrap()).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["ruleId"], "CTX302");
+
+    put(d, "package.json", "{\"name\": \"x\", \"version\": \"1.0.0\"}\n");
+    put(d, ".pre-commit-config.yaml", "repos:\n  - repo: local\n    hooks: []\n");
+    put(d, "defective.jsonl", &claude_session());
+    let args = ["package.json", ".pre-commit-config.yaml", "defective.jsonl"];
+    let (code, v, err) = check_json(d, &args);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(findings_of(&v), vec![("orphan-tool-result".into(), "defective.jsonl".into(), Some(3))]);
+    assert_eq!(
+        v["skipped"],
+        serde_json::json!([
+            {"path": "package.json", "reason": "matches no input format"},
+            {"path": ".pre-commit-config.yaml", "reason": "matches no input format"},
+        ])
+    );
+    assert!(err.contains("package.json: not a recognised input format"), "{err}");
+    assert!(err.contains(".pre-commit-config.yaml: not a recognised input format"), "{err}");
+    // --strict: exit 2, the findings still printed and written.
+    let (code, v, _) = check_json(d, &[&args[..], &["--strict"]].concat());
+    assert_eq!(code, 2);
+    assert_eq!(v["summary"]["findings"], 1);
+    let out = ctxlint(d)
+        .arg("check")
+        .args(args)
+        .args(["--strict", "--output-format", "sarif", "-o", "y.sarif"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let sarif: Value = serde_json::from_str(&std::fs::read_to_string(d.join("y.sarif")).unwrap()).unwrap();
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 1);
+    // Only unrecognised files: nothing to check at all is exit 2.
+    let (code, v, _) = check_json(d, &["package.json"]);
+    assert_eq!(code, 2);
+    assert_eq!(v["summary"]["skipped"], 1);
+}
+
+#[test]
+fn request_files_named_one_by_one_form_their_directorys_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let case = Path::new(CASES).join("cc-44045-resume-block-dropped");
+    for f in ["req1-fresh.json", "req2-resumed.json"] {
+        std::fs::create_dir_all(d.join("reqs")).unwrap();
+        std::fs::copy(case.join(f), d.join("reqs").join(f)).unwrap();
+    }
+    let (code, walked, _) = check_json(d, &["reqs"]);
+    assert_eq!(code, 1);
+    let (code, named, err) = check_json(d, &["reqs/req2-resumed.json", "reqs/req1-fresh.json"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(named, walked);
+    let f = &named["findings"][0];
+    assert_eq!((f["rule"].as_str(), f["path"].as_str()), (Some("history-rewrite"), Some("reqs/req2-resumed.json")));
+    assert_eq!(f["pointer"], "/messages/0/content/1");
+    assert_eq!(named["summary"]["findings"], 1);
+    assert_eq!(
+        named["files"],
+        serde_json::json!([{"path": "reqs/", "format": "anthropic-messages", "requests": 2, "entries": 0}])
+    );
+    // From inside the folder, named files equal `check .`.
+    let r = d.join("reqs");
+    let (_, dot, _) = check_json(&r, &["."]);
+    let (_, named_here, _) = check_json(&r, &["req1-fresh.json", "req2-resumed.json"]);
+    assert_eq!(dot, named_here);
+    assert_eq!(dot["findings"][0]["path"], "req2-resumed.json");
+    // --no-stream keeps them apart: no pair, no rewrite.
+    let (code, apart, _) = check_json(d, &["reqs/req1-fresh.json", "reqs/req2-resumed.json", "--no-stream"]);
+    assert_eq!(code, 0);
+    assert_eq!(apart["summary"]["files"], 2);
+    assert_eq!(apart["summary"]["findings"], 0);
+}
+
+#[test]
+fn fingerprints_are_project_relative_and_a_baseline_survives_another_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "ctxlint.toml", "");
+    put(d, "t/session.jsonl", &claude_session());
+    let abs = d.join("t").to_string_lossy().into_owned();
+    let (_, a, _) = check_json(d, &["t"]);
+    let (_, b, _) = check_json(d, &["./t"]);
+    let (_, c, _) = check_json(d, &[&abs]);
+    let (_, e, _) = check_json(&d.join("t"), &["."]);
+    let fa = fingerprints(&a);
+    assert_eq!(fa.len(), 1);
+    assert_eq!(fa, fingerprints(&b));
+    assert_eq!(fa, fingerprints(&c));
+    assert_eq!(fa, fingerprints(&e));
+    assert_eq!(a["findings"][0]["path"], "t/session.jsonl");
+    assert_eq!(e["findings"][0]["path"], "session.jsonl");
+
+    // No configuration, no git: relative to the baseline's folder.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "t/session.jsonl", &claude_session());
+    let out = ctxlint(d).args(["check", "t", "--write-baseline", "base.json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let (code, v, err) = check_json(&d.join("t"), &[".", "--baseline", "../base.json"]);
+    assert_eq!((code, v["summary"]["findings"].as_u64()), (0, Some(0)), "{err}");
+    assert!(err.contains("1 finding(s) already in the baseline"), "{err}");
+    let abs = d.join("t").to_string_lossy().into_owned();
+    let (code, v, _) = check_json(d, &[&abs, "--baseline", "base.json"]);
+    assert_eq!((code, v["summary"]["findings"].as_u64()), (0, Some(0)));
+}
+
+#[test]
+fn configuration_is_found_from_each_inputs_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "a/ctxlint.toml", "[rules]\norphan-tool-result = \"off\"\n");
+    put(d, "a/session.jsonl", &claude_session());
+    put(
+        d,
+        "b/ctxlint.toml",
+        "fail-on = \"error\"\ncontext-block-min = 80\n[rules]\norphan-tool-result = \"warning\"\n",
+    );
+    put(d, "b/session.jsonl", &claude_session());
+    put(d, "c/session.jsonl", &claude_session());
+    std::fs::create_dir_all(d.join("elsewhere")).unwrap();
+    let e = d.join("elsewhere");
+    // From elsewhere: a's file turns the rule off, b's makes it a warning that does not fail.
+    let (code, v, err) = check_json(&e, &["../a", "../b"]);
+    assert_eq!(code, 0, "{err}");
+    let fs: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_string(), f["severity"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(fs, vec![("../b/session.jsonl".to_string(), "warning".to_string())]);
+    // c has no configuration of its own: defaults, an error that fails.
+    let (code, v, _) = check_json(&e, &["../c"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["findings"][0]["severity"], "error");
+
+    let out = ctxlint(&e).args(["check", "--show-settings", "../b/session.jsonl"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let b_toml = d.join("b").join("ctxlint.toml");
+    assert!(text.starts_with(&format!("# settings for ../b/session.jsonl\n# from {}\n", b_toml.display())), "{text}");
+    for line in [
+        "fail-on = \"error\"\n",
+        "context-block-min = 80\n",
+        "context-block-allow = []\n",
+        "orphan-tool-result = \"warning\"  # CTX302\n",
+        "duplicate-system-event = \"error\"  # CTX101\n",
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+    let out = ctxlint(&e).args(["check", "--show-settings", "../c"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("# from the defaults (no ctxlint.toml in force)\n"), "{text}");
+    assert!(text.contains("fail-on = \"warning\"\n"), "{text}");
+
+    put(d, "c/notes.txt", "hello\n");
+    let out = ctxlint(&e).args(["check", "--show-files", "../c", "../a/session.jsonl"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "../c/session.jsonl: claude-code\n../a/session.jsonl: claude-code\n../c/notes.txt: skipped: matches no input format\n"
+    );
+
+    // fail-on = "off" is an error; TOML errors keep their lines, secrets masked.
+    put(d, "c/ctxlint.toml", "fail-on = \"off\"\n");
+    let out = ctxlint(&e).args(["check", "../c"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown variant `off`, expected `warning` or `error`"), "{err}");
+    put(d, "c/ctxlint.toml", "api-key = \"sk-proj-AAAABBBBCCCCDDDDEEEEFFFF\"\n");
+    let out = ctxlint(&e).args(["check", "../c"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown field `api-key`"), "{err}");
+    assert!(err.contains("\n1 | api-key = "), "line breaks kept: {err}");
+    assert!(!err.contains("AAAABBBBCCCCDDDD"), "secret leaked: {err}");
+}
+
+#[test]
+fn no_path_scans_the_installed_agents_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let home = d.join("home");
+    put(&home, ".claude/projects/p/ignored-by-config-dir.jsonl", &claude_session());
+    put(&home, ".openclaw/agents/main/sessions/s.jsonl", &pi_session());
+    put(&home, ".pi/agent/sessions/--home--/p.jsonl", &pi_session());
+    put(d, "claude-cfg/projects/q/y.jsonl", &claude_session());
+    put(d, "codex/sessions/2026/01/02/rollout-2026-01-02T10-00-00-0197a1b2.jsonl", &codex_rollout());
+    let run = || {
+        // Standard input not piped (std's `output` gives /dev/null; assert_cmd's a pipe).
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlint"));
+        c.current_dir(d)
+            .stdin(std::process::Stdio::null())
+            .env("HOME", &home)
+            .env("CLAUDE_CONFIG_DIR", d.join("claude-cfg"))
+            .env("CODEX_HOME", d.join("codex"));
+        c
+    };
+    let out = run().args(["check", "--output-format", "json"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let h = home.to_string_lossy();
+    let dd = d.to_string_lossy();
+    assert!(
+        err.contains(&format!(
+            "ctxlint: scanning the session folders of installed agents: {h}/.openclaw/agents/main/sessions, {h}/.pi/agent/sessions, {dd}/claude-cfg/projects, {dd}/codex/sessions\n"
+        )),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["files"], 4);
+    // A piped standard input with no PATH: refuse to scan, point at `-`.
+    let out = ctxlint(d).env("HOME", &home).arg("check").write_stdin("{}\n").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pass `-` to check standard input"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bzip2_and_xz_inputs_are_read() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = claude_session();
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    bz.write_all(text.as_bytes()).unwrap();
+    std::fs::write(d.join("s.jsonl.bz2"), bz.finish().unwrap()).unwrap();
+    let mut xz = xz2::write::XzEncoder::new(Vec::new(), 6);
+    xz.write_all(text.as_bytes()).unwrap();
+    std::fs::write(d.join("s.jsonl.xz"), xz.finish().unwrap()).unwrap();
+    put(d, "s.jsonl", &text);
+    let (code, v, err) = check_json(d, &["s.jsonl.bz2", "s.jsonl.xz", "s.jsonl"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        files_of(&v),
+        vec![
+            ("s.jsonl".to_string(), "claude-code".to_string()),
+            ("s.jsonl.bz2".to_string(), "claude-code".to_string()),
+            ("s.jsonl.xz".to_string(), "claude-code".to_string()),
+        ]
+    );
+    let mut fs = findings_of(&v);
+    fs.sort();
+    assert_eq!(
+        fs,
+        vec![
+            ("orphan-tool-result".into(), "s.jsonl".into(), Some(3)),
+            ("orphan-tool-result".into(), "s.jsonl.bz2".into(), Some(3)),
+            ("orphan-tool-result".into(), "s.jsonl.xz".into(), Some(3)),
+        ]
+    );
+}
