@@ -17,6 +17,7 @@ mod fence;
 mod fence_props;
 mod formats_out;
 mod fuzz_regressions;
+mod inputs;
 mod output;
 mod repro;
 mod rules;
