@@ -4,11 +4,15 @@ use crate::{CheckReport, Finding, Severity};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-/// One finding as a JSON value (excerpt masked and truncated).
+/// One finding as a JSON value: the fields of [`Finding`], then `excerpt`
+/// (masked and truncated; `null` when there is none), `help` (`null` when
+/// none) and `url` (the rule's documentation).
 pub fn finding_value(f: &Finding) -> Value {
     let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
-    if let (Value::Object(m), Some(e)) = (&mut v, super::excerpt(f)) {
-        m.insert("excerpt".into(), Value::String(e));
+    if let Value::Object(m) = &mut v {
+        m.insert("excerpt".into(), super::excerpt(f).map_or(Value::Null, Value::String));
+        m.insert("help".into(), f.help.as_deref().map_or(Value::Null, |h| Value::String(crate::text::mask_secrets(h))));
+        m.insert("url".into(), Value::String(crate::rules::rule_url(f.rule)));
     }
     v
 }
@@ -26,6 +30,7 @@ pub fn render(r: &CheckReport) -> String {
     let v = json!({
         "version": 1,
         "tool": "ctxlint",
+        "tool_version": env!("CARGO_PKG_VERSION"),
         "findings": SLOT,
         "files": r.files,
         "skipped": r.skipped.iter().map(|s| json!({"path": s.path, "reason": s.reason})).collect::<Vec<_>>(),
