@@ -372,16 +372,19 @@ fn parse_input_format(s: &str) -> Result<&'static str, String> {
     formats::parse_format_id(s).ok_or_else(|| format!("unknown input format `{s}`; known: {}", formats::ALL.join(", ")))
 }
 
-/// Whether to colour standard output (or, with `-o`, the file): decided by
-/// `ctxlint::report::color::decide`.
+/// Whether to colour standard output: decided by `ctxlint::report::color::decide`.
+/// A report written to a file (`-o`) is coloured only with `--color always`.
 fn use_color(c: ColorChoice, to_file: bool) -> bool {
     use ctxlint::report::color::{self, ColorChoice as C};
+    if to_file {
+        return c == ColorChoice::Always;
+    }
     let choice = match c {
         ColorChoice::Auto => C::Auto,
         ColorChoice::Always => C::Always,
         ColorChoice::Never => C::Never,
     };
-    color::from_env(choice, !to_file && std::io::stdout().is_terminal())
+    color::from_env(choice, std::io::stdout().is_terminal())
 }
 
 #[global_allocator]

@@ -19,8 +19,7 @@ pub enum ColorChoice {
 /// (non-empty) means no colour; `FORCE_COLOR` (non-empty, not `0`) or
 /// `CLICOLOR_FORCE` (non-empty, not `0`) means colour; `CLICOLOR=0` or
 /// `TERM=dumb` means no colour; otherwise colour only when the output is a
-/// terminal. A report written to a file (`to_terminal` false because of
-/// `-o`) is coloured only when forced.
+/// terminal.
 pub fn decide(choice: ColorChoice, to_terminal: bool, env: &dyn Fn(&str) -> Option<String>) -> bool {
     match choice {
         ColorChoice::Always => return true,
