@@ -133,8 +133,7 @@ fn json_fields() {
 }
 
 #[test]
-fn json_excerpt_and_end_are_null_when_unknown() {
-    // A torn line: malformed-line has no excerpt of a JSON value.
+fn json_torn_line_has_its_end_and_excerpt() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("a.jsonl"), "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"mess\n")
         .unwrap();
@@ -147,11 +146,12 @@ fn json_excerpt_and_end_are_null_when_unknown() {
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}{err}"));
     let f = &v["findings"][0];
     assert_eq!(f["rule"], "malformed-line", "{out}");
-    for k in ["excerpt", "end_line", "end_column", "help", "entry_id"] {
-        assert!(f.as_object().unwrap().contains_key(k), "{k} missing: {f}");
-    }
-    assert!(f["excerpt"].is_null() || f["excerpt"].is_string());
-    assert!(f["end_line"].is_null() || f["end_line"].is_u64());
+    assert_eq!((f["line"].as_u64(), f["column"].as_u64()), (Some(2), Some(1)));
+    assert_eq!((f["end_line"].as_u64(), f["end_column"].as_u64()), (Some(2), Some(14)));
+    assert_eq!(f["excerpt"], "{\"type\":\"mess");
+    assert_eq!(f["entry_id"], Value::Null);
+    assert_eq!(f["request"], Value::Null);
+    assert_eq!(f["url"], "https://github.com/ctxlint/ctxlint/blob/main/docs/rules.md#malformed-line");
 }
 
 #[test]

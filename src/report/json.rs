@@ -91,3 +91,30 @@ impl std::io::Write for Indented {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rule_id::RuleId;
+
+    #[test]
+    fn unknown_fields_are_null_never_absent() {
+        let f = Finding::new(RuleId::DroppedSystemPrompt, "r.json", "openai-chat", "gone");
+        let v = finding_value(&f);
+        for k in ["line", "column", "byte_offset", "end_line", "end_column", "request", "entry_id", "excerpt", "help"] {
+            assert_eq!(v.get(k), Some(&Value::Null), "{k}");
+        }
+        assert_eq!(v["pointer"], "");
+        assert_eq!(v["url"], "https://github.com/ctxlint/ctxlint/blob/main/docs/rules.md#dropped-system-prompt");
+    }
+
+    #[test]
+    fn excerpt_and_help_are_masked() {
+        let f = Finding::new(RuleId::DuplicateSystemPrompt, "r.json", "openai-chat", "twice")
+            .excerpt("key sk-abcdefghijklmnopqrstuvwx here")
+            .help("rotate sk-abcdefghijklmnopqrstuvwx");
+        let v = finding_value(&f);
+        assert_eq!(v["excerpt"], "key sk-a**** here");
+        assert_eq!(v["help"], "rotate sk-a****");
+    }
+}
