@@ -24,7 +24,7 @@ use std::path::PathBuf;
     version,
     about,
     long_about,
-    after_help = "Examples:\n  ctxlint check session.jsonl\n  ctxlint check ~/.claude/projects --output-format sarif -o ctxlint.sarif\n  ctxlint check                      # scans the installed agents' session folders\n  ctxlint rule duplicate-system-event\n\nExit codes: 0 no findings, 1 findings, 2 usage/config/I-O error, 101 internal error."
+    after_help = "Examples:\n  ctxlint check session.jsonl\n  ctxlint check ~/.claude/projects --output-format sarif -o ctxlint.sarif\n  ctxlint check                      # scans the installed agents' session folders\n  ctxlint rule duplicate-system-event\n  ctxlint formats                    # every input format and where each agent keeps its files\n\nExit codes: 0 no failing findings, 1 findings, 2 usage/config/I-O error, 101 internal error."
 )]
 struct Cli {
     #[command(subcommand)]
