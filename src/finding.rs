@@ -45,11 +45,9 @@ pub struct Finding {
     pub column: Option<u32>,
     /// 0-based byte offset of the offending element in the file.
     pub byte_offset: Option<u64>,
-    /// 1-based line where the offending element ends (for region-based formats).
-    #[serde(skip)]
+    /// 1-based line where the offending element ends, when known.
     pub end_line: Option<u32>,
-    /// 1-based column (in characters) just after the offending element.
-    #[serde(skip)]
+    /// 1-based column (in characters) just after the offending element, when known.
     pub end_column: Option<u32>,
     /// JSON Pointer of the smallest element carrying the defect (`""` = the whole document).
     pub pointer: String,

@@ -16,6 +16,7 @@
 
 pub mod analysis;
 pub mod baseline;
+pub mod catalog;
 pub mod config;
 pub mod conversation;
 pub mod diff;

@@ -24,12 +24,12 @@ use std::path::PathBuf;
     version,
     about,
     long_about,
-    after_help = "Examples:\n  ctxlint check session.jsonl\n  ctxlint check ~/.claude/projects --output-format sarif -o ctxlint.sarif\n  ctxlint check                      # scans the installed agents' session folders\n  ctxlint rule duplicate-system-event\n\nExit codes: 0 no findings, 1 findings, 2 usage/config/I-O error, 101 internal error."
+    after_help = "Examples:\n  ctxlint check session.jsonl\n  ctxlint check ~/.claude/projects --output-format sarif -o ctxlint.sarif\n  ctxlint check                      # scans the installed agents' session folders\n  ctxlint rule duplicate-system-event\n  ctxlint formats                    # every input format and where each agent keeps its files\n\nExit codes: 0 no failing findings, 1 findings, 2 usage/config/I-O error, 101 internal error."
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// When to use colour (also NO_COLOR, CLICOLOR_FORCE).
+    /// When to use colour; `auto` follows NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE, CLICOLOR=0, TERM=dumb and the terminal.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     color: ColorChoice,
 }
@@ -38,6 +38,7 @@ struct Cli {
 enum Command {
     /// Lint files, directories (recursive), or - (stdin). With no PATH, scan the
     /// session folders of agents installed on this machine.
+    #[command(after_long_help = CHECK_HELP)]
     Check(CheckArgs),
     /// Is NEW an append-only, runner-owned extension of OLD?
     ///
@@ -67,12 +68,15 @@ enum Command {
     Repro(ReproArgs),
     /// Explain a rule (by name or code), or list them all.
     Rule(RuleArgs),
+    /// List every input format id: what it is, whether it is supported yet,
+    /// and where each agent keeps its files.
+    Formats(FormatsArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff) to standard output.
+    /// Print the man page (roff) to standard output: every subcommand and option on one page.
     Man,
 }
 
@@ -135,7 +139,54 @@ struct CheckArgs {
     /// Worker threads (default: one per core).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
+    /// Lowest severity that makes the run exit 1 (overrides `fail-on` in the configuration).
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    fail_on: Option<FailOn>,
+    /// Print the findings only: no summary line, no notes on standard error.
+    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also print, on standard error, every checked input with its format and
+    /// size (entries or requests) and the time each phase took.
+    #[arg(short = 'v', long)]
+    verbose: bool,
 }
+
+/// `--fail-on`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum FailOn {
+    /// Any finding fails the run (the default).
+    Warning,
+    /// Only errors fail the run.
+    Error,
+}
+
+const CHECK_HELP: &str = "Examples:
+  ctxlint check                                   # the installed agents' session folders
+  ctxlint check ~/.claude/projects
+  ctxlint check session.jsonl --output-format concise
+  ctxlint check . -o report.sarif --output-format sarif
+  ctxlint check . --select CTX1 --ignore duplicate-context-block
+  ctxlint check transcripts/ --write-baseline ctxlint-baseline.json   # record today's findings
+  ctxlint check transcripts/ --baseline ctxlint-baseline.json         # report only new ones
+  cat request.json | ctxlint check - --stdin-filename request.json
+
+With no PATH, check scans the session folders of the agents installed on this machine:
+~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions.
+
+Input formats (detected by content; --input-format ID forces one): pi-session, claude-code,
+codex-rollout, pydantic-ai-history, openai-chat, openai-responses, anthropic-messages, gemini,
+bedrock-converse, exchange-log, vcr-cassette. `ctxlint formats` lists them with where each
+agent keeps its files.
+
+Configuration: the nearest ctxlint.toml from the working directory upward (`--config PATH`
+names one, `--isolated` ignores all). --select/--ignore take rule names, codes, code prefixes
+(CTX1 is CTX101-CTX103) or ALL; `ctxlint rule` lists the rules.
+
+Exit codes:
+  0    no finding at or above the failing severity (--fail-on; any finding by default)
+  1    findings
+  2    usage, configuration or I/O error
+  101  internal error (a bug in ctxlint)";
 
 const DIFF_HELP: &str = "The first line is the verdict: `identical`, `extension` (B continues A and extends its cache prefix), `retry` (B's history is a prefix of A's: still a cache read), `rewrite at <level> <pointer>` (B continues A but its prefix diverges there, in cache order tools -> system -> messages), `new conversation` or `compaction` (not compared). Then every element of both requests in cache order: added (+), removed (-), changed (~) with a diff of its text, unchanged runs collapsed (=). Texts are compared as sent; moved `cache_control` markers, key order and whitespace between JSON tokens are not changes. Secrets are masked.\n\nExamples:\n  ctxlint diff req1.json req2.json\n  ctxlint diff cassette.yaml --request 1 2\n  ctxlint diff exchanges.jsonl --request 3 4 --output-format json\n\nExit codes: 0 identical, extension, retry, new conversation or compaction; 1 rewrite; 2 usage or I/O error (e.g. no such request, or a file that is not a request).";
 
@@ -279,6 +330,16 @@ struct RuleArgs {
     /// Print every rule with its documentation.
     #[arg(long)]
     all: bool,
+    /// Output format: Markdown and tables, or JSON (one object per rule; an array with --all or no NAME).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Full)]
+    output_format: ViewFormat,
+}
+
+#[derive(Args, Debug)]
+struct FormatsArgs {
+    /// Output format: a table, or a JSON array of {id, supported, kind, description, location}.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Full)]
+    output_format: ViewFormat,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -287,7 +348,9 @@ enum OutputFormat {
     Full,
     /// One line per finding.
     Concise,
-    /// One JSON object (SPEC §4).
+    /// Findings under a heading per file, one line each.
+    Grouped,
+    /// One JSON object: findings, files, skipped, summary.
     Json,
     /// One JSON object per finding per line.
     JsonLines,
@@ -303,7 +366,7 @@ enum OutputFormat {
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum ColorChoice {
-    /// Colour when the output is a terminal and NO_COLOR is unset.
+    /// Colour when the output is a terminal, unless the environment says otherwise.
     Auto,
     /// Always colour.
     Always,
@@ -315,20 +378,19 @@ fn parse_input_format(s: &str) -> Result<&'static str, String> {
     formats::parse_format_id(s).ok_or_else(|| format!("unknown input format `{s}`; known: {}", formats::ALL.join(", ")))
 }
 
+/// Whether to colour standard output: decided by `ctxlint::report::color::decide`.
+/// A report written to a file (`-o`) is coloured only with `--color always`.
 fn use_color(c: ColorChoice, to_file: bool) -> bool {
-    match c {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-                return false;
-            }
-            if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0") {
-                return true;
-            }
-            !to_file && std::io::stdout().is_terminal()
-        }
+    use ctxlint::report::color::{self, ColorChoice as C};
+    if to_file {
+        return c == ColorChoice::Always;
     }
+    let choice = match c {
+        ColorChoice::Auto => C::Auto,
+        ColorChoice::Always => C::Always,
+        ColorChoice::Never => C::Never,
+    };
+    color::from_env(choice, std::io::stdout().is_terminal())
 }
 
 #[global_allocator]
@@ -372,19 +434,23 @@ fn run() -> i32 {
         Command::Diff(a) => cmd_diff(a, color),
         Command::Show(a) => cmd_show(a, color),
         Command::Rule(a) => cmd_rule(a),
+        Command::Formats(a) => {
+            write_out(&match a.output_format {
+                ViewFormat::Full => ctxlint::catalog::table(),
+                ViewFormat::Json => ctxlint::catalog::json(),
+            });
+            Ok(exit_code::OK)
+        }
         Command::Repro(a) => cmd_repro(a),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "ctxlint", &mut std::io::stdout());
             Ok(exit_code::OK)
         }
-        Command::Man => {
-            let mut out = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut out).map_err(|e| Error::io("-", e)).map(|_| {
-                write_out(&String::from_utf8_lossy(&out));
-                exit_code::OK
-            })
-        }
+        Command::Man => man_page().map_err(|e| Error::io("-", e)).map(|page| {
+            write_out(&page);
+            exit_code::OK
+        }),
     };
     match result {
         Ok(code) => code,
@@ -401,14 +467,119 @@ fn write_out(s: &str) {
     let _ = out.flush();
 }
 
-fn parse_rules(list: &[String]) -> ctxlint::Result<std::collections::HashSet<RuleId>> {
-    list.iter()
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            RuleId::from_name_or_code(s.trim())
-                .ok_or_else(|| Error::Usage(format!("unknown rule `{s}` (try `ctxlint rule`)")))
-        })
-        .collect()
+/// Resolves `--select`/`--ignore` selectors (names, codes, code prefixes, `ALL`).
+fn parse_rules(flag: &str, list: &[String]) -> ctxlint::Result<std::collections::HashSet<RuleId>> {
+    let mut out = std::collections::HashSet::new();
+    for s in list.iter().filter(|s| !s.trim().is_empty()) {
+        let rules = ctxlint::rule_id::resolve_selector(s).map_err(|e| Error::Usage(format!("{flag}: {e}")))?;
+        out.extend(rules);
+    }
+    Ok(out)
+}
+
+/// The man page: the main page (synopsis, description, options), then a
+/// section per subcommand with its synopsis, description and every option.
+/// One page, so it names no other page.
+fn man_page() -> std::io::Result<String> {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut out = Vec::new();
+    man.render_title(&mut out)?;
+    man.render_name_section(&mut out)?;
+    man.render_synopsis_section(&mut out)?;
+    man.render_description_section(&mut out)?;
+    man.render_options_section(&mut out)?;
+    let mut page = String::from_utf8_lossy(&out).into_owned();
+    page.push_str(".SH COMMANDS\n");
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        page.push_str(&man_subcommand(sub));
+    }
+    if let Some(after) = cmd.get_after_help() {
+        page.push_str(".SH EXAMPLES\n");
+        page.push_str(&roff_text(&after.to_string()));
+    }
+    page.push_str(&format!(".SH VERSION\nv{}\n", env!("CARGO_PKG_VERSION")));
+    Ok(page)
+}
+
+/// Escapes text for roff: backslashes, hyphens, and leading dots or quotes.
+fn roff_escape(s: &str) -> String {
+    let s = s.replace('\\', "\\e").replace('-', "\\-");
+    if s.starts_with('.') || s.starts_with('\'') { format!("\\&{s}") } else { s }
+}
+
+/// Text kept as written (no filling), escaped.
+fn roff_text(s: &str) -> String {
+    let mut out = String::from(".nf\n");
+    for l in s.lines() {
+        out.push_str(&roff_escape(l));
+        out.push('\n');
+    }
+    out.push_str(".fi\n");
+    out
+}
+
+/// One subcommand's section of the man page.
+fn man_subcommand(sub: &clap::Command) -> String {
+    let mut out = String::new();
+    let usage = sub.clone().render_usage().to_string();
+    let usage = usage.trim_start_matches("Usage: ").to_string();
+    out.push_str(&format!(".SS \"{}\"\n", roff_escape(&format!("ctxlint {}", sub.get_name()))));
+    out.push_str(&format!(".B {}\n.PP\n", roff_escape(&usage)));
+    if let Some(about) = sub.get_long_about().or(sub.get_about()) {
+        for para in about.to_string().split("\n\n") {
+            out.push_str(&roff_escape(&para.replace('\n', " ")));
+            out.push_str("\n.PP\n");
+        }
+    }
+    for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
+        let mut names = Vec::new();
+        if let Some(c) = arg.get_short() {
+            names.push(format!("\\fB\\-{}\\fR", roff_escape(&c.to_string())));
+        }
+        if let Some(l) = arg.get_long() {
+            names.push(format!("\\fB\\-\\-{}\\fR", roff_escape(l)));
+        }
+        let values: Vec<String> = arg
+            .get_value_names()
+            .map(|v| v.iter().map(|n| format!("\\fI{}\\fR", roff_escape(n))).collect())
+            .unwrap_or_default();
+        let head = if names.is_empty() {
+            values.join(" ")
+        } else if arg.get_action().takes_values() && !values.is_empty() {
+            format!("{} {}", names.join(", "), values.join(" "))
+        } else {
+            names.join(", ")
+        };
+        out.push_str(&format!(".TP\n{head}\n"));
+        let help = arg.get_long_help().or(arg.get_help()).map(|h| h.to_string()).unwrap_or_default();
+        out.push_str(&roff_escape(&help.replace('\n', " ")));
+        let possible: Vec<String> = arg
+            .get_possible_values()
+            .iter()
+            .filter(|p| !p.is_hide_set())
+            .map(|p| match p.get_help() {
+                Some(h) => format!("{} ({h})", p.get_name()),
+                None => p.get_name().to_string(),
+            })
+            .collect();
+        if !possible.is_empty()
+            && arg.get_num_args().is_none_or(|n| n.takes_values())
+            && arg.get_action().takes_values()
+        {
+            out.push_str(&roff_escape(&format!("; values: {}.", possible.join(", "))));
+        }
+        out.push('\n');
+    }
+    if let Some(after) = sub.get_after_long_help().or(sub.get_after_help()) {
+        out.push_str(".PP\n");
+        out.push_str(&roff_text(&after.to_string()));
+    }
+    for nested in sub.get_subcommands().filter(|s| s.get_name() != "help") {
+        out.push_str(&man_subcommand(nested));
+    }
+    out
 }
 
 /// The session folders of agents installed on this machine (SPEC §3), and the
@@ -487,9 +658,15 @@ fn config_set(a: &CheckArgs) -> ctxlint::Result<ctxlint::config::ConfigSet> {
     };
     let mut set = ConfigSet::new(source);
     if !a.select.is_empty() {
-        set.select = Some(parse_rules(&a.select)?);
+        let selected = parse_rules("--select", &a.select)?;
+        if selected.is_empty() {
+            return Err(Error::Usage(
+                "--select: the selection is empty; name rules, codes, code prefixes (CTX1) or ALL".into(),
+            ));
+        }
+        set.select = Some(selected);
     }
-    set.ignore = parse_rules(&a.ignore)?;
+    set.ignore = parse_rules("--ignore", &a.ignore)?;
     // The project root when neither a configuration nor a git work tree gives one (SPEC §4).
     set.fallback_root = a
         .write_baseline
@@ -520,8 +697,11 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
                 looked.join(", ")
             )));
         }
-        eprintln!("ctxlint: scanning the session folders of installed agents: {}", paths.join(", "));
+        if !a.quiet {
+            eprintln!("ctxlint: scanning the session folders of installed agents: {}", paths.join(", "));
+        }
     }
+    let started = std::time::Instant::now();
     if let Some(n) = a.threads {
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
     }
@@ -540,6 +720,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     for e in &plan.unrecognised {
         eprintln!("ctxlint: warning: {e}; skipped");
     }
+    let discovered = started.elapsed();
     if rayon::iter::ParallelIterator::any(rayon::iter::IntoParallelRefIterator::par_iter(&plan.jobs), |j| {
         j.stored_bytes() >= LARGE_INPUT
     }) {
@@ -562,9 +743,25 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
+    // `--fail-on` on the command line wins over every configuration's `fail-on`.
+    if let Some(f) = a.fail_on {
+        let s = match f {
+            FailOn::Warning => Severity::Warning,
+            FailOn::Error => Severity::Error,
+        };
+        let paths: Vec<String> = report.findings.iter().map(|f| f.path.clone()).collect();
+        for p in paths {
+            report.fail_on.insert(p, s);
+        }
+    }
+    if a.verbose {
+        verbose_report(&report, discovered, started.elapsed());
+    }
     if let Some(p) = &a.write_baseline {
         ctxlint::baseline::write(p, &report.findings)?;
-        eprintln!("ctxlint: wrote {} finding(s) to the baseline {}", report.findings.len(), p.display());
+        if !a.quiet {
+            eprintln!("ctxlint: wrote {} finding(s) to the baseline {}", report.findings.len(), p.display());
+        }
         for e in &report.errors {
             eprintln!("ctxlint: error: {e}");
         }
@@ -573,15 +770,24 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     if let Some(p) = &a.baseline {
         let known = ctxlint::baseline::read(p)?;
         let n = ctxlint::baseline::filter(&mut report.findings, &known);
-        eprintln!("ctxlint: {n} finding(s) already in the baseline {} were not reported", p.display());
+        if !a.quiet {
+            eprintln!("ctxlint: {n} finding(s) already in the baseline {} were not reported", p.display());
+        }
     }
     let color = use_color(color, a.output_file.is_some());
+    let summary = !a.quiet;
     let text = if a.statistics {
-        statistics(&report)
+        use ctxlint::report::statistics;
+        match a.output_format {
+            OutputFormat::Json => statistics::json(&report),
+            OutputFormat::JsonLines => statistics::json_lines(&report),
+            _ => statistics::table(&report, summary),
+        }
     } else {
         match a.output_format {
-            OutputFormat::Full => ctxlint::report::full::render(&report, color),
-            OutputFormat::Concise => ctxlint::report::concise::render(&report),
+            OutputFormat::Full => ctxlint::report::full::render_with(&report, color, summary),
+            OutputFormat::Concise => ctxlint::report::concise::render_with(&report, summary),
+            OutputFormat::Grouped => ctxlint::report::grouped::render(&report, color, summary),
             OutputFormat::Json => ctxlint::report::json::render(&report),
             OutputFormat::JsonLines => ctxlint::report::json_lines::render(&report),
             OutputFormat::Github => ctxlint::report::github::render(&report),
@@ -615,23 +821,28 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     Ok(if report.failing() && !a.exit_zero { exit_code::FINDINGS } else { exit_code::OK })
 }
 
-fn statistics(r: &ctxlint::CheckReport) -> String {
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED).set_header(vec!["count", "code", "rule", "severity"]);
-    for rule in RuleId::ALL {
-        let mine: Vec<_> = r.findings.iter().filter(|f| f.rule == rule).collect();
-        if mine.is_empty() {
-            continue;
-        }
-        let errors = mine.iter().filter(|f| f.severity == Severity::Error).count();
-        let sev = match (errors, mine.len() - errors) {
-            (_, 0) => "error".to_string(),
-            (0, _) => "warning".to_string(),
-            (e, w) => format!("{e} error, {w} warning"),
+/// `--verbose`: each checked input with its format and size, and the phases' times, on stderr.
+fn verbose_report(r: &ctxlint::CheckReport, discovered: std::time::Duration, total: std::time::Duration) {
+    for f in &r.files {
+        let size = if ctxlint::formats::is_transcript(f.format) {
+            format!("{} entr{}", f.entries, if f.entries == 1 { "y" } else { "ies" })
+        } else {
+            format!("{} request{}", f.requests, if f.requests == 1 { "" } else { "s" })
         };
-        t.add_row(vec![mine.len().to_string(), rule.code().to_string(), rule.name().to_string(), sev]);
+        let n = r.findings.iter().filter(|x| x.path == f.path).count();
+        eprintln!("ctxlint: checked {} ({}, {size}): {n} finding{}", f.path, f.format, if n == 1 { "" } else { "s" });
     }
-    format!("{t}\n{}\n", ctxlint::report::full::summary_line(&r.findings, r.files.len(), &r.skipped, false))
+    for s in &r.skipped {
+        eprintln!("ctxlint: skipped {}: {}", s.path, s.reason);
+    }
+    eprintln!(
+        "ctxlint: {} input{} checked, {} skipped; discovery {:.1} ms, total {:.1} ms",
+        r.files.len(),
+        if r.files.len() == 1 { "" } else { "s" },
+        r.skipped.len(),
+        discovered.as_secs_f64() * 1e3,
+        total.as_secs_f64() * 1e3
+    );
 }
 
 fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
@@ -666,6 +877,7 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
             let r = render::as_check_report(&report);
             match other {
                 OutputFormat::Concise => ctxlint::report::concise::render(&r),
+                OutputFormat::Grouped => ctxlint::report::grouped::render(&r, color, true),
                 OutputFormat::JsonLines => ctxlint::report::json_lines::render(&r),
                 OutputFormat::Github => ctxlint::report::github::render(&r),
                 OutputFormat::Sarif => ctxlint::report::sarif::render(&r),
@@ -814,6 +1026,22 @@ fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {
 }
 
 fn cmd_rule(a: RuleArgs) -> ctxlint::Result<i32> {
+    let lookup = |n: &str| {
+        RuleId::from_name_or_code(n).ok_or_else(|| {
+            let hint = ctxlint::rule_id::suggest(n).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+            Error::Usage(format!("unknown rule `{n}`{hint} (`ctxlint rule` lists them)"))
+        })
+    };
+    if a.output_format == ViewFormat::Json {
+        let v = match (&a.name, a.all) {
+            (Some(n), false) => ctxlint::rules::rule_value(lookup(n)?),
+            _ => serde_json::Value::Array(RuleId::ALL.iter().map(|r| ctxlint::rules::rule_value(*r)).collect()),
+        };
+        let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+        s.push('\n');
+        write_out(&s);
+        return Ok(exit_code::OK);
+    }
     let out = match (&a.name, a.all) {
         (_, true) => ctxlint::rules::docs_markdown(),
         (None, false) => {
@@ -825,11 +1053,7 @@ fn cmd_rule(a: RuleArgs) -> ctxlint::Result<i32> {
             }
             format!("{t}\n\nRun `ctxlint rule NAME` for a rule's documentation.\n")
         }
-        (Some(n), false) => {
-            let r = RuleId::from_name_or_code(n)
-                .ok_or_else(|| Error::Usage(format!("unknown rule `{n}` (try `ctxlint rule`)")))?;
-            ctxlint::rules::rule_markdown(r)
-        }
+        (Some(n), false) => ctxlint::rules::rule_markdown(lookup(n)?),
     };
     write_out(&out);
     Ok(exit_code::OK)

@@ -108,3 +108,89 @@ impl RuleId {
         RuleId::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(s) || r.code().eq_ignore_ascii_case(s))
     }
 }
+
+/// Resolves one `--select`/`--ignore` selector: a rule name or code, a code
+/// prefix (`CTX1` is CTX101–CTX103, `CTX` every rule) or `ALL`, all
+/// case-insensitive. An unknown selector is an error that suggests the
+/// nearest name or code ("did you mean `…`?").
+pub fn resolve_selector(s: &str) -> Result<Vec<RuleId>, String> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("ALL") {
+        return Ok(RuleId::ALL.to_vec());
+    }
+    if let Some(r) = RuleId::from_name_or_code(s) {
+        return Ok(vec![r]);
+    }
+    let upper = s.to_ascii_uppercase();
+    let by_prefix: Vec<RuleId> = if upper.len() >= 3 && upper.starts_with("CTX") {
+        RuleId::ALL.into_iter().filter(|r| r.code().starts_with(&upper)).collect()
+    } else {
+        Vec::new()
+    };
+    if !by_prefix.is_empty() {
+        return Ok(by_prefix);
+    }
+    let hint = suggest(s).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+    Err(format!(
+        "unknown rule `{s}`{hint} (`ctxlint rule` lists them; a code prefix such as `CTX1` or `ALL` selects several)"
+    ))
+}
+
+/// The rule name or code nearest to `s` by edit distance, when it is near
+/// enough to be a likely typo (at most a third of its length, or 2).
+pub fn suggest(s: &str) -> Option<String> {
+    let lower = s.trim().to_ascii_lowercase();
+    let (d, c) = RuleId::ALL
+        .into_iter()
+        .flat_map(|r| [r.name(), r.code()])
+        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), c))
+        .min_by_key(|(d, _)| *d)?;
+    (d <= (lower.chars().count() / 3).max(2)).then(|| c.to_string())
+}
+
+/// The Levenshtein distance between two strings, in characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = Vec::with_capacity(b.len() + 1);
+        cur.push(i + 1);
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors() {
+        assert_eq!(resolve_selector("ALL").unwrap().len(), 13);
+        assert_eq!(resolve_selector("all").unwrap().len(), 13);
+        assert_eq!(
+            resolve_selector("CTX1").unwrap(),
+            vec![RuleId::DuplicateSystemEvent, RuleId::DuplicateContextBlock, RuleId::DuplicateSystemPrompt]
+        );
+        assert_eq!(resolve_selector("ctx40").unwrap().len(), 4);
+        assert_eq!(resolve_selector("CTX").unwrap().len(), 13);
+        assert_eq!(resolve_selector("CTX203").unwrap(), vec![RuleId::DuplicateUserTurn]);
+        assert_eq!(resolve_selector("history-rewrite").unwrap(), vec![RuleId::HistoryRewrite]);
+        let e = resolve_selector("duplicate-sytem-event").unwrap_err();
+        assert!(e.contains("did you mean `duplicate-system-event`?"), "{e}");
+        let e = resolve_selector("CTX109").unwrap_err();
+        assert!(e.contains("did you mean `CTX10"), "{e}");
+        assert!(!resolve_selector("zzzzzzzzzzzzzzzzzzzz").unwrap_err().contains("did you mean"));
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+}

@@ -4,6 +4,11 @@ use crate::CheckReport;
 
 /// Renders a check report.
 pub fn render(r: &CheckReport) -> String {
+    render_with(r, true)
+}
+
+/// Renders a check report; `summary` false (`--quiet`) leaves the summary line out.
+pub fn render_with(r: &CheckReport, summary: bool) -> String {
     let mut out = String::new();
     for f in &r.findings {
         let loc = match (f.line, f.column) {
@@ -19,7 +24,9 @@ pub fn render(r: &CheckReport) -> String {
             crate::text::mask_secrets(&f.message)
         ));
     }
-    out.push_str(&super::full::summary_line(&r.findings, r.files.len(), &r.skipped, false));
-    out.push('\n');
+    if summary {
+        out.push_str(&super::full::summary_line(&r.findings, r.files.len(), &r.skipped, false));
+        out.push('\n');
+    }
     out
 }

@@ -105,11 +105,18 @@ pub fn summary_line(findings: &[Finding], files: usize, skipped: &[crate::inputs
 
 /// Renders a check report.
 pub fn render(r: &CheckReport, color: bool) -> String {
+    render_with(r, color, true)
+}
+
+/// Renders a check report; `summary` false (`--quiet`) leaves the summary line out.
+pub fn render_with(r: &CheckReport, color: bool, summary: bool) -> String {
     let mut out = String::new();
     for f in &r.findings {
         finding(&mut out, f, color);
     }
-    out.push_str(&summary_line(&r.findings, r.files.len(), &r.skipped, color));
-    out.push('\n');
+    if summary {
+        out.push_str(&summary_line(&r.findings, r.files.len(), &r.skipped, color));
+        out.push('\n');
+    }
     out
 }

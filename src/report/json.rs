@@ -4,11 +4,15 @@ use crate::{CheckReport, Finding, Severity};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-/// One finding as a JSON value (excerpt masked and truncated).
+/// One finding as a JSON value: the fields of [`Finding`], then `excerpt`
+/// (masked and truncated; `null` when there is none), `help` (`null` when
+/// none) and `url` (the rule's documentation).
 pub fn finding_value(f: &Finding) -> Value {
     let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
-    if let (Value::Object(m), Some(e)) = (&mut v, super::excerpt(f)) {
-        m.insert("excerpt".into(), Value::String(e));
+    if let Value::Object(m) = &mut v {
+        m.insert("excerpt".into(), super::excerpt(f).map_or(Value::Null, Value::String));
+        m.insert("help".into(), f.help.as_deref().map_or(Value::Null, |h| Value::String(crate::text::mask_secrets(h))));
+        m.insert("url".into(), Value::String(crate::rules::rule_url(f.rule)));
     }
     v
 }
@@ -26,6 +30,7 @@ pub fn render(r: &CheckReport) -> String {
     let v = json!({
         "version": 1,
         "tool": "ctxlint",
+        "tool_version": env!("CARGO_PKG_VERSION"),
         "findings": SLOT,
         "files": r.files,
         "skipped": r.skipped.iter().map(|s| json!({"path": s.path, "reason": s.reason})).collect::<Vec<_>>(),
@@ -84,5 +89,32 @@ impl std::io::Write for Indented {
     }
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rule_id::RuleId;
+
+    #[test]
+    fn unknown_fields_are_null_never_absent() {
+        let f = Finding::new(RuleId::DroppedSystemPrompt, "r.json", "openai-chat", "gone");
+        let v = finding_value(&f);
+        for k in ["line", "column", "byte_offset", "end_line", "end_column", "request", "entry_id", "excerpt", "help"] {
+            assert_eq!(v.get(k), Some(&Value::Null), "{k}");
+        }
+        assert_eq!(v["pointer"], "");
+        assert_eq!(v["url"], "https://github.com/ctxlint/ctxlint/blob/main/docs/rules.md#dropped-system-prompt");
+    }
+
+    #[test]
+    fn excerpt_and_help_are_masked() {
+        let f = Finding::new(RuleId::DuplicateSystemPrompt, "r.json", "openai-chat", "twice")
+            .excerpt("key sk-abcdefghijklmnopqrstuvwx here")
+            .help("rotate sk-abcdefghijklmnopqrstuvwx");
+        let v = finding_value(&f);
+        assert_eq!(v["excerpt"], "key sk-a**** here");
+        assert_eq!(v["help"], "rotate sk-a****");
     }
 }

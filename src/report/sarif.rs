@@ -5,9 +5,20 @@
 use crate::rule_id::RuleId;
 use crate::{CheckReport, Severity};
 use serde_json::{Value, json};
+use std::path::{Component, Path, PathBuf};
 
-/// Renders a check report.
+/// Renders a check report; relative URIs are relative to the working directory.
 pub fn render(r: &CheckReport) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    render_in(r, &cwd)
+}
+
+/// Renders a check report with locations relative to `root` (`%SRCROOT%`):
+/// a path under `root` becomes a relative URI with `uriBaseId: "%SRCROOT%"`,
+/// any other an absolute `file://` URI, so code scanning can map both.
+pub fn render_in(r: &CheckReport, root: &Path) -> String {
+    let root = normalise(root, Path::new("/"));
+    let location = |p: &str| artifact_location(p, &root);
     let rules: Vec<Value> = RuleId::ALL
         .iter()
         .map(|rule| {
@@ -18,7 +29,7 @@ pub fn render(r: &CheckReport) -> String {
                 "shortDescription": {"text": m.summary},
                 "fullDescription": {"text": m.summary},
                 "help": {"text": crate::rules::docs(*rule), "markdown": crate::rules::docs(*rule)},
-                "helpUri": format!("https://github.com/ctxlint/ctxlint/blob/main/docs/rules.md#{}", m.name),
+                "helpUri": crate::rules::rule_url(*rule),
                 "defaultConfiguration": {"level": level(m.default_severity)},
                 "properties": {"tags": ["agent-context"]},
             })
@@ -56,7 +67,7 @@ pub fn render(r: &CheckReport) -> String {
                     json!({
                         "id": i,
                         "message": {"text": rel.message},
-                        "physicalLocation": {"artifactLocation": {"uri": uri(&rel.path)}, "region": {"startLine": rel.line.unwrap_or(1)}},
+                        "physicalLocation": {"artifactLocation": location(&rel.path), "region": {"startLine": rel.line.unwrap_or(1)}},
                     })
                 })
                 .collect();
@@ -65,7 +76,7 @@ pub fn render(r: &CheckReport) -> String {
                 "ruleIndex": RuleId::ALL.iter().position(|x| *x == f.rule).unwrap_or(0),
                 "level": level(f.severity),
                 "message": {"text": msg},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(&f.path)}, "region": Value::Object(region)}}],
+                "locations": [{"physicalLocation": {"artifactLocation": location(&f.path), "region": Value::Object(region)}}],
                 "relatedLocations": related,
                 "partialFingerprints": {"ctxlintFingerprint/v1": f.fingerprint},
                 "properties": {"pointer": f.pointer, "rule": f.rule.name()},
@@ -82,6 +93,7 @@ pub fn render(r: &CheckReport) -> String {
                 "informationUri": "https://github.com/ctxlint/ctxlint",
                 "rules": rules,
             }},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": dir_uri(&root)}},
             "results": results,
         }],
     });
@@ -97,8 +109,70 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-/// A relative URI for a path (forward slashes, spaces and `%` escaped, no leading `./`).
-fn uri(p: &str) -> String {
-    let p = p.trim_start_matches("./").replace('\\', "/");
-    p.replace('%', "%25").replace(' ', "%20")
+/// The `artifactLocation` of a path as given on the command line.
+fn artifact_location(p: &str, root: &Path) -> Value {
+    let abs = normalise(Path::new(p), root);
+    match abs.strip_prefix(root) {
+        Ok(rel) if !rel.as_os_str().is_empty() => {
+            json!({"uri": encode(&rel.to_string_lossy().replace('\\', "/")), "uriBaseId": "%SRCROOT%"})
+        }
+        _ => json!({"uri": file_uri(&abs)}),
+    }
+}
+
+/// `p` made absolute against `base`, with `.` and `..` resolved lexically.
+fn normalise(p: &Path, base: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in base.join(p).components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// An absolute `file://` URI.
+fn file_uri(abs: &Path) -> String {
+    let s = abs.to_string_lossy().replace('\\', "/");
+    let s = if s.starts_with('/') { s } else { format!("/{s}") };
+    format!("file://{}", encode(&s))
+}
+
+/// The `file://` URI of a directory (ends with `/`, as `originalUriBaseIds` requires).
+fn dir_uri(abs: &Path) -> String {
+    let u = file_uri(abs);
+    if u.ends_with('/') { u } else { u + "/" }
+}
+
+/// Percent-encodes everything but unreserved characters and `/` (RFC 3986).
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations() {
+        let root = Path::new("/w/proj");
+        assert_eq!(artifact_location("a b/x.jsonl", root), json!({"uri": "a%20b/x.jsonl", "uriBaseId": "%SRCROOT%"}));
+        assert_eq!(artifact_location("./t/../x.json", root), json!({"uri": "x.json", "uriBaseId": "%SRCROOT%"}));
+        assert_eq!(artifact_location("/w/proj/s.jsonl", root), json!({"uri": "s.jsonl", "uriBaseId": "%SRCROOT%"}));
+        assert_eq!(artifact_location("../other/s.jsonl", root), json!({"uri": "file:///w/other/s.jsonl"}));
+        assert_eq!(artifact_location("/tmp/x%.jsonl", root), json!({"uri": "file:///tmp/x%25.jsonl"}));
+        assert_eq!(dir_uri(root), "file:///w/proj/");
+    }
 }

@@ -153,6 +153,29 @@ fn capitalise(s: &str) -> String {
     c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
 }
 
+/// Where the rules' documentation lives: `docs/rules.md` on the project's
+/// repository. Each rule has an anchor named after it (see [`docs_markdown`]).
+pub const RULES_DOC_URL: &str = "https://github.com/ctxlint/ctxlint/blob/main/docs/rules.md";
+
+/// The documentation URL of one rule: [`RULES_DOC_URL`]`#<name>`.
+pub fn rule_url(r: RuleId) -> String {
+    format!("{RULES_DOC_URL}#{}", r.name())
+}
+
+/// One rule as a JSON object (`ctxlint rule --output-format json`): code,
+/// name, default severity, summary, documentation URL and Markdown docs.
+pub fn rule_value(r: RuleId) -> serde_json::Value {
+    let m = meta(r);
+    serde_json::json!({
+        "code": m.code,
+        "name": m.name,
+        "default_severity": m.default_severity.as_str(),
+        "summary": m.summary,
+        "url": rule_url(r),
+        "docs": rule_markdown(r),
+    })
+}
+
 /// Every rule's documentation as one Markdown page (`docs/rules.md`, `ctxlint rule --all`).
 pub fn docs_markdown() -> String {
     let mut out = String::from(

@@ -19,6 +19,7 @@ mod formats_out;
 mod fuzz_regressions;
 mod inputs;
 mod output;
+mod output_cli;
 mod repro;
 mod rules;
 mod streams;

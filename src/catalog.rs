@@ -1,0 +1,182 @@
+//! The catalogue of input formats `ctxlint formats` lists: every stable
+//! format id, what it is, whether this build reads it, and where the agent
+//! or tool that writes it keeps its files.
+
+use serde_json::{Value, json};
+
+/// One input format.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatInfo {
+    /// Stable format id (`--input-format`).
+    pub id: &'static str,
+    /// What it is.
+    pub what: &'static str,
+    /// Whether the files are transcripts, request bodies or streams of requests.
+    pub kind: &'static str,
+    /// Where the files are usually found.
+    pub location: &'static str,
+}
+
+/// Every format id, read or planned: first the ones this build reads (in the
+/// order of [`crate::formats::ALL`]'s documentation), then the planned ones.
+pub const FORMATS: &[FormatInfo] = &[
+    FormatInfo {
+        id: "pi-session",
+        what: "pi / OpenClaw session JSONL, versions 1-3",
+        kind: "transcript",
+        location: "~/.pi/agent/sessions/*/*.jsonl; OpenClaw: ~/.openclaw/agents/*/sessions/*.jsonl",
+    },
+    FormatInfo {
+        id: "claude-code",
+        what: "Claude Code session JSONL",
+        kind: "transcript",
+        location: "~/.claude/projects/*/*.jsonl (or $CLAUDE_CONFIG_DIR/projects)",
+    },
+    FormatInfo {
+        id: "codex-rollout",
+        what: "Codex CLI rollout JSONL",
+        kind: "transcript",
+        location: "~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl (or $CODEX_HOME/sessions)",
+    },
+    FormatInfo {
+        id: "pydantic-ai-history",
+        what: "pydantic-ai message history (ModelMessagesTypeAdapter JSON)",
+        kind: "history snapshot",
+        location: "wherever the application saves it",
+    },
+    FormatInfo {
+        id: "openai-chat",
+        what: "OpenAI Chat Completions request body (also Mistral, Groq, DeepSeek, HF router, Cohere v2)",
+        kind: "request body",
+        location: "recorded by the application, a proxy or a test",
+    },
+    FormatInfo {
+        id: "openai-responses",
+        what: "OpenAI Responses request body",
+        kind: "request body",
+        location: "recorded by the application, a proxy or a test",
+    },
+    FormatInfo {
+        id: "anthropic-messages",
+        what: "Anthropic Messages request body (also Bedrock invoke)",
+        kind: "request body",
+        location: "recorded by the application, a proxy or a test",
+    },
+    FormatInfo {
+        id: "gemini",
+        what: "Gemini generateContent request body",
+        kind: "request body",
+        location: "recorded by the application, a proxy or a test",
+    },
+    FormatInfo {
+        id: "bedrock-converse",
+        what: "Bedrock Converse request body",
+        kind: "request body",
+        location: "recorded by the application, a proxy or a test",
+    },
+    FormatInfo {
+        id: "exchange-log",
+        what: "JSONL of recorded {request, response} exchanges (claude-trace, claude-tap and similar proxies)",
+        kind: "stream of requests",
+        location: "claude-trace: .claude-trace/log-*.jsonl in the project",
+    },
+    FormatInfo {
+        id: "vcr-cassette",
+        what: "VCR YAML cassette (vcrpy, pytest-recording)",
+        kind: "stream of requests",
+        location: "tests/cassettes/**/*.yaml in the project",
+    },
+    FormatInfo {
+        id: "openclaw-trajectory",
+        what: "OpenClaw trajectory JSONL (traceSchema \"openclaw-trajectory\")",
+        kind: "stream of requests",
+        location: "~/.openclaw/agents/*/sessions/*.trajectory.jsonl",
+    },
+    FormatInfo {
+        id: "otel-genai",
+        what: "OpenTelemetry GenAI traces and logs as OTLP JSON or JSONL; OpenInference spans",
+        kind: "streams of requests",
+        location: "the file exporter's or collector's output file",
+    },
+    FormatInfo {
+        id: "har",
+        what: "HTTP Archive of provider API traffic (browser, mitmproxy, Charles exports)",
+        kind: "stream of requests",
+        location: "wherever it was exported",
+    },
+    FormatInfo {
+        id: "aider-llm-history",
+        what: "Aider LLM history (TO LLM / LLM RESPONSE blocks)",
+        kind: "stream of requests",
+        location: ".aider.llm.history in the project (--llm-history-file)",
+    },
+    FormatInfo {
+        id: "gemini-cli",
+        what: "Gemini CLI chats (JSONL and legacy JSON); Qwen Code chats",
+        kind: "transcript",
+        location: "~/.gemini/tmp/<project hash>/chats/session-*.jsonl; Qwen Code: ~/.qwen/projects/*/chats/*.jsonl",
+    },
+    FormatInfo {
+        id: "cline-history",
+        what: "Cline / Roo Code / Kilo Code task folders (api_conversation_history.json, ui_messages.json)",
+        kind: "history snapshot",
+        location: "the editor's globalStorage: <extension id>/tasks/<task id>/",
+    },
+    FormatInfo {
+        id: "copilot-cli",
+        what: "GitHub Copilot CLI session events",
+        kind: "transcript",
+        location: "~/.copilot/session-state/<id>/events.jsonl",
+    },
+    FormatInfo {
+        id: "opencode",
+        what: "OpenCode / Kilo CLI SQLite store and its legacy storage/ JSON files",
+        kind: "transcripts",
+        location: "~/.local/share/opencode/opencode.db (legacy: ~/.local/share/opencode/storage/)",
+    },
+];
+
+/// Whether this build reads format `id`.
+pub fn supported(id: &str) -> bool {
+    crate::formats::parse_format_id(id).is_some()
+}
+
+/// The catalogue as a text table.
+pub fn table() -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::NOTHING).set_header(vec!["format", "supported", "kind", "what", "files"]);
+    for f in FORMATS {
+        t.add_row(vec![f.id, if supported(f.id) { "yes" } else { "not yet" }, f.kind, f.what, f.location]);
+    }
+    let mut out: String = t.to_string().lines().map(|l| l.trim_end().to_string() + "\n").collect();
+    out.push_str("\nDetection is by content; `--input-format ID` forces a supported format.\n");
+    out
+}
+
+/// The catalogue as a JSON array of `{id, supported, kind, description, location}`.
+pub fn json() -> String {
+    let v: Vec<Value> = FORMATS
+        .iter()
+        .map(|f| {
+            json!({"id": f.id, "supported": supported(f.id), "kind": f.kind, "description": f.what, "location": f.location})
+        })
+        .collect();
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_supported_format_is_listed_once() {
+        for id in crate::formats::ALL {
+            assert_eq!(FORMATS.iter().filter(|f| f.id == *id).count(), 1, "{id}");
+        }
+        let ids: std::collections::HashSet<&str> = FORMATS.iter().map(|f| f.id).collect();
+        assert_eq!(ids.len(), FORMATS.len());
+        assert_eq!(FORMATS.iter().filter(|f| supported(f.id)).count(), crate::formats::ALL.len());
+    }
+}

@@ -1,0 +1,90 @@
+//! `--statistics`: counts per rule, as a table (human formats), one JSON
+//! object (`json`) or one JSON object per rule per line (`json-lines`).
+
+use crate::rule_id::RuleId;
+use crate::{CheckReport, Finding, Severity};
+use serde_json::{Value, json};
+
+/// Counts of one rule's findings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleCount {
+    /// The rule.
+    pub rule: RuleId,
+    /// Findings of that rule.
+    pub count: usize,
+    /// Of which errors (after configuration).
+    pub errors: usize,
+    /// Of which warnings.
+    pub warnings: usize,
+}
+
+/// The rules that have findings, in code order, with their counts.
+pub fn counts(findings: &[Finding]) -> Vec<RuleCount> {
+    RuleId::ALL
+        .iter()
+        .filter_map(|&rule| {
+            let mine: Vec<_> = findings.iter().filter(|f| f.rule == rule).collect();
+            let errors = mine.iter().filter(|f| f.severity == Severity::Error).count();
+            (!mine.is_empty()).then(|| RuleCount { rule, count: mine.len(), errors, warnings: mine.len() - errors })
+        })
+        .collect()
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// The table, then (unless `summary` is false) the summary line.
+pub fn table(r: &CheckReport, summary: bool) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED).set_header(vec!["count", "code", "rule", "severity"]);
+    for c in counts(&r.findings) {
+        let sev = match (c.errors, c.warnings) {
+            (_, 0) => "error".to_string(),
+            (0, _) => "warning".to_string(),
+            (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
+        };
+        t.add_row(vec![c.count.to_string(), c.rule.code().to_string(), c.rule.name().to_string(), sev]);
+    }
+    let mut out = format!("{t}\n");
+    if summary {
+        out.push_str(&super::full::summary_line(&r.findings, r.files.len(), &r.skipped, false));
+        out.push('\n');
+    }
+    out
+}
+
+fn count_value(c: &RuleCount) -> Value {
+    json!({"code": c.rule.code(), "count": c.count, "errors": c.errors, "warnings": c.warnings})
+}
+
+/// One JSON object: `statistics` maps each rule name with findings to its
+/// code and counts; `summary` is the summary of the `json` format.
+pub fn json(r: &CheckReport) -> String {
+    let stats: serde_json::Map<String, Value> =
+        counts(&r.findings).iter().map(|c| (c.rule.name().to_string(), count_value(c))).collect();
+    let v = json!({
+        "version": 1,
+        "tool": "ctxlint",
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "statistics": stats,
+        "summary": super::json::summary(&r.findings, r.files.len(), r.skipped.len()),
+    });
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// One JSON object per rule with findings, one per line: `rule` and the counts.
+pub fn json_lines(r: &CheckReport) -> String {
+    let mut out = String::new();
+    for c in counts(&r.findings) {
+        let mut v = json!({"rule": c.rule.name()});
+        if let (Value::Object(m), Value::Object(rest)) = (&mut v, count_value(&c)) {
+            m.extend(rest);
+        }
+        out.push_str(&serde_json::to_string(&v).unwrap_or_default());
+        out.push('\n');
+    }
+    out
+}
