@@ -295,9 +295,12 @@ fn show_sends_only_the_latest_compaction_summary_and_sends_it_first() {
     );
 }
 
-/// Per step of a compact `show --output-format json`: (carried, dropped,
+/// One step of a compact `show --output-format json`: (carried, dropped,
 /// rebuilt, lines of the listed messages, indices of the listed messages).
-fn compact_steps(path: &str) -> Vec<(u64, u64, Option<String>, Vec<u64>, Vec<u64>)> {
+type CompactStep = (u64, u64, Option<String>, Vec<u64>, Vec<u64>);
+
+/// Every step of a compact `show --output-format json`.
+fn compact_steps(path: &str) -> Vec<CompactStep> {
     let (code, v) = run_json(&["show", path]);
     assert_eq!(code, 0);
     assert_eq!(v["mode"], "compact");
@@ -387,7 +390,7 @@ fn show_json_is_one_valid_object_in_every_mode() {
         assert_eq!(code, 0, "{args:?}");
         assert_eq!(v["command"], "show");
         assert!(v["requests"].is_array(), "{args:?}");
-        assert_eq!(v["requests"].as_array().unwrap().len() as u64 <= v["total"].as_u64().unwrap(), true);
+        assert!(v["requests"].as_array().unwrap().len() as u64 <= v["total"].as_u64().unwrap(), "{args:?}");
     }
     // A stream in compact mode lists what each request adds.
     let (_, v) = run_json(&["show", CC]);
