@@ -614,7 +614,16 @@ fn emit(text: &str, file: Option<&PathBuf>) -> ctxlint::Result<()> {
 
 /// Loads the one input PATH names; says on stderr which walked files were skipped.
 fn load_path(path: &str, discover: &ctxlint::inputs::DiscoverOptions) -> ctxlint::Result<ctxlint::model::Input> {
-    let (input, skipped) = ctxlint::load_path(path, discover)?;
+    load_path_texts(path, discover, ctxlint::packed::Texts::AsLoaded)
+}
+
+/// [`load_path`] keeping a transcript's `texts`.
+fn load_path_texts(
+    path: &str,
+    discover: &ctxlint::inputs::DiscoverOptions,
+    texts: ctxlint::packed::Texts,
+) -> ctxlint::Result<ctxlint::model::Input> {
+    let (input, skipped) = ctxlint::load_path_texts(path, discover, texts)?;
     if !skipped.is_empty() {
         let names: Vec<&str> = skipped.iter().take(4).map(|s| s.path.as_str()).collect();
         let more = if skipped.len() > 4 { ", …" } else { "" };
@@ -654,7 +663,9 @@ fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> {
 fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     use ctxlint::show::{Mode, show_each};
     let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
-    let input = load_path(&a.path, &discover)?;
+    // Tables need only sizes, hashes and first lines (issue 14: memory); a selected step prints its texts.
+    let texts = if a.request.is_some() { ctxlint::packed::Texts::AsLoaded } else { ctxlint::packed::Texts::Compact };
+    let input = load_path_texts(&a.path, &discover, texts)?;
     let color = use_color(color, a.output_file.is_some());
     let mode = if a.full { Mode::Full } else { Mode::Compact };
     let json = a.output_format == ViewFormat::Json;

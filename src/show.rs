@@ -310,14 +310,16 @@ pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn 
             if cut {
                 shown.notes.push("ctxlint keeps only a prefix of the assistant, thinking, tool-call and tool-result texts of a transcript: such texts end with \"… (N bytes; the first K are kept)\" (or \"… (N bytes, not kept)\")".into());
             }
-            let tree = Tree::build(t);
+            let mut tree = Tree::build(t);
+            // The children lists serve only the DFS that numbered the tree.
+            tree.children = Default::default();
             if let Some(n) = only {
                 let Some(&e) = entries.get(n) else {
                     return Err(missing(n, "step", &mut (0..entries.len())));
                 };
                 let ctx = step_context(t, &tree, e);
                 sink.begin(&shown)?;
-                sink.unit(&shown, step_unit(t, n, e, &ctx, 0, None, true))?;
+                sink.unit(&shown, step_unit(input.format, t, n, e, &ctx, 0, None, true))?;
                 return sink.end(&shown);
             }
             sink.begin(&shown)?;
@@ -329,9 +331,9 @@ pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn 
                     let carried = if n == 0 { 0 } else { change.carried + base };
                     let delta =
                         Delta { previous: n.checked_sub(1), carried, dropped: change.dropped, rebuilt: change.rebuilt };
-                    step_unit(t, n, e, &walk.ctx, carried, Some(delta), false)
+                    step_unit(input.format, t, n, e, &walk.ctx, carried, Some(delta), false)
                 } else {
-                    step_unit(t, n, e, &walk.ctx, 0, None, false)
+                    step_unit(input.format, t, n, e, &walk.ctx, 0, None, false)
                 };
                 sink.unit(&shown, u)?;
             }
@@ -486,7 +488,9 @@ fn request_unit(r: &Request, with_text: bool) -> Unit {
 /// Step `n` at model call `i` with context `ctx`, listing its messages from
 /// position `from` on (the base instructions, when the format has them, are
 /// position 0).
+#[allow(clippy::too_many_arguments)]
 fn step_unit(
+    format: FormatId,
     t: &Transcript,
     n: usize,
     i: u32,
@@ -504,9 +508,14 @@ fn step_unit(
     }
     for (k, &x) in ctx.iter().enumerate().skip(from.saturating_sub(base)) {
         let xe = &t.entries[x as usize];
-        if let Some(m) = &t.message(xe) {
-            messages.push(from_message(base + k, m, Some(xe.line), xe.id.as_deref(), with_text));
+        let Some(mut m) = t.message(xe) else { continue };
+        if needs_reload(&m.blocks) {
+            // Loaded with compact texts: the text its first line comes from was not kept.
+            if let Some(full) = crate::formats::reload_message(format, t, xe) {
+                m.blocks = full.blocks;
+            }
         }
+        messages.push(from_message(base + k, &m, Some(xe.line), xe.id.as_deref(), with_text));
     }
     let model = t.message(e).and_then(|m| m.assistant).and_then(|a| a.model).map(String::from);
     Unit {
@@ -582,6 +591,21 @@ fn message_row(
     let hash = format!("{:08x}", crate::hash::hash_bytes(&id) >> 32);
     let blocks = src.iter().map(|b| block(b, with_text)).collect();
     ShownMessage { index, role, kind, pointer, line, entry_id, bytes, hash, first_line: first_line(src), blocks }
+}
+
+/// Whether [`first_line`] would read a text that was not kept (a transcript
+/// loaded with [`crate::packed::Texts::Compact`]).
+fn needs_reload(blocks: &[Block]) -> bool {
+    for b in blocks {
+        let dropped = !b.has_full_text() && b.text.is_empty() && b.text_len > 0;
+        if b.kind == BlockKind::ToolCall || dropped {
+            return dropped;
+        }
+        if b.text.lines().any(|l| !l.trim().is_empty()) {
+            return false;
+        }
+    }
+    false
 }
 
 /// The first non-empty line of a message, masked and truncated: a tool call
