@@ -9,6 +9,8 @@ Generates seeded pi sessions with ../shared/bench/gen_session.py (about 30, 100 
     on each line, and `jq -c . >/dev/null` where jq is installed;
   - `ctxlint fence OLD NEW` on two snapshots of the largest session, against
     `sha256sum NEW` and `cmp OLD NEW`;
+  - `ctxlint show` (the default, compact view, to /dev/null) on the largest session: wall time
+    and peak RSS, against `check` on the same file (target: at most 3x, RSS under 25% of the file);
   - `ctxlint check` on a folder of 5,000 small sessions with 1 and 2 threads;
   - `ctxlint repro --all` on the largest session (one reduced, anonymised case per planted
     defect): wall time, peak RSS, the largest case, and whether every case passes
@@ -82,7 +84,7 @@ def main():
         sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
     os.makedirs(a.out, exist_ok=True)
     sizes = [(350, 3), (1170, 10), (3500, 30)] if a.quick else [(3500, 30), (11700, 100), (35000, 300)]
-    report = {"check": [], "fence": None, "many": None, "targets": {}}
+    report = {"check": [], "show": None, "fence": None, "many": None, "targets": {}}
     rows = []
     jq = shutil.which("jq")
     largest = None
@@ -110,6 +112,16 @@ def main():
     # Linearity: seconds per MB at each size.
     per_mb = [r["ctxlint"]["wall_s"] / r["size_mb"] for r in report["check"]]
     report["targets"]["linear"] = max(per_mb) <= 1.5 * min(per_mb)
+    # show on the largest session (compact, the default), against check on the same file.
+    path, size_mb = largest
+    show = median_run([a.bin, "show", path, "--color", "never"], a.runs)
+    show_json = median_run([a.bin, "show", path, "--output-format", "json"], a.runs)
+    check_s = report["check"][-1]["ctxlint"]["wall_s"]
+    report["show"] = {"size_mb": round(size_mb, 1), "human": show, "json": show_json,
+                      "ratio_vs_check": show["wall_s"] / check_s, "json_ratio_vs_check": show_json["wall_s"] / check_s,
+                      "rss_pct_of_file": 100.0 * max(show["rss_mb"], show_json["rss_mb"]) / size_mb}
+    rows.append((f"show {size_mb:.0f} MB", show["wall_s"], f"check {check_s:.2f}s", show["wall_s"] / check_s, size_mb / show["wall_s"], show["rss_mb"], f"{100.0 * show['rss_mb'] / size_mb:.0f}% of file" + ("" if show["exit"] == 0 else " EXIT %d" % show["exit"])))
+    rows.append((f"show json {size_mb:.0f} MB", show_json["wall_s"], f"check {check_s:.2f}s", show_json["wall_s"] / check_s, size_mb / show_json["wall_s"], show_json["rss_mb"], f"{100.0 * show_json['rss_mb'] / size_mb:.0f}% of file" + ("" if show_json["exit"] == 0 else " EXIT %d" % show_json["exit"])))
     # fence on two snapshots: OLD = the largest session, NEW = OLD + one owned append.
     path, size_mb = largest
     new = os.path.join(a.out, "fence-new.jsonl")
@@ -184,6 +196,8 @@ def main():
         "fence_1gb_per_s": bool(report["fence"]) and report["fence"]["gb_per_s"] >= 1.0,
         "many_files_speedup_1_7": speedup >= 1.7,
         "exact_truth": all(r["exact_truth"] for r in report["check"]),
+        "show_3x_check": max(report["show"]["ratio_vs_check"], report["show"]["json_ratio_vs_check"]) <= 3.0,
+        "show_rss_below_25pct": report["show"]["rss_pct_of_file"] < 25,
     })
     with open(os.path.join(a.out, "bench.json"), "w") as f:
         json.dump(report, f, indent=1)

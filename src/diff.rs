@@ -20,6 +20,13 @@
 //! (role and block kind, e.g. "user text block") and reported as `Changed`
 //! with a line diff of their texts; the others are `Removed` / `Added`.
 //!
+//! Cost (issue 15): the element alignment has a deadline ([`ALIGN_BUDGET`]:
+//! past it, the rest is one replaced run) and the pairing inside a replaced
+//! run is linear; texts are diffed only for changed elements, all of one
+//! request pair under one deadline ([`TEXT_BUDGET`], inline emphasis
+//! included): past it, texts are compared as coarse line runs without
+//! emphasis. So two large bodies are compared in time about linear in their size.
+//!
 //! Texts are masked ([`crate::text::mask_secrets`]) before they are stored or
 //! diffed: no renderer can show a key.
 //!
@@ -39,7 +46,7 @@ use crate::conversation::{self, Dropped, Level, Link, Rewrite};
 use crate::model::*;
 use crate::text::mask_secrets;
 use similar::{Algorithm, ChangeTag, DiffOp};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What `ctxlint diff` concludes about B relative to A.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -254,16 +261,24 @@ impl RequestDiff {
     }
 }
 
+/// Time the Myers alignment of one list of elements may take before the
+/// rest is aligned coarsely.
+pub const ALIGN_BUDGET: Duration = Duration::from_millis(250);
+/// Time all text diffs of one request pair may take before the rest are
+/// coarse (no inline emphasis, line runs replaced whole).
+pub const TEXT_BUDGET: Duration = Duration::from_secs(1);
+
 /// Compares request `b` with the earlier request `a`.
 pub fn diff(a: &Request, b: &Request) -> RequestDiff {
     let mut changes = Vec::new();
-    tools(a, b, &mut changes);
-    slots(a, b, &mut changes);
+    let deadline = Instant::now() + TEXT_BUDGET;
+    tools(a, b, &mut changes, deadline);
+    slots(a, b, &mut changes, deadline);
     // The verdict: conversation.rs decides, on a two-request stream.
     let pair_stream = Stream { requests: vec![a.clone(), b.clone()] };
     let link = conversation::links(&pair_stream)[1];
     let chained = matches!(link, Link::Continues { chained: true, .. });
-    messages(a, b, chained, &mut changes);
+    messages(a, b, chained, &mut changes, deadline);
     let mut out = RequestDiff {
         a: RequestRef::of(a),
         b: RequestRef::of(b),
@@ -373,7 +388,7 @@ fn is_retry(a: &Request, b: &Request) -> bool {
     hb.len() <= ha.len() && ha[..hb.len()] == hb[..]
 }
 
-fn tools(a: &Request, b: &Request, out: &mut Vec<Change>) {
+fn tools(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
     let side = |t: &(String, u64, String)| Side {
         pointer: t.0.clone(),
         what: "tools".into(),
@@ -389,7 +404,7 @@ fn tools(a: &Request, b: &Request, out: &mut Vec<Change>) {
             if x.1 == y.1 {
                 out.push(change(Op::Same, Level::Tools, Some(sa), Some(sb)));
             } else {
-                let d = text_change(&sa.text, &sb.text);
+                let d = text_change_until(&sa.text, &sb.text, deadline);
                 out.push(Change {
                     op: Op::Changed,
                     level: Level::Tools,
@@ -412,7 +427,7 @@ fn change(op: Op, level: Level, a: Option<Side>, b: Option<Side>) -> Change {
     Change { op, level, section, a, b, diff: None }
 }
 
-fn slots(a: &Request, b: &Request, out: &mut Vec<Change>) {
+fn slots(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
     // Slot kinds in A's order, then B's new ones.
     let mut kinds: Vec<SlotKind> = a.slots.iter().map(|s| s.kind).collect();
     kinds.extend(b.slots.iter().map(|s| s.kind).filter(|k| !a.slots.iter().any(|s| s.kind == *k)));
@@ -427,18 +442,21 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>) {
             text: mask_secrets(&p.text),
             bytes: p.text_len as usize,
         };
-        for pairing in
-            align(&pa.iter().map(key).collect::<Vec<_>>(), &pb.iter().map(key).collect::<Vec<_>>(), |_, _| true)
-        {
+        for pairing in align(
+            &pa.iter().map(key).collect::<Vec<_>>(),
+            &pb.iter().map(key).collect::<Vec<_>>(),
+            &vec![0; pa.len()],
+            &vec![0; pb.len()],
+        ) {
             out.push(match pairing {
                 Pairing::Same(i, j) => change(Op::Same, Level::System, Some(side(pa[i])), Some(side(pb[j]))),
                 Pairing::Removed(i) => change(Op::Removed, Level::System, Some(side(pa[i])), None),
                 Pairing::Added(j) => change(Op::Added, Level::System, None, Some(side(pb[j]))),
                 Pairing::Changed(i, j) => {
                     let (sa, sb) = (side(pa[i]), side(pb[j]));
-                    let mut d = text_change(&sa.text, &sb.text);
+                    let mut d = text_change_until(&sa.text, &sb.text, deadline);
                     if d.hunks.is_empty() {
-                        d.note = Some(other_fields(a, &sa.pointer, b, &sb.pointer, &mut d));
+                        d.note = Some(other_fields(a, &sa.pointer, b, &sb.pointer, &mut d, deadline));
                     }
                     Change {
                         op: Op::Changed,
@@ -454,7 +472,7 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>) {
     }
 }
 
-fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>) {
+fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>, deadline: Instant) {
     let (ea, eb) = (conversation::elements(a), conversation::elements(b));
     let side = |r: &Request, e: &conversation::Element| {
         let m = &r.messages[e.msg];
@@ -491,19 +509,23 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>) {
         };
         if text && r.body_format != "pydantic-ai-history" { format!("{} text", m.role.as_str()) } else { e.describe(r) }
     };
-    let (da, db): (Vec<String>, Vec<String>) =
-        (ea.iter().map(|e| class(a, e)).collect(), eb.iter().map(|e| class(b, e)).collect());
-    let pairable = |i: usize, j: usize| da[i] == db[j];
-    for pairing in align(&ka, &kb, pairable) {
+    let mut ids: foldhash::HashMap<String, u32> = Default::default();
+    let mut id = |c: String| {
+        let n = ids.len() as u32;
+        *ids.entry(c).or_insert(n)
+    };
+    let da: Vec<u32> = ea.iter().map(|e| id(class(a, e))).collect();
+    let db: Vec<u32> = eb.iter().map(|e| id(class(b, e))).collect();
+    for pairing in align(&ka, &kb, &da, &db) {
         let mut c = match pairing {
             Pairing::Same(i, j) => change(Op::Same, level(&ea[i]), Some(side(a, &ea[i])), Some(side(b, &eb[j]))),
             Pairing::Removed(i) => change(Op::Removed, level(&ea[i]), Some(side(a, &ea[i])), None),
             Pairing::Added(j) => change(Op::Added, level(&eb[j]), None, Some(side(b, &eb[j]))),
             Pairing::Changed(i, j) => {
                 let (sa, sb) = (side(a, &ea[i]), side(b, &eb[j]));
-                let mut d = text_change(&sa.text, &sb.text);
+                let mut d = text_change_until(&sa.text, &sb.text, deadline);
                 if d.hunks.is_empty() {
-                    d.note = Some(other_fields(a, &sa.pointer, b, &sb.pointer, &mut d));
+                    d.note = Some(other_fields(a, &sa.pointer, b, &sb.pointer, &mut d, deadline));
                 }
                 let lv = if ea[i].system || eb[j].system { Level::System } else { Level::Messages };
                 Change { op: Op::Changed, level: lv, section: "messages", a: Some(sa), b: Some(sb), diff: Some(d) }
@@ -545,9 +567,9 @@ fn display_text(b: &Block) -> String {
 
 /// When the texts are equal, the elements differ in other fields: show their
 /// canonical JSON when both documents are kept (request-body files), else say so.
-fn other_fields(a: &Request, pa: &str, b: &Request, pb: &str, d: &mut TextChange) -> String {
+fn other_fields(a: &Request, pa: &str, b: &Request, pb: &str, d: &mut TextChange, deadline: Instant) -> String {
     if let (Some(ja), Some(jb)) = (element_json(a, pa), element_json(b, pb)) {
-        let c = text_change(&mask_secrets(&ja), &mask_secrets(&jb));
+        let c = text_change_until(&mask_secrets(&ja), &mask_secrets(&jb), deadline);
         if !c.hunks.is_empty() {
             d.hunks = c.hunks;
             return "same text; the element's JSON differs (canonical form, `cache_control` ignored):".into();
@@ -573,12 +595,28 @@ enum Pairing {
     Changed(usize, usize),
 }
 
-/// Aligns two key lists (Myers); inside a replaced run, pairs an element of
-/// `b` with the next unpaired element of `a` that `pairable` accepts; the
-/// unpaired ones are listed removed first, then added.
-fn align(ka: &[u64], kb: &[u64], pairable: impl Fn(usize, usize) -> bool) -> Vec<Pairing> {
+/// Aligns two key lists (Myers, coarse past [`ALIGN_BUDGET`]); inside a
+/// replaced run, pairs an element of `b` with the next unpaired element of
+/// `a` of the same class (`ca`, `cb`); the unpaired ones are listed removed
+/// first, then added. Linear in the run's length besides the Myers diff.
+fn align(ka: &[u64], kb: &[u64], ca: &[u32], cb: &[u32]) -> Vec<Pairing> {
     let mut out = Vec::with_capacity(ka.len().max(kb.len()));
-    for op in similar::capture_diff_slices(Algorithm::Myers, ka, kb) {
+    let deadline = Instant::now() + ALIGN_BUDGET;
+    // Lists without a common key are one replaced run: no Myers search (its
+    // cost grows with the product of their lengths when nothing matches).
+    let in_a: foldhash::HashSet<u64> = ka.iter().copied().collect();
+    let ops = if kb.iter().any(|k| in_a.contains(k)) {
+        similar::capture_diff_slices_deadline(Algorithm::Myers, ka, kb, Some(deadline))
+    } else if ka.is_empty() && kb.is_empty() {
+        Vec::new()
+    } else if ka.is_empty() {
+        vec![DiffOp::Insert { old_index: 0, new_index: 0, new_len: kb.len() }]
+    } else if kb.is_empty() {
+        vec![DiffOp::Delete { old_index: 0, old_len: ka.len(), new_index: 0 }]
+    } else {
+        vec![DiffOp::Replace { old_index: 0, old_len: ka.len(), new_index: 0, new_len: kb.len() }]
+    };
+    for op in ops {
         match op {
             DiffOp::Equal { old_index, new_index, len } => {
                 out.extend((0..len).map(|k| Pairing::Same(old_index + k, new_index + k)))
@@ -591,12 +629,22 @@ fn align(ka: &[u64], kb: &[u64], pairable: impl Fn(usize, usize) -> bool) -> Vec
             }
             DiffOp::Replace { old_index, old_len, new_index, new_len } => {
                 let (old_end, new_end) = (old_index + old_len, new_index + new_len);
+                // Positions of each class in A's run, and a cursor per class.
+                let mut by_class: foldhash::HashMap<u32, (Vec<usize>, usize)> = Default::default();
+                for k in old_index..old_end {
+                    by_class.entry(ca.get(k).copied().unwrap_or(u32::MAX)).or_default().0.push(k);
+                }
                 let mut matches = Vec::new();
                 let mut i = old_index;
                 for j in new_index..new_end {
-                    if let Some(k) = (i..old_end).find(|&k| pairable(k, j)) {
+                    let Some((pos, cur)) = cb.get(j).and_then(|c| by_class.get_mut(c)) else { continue };
+                    while *cur < pos.len() && pos[*cur] < i {
+                        *cur += 1;
+                    }
+                    if let Some(&k) = pos.get(*cur) {
                         matches.push((k, j));
                         i = k + 1;
+                        *cur += 1;
                     }
                 }
                 // Unpaired elements: A's removed ones before B's added ones.
@@ -619,19 +667,30 @@ fn align(ka: &[u64], kb: &[u64], pairable: impl Fn(usize, usize) -> bool) -> Vec
 /// of context. Texts that both lack a final newline are diffed as lines
 /// without "no newline" markers; a newline added or removed shows.
 pub fn text_change(a: &str, b: &str) -> TextChange {
+    text_change_until(a, b, Instant::now() + TEXT_BUDGET)
+}
+
+/// [`text_change`] with a deadline: past it, the texts are compared as
+/// coarse line runs and without inline emphasis.
+pub fn text_change_until(a: &str, b: &str, deadline: Instant) -> TextChange {
     let both_open = !a.ends_with('\n') && !b.ends_with('\n');
     let close = |t: &str| if both_open && !t.is_empty() { format!("{t}\n") } else { t.to_string() };
     let (a, b) = (close(a), close(b));
-    let diff = similar::TextDiff::configure()
-        .algorithm(Algorithm::Patience)
-        .timeout(Duration::from_secs(2))
-        .diff_lines(&a, &b);
+    let diff = similar::TextDiff::configure().algorithm(Algorithm::Patience).deadline(deadline).diff_lines(&a, &b);
     let mut hunks = Vec::new();
     for group in diff.grouped_ops(2) {
         let header = similar::udiff::UnifiedHunkHeader::new(&group).to_string();
         let mut lines = Vec::new();
         for op in &group {
-            for c in diff.iter_inline_changes(op) {
+            if Instant::now() >= deadline {
+                for c in diff.iter_changes(op) {
+                    let s = c.value().trim_end_matches(['\n', '\r']);
+                    let parts = if s.is_empty() { Vec::new() } else { vec![(false, s.to_string())] };
+                    lines.push(DiffLine { tag: c.tag(), parts, no_newline: c.missing_newline() });
+                }
+                continue;
+            }
+            for c in diff.iter_inline_changes_deadline(op, Some(deadline)) {
                 let mut parts: Vec<(bool, String)> = Vec::new();
                 for (emph, s) in c.iter_strings_lossy() {
                     let s = s.trim_end_matches(['\n', '\r']).to_string();
@@ -765,9 +824,9 @@ mod tests {
 
     #[test]
     fn align_pairs_by_description_inside_a_replaced_run() {
-        let p = align(&[1, 2, 3], &[1, 9, 3], |_, _| true);
+        let p = align(&[1, 2, 3], &[1, 9, 3], &[0, 0, 0], &[0, 0, 0]);
         assert_eq!(p, vec![Pairing::Same(0, 0), Pairing::Changed(1, 1), Pairing::Same(2, 2)]);
-        let p = align(&[1, 2, 3], &[1, 9, 3], |_, _| false);
+        let p = align(&[1, 2, 3], &[1, 9, 3], &[0, 1, 0], &[0, 2, 0]);
         assert_eq!(p, vec![Pairing::Same(0, 0), Pairing::Removed(1), Pairing::Added(1), Pairing::Same(2, 2)]);
     }
 }

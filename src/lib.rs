@@ -117,16 +117,24 @@ pub fn load_job_with(job: &Job, lopts: &LoadOptions) -> Result<Input> {
 /// error naming a few of them. Also returns the walked files that were skipped
 /// as matching no format (to be reported, never skipped silently).
 pub fn load_path(path: &str, discover: &DiscoverOptions) -> Result<(Input, Vec<Skipped>)> {
+    // `show` and `diff` print texts: keep them all.
+    load_path_texts(path, discover, crate::packed::Texts::AsLoaded)
+}
+
+/// [`load_path`] keeping a transcript's `texts` (`show`'s tables need only
+/// sizes, hashes and first lines: [`crate::packed::Texts::Compact`], the
+/// rest read again per message shown).
+pub fn load_path_texts(
+    path: &str,
+    discover: &DiscoverOptions,
+    texts: crate::packed::Texts,
+) -> Result<(Input, Vec<Skipped>)> {
     let mut plan = inputs::discover(&[path.to_string()], discover)?;
     if let Some(e) = plan.errors.pop().or_else(|| plan.unrecognised.pop()) {
         return Err(e);
     }
     match plan.jobs.as_slice() {
-        // `show` and `diff` print texts: keep them all.
-        [job] => Ok((
-            load_job_with(job, &LoadOptions { texts: crate::packed::Texts::AsLoaded, forced: plan.forced })?,
-            plan.skipped,
-        )),
+        [job] => Ok((load_job_with(job, &LoadOptions { texts, forced: plan.forced })?, plan.skipped)),
         [] => {
             Err(Error::Usage(format!("{path}: no input of a known format found (tried: {})", formats::ALL.join(", "))))
         }

@@ -190,7 +190,7 @@ Exit codes:
 
 const DIFF_HELP: &str = "The first line is the verdict: `identical`, `extension` (B continues A and extends its cache prefix), `retry` (B's history is a prefix of A's: still a cache read), `rewrite at <level> <pointer>` (B continues A but its prefix diverges there, in cache order tools -> system -> messages), `new conversation` or `compaction` (not compared). Then every element of both requests in cache order: added (+), removed (-), changed (~) with a diff of its text, unchanged runs collapsed (=). Texts are compared as sent; moved `cache_control` markers, key order and whitespace between JSON tokens are not changes. Secrets are masked.\n\nExamples:\n  ctxlint diff req1.json req2.json\n  ctxlint diff cassette.yaml --request 1 2\n  ctxlint diff exchanges.jsonl --request 3 4 --output-format json\n\nExit codes: 0 identical, extension, retry, new conversation or compaction; 1 rewrite; 2 usage or I/O error (e.g. no such request, or a file that is not a request).";
 
-const SHOW_HELP: &str = "Without --request, prints per request (streams) or per step (transcripts: one step per model call, its context rebuilt from the session tree) a table of its messages: index, role, kind, size in bytes, first line and a short hash (equal hashes: equal messages). With --request N, prints that request's or step's context in full. Secrets are masked. A transcript keeps only the first 240 bytes of assistant, thinking and tool-result texts: such texts end with \"… (N bytes; the first K are kept)\".\n\nExamples:\n  ctxlint show session.jsonl\n  ctxlint show cassette.yaml --request 2\n\nExit codes: 0 shown; 2 usage or I/O error (e.g. no such request or step).";
+const SHOW_HELP: &str = "Without --request, prints per request (streams) or per step (transcripts: one step per model call, its context rebuilt from the session tree) a table of its messages: index, role, kind, size in bytes, first line and a short hash (equal hashes: equal messages). By default only the messages new since the previous request's or step's context are listed, after a line saying how many were carried over (or that the context was rebuilt: a compaction, another branch, a context carrier dropped); --full lists whole contexts. With --request N (--step N), prints that request's or step's context in full, with its texts. Output is written as it is built. Secrets are masked. A transcript keeps only the first 240 bytes of assistant, thinking and tool-result texts: such texts end with \"… (N bytes; the first K are kept)\".\n\nExamples:\n  ctxlint show session.jsonl\n  ctxlint show session.jsonl --full\n  ctxlint show session.jsonl --step 12\n  ctxlint show cassette.yaml --request 2\n\nExit codes: 0 shown; 2 usage or I/O error (e.g. no such request or step).";
 
 const REPRO_HELP: &str = "Selecting findings: with none of --finding, --line, --pointer, --all, exactly one finding (of --rule, if given) must match. Fingerprints are printed by `ctxlint check --output-format json`.\n\nThe case directory is what `ctxlint check .` needs: run it there, or hand it to ../shared/cases/run_cases.py. Nothing is written beside the inputs; an existing non-empty case directory is never overwritten (the next number is used) unless --force.\n\nExamples:\n  ctxlint repro session.jsonl --line 448 -o cases/\n  ctxlint repro big.jsonl --rule duplicate-system-event --all -o cases/ --budget 10\n  ctxlint repro cassette.yaml --finding 3f2a9c0d1e4b5a67 -o cases/ --source https://github.com/o/r/issues/1\n  ctxlint repro requests/ --all -o cases/ --keep-text   # a directory of request bodies (one stream)\n\nExit codes: 0 every selected finding was written as a case; 1 some could not be reproduced (see stderr); 2 usage or I/O error, or no finding matches the selection.";
 
@@ -269,9 +269,12 @@ struct ShowArgs {
     /// a directory holding one stream.
     #[arg(value_name = "PATH")]
     path: String,
-    /// Print this 0-based request (streams) or step (transcripts) in full.
-    #[arg(long, value_name = "N")]
+    /// Print this 0-based request (streams) or step (transcripts) in full, with its texts.
+    #[arg(long, visible_alias = "step", value_name = "N")]
     request: Option<usize>,
+    /// List every request's or step's whole context, not only what is new since the previous one.
+    #[arg(long)]
+    full: bool,
     /// Output format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Full)]
     output_format: ViewFormat,
@@ -905,7 +908,16 @@ fn emit(text: &str, file: Option<&PathBuf>) -> ctxlint::Result<()> {
 
 /// Loads the one input PATH names; says on stderr which walked files were skipped.
 fn load_path(path: &str, discover: &ctxlint::inputs::DiscoverOptions) -> ctxlint::Result<ctxlint::model::Input> {
-    let (input, skipped) = ctxlint::load_path(path, discover)?;
+    load_path_texts(path, discover, ctxlint::packed::Texts::AsLoaded)
+}
+
+/// [`load_path`] keeping a transcript's `texts`.
+fn load_path_texts(
+    path: &str,
+    discover: &ctxlint::inputs::DiscoverOptions,
+    texts: ctxlint::packed::Texts,
+) -> ctxlint::Result<ctxlint::model::Input> {
+    let (input, skipped) = ctxlint::load_path_texts(path, discover, texts)?;
     if !skipped.is_empty() {
         let names: Vec<&str> = skipped.iter().take(4).map(|s| s.path.as_str()).collect();
         let more = if skipped.len() > 4 { ", …" } else { "" };
@@ -943,17 +955,32 @@ fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> {
 }
 
 fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
+    use ctxlint::show::{Mode, show_each};
     let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
-    let input = load_path(&a.path, &discover)?;
-    let shown = ctxlint::show::show(&input, a.request)?;
+    // Tables need only sizes, hashes and first lines (issue 14: memory); a selected step prints its texts.
+    let texts = if a.request.is_some() { ctxlint::packed::Texts::AsLoaded } else { ctxlint::packed::Texts::Compact };
+    let input = load_path_texts(&a.path, &discover, texts)?;
     let color = use_color(color, a.output_file.is_some());
-    let text = match (a.output_format, a.request.and(shown.requests.first())) {
-        (ViewFormat::Json, sel) => ctxlint::report::show::json(&shown, sel.is_some()),
-        (ViewFormat::Full, Some(u)) => ctxlint::report::show::one(&shown, u, color),
-        (ViewFormat::Full, None) => ctxlint::report::show::table(&shown, color),
+    let mode = if a.full { Mode::Full } else { Mode::Compact };
+    let json = a.output_format == ViewFormat::Json;
+    // Each step is written as soon as it is built (issue 14: never the whole output held).
+    let result = match &a.output_file {
+        Some(p) => {
+            let f = std::fs::File::create(p).map_err(|e| Error::io(p, e))?;
+            let mut r = ctxlint::report::show::Renderer::new(std::io::BufWriter::new(f), json, color, p);
+            show_each(&input, a.request, mode, &mut r)
+        }
+        None => {
+            let out = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut r = ctxlint::report::show::Renderer::new(out, json, color, "<stdout>");
+            match show_each(&input, a.request, mode, &mut r) {
+                // A closed pipe (`| head`) ends the output quietly.
+                Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                other => other,
+            }
+        }
     };
-    emit(&text, a.output_file.as_ref())?;
-    Ok(exit_code::OK)
+    result.map(|_| exit_code::OK)
 }
 
 fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {

@@ -9,6 +9,16 @@
 //! several entries (Claude Code, Codex: one [`Entry::call_group`]) is one step,
 //! at its first entry.
 //!
+//! Output streams ([`show_each`]): each request or step is built and handed
+//! to a [`Sink`] (the renderers of `report::show`) before the next one, so
+//! memory is bounded by one step. A step's context is computed incrementally
+//! along the session ([`StepWalker`]): in write order most steps extend the
+//! previous one, so only the entries written since are filtered; a step on
+//! another branch, after a compaction or the first one is rebuilt from its
+//! path. By default ([`Mode::Compact`]) a unit lists only the messages that
+//! are new since the previous unit's context ([`Delta`] says how many were
+//! carried over or no longer sent); [`Mode::Full`] lists whole contexts.
+//!
 //! Texts are masked ([`crate::text::mask_secrets`]) here. A transcript keeps
 //! only a prefix of assistant, thinking and tool-result texts
 //! ([`Block::has_full_text`]): [`ShownBlock::truncated`] says so and
@@ -19,7 +29,10 @@
 //! Shown { path, format, transcript: bool, notes: Vec<String>, total, requests: Vec<Unit> }
 //! Unit { index, pointer: Option<String>,          // a request's body pointer
 //!        line: Option<u32>, entry_id: Option<String>,  // a step's model-call entry
-//!        model: Option<String>, tools: Option<Tools>, messages: Vec<ShownMessage> }
+//!        model: Option<String>, tools: Option<Tools>,
+//!        context_len, delta: Option<Delta>,          // compact mode: what changed
+//!        messages: Vec<ShownMessage> }               // compact: the new ones only
+//! Delta { previous: Option<usize>, carried, dropped, rebuilt: Option<&str> }
 //! ShownMessage { index, role, kind, pointer, line, entry_id, bytes, hash, first_line, blocks }
 //! ShownBlock { kind, pointer, bytes, truncated, text, tool_name, tool_id }  // text: selected request only
 //! ```
@@ -106,8 +119,68 @@ pub struct Unit {
     pub model: Option<String>,
     /// The `tools` the request sends.
     pub tools: Option<Tools>,
-    /// Messages in order.
+    /// How many messages (slots, base instructions) its whole context holds.
+    pub context_len: usize,
+    /// Compact mode: how the context relates to the previous unit's.
+    pub delta: Option<Delta>,
+    /// Messages in order: the whole context, or (compact mode) those after
+    /// the carried-over ones.
     pub messages: Vec<ShownMessage>,
+}
+
+/// How a unit's context relates to the previous unit's (compact mode).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delta {
+    /// Index of the previous request or step (`None` for the first one).
+    pub previous: Option<usize>,
+    /// Messages of the previous context still sent: the first `carried` of
+    /// this context, in order (the listed messages follow them).
+    pub carried: usize,
+    /// Messages of the previous context no longer sent.
+    pub dropped: usize,
+    /// Why the context is not the previous one extended: `compaction`,
+    /// `another branch`, `context carrier dropped`, `history differs`.
+    pub rebuilt: Option<&'static str>,
+}
+
+/// What `show` lists per unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The messages new since the previous unit's context (the default).
+    Compact,
+    /// Whole contexts.
+    Full,
+}
+
+/// Receives what `show` prints, in order: the header once, each unit as soon
+/// as it is built, then the end.
+pub trait Sink {
+    /// The header (`s.requests` is empty).
+    fn begin(&mut self, s: &Shown) -> crate::Result<()>;
+    /// One request or step.
+    fn unit(&mut self, s: &Shown, u: Unit) -> crate::Result<()>;
+    /// After the last unit.
+    fn end(&mut self, s: &Shown) -> crate::Result<()>;
+}
+
+/// A [`Sink`] that keeps every unit (small inputs and tests).
+#[derive(Debug, Default)]
+pub struct Collect(pub Option<Shown>);
+
+impl Sink for Collect {
+    fn begin(&mut self, s: &Shown) -> crate::Result<()> {
+        self.0 = Some(s.clone());
+        Ok(())
+    }
+    fn unit(&mut self, _: &Shown, u: Unit) -> crate::Result<()> {
+        if let Some(s) = &mut self.0 {
+            s.requests.push(u);
+        }
+        Ok(())
+    }
+    fn end(&mut self, _: &Shown) -> crate::Result<()> {
+        Ok(())
+    }
 }
 
 /// What `show` prints for one input.
@@ -123,7 +196,12 @@ pub struct Shown {
     pub notes: Vec<String>,
     /// How many requests or steps the input has.
     pub total: usize,
-    /// The requests or steps shown: all of them, or the selected one.
+    /// What is listed per unit.
+    pub mode: Mode,
+    /// One request or step is selected (shown with its texts).
+    pub selected: bool,
+    /// The requests or steps shown: all of them, or the selected one (empty
+    /// while streaming: units go to the [`Sink`]).
     pub requests: Vec<Unit>,
 }
 
@@ -147,19 +225,32 @@ pub fn describe_indices(idx: impl Iterator<Item = usize>, what: &str) -> String 
     }
 }
 
-/// Builds what `show` prints for an input: every request or step (block
-/// texts left empty: the table needs only sizes, first lines and hashes), or
-/// only request or step `only`, with its texts. A missing `only` is a usage
-/// error naming the requests or steps that exist.
+/// Builds what `show` prints for an input and keeps it whole: every request
+/// or step (whole contexts, block texts left empty), or only request or step
+/// `only`, with its texts. See [`show_each`], which streams.
 pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
+    let mut c = Collect::default();
+    show_each(input, only, Mode::Full, &mut c)?;
+    c.0.ok_or_else(|| crate::Error::Usage(format!("{}: nothing to show", input.path)))
+}
+
+/// Streams what `show` prints for an input to `sink`: every request or step
+/// (block texts left empty: the table needs only sizes, first lines and
+/// hashes; in `mode`), or only request or step `only`, whole and with its
+/// texts. A missing `only` is a usage error naming the requests or steps
+/// that exist. Memory is bounded by one unit.
+pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn Sink) -> crate::Result<()> {
     let mut shown = Shown {
         path: input.path.clone(),
         format: input.format,
         transcript: false,
         notes: Vec::new(),
         total: 0,
+        mode: if only.is_some() { Mode::Full } else { mode },
+        selected: only.is_some(),
         requests: Vec::new(),
     };
+    let compact = shown.mode == Mode::Compact;
     if input.skipped > 0 {
         shown.notes.push(format!("{} exchange(s) skipped: their bodies match no request format", input.skipped));
     }
@@ -172,26 +263,45 @@ pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
     match &input.body {
         Body::Stream(s) => {
             shown.total = s.requests.len();
-            shown.requests = match only {
-                Some(n) => match s.requests.iter().find(|r| r.index == n) {
-                    Some(r) => vec![request_unit(r, true)],
-                    None => return Err(missing(n, "request", &mut s.requests.iter().map(|r| r.index))),
-                },
-                None => s.requests.iter().map(|r| request_unit(r, false)).collect(),
-            };
+            if let Some(n) = only {
+                let Some(r) = s.requests.iter().find(|r| r.index == n) else {
+                    return Err(missing(n, "request", &mut s.requests.iter().map(|r| r.index)));
+                };
+                sink.begin(&shown)?;
+                sink.unit(&shown, request_unit(r, true))?;
+                return sink.end(&shown);
+            }
+            sink.begin(&shown)?;
+            let mut prev: Option<(usize, Vec<String>, Option<String>)> = None;
+            for r in &s.requests {
+                let mut u = request_unit(r, false);
+                if compact {
+                    let hashes: Vec<String> = u.messages.iter().map(|m| m.hash.clone()).collect();
+                    let tools = u.tools.as_ref().map(|t| t.hash.clone());
+                    let (previous, carried, dropped) = match &prev {
+                        Some((i, ph, _)) => {
+                            let k = ph.iter().zip(&hashes).take_while(|(a, b)| a == b).count();
+                            (Some(*i), k, ph.len() - k)
+                        }
+                        None => (None, 0, 0),
+                    };
+                    let same_tools = prev.as_ref().is_some_and(|p| p.2 == tools);
+                    u.messages.drain(..carried);
+                    if same_tools {
+                        u.tools = None;
+                    }
+                    u.delta =
+                        Some(Delta { previous, carried, dropped, rebuilt: (dropped > 0).then_some("history differs") });
+                    prev = Some((r.index, hashes, tools));
+                }
+                sink.unit(&shown, u)?;
+            }
+            sink.end(&shown)
         }
         Body::Transcript(t) => {
             shown.transcript = true;
             let entries = crate::analysis::step_entries(t);
             shown.total = entries.len();
-            let tree = Tree::build(t);
-            shown.requests = match only {
-                Some(n) => match entries.get(n) {
-                    Some(&e) => vec![step_unit(t, &tree, n, e, true)],
-                    None => return Err(missing(n, "step", &mut (0..entries.len()))),
-                },
-                None => entries.iter().enumerate().map(|(n, &e)| step_unit(t, &tree, n, e, false)).collect(),
-            };
             let cut = t
                 .entries
                 .iter()
@@ -200,9 +310,141 @@ pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
             if cut {
                 shown.notes.push("ctxlint keeps only a prefix of the assistant, thinking, tool-call and tool-result texts of a transcript: such texts end with \"… (N bytes; the first K are kept)\" (or \"… (N bytes, not kept)\")".into());
             }
+            let mut tree = Tree::build(t);
+            // The children lists serve only the DFS that numbered the tree.
+            tree.children = Default::default();
+            if let Some(n) = only {
+                let Some(&e) = entries.get(n) else {
+                    return Err(missing(n, "step", &mut (0..entries.len())));
+                };
+                let ctx = step_context(t, &tree, e);
+                sink.begin(&shown)?;
+                sink.unit(&shown, step_unit(input.format, t, n, e, &ctx, 0, None, true))?;
+                return sink.end(&shown);
+            }
+            sink.begin(&shown)?;
+            let mut walk = StepWalker::default();
+            for (n, &e) in entries.iter().enumerate() {
+                let change = walk.advance(t, &tree, e);
+                let u = if compact {
+                    let base = usize::from(t.base_instructions.is_some());
+                    let carried = if n == 0 { 0 } else { change.carried + base };
+                    let delta =
+                        Delta { previous: n.checked_sub(1), carried, dropped: change.dropped, rebuilt: change.rebuilt };
+                    step_unit(input.format, t, n, e, &walk.ctx, carried, Some(delta), false)
+                } else {
+                    step_unit(input.format, t, n, e, &walk.ctx, 0, None, false)
+                };
+                sink.unit(&shown, u)?;
+            }
+            sink.end(&shown)
         }
     }
-    Ok(shown)
+}
+
+/// The context entries of step `s` that carry a message, in the order sent.
+fn step_context(t: &Transcript, tree: &Tree, s: u32) -> Vec<u32> {
+    let mut ctx = tree.step_context(t, s);
+    ctx.retain(|&x| t.entries[x as usize].has_message());
+    ctx
+}
+
+/// How a step's context came from the previous step's ([`StepWalker::advance`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Change {
+    /// Entries of the previous context still sent: the first `carried` of the new one.
+    pub carried: usize,
+    /// Entries of the previous context no longer sent.
+    pub dropped: usize,
+    /// Why the previous context was not simply extended.
+    pub rebuilt: Option<&'static str>,
+}
+
+/// The contexts of successive steps, each computed from the previous one:
+/// when the previous step's entry is an ancestor of the next one's and no
+/// compaction lies between them, the next context is the previous one (less
+/// the runtime-context carriers of an earlier user turn) plus the sent
+/// entries written between them, so a session's steps cost time linear in
+/// its length; otherwise ([`Tree::step_context`]) the path is filtered again.
+#[derive(Debug, Default)]
+pub struct StepWalker {
+    /// The current step's context: entries whose messages are sent, in order.
+    pub ctx: Vec<u32>,
+    prev: Option<u32>,
+    /// Position in `ctx` of the first carrier, if any.
+    first_carrier: Option<usize>,
+}
+
+impl StepWalker {
+    /// Moves to the step at model call `s` and says how its context relates
+    /// to the previous step's.
+    pub fn advance(&mut self, t: &Transcript, tree: &Tree, s: u32) -> Change {
+        let extends = self
+            .prev
+            .filter(|&p| tree.is_ancestor_or_self(p, s) && tree.compaction[p as usize] == tree.compaction[s as usize]);
+        let change = match extends {
+            Some(p) => {
+                let mut change = Change { carried: self.ctx.len(), ..Change::default() };
+                if tree.user_turn[p as usize] != tree.user_turn[s as usize] {
+                    if let Some(k) = self.first_carrier.take() {
+                        let before = self.ctx.len();
+                        let mut keep = k;
+                        for j in k..before {
+                            let x = self.ctx[j];
+                            if !is_carrier(t, x) {
+                                self.ctx[keep] = x;
+                                keep += 1;
+                            }
+                        }
+                        self.ctx.truncate(keep);
+                        change =
+                            Change { carried: keep, dropped: before - keep, rebuilt: Some("context carrier dropped") };
+                    }
+                }
+                // The entries from p to s's parent, oldest first.
+                let start = self.ctx.len();
+                let mut cur = s;
+                let mut guard = 0usize;
+                while let Parent::Entry(q) = t.entries[cur as usize].parent {
+                    guard += 1;
+                    if guard > t.entries.len() {
+                        break;
+                    }
+                    if tree.in_context_at(t, q, s) && t.entries[q as usize].has_message() {
+                        self.ctx.push(q);
+                    }
+                    if q == p {
+                        break;
+                    }
+                    cur = q;
+                }
+                self.ctx[start..].reverse();
+                if self.first_carrier.is_none() {
+                    self.first_carrier = self.ctx[start..].iter().position(|&x| is_carrier(t, x)).map(|k| start + k);
+                }
+                change
+            }
+            None => {
+                let next = step_context(t, tree, s);
+                let k = self.ctx.iter().zip(&next).take_while(|(a, b)| a == b).count();
+                let rebuilt = match self.prev {
+                    None => None,
+                    Some(p) if !tree.is_ancestor_or_self(p, s) => Some("another branch"),
+                    Some(_) => Some("compaction"),
+                };
+                let change = Change { carried: k, dropped: self.ctx.len() - k, rebuilt };
+                self.ctx = next;
+                self.first_carrier = self.ctx.iter().position(|&x| is_carrier(t, x));
+                change
+            }
+        };
+        self.prev = Some(s);
+        change
+    }
+}
+
+fn is_carrier(t: &Transcript, x: u32) -> bool {
+    t.entries[x as usize].kind() == Some(MessageKind::Carrier)
 }
 
 fn request_unit(r: &Request, with_text: bool) -> Unit {
@@ -237,22 +479,43 @@ fn request_unit(r: &Request, with_text: bool) -> Unit {
         entry_id: None,
         model: None,
         tools,
+        context_len: messages.len(),
+        delta: None,
         messages,
     }
 }
 
-fn step_unit(t: &Transcript, tree: &Tree, n: usize, i: u32, with_text: bool) -> Unit {
+/// Step `n` at model call `i` with context `ctx`, listing its messages from
+/// position `from` on (the base instructions, when the format has them, are
+/// position 0).
+#[allow(clippy::too_many_arguments)]
+fn step_unit(
+    format: FormatId,
+    t: &Transcript,
+    n: usize,
+    i: u32,
+    ctx: &[u32],
+    from: usize,
+    delta: Option<Delta>,
+    with_text: bool,
+) -> Unit {
     let e = &t.entries[i as usize];
     let mut messages = Vec::new();
-    if let Some(m) = &t.base_instructions {
+    let base = usize::from(t.base_instructions.is_some());
+    if let Some(m) = t.base_instructions.as_ref().filter(|_| from == 0) {
         let line = Some(t.base_instructions_line).filter(|l| *l > 0);
         messages.push(from_message(0, m, line, None, with_text));
     }
-    for x in tree.step_context(t, i) {
+    for (k, &x) in ctx.iter().enumerate().skip(from.saturating_sub(base)) {
         let xe = &t.entries[x as usize];
-        if let Some(m) = &t.message(xe) {
-            messages.push(from_message(messages.len(), m, Some(xe.line), xe.id.as_deref(), with_text));
+        let Some(mut m) = t.message(xe) else { continue };
+        if needs_reload(&m.blocks) {
+            // Loaded with compact texts: the text its first line comes from was not kept.
+            if let Some(full) = crate::formats::reload_message(format, t, xe) {
+                m.blocks = full.blocks;
+            }
         }
+        messages.push(from_message(base + k, &m, Some(xe.line), xe.id.as_deref(), with_text));
     }
     let model = t.message(e).and_then(|m| m.assistant).and_then(|a| a.model).map(String::from);
     Unit {
@@ -263,6 +526,8 @@ fn step_unit(t: &Transcript, tree: &Tree, n: usize, i: u32, with_text: bool) -> 
         entry_id: e.id.as_deref().map(str::to_string),
         model,
         tools: None,
+        context_len: base + ctx.len(),
+        delta,
         messages,
     }
 }
@@ -326,6 +591,21 @@ fn message_row(
     let hash = format!("{:08x}", crate::hash::hash_bytes(&id) >> 32);
     let blocks = src.iter().map(|b| block(b, with_text)).collect();
     ShownMessage { index, role, kind, pointer, line, entry_id, bytes, hash, first_line: first_line(src), blocks }
+}
+
+/// Whether [`first_line`] would read a text that was not kept (a transcript
+/// loaded with [`crate::packed::Texts::Compact`]).
+fn needs_reload(blocks: &[Block]) -> bool {
+    for b in blocks {
+        let dropped = !b.has_full_text() && b.text.is_empty() && b.text_len > 0;
+        if b.kind == BlockKind::ToolCall || dropped {
+            return dropped;
+        }
+        if b.text.lines().any(|l| !l.trim().is_empty()) {
+            return false;
+        }
+    }
+    false
 }
 
 /// The first non-empty line of a message, masked and truncated: a tool call

@@ -1,11 +1,14 @@
 //! Renderers of `ctxlint show` ([`crate::show::Shown`]): a table of messages
-//! per request or step (comfy-table), one request's or step's context in
-//! full, and `json`. Texts arrive masked.
+//! per request or step (comfy-table; in compact mode the new messages only,
+//! after a line saying what was carried over), one request's or step's
+//! context in full, and `json`. [`Renderer`] writes each unit as it arrives
+//! (a [`crate::show::Sink`]); texts arrive masked.
 
-use crate::show::{Shown, ShownBlock, ShownMessage, Unit};
+use crate::show::{Delta, Mode, Shown, ShownBlock, ShownMessage, Sink, Unit};
 use owo_colors::OwoColorize;
 use serde_json::{Value, json};
 use std::fmt::Write;
+use std::path::PathBuf;
 
 fn unit_title(s: &Shown, u: &Unit) -> String {
     if s.transcript {
@@ -16,7 +19,7 @@ fn unit_title(s: &Shown, u: &Unit) -> String {
         if let Some(m) = &u.model {
             let _ = write!(t, ", model {m}");
         }
-        let _ = write!(t, ", {} message{} in context", u.messages.len(), if u.messages.len() == 1 { "" } else { "s" });
+        let _ = write!(t, ", {} message{} in context", u.context_len, if u.context_len == 1 { "" } else { "s" });
         t
     } else {
         let mut t = format!("request {}", u.index);
@@ -49,35 +52,74 @@ fn header(s: &Shown, color: bool) -> String {
     out
 }
 
+/// Says how a unit's context relates to the previous one (compact mode).
+fn delta_line(s: &Shown, u: &Unit, d: &Delta) -> Option<String> {
+    let what = if s.transcript { "step" } else { "request" };
+    let prev = d.previous?;
+    let n = u.messages.len();
+    let new = if n == 0 { "nothing new".to_string() } else { format!("{n} new") };
+    let m = |k: usize| format!("{k} message{}", if k == 1 { "" } else { "s" });
+    Some(match d.rebuilt {
+        None => format!("{} carried over from {what} {prev}, {new}", m(d.carried)),
+        Some(why) => format!(
+            "context rebuilt ({why}): {} carried over from {what} {prev}, {} no longer sent, {new}",
+            m(d.carried),
+            d.dropped
+        ),
+    })
+}
+
+/// Renders one unit as a table of its (listed) messages.
+fn unit_table(out: &mut String, s: &Shown, u: &Unit, color: bool) {
+    out.push('\n');
+    let title = unit_title(s, u);
+    let _ = writeln!(out, "{}", if color { title.bold().to_string() } else { title });
+    if let Some(l) = u.delta.as_ref().and_then(|d| delta_line(s, u, d)) {
+        let _ = writeln!(out, "{}", if color { l.dimmed().to_string() } else { l });
+    }
+    if u.messages.is_empty() && u.delta.is_some() {
+        return;
+    }
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    let mut head = vec!["#", "role", "kind", "bytes", "first line", "hash"];
+    if s.transcript {
+        head.insert(1, "line");
+    }
+    t.set_header(head);
+    for m in &u.messages {
+        let mut row = vec![
+            m.index.to_string(),
+            m.role.to_string(),
+            m.kind.clone(),
+            m.bytes.to_string(),
+            m.first_line.clone(),
+            m.hash.clone(),
+        ];
+        if s.transcript {
+            row.insert(1, m.line.map(|l| l.to_string()).unwrap_or_default());
+        }
+        t.add_row(row);
+    }
+    let _ = writeln!(out, "{t}");
+}
+
+/// Renders one request's or step's context in full (after its title).
+fn unit_full(out: &mut String, s: &Shown, u: &Unit, color: bool) {
+    out.push('\n');
+    let title = unit_title(s, u);
+    let _ = writeln!(out, "{}", if color { title.bold().to_string() } else { title });
+    for m in &u.messages {
+        out.push('\n');
+        message(out, m, color);
+    }
+}
+
 /// Renders every request or step as a table of its messages.
 pub fn table(s: &Shown, color: bool) -> String {
     let mut out = header(s, color);
     for u in &s.requests {
-        out.push('\n');
-        let title = unit_title(s, u);
-        let _ = writeln!(out, "{}", if color { title.bold().to_string() } else { title });
-        let mut t = comfy_table::Table::new();
-        t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-        let mut head = vec!["#", "role", "kind", "bytes", "first line", "hash"];
-        if s.transcript {
-            head.insert(1, "line");
-        }
-        t.set_header(head);
-        for m in &u.messages {
-            let mut row = vec![
-                m.index.to_string(),
-                m.role.to_string(),
-                m.kind.clone(),
-                m.bytes.to_string(),
-                m.first_line.clone(),
-                m.hash.clone(),
-            ];
-            if s.transcript {
-                row.insert(1, m.line.map(|l| l.to_string()).unwrap_or_default());
-            }
-            t.add_row(row);
-        }
-        let _ = writeln!(out, "{t}");
+        unit_table(&mut out, s, u, color);
     }
     out
 }
@@ -85,13 +127,7 @@ pub fn table(s: &Shown, color: bool) -> String {
 /// Renders one request's or step's context in full.
 pub fn one(s: &Shown, u: &Unit, color: bool) -> String {
     let mut out = header(s, color);
-    out.push('\n');
-    let title = unit_title(s, u);
-    let _ = writeln!(out, "{}", if color { title.bold().to_string() } else { title });
-    for m in &u.messages {
-        out.push('\n');
-        message(&mut out, m, color);
-    }
+    unit_full(&mut out, s, u, color);
     out
 }
 
@@ -171,6 +207,8 @@ fn unit_json(u: &Unit, with_text: bool) -> Value {
         "entry_id": u.entry_id,
         "model": u.model,
         "tools": u.tools.as_ref().map(|t| json!({"pointer": t.pointer, "bytes": t.bytes, "count": t.count, "hash": t.hash})),
+        "context_messages": u.context_len,
+        "delta": u.delta.as_ref().map(|d| json!({"previous": d.previous, "carried": d.carried, "dropped": d.dropped, "rebuilt": d.rebuilt})),
         "messages": u.messages.iter().map(|m| json!({
             "index": m.index,
             "role": m.role,
@@ -186,34 +224,122 @@ fn unit_json(u: &Unit, with_text: bool) -> Value {
     })
 }
 
-/// Renders the JSON report: one object.
+/// The JSON report's fields before `requests`.
+fn json_head(s: &Shown) -> String {
+    let fields: [(&str, Value); 9] = [
+        ("version", json!(1)),
+        ("tool", json!("ctxlint")),
+        ("command", json!("show")),
+        ("path", json!(s.path)),
+        ("format", json!(s.format)),
+        ("kind", json!(if s.transcript { "transcript" } else { "stream" })),
+        ("mode", json!(if s.mode == Mode::Compact { "compact" } else { "full" })),
+        ("notes", json!(s.notes)),
+        ("total", json!(s.total)),
+    ];
+    let mut out = String::from("{\n");
+    for (k, v) in fields {
+        let _ = writeln!(out, "  {}: {},", json!(k), v);
+    }
+    out.push_str("  \"requests\": [");
+    out
+}
+
+/// Renders the JSON report: one object, one unit per line.
 ///
 /// ```text
 /// {"version": 1, "tool": "ctxlint", "command": "show", "path", "format",
-///  "kind": "stream" | "transcript", "notes": [string], "total": n,
+///  "kind": "stream" | "transcript", "mode": "compact" | "full", "notes": [string], "total": n,
 ///  "requests": [{index, path, pointer, line, entry_id, model,
 ///                tools: {pointer, bytes, count, hash} | null,
+///                context_messages: n,
+///                delta: {previous: n | null, carried, dropped, rebuilt: string | null} | null,
 ///                messages: [{index, role, kind, pointer, line, entry_id, bytes,
 ///                            hash, first_line,
 ///                            blocks: [{kind, pointer, bytes, truncated, tool_name, tool_id, text?}]}]}]}
 /// ```
 /// `requests` holds every request (streams) or step (transcripts), or only the
-/// selected one; block `text` (masked, a prefix when `truncated`) is present
-/// only for a selected request.
+/// selected one. In compact mode (the default) `messages` holds the messages
+/// after the `delta.carried` ones kept from the previous unit's context
+/// (`index` is the position in the whole context) and a request's `tools` is
+/// null when unchanged; in full mode, and for a selected unit, `delta` is null
+/// and `messages` the whole context. Block `text` (masked, a prefix when
+/// `truncated`) is present only for a selected unit.
 pub fn json(s: &Shown, selected: bool) -> String {
-    let units: Vec<Value> = s.requests.iter().map(|u| unit_json(u, selected)).collect();
-    let v = json!({
-        "version": 1,
-        "tool": "ctxlint",
-        "command": "show",
-        "path": s.path,
-        "format": s.format,
-        "kind": if s.transcript { "transcript" } else { "stream" },
-        "notes": s.notes,
-        "total": s.total,
-        "requests": units,
-    });
-    let mut out = serde_json::to_string_pretty(&v).unwrap_or_default();
-    out.push('\n');
+    let mut out = json_head(s);
+    for (k, u) in s.requests.iter().enumerate() {
+        json_unit(&mut out, k == 0, u, selected);
+    }
+    out.push_str(JSON_TAIL);
     out
+}
+
+const JSON_TAIL: &str = "\n  ]\n}\n";
+
+fn json_unit(out: &mut String, first: bool, u: &Unit, with_text: bool) {
+    out.push_str(if first { "\n    " } else { ",\n    " });
+    out.push_str(&serde_json::to_string(&unit_json(u, with_text)).unwrap_or_else(|_| "null".into()));
+}
+
+/// Writes what `show` prints as it arrives: the header, then each unit (a
+/// table of its messages, its context in full when one unit is selected, or
+/// one JSON line), flushed in blocks; nothing is kept between units.
+pub struct Renderer<W: std::io::Write> {
+    w: W,
+    json: bool,
+    color: bool,
+    units: usize,
+    /// The output's name in errors.
+    label: PathBuf,
+    buf: String,
+}
+
+impl<W: std::io::Write> Renderer<W> {
+    /// A renderer writing to `w` (named `label` in errors), as JSON or for people.
+    pub fn new(w: W, json: bool, color: bool, label: impl Into<PathBuf>) -> Self {
+        Renderer { w, json, color, units: 0, label: label.into(), buf: String::new() }
+    }
+
+    /// The writer back.
+    pub fn into_inner(self) -> W {
+        self.w
+    }
+
+    fn flush_buf(&mut self, force: bool) -> crate::Result<()> {
+        if force || self.buf.len() >= 1 << 16 {
+            self.w.write_all(self.buf.as_bytes()).map_err(|e| crate::Error::io(&self.label, e))?;
+            self.buf.clear();
+        }
+        if force {
+            self.w.flush().map_err(|e| crate::Error::io(&self.label, e))?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write> Sink for Renderer<W> {
+    fn begin(&mut self, s: &Shown) -> crate::Result<()> {
+        let head = if self.json { json_head(s) } else { header(s, self.color) };
+        self.buf.push_str(&head);
+        self.flush_buf(false)
+    }
+    fn unit(&mut self, s: &Shown, u: Unit) -> crate::Result<()> {
+        let mut buf = std::mem::take(&mut self.buf);
+        if self.json {
+            json_unit(&mut buf, self.units == 0, &u, s.selected);
+        } else if s.selected {
+            unit_full(&mut buf, s, &u, self.color);
+        } else {
+            unit_table(&mut buf, s, &u, self.color);
+        }
+        self.buf = buf;
+        self.units += 1;
+        self.flush_buf(false)
+    }
+    fn end(&mut self, _: &Shown) -> crate::Result<()> {
+        if self.json {
+            self.buf.push_str(JSON_TAIL);
+        }
+        self.flush_buf(true)
+    }
 }

@@ -190,9 +190,10 @@ fn show_request_file_table_and_full() {
 
 #[test]
 fn show_json() {
-    let (code, v) = run_json(&["show", "fixtures/show/session.jsonl"]);
+    let (code, v) = run_json(&["show", "fixtures/show/session.jsonl", "--full"]);
     assert_eq!(code, 0);
     assert_eq!(v["kind"], "transcript");
+    assert_eq!(v["mode"], "full");
     let steps = v["requests"].as_array().unwrap();
     assert_eq!(steps.len(), 2);
     assert_eq!(steps[1]["entry_id"], "a2");
@@ -208,7 +209,7 @@ fn show_json() {
     assert_eq!(m[0]["line"], 2);
     let text = m[0]["blocks"][0]["text"].as_str().unwrap();
     assert!(text.contains("sk-a****") && !text.contains("AAAABBBB"), "{text}");
-    let (_, v) = run_json(&["show", CC]);
+    let (_, v) = run_json(&["show", CC, "--full"]);
     assert_eq!(v["kind"], "stream");
     let ptrs: Vec<&str> =
         v["requests"][1]["messages"].as_array().unwrap().iter().map(|m| m["pointer"].as_str().unwrap()).collect();
@@ -261,7 +262,8 @@ fn show_sends_only_the_latest_compaction_summary_and_sends_it_first() {
     // Two compactions keep the same first entry (line 4); the second (line 9) repeats the
     // first's summary. pi-mono `buildSessionContext`: the latest summary first, then the kept
     // entries from line 4 on, without the earlier compaction (line 6), then what follows.
-    let (code, v) = run_json(&["show", "fixtures/kinds/oc-two-compactions-only-latest-summary/session.jsonl"]);
+    let (code, v) =
+        run_json(&["show", "fixtures/kinds/oc-two-compactions-only-latest-summary/session.jsonl", "--full"]);
     assert_eq!(code, 0);
     let steps = v["requests"].as_array().unwrap();
     assert_eq!(steps.len(), 4);
@@ -286,4 +288,167 @@ fn show_sends_only_the_latest_compaction_summary_and_sends_it_first() {
             s(10, "user")
         ]
     );
+}
+
+/// One step of a compact `show --output-format json`: (carried, dropped,
+/// rebuilt, lines of the listed messages, indices of the listed messages).
+type CompactStep = (u64, u64, Option<String>, Vec<u64>, Vec<u64>);
+
+/// Every step of a compact `show --output-format json`.
+fn compact_steps(path: &str) -> Vec<CompactStep> {
+    let (code, v) = run_json(&["show", path]);
+    assert_eq!(code, 0);
+    assert_eq!(v["mode"], "compact");
+    v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            let d = &u["delta"];
+            let ms = u["messages"].as_array().unwrap();
+            (
+                d["carried"].as_u64().unwrap(),
+                d["dropped"].as_u64().unwrap(),
+                d["rebuilt"].as_str().map(String::from),
+                ms.iter().map(|m| m["line"].as_u64().unwrap()).collect(),
+                ms.iter().map(|m| m["index"].as_u64().unwrap()).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn show_compact_lists_what_is_new_per_step() {
+    let steps = compact_steps("fixtures/show/session.jsonl");
+    assert_eq!(steps, vec![(0, 0, None, vec![2], vec![0]), (1, 0, None, vec![3, 4], vec![1, 2])]);
+    let (code, v) = run_json(&["show", "fixtures/show/session.jsonl"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["requests"][0]["delta"]["previous"], Value::Null);
+    assert_eq!(v["requests"][1]["delta"]["previous"], 0);
+    assert_eq!(v["requests"][1]["context_messages"], 3);
+    // The human output says what was carried over.
+    let (code, out, _) = run(&["show", "fixtures/show/session.jsonl", "--color", "never"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("1 message carried over from step 0, 2 new\n"), "{out}");
+    assert!(!out.contains("AAAABBBB"), "secret leaked: {out}");
+}
+
+#[test]
+fn show_compact_rebuilds_the_context_at_a_compaction_with_the_latest_summary_first() {
+    let steps = compact_steps("fixtures/kinds/oc-two-compactions-only-latest-summary/session.jsonl");
+    let c = Some("compaction".to_string());
+    assert_eq!(
+        steps,
+        vec![
+            (0, 0, None, vec![2], vec![0]),
+            (1, 0, None, vec![3, 4], vec![1, 2]),
+            (0, 3, c.clone(), vec![6, 4, 5, 7], vec![0, 1, 2, 3]),
+            (0, 4, c, vec![9, 4, 5, 7, 8, 10], vec![0, 1, 2, 3, 4, 5]),
+        ]
+    );
+    let (_, out, _) =
+        run(&["show", "fixtures/kinds/oc-two-compactions-only-latest-summary/session.jsonl", "--color", "never"]);
+    assert!(
+        out.contains("context rebuilt (compaction): 0 messages carried over from step 1, 3 no longer sent, 4 new"),
+        "{out}"
+    );
+}
+
+#[test]
+fn show_full_lists_whole_contexts_and_step_is_request() {
+    let (code, out, _) = run(&["show", "fixtures/show/session.jsonl", "--full", "--color", "never"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("carried over"), "{out}");
+    insta::assert_snapshot!("show_transcript_table_full", out);
+    let (c1, by_request, _) = run(&["show", "fixtures/show/session.jsonl", "--request", "1", "--color", "never"]);
+    let (c2, by_step, _) = run(&["show", "fixtures/show/session.jsonl", "--step", "1", "--color", "never"]);
+    assert_eq!((c1, c2), (0, 0));
+    assert_eq!(by_request, by_step);
+    let (code, v) = run_json(&["show", "fixtures/show/session.jsonl", "--step", "1"]);
+    assert_eq!(code, 0);
+    let m = v["requests"][0]["messages"].as_array().unwrap();
+    assert_eq!(m.len(), 3, "a selected step lists its whole context");
+    assert!(m[0]["blocks"][0]["text"].as_str().unwrap().contains("sk-a****"));
+    assert_eq!(v["requests"][0]["delta"], Value::Null);
+}
+
+#[test]
+fn show_json_is_one_valid_object_in_every_mode() {
+    for args in [
+        vec!["show", "fixtures/show/session.jsonl"],
+        vec!["show", "fixtures/show/session.jsonl", "--full"],
+        vec!["show", "fixtures/show/session.jsonl", "--step", "0"],
+        vec!["show", CC],
+        vec!["show", "fixtures/streams/claude-code-sessions-headers.jsonl"],
+    ] {
+        let (code, v) = run_json(&args);
+        assert_eq!(code, 0, "{args:?}");
+        assert_eq!(v["command"], "show");
+        assert!(v["requests"].is_array(), "{args:?}");
+        assert!(v["requests"].as_array().unwrap().len() as u64 <= v["total"].as_u64().unwrap(), "{args:?}");
+    }
+    // A stream in compact mode lists what each request adds.
+    let (_, v) = run_json(&["show", CC]);
+    let r1 = &v["requests"][1];
+    assert!(r1["delta"]["carried"].as_u64().unwrap() >= 1, "{r1}");
+}
+
+/// A pi session of `turns` user turns, each answered with a tool call, its
+/// result and a final text.
+fn long_session(turns: usize) -> String {
+    let mut out = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s-long\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n",
+    );
+    let mut parent = Value::Null;
+    let mut n = 0;
+    let mut push = |out: &mut String, message: Value| {
+        n += 1;
+        let id = format!("e{n:07}");
+        let line = json!({"type": "message", "id": id, "parentId": parent, "timestamp": "2026-01-01T00:00:01.000Z", "message": message});
+        out.push_str(&line.to_string());
+        out.push('\n');
+        parent = json!(id);
+    };
+    for t in 0..turns {
+        push(
+            &mut out,
+            json!({"role": "user", "content": [{"type": "text", "text": format!("Question {t}: read file {t}.")}]}),
+        );
+        push(
+            &mut out,
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": format!("c{t}"), "name": "read", "arguments": {"path": format!("f{t}.txt")}}], "provider": "p", "model": "m", "stopReason": "toolUse"}),
+        );
+        push(
+            &mut out,
+            json!({"role": "toolResult", "toolCallId": format!("c{t}"), "toolName": "read", "content": [{"type": "text", "text": format!("contents of file {t}")}]}),
+        );
+        push(
+            &mut out,
+            json!({"role": "assistant", "content": [{"type": "text", "text": format!("File {t} says hello.")}], "provider": "p", "model": "m", "stopReason": "stop"}),
+        );
+    }
+    out
+}
+
+#[test]
+fn show_output_grows_linearly_with_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sizes = Vec::new();
+    for turns in [750, 1500] {
+        let p = dir.path().join(format!("long-{turns}.jsonl"));
+        std::fs::write(&p, long_session(turns)).unwrap();
+        let p = p.to_string_lossy().into_owned();
+        let (code, out, err) = run(&["show", &p, "--color", "never"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out.matches("\nstep ").count(), 2 * turns, "one step per model call");
+        let (code, json_out, _) = run(&["show", &p, "--output-format", "json"]);
+        assert_eq!(code, 0);
+        let v: Value = serde_json::from_str(&json_out).unwrap();
+        assert_eq!(v["requests"].as_array().unwrap().len(), 2 * turns);
+        sizes.push((out.len() as f64, json_out.len() as f64));
+    }
+    // Twice the session, about twice the output (a quadratic output would be four times).
+    let (human, json) = (sizes[1].0 / sizes[0].0, sizes[1].1 / sizes[0].1);
+    assert!((1.8..2.3).contains(&human), "human output grew {human}x");
+    assert!((1.8..2.3).contains(&json), "JSON output grew {json}x");
 }
