@@ -158,6 +158,35 @@ impl SourceRef {
         }
     }
 
+    /// Exactly `len` bytes at byte `offset` of an uncompressed input (a line
+    /// whose length is known, read again for a finding or `show`); `None` for a
+    /// compressed input or when the bytes cannot be read. Unlike
+    /// [`SourceRef::lines_at`] it reads no more than the line itself.
+    pub fn bytes_at(&self, offset: u64, len: usize) -> Option<Vec<u8>> {
+        match &self.origin {
+            Origin::Memory(bytes) => {
+                if self.compression(bytes) != Compression::None {
+                    return None;
+                }
+                let start = usize::try_from(offset).ok()?;
+                bytes.get(start..start.checked_add(len)?).map(<[u8]>::to_vec)
+            }
+            Origin::File(p) => {
+                use std::io::{Seek, SeekFrom};
+                let mut f = open_regular(p).ok()?;
+                let mut head = [0u8; HEAD];
+                let n = read_head(&f, &mut head).ok()?;
+                if self.compression(&head[..n]) != Compression::None {
+                    return None;
+                }
+                f.seek(SeekFrom::Start(offset)).ok()?;
+                let mut v = vec![0u8; len];
+                f.read_exact(&mut v).ok()?;
+                Some(v)
+            }
+        }
+    }
+
     /// The first `n` bytes after decompression (fewer if the input is shorter).
     pub fn peek(&self, n: usize) -> Result<Vec<u8>> {
         let mut r = self.open()?;
