@@ -286,6 +286,10 @@ const VCS_DIRS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
 /// honoured whether or not the directory is inside a git repository
 /// (`require_git(false)`: a `.gitignore` beside the sessions means what it
 /// says); `--no-ignore` walks everything except version-control stores.
+/// File names a walk passes over without listing them as skipped: the
+/// configuration (`ctxlint.toml`) and the ignore files the walk itself reads.
+const NOT_INPUTS: &[&str] = &[crate::config::CONFIG_FILE, ".gitignore", ".ignore"];
+
 fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
     let mut wb = ignore::WalkBuilder::new(root);
     wb.follow_links(true).sort_by_file_name(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
@@ -313,6 +317,12 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
         };
         let Some(ft) = ent.file_type() else { continue };
         if ft.is_dir() {
+            continue;
+        }
+        // ctxlint's own configuration and the walk's ignore files are not
+        // inputs: never listed as skipped (with `--strict` they would fail
+        // every run that keeps its `ctxlint.toml` beside the transcripts).
+        if ent.depth() > 0 && NOT_INPUTS.iter().any(|n| ent.file_name() == std::ffi::OsStr::new(n)) {
             continue;
         }
         let path = ent.path().to_path_buf();

@@ -178,8 +178,9 @@ codex-rollout, pydantic-ai-history, openai-chat, openai-responses, anthropic-mes
 bedrock-converse, exchange-log, vcr-cassette. `ctxlint formats` lists them with where each
 agent keeps its files.
 
-Configuration: the nearest ctxlint.toml from the working directory upward (`--config PATH`
-names one, `--isolated` ignores all). --select/--ignore take rule names, codes, code prefixes
+Configuration: for each input, the nearest ctxlint.toml from the input's folder upward, else
+the working directory's (`--config PATH` names one, `--isolated` ignores all; `--show-settings
+PATH` prints what is in force). --select/--ignore take rule names, codes, code prefixes
 (CTX1 is CTX101-CTX103) or ALL; `ctxlint rule` lists the rules.
 
 Exit codes:

@@ -18,8 +18,16 @@ ended with an error or aborted stop, was an API-error stub (Claude Code
 when a fallback model took over (the attempt did not end with a final text or a silent
 token, and the next answer comes from a different provider/model) — even if that attempt
 had already delivered a message-tool send. A warning when the failed attempt was only an
-`aborted` stop (often a person who stopped the run and sent the text again); an error
-otherwise. Judged in write order.
+`aborted` stop with no fallback model taking over (often a person who stopped the run and
+sent the text again); an error otherwise. Judged in write order.
+
+A failed attempt with no assistant entry counts: OpenClaw writes a `custom` record with
+`customType: "openclaw:prompt-error"` in its place (openclaw
+`src/agents/pi-embedded-runner/run/attempt.ts`). Two copies are the same turn when their
+texts are equal with per-message envelopes, system-event label lines and timestamps aside.
+A copy written more than 10 minutes after the failed attempt's last entry, or whose
+timestamps were rendered anew and that came more than 60 seconds after it (a cron or
+heartbeat poll firing again), is a new turn, not a replay.
 
 ## Why it matters
 Retry and fallback paths that replay the user's message make the model answer the same

@@ -96,14 +96,14 @@ fn hidden_agent_folders_are_walked_and_gitignore_is_honoured() {
     let mut rules: Vec<String> = findings_of(&v).into_iter().map(|f| f.0).collect();
     rules.sort();
     assert_eq!(rules, vec!["broken-parent-chain", "malformed-line", "orphan-tool-result"]);
-    // Never a silent skip: the .gitignore itself is walked and matches no format.
-    assert_eq!(v["skipped"], serde_json::json!([{"path": "t/.gitignore", "reason": "matches no input format"}]));
+    // The walk's own ignore file is not an input: not listed as skipped.
+    assert_eq!(v["skipped"], serde_json::json!([]));
     // --no-ignore walks the ignored folder too.
     let (_, v, _) = check_json(d, &["t", "--no-ignore"]);
     let paths: Vec<String> = files_of(&v).into_iter().map(|f| f.0).collect();
     assert_eq!(paths.len(), 4, "{paths:?}");
     assert!(paths.contains(&"t/old/y.jsonl".to_string()));
-    assert_eq!(v["skipped"], serde_json::json!([{"path": "t/.gitignore", "reason": "matches no input format"}]));
+    assert_eq!(v["skipped"], serde_json::json!([]));
 }
 
 #[test]
@@ -376,4 +376,18 @@ fn bzip2_and_xz_inputs_are_read() {
             ("orphan-tool-result".into(), "s.jsonl.xz".into(), Some(3)),
         ]
     );
+}
+
+#[test]
+fn a_ctxlint_toml_beside_the_transcripts_is_not_an_input_even_with_strict() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t");
+    std::fs::create_dir_all(&t).unwrap();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/show/session.jsonl"), t.join("session.jsonl"))
+        .unwrap();
+    std::fs::write(t.join("ctxlint.toml"), "[rules]\nduplicate-system-event = \"off\"\n").unwrap();
+    let (code, v, _) = check_json(d.path(), &["t", "--strict"]);
+    assert_eq!(v["skipped"], serde_json::json!([]));
+    assert_eq!(v["files"].as_array().unwrap().len(), 1);
+    assert_eq!(code, if v["findings"].as_array().unwrap().is_empty() { 0 } else { 1 });
 }
