@@ -258,19 +258,22 @@ struct Recurring {
 }
 
 impl Recurring {
-    /// Whether user turn `i` (message `m`) equals an earlier user turn.
-    fn repeats_earlier(&mut self, t: &Transcript, i: u32, m: &Message) -> bool {
-        let key = |m: &Message| {
-            crate::analysis::turns::key_blocks(m.blocks.iter().map(|b| (b.kind, b.text.as_ref(), b.text_hash)))
-        };
+    /// Whether unit `i` (a user turn with key `key`) equals an earlier user
+    /// turn; `key_of` gives the key of an earlier unit of [`Recurring::list`].
+    fn repeats_earlier(&mut self, i: u32, key: u64, mut key_of: impl FnMut(u32) -> Option<u64>) -> bool {
         while self.keyed < self.list.len() && self.list[self.keyed] < i {
-            if let Some(pm) = t.message(&t.entries[self.list[self.keyed] as usize]) {
-                self.keys.insert(key(&pm));
+            if let Some(k) = key_of(self.list[self.keyed]) {
+                self.keys.insert(k);
             }
             self.keyed += 1;
         }
-        self.keys.contains(&key(m))
+        self.keys.contains(&key)
     }
+}
+
+/// The recurring-prompt key of a message ([`crate::analysis::turns::key_blocks`]).
+fn turn_key(m: &Message) -> u64 {
+    crate::analysis::turns::key_blocks(m.blocks.iter().map(|b| (b.kind, b.text.as_ref(), b.text_hash)))
 }
 
 /// A finding waiting for its count: the first in-context repeat of a block,
@@ -347,7 +350,12 @@ pub fn check(cx: &mut RuleContext) {
                     let (first, copies) = seen.copies_in_transcript(t, &an.tree, k, occ);
                     seen.push(k, occ);
                     let Some(first) = first else { continue };
-                    let q = *quiet.get_or_insert_with(|| prompt && turns.repeats_earlier(t, i as u32, m));
+                    let q = *quiet.get_or_insert_with(|| {
+                        prompt
+                            && turns.repeats_earlier(i as u32, turn_key(m), |k| {
+                                t.message(&t.entries[k as usize]).map(|pm| turn_key(&pm))
+                            })
+                    });
                     if q {
                         continue;
                     }
@@ -382,21 +390,29 @@ pub fn check(cx: &mut RuleContext) {
             let mut counts: foldhash::HashMap<u64, u32> = Default::default();
             let mut firsts: Vec<(u64, Occ, Occ, String)> = Vec::new();
             let units = dup::request_units(r);
-            // A user turn equal to an earlier one (normalised) is a recurring prompt.
-            let mut turns: foldhash::HashSet<u64> = Default::default();
-            let recurring: Vec<bool> = r
-                .messages
-                .iter()
-                .map(|m| {
-                    m.kind == MessageKind::UserTurn
-                        && !is_event(m)
-                        && !turns.insert(crate::analysis::turns::key_blocks(
-                            m.blocks.iter().map(|b| (b.kind, b.text.as_ref(), b.text_hash)),
-                        ))
-                })
-                .collect();
+            // A user turn equal to an earlier one (normalised) is a recurring
+            // prompt; keyed only when a repeated block asks.
+            let mut turns = Recurring {
+                list: (0..r.messages.len() as u32)
+                    .filter(|&j| {
+                        r.messages[j as usize].kind == MessageKind::UserTurn && !is_event(&r.messages[j as usize])
+                    })
+                    .collect(),
+                ..Default::default()
+            };
+            let mut recurring_memo: foldhash::HashMap<u32, bool> = Default::default();
             for (occ, b, m) in &units {
-                let recurring = occ.unit & dup::SLOT == 0 && recurring.get(occ.unit as usize) == Some(&true);
+                let mut recurring = || {
+                    let j = occ.unit;
+                    if j & dup::SLOT != 0 || turns.list.binary_search(&j).is_err() {
+                        return false;
+                    }
+                    *recurring_memo.entry(j).or_insert_with(|| {
+                        turns.repeats_earlier(j, turn_key(&r.messages[j as usize]), |k| {
+                            Some(turn_key(&r.messages[k as usize]))
+                        })
+                    })
+                };
                 for cb in blocks(settings, &b.text) {
                     let k = hash_str(&cb);
                     let first = seen.find_in_request(k, *occ, true);
@@ -406,7 +422,7 @@ pub fn check(cx: &mut RuleContext) {
                         *counts.entry(k).or_default() += 1;
                     }
                     let Some(first) = first else { continue };
-                    if recurring {
+                    if recurring() {
                         continue;
                     }
                     let fm = units.iter().find(|u| u.0 == first).and_then(|u| u.2);
