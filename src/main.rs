@@ -417,6 +417,13 @@ fn return_freed_memory_at_once() {
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
 }
 
+/// Back to mimalloc's default purge delay (10 ms) after
+/// [`return_freed_memory_at_once`].
+fn restore_purge_delay() {
+    // SAFETY: a plain option setter; mimalloc reads options atomically.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10) }
+}
+
 fn main() {
     // Commit arena memory on demand (for arenas created from here on; the
     // first one follows the compile-time default set in .cargo/config.toml).
@@ -960,7 +967,12 @@ fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
     // Tables need only sizes, hashes and first lines (issue 14: memory); a selected step prints its texts.
     let texts = if a.request.is_some() { ctxlint::packed::Texts::AsLoaded } else { ctxlint::packed::Texts::Compact };
+    // One input: freed load buffers go back at once (peak RSS, issue 14).
+    return_freed_memory_at_once();
     let input = load_path_texts(&a.path, &discover, texts)?;
+    // Loaded: from here on memory is freed and taken again per batch of
+    // steps, which the default purge delay serves without page faults.
+    restore_purge_delay();
     let color = use_color(color, a.output_file.is_some());
     let mode = if a.full { Mode::Full } else { Mode::Compact };
     let json = a.output_format == ViewFormat::Json;

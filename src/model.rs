@@ -3,7 +3,7 @@
 //! Two shapes of input exist (SPEC §1):
 //! - a **transcript** (`pi-session`, `claude-code`, `codex-rollout`): a list of
 //!   entries in write order, forming a tree by id/parent; the model calls
-//!   (steps) and their contexts are rebuilt from it by [`crate::context`];
+//!   (steps) and their contexts are rebuilt from it by [`crate::analysis::Tree`];
 //! - a **stream** of recorded requests (request-body files, exchange logs,
 //!   cassettes, pydantic-ai history snapshots): each request holds its
 //!   per-request slots (system prompt, instructions, tools) and its messages.

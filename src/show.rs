@@ -9,9 +9,13 @@
 //! several entries (Claude Code, Codex: one [`Entry::call_group`]) is one step,
 //! at its first entry.
 //!
-//! Output streams ([`show_each`]): each request or step is built and handed
-//! to a [`Sink`] (the renderers of `report::show`) before the next one, so
-//! memory is bounded by one step. A step's context is computed incrementally
+//! Output streams ([`show_each`]): requests and steps are built in batches
+//! (at most [`BATCH_UNITS`] units or about [`BATCH_MESSAGES`] listed
+//! messages; a step's lines read again through one
+//! [`crate::formats::Reloader`] per thread, in parallel) and each batch is
+//! handed to a [`Sink`] (the renderers of `report::show`, which render its
+//! units in parallel and write them in order) before the next one, so
+//! memory is bounded by one batch, not by the session. A step's context is computed incrementally
 //! along the session ([`StepWalker`]): in write order most steps extend the
 //! previous one, so only the entries written since are filtered; a step on
 //! another branch, after a compaction or the first one is rebuilt from its
@@ -152,13 +156,14 @@ pub enum Mode {
     Full,
 }
 
-/// Receives what `show` prints, in order: the header once, each unit as soon
-/// as it is built, then the end.
+/// Receives what `show` prints, in order: the header once, the units in
+/// batches as soon as they are built (each batch follows the previous one),
+/// then the end.
 pub trait Sink {
     /// The header (`s.requests` is empty).
     fn begin(&mut self, s: &Shown) -> crate::Result<()>;
-    /// One request or step.
-    fn unit(&mut self, s: &Shown, u: Unit) -> crate::Result<()>;
+    /// The next requests or steps, in order.
+    fn units(&mut self, s: &Shown, units: Vec<Unit>) -> crate::Result<()>;
     /// After the last unit.
     fn end(&mut self, s: &Shown) -> crate::Result<()>;
 }
@@ -172,9 +177,9 @@ impl Sink for Collect {
         self.0 = Some(s.clone());
         Ok(())
     }
-    fn unit(&mut self, _: &Shown, u: Unit) -> crate::Result<()> {
+    fn units(&mut self, _: &Shown, units: Vec<Unit>) -> crate::Result<()> {
         if let Some(s) = &mut self.0 {
-            s.requests.push(u);
+            s.requests.extend(units);
         }
         Ok(())
     }
@@ -182,6 +187,13 @@ impl Sink for Collect {
         Ok(())
     }
 }
+
+/// A batch of units is handed to the [`Sink`] once it lists this many
+/// messages or holds [`BATCH_UNITS`] units: large enough to build and
+/// render its units in parallel, small enough to bound memory.
+pub const BATCH_MESSAGES: usize = 4096;
+/// See [`BATCH_MESSAGES`].
+pub const BATCH_UNITS: usize = 512;
 
 /// What `show` prints for one input.
 #[derive(Debug, Clone)]
@@ -238,7 +250,7 @@ pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
 /// (block texts left empty: the table needs only sizes, first lines and
 /// hashes; in `mode`), or only request or step `only`, whole and with its
 /// texts. A missing `only` is a usage error naming the requests or steps
-/// that exist. Memory is bounded by one unit.
+/// that exist. Memory is bounded by one batch of units.
 pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn Sink) -> crate::Result<()> {
     let mut shown = Shown {
         path: input.path.clone(),
@@ -268,11 +280,13 @@ pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn 
                     return Err(missing(n, "request", &mut s.requests.iter().map(|r| r.index)));
                 };
                 sink.begin(&shown)?;
-                sink.unit(&shown, request_unit(r, true))?;
+                sink.units(&shown, vec![request_unit(r, true)])?;
                 return sink.end(&shown);
             }
             sink.begin(&shown)?;
             let mut prev: Option<(usize, Vec<String>, Option<String>)> = None;
+            let mut batch = Vec::new();
+            let mut listed = 0;
             for r in &s.requests {
                 let mut u = request_unit(r, false);
                 if compact {
@@ -294,7 +308,15 @@ pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn 
                         Some(Delta { previous, carried, dropped, rebuilt: (dropped > 0).then_some("history differs") });
                     prev = Some((r.index, hashes, tools));
                 }
-                sink.unit(&shown, u)?;
+                listed += u.messages.len() + 1;
+                batch.push(u);
+                if listed >= BATCH_MESSAGES || batch.len() >= BATCH_UNITS {
+                    sink.units(&shown, std::mem::take(&mut batch))?;
+                    listed = 0;
+                }
+            }
+            if !batch.is_empty() {
+                sink.units(&shown, batch)?;
             }
             sink.end(&shown)
         }
@@ -319,25 +341,82 @@ pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn 
                 };
                 let ctx = step_context(t, &tree, e);
                 sink.begin(&shown)?;
-                sink.unit(&shown, step_unit(input.format, t, n, e, &ctx, 0, None, true))?;
+                let job = Job::new(t, n, e, &ctx, 0, None);
+                let mut reload = crate::formats::Reloader::new(input.format, t);
+                sink.units(&shown, vec![step_unit(&mut reload, t, &job, true)])?;
                 return sink.end(&shown);
             }
             sink.begin(&shown)?;
+            let base = usize::from(t.base_instructions.is_some());
             let mut walk = StepWalker::default();
+            let mut jobs: Vec<Job> = Vec::new();
+            let mut listed = 0;
+            // Contexts are walked in order; the units of a batch are then
+            // built (lines read again, in parallel) and handed on together.
+            let flush = |jobs: &mut Vec<Job>, sink: &mut dyn Sink| -> crate::Result<()> {
+                use rayon::prelude::*;
+                let units: Vec<Unit> = jobs
+                    .par_iter()
+                    .map_init(|| crate::formats::Reloader::new(input.format, t), |r, j| step_unit(r, t, j, false))
+                    .collect();
+                jobs.clear();
+                sink.units(&shown, units)
+            };
             for (n, &e) in entries.iter().enumerate() {
                 let change = walk.advance(t, &tree, e);
-                let u = if compact {
-                    let base = usize::from(t.base_instructions.is_some());
+                let job = if compact {
                     let carried = if n == 0 { 0 } else { change.carried + base };
                     let delta =
                         Delta { previous: n.checked_sub(1), carried, dropped: change.dropped, rebuilt: change.rebuilt };
-                    step_unit(input.format, t, n, e, &walk.ctx, carried, Some(delta), false)
+                    Job::new(t, n, e, &walk.ctx, carried, Some(delta))
                 } else {
-                    step_unit(input.format, t, n, e, &walk.ctx, 0, None, false)
+                    Job::new(t, n, e, &walk.ctx, 0, None)
                 };
-                sink.unit(&shown, u)?;
+                listed += job.listed.len() + 1;
+                jobs.push(job);
+                if listed >= BATCH_MESSAGES || jobs.len() >= BATCH_UNITS {
+                    flush(&mut jobs, sink)?;
+                    listed = 0;
+                }
+            }
+            if !jobs.is_empty() {
+                flush(&mut jobs, sink)?;
             }
             sink.end(&shown)
+        }
+    }
+}
+
+/// What one step's unit is built from: step `n` at model call `entry`,
+/// listing the messages of its context from position `from` on (the base
+/// instructions, when the format has them, are position 0).
+#[derive(Debug)]
+struct Job {
+    n: usize,
+    entry: u32,
+    /// The listed context entries (those from `from` on, less the base instructions).
+    listed: Vec<u32>,
+    /// Position of `listed[0]` in the whole context.
+    first: usize,
+    /// The base instructions are listed (first).
+    with_base: bool,
+    /// Messages in the whole context.
+    context_len: usize,
+    delta: Option<Delta>,
+}
+
+impl Job {
+    fn new(t: &Transcript, n: usize, entry: u32, ctx: &[u32], from: usize, delta: Option<Delta>) -> Self {
+        let base = usize::from(t.base_instructions.is_some());
+        let skip = from.saturating_sub(base).min(ctx.len());
+        Job {
+            n,
+            entry,
+            listed: ctx[skip..].to_vec(),
+            first: base + skip,
+            with_base: base == 1 && from == 0,
+            context_len: base + ctx.len(),
+            delta,
         }
     }
 }
@@ -485,49 +564,36 @@ fn request_unit(r: &Request, with_text: bool) -> Unit {
     }
 }
 
-/// Step `n` at model call `i` with context `ctx`, listing its messages from
-/// position `from` on (the base instructions, when the format has them, are
-/// position 0).
-#[allow(clippy::too_many_arguments)]
-fn step_unit(
-    format: FormatId,
-    t: &Transcript,
-    n: usize,
-    i: u32,
-    ctx: &[u32],
-    from: usize,
-    delta: Option<Delta>,
-    with_text: bool,
-) -> Unit {
-    let e = &t.entries[i as usize];
-    let mut messages = Vec::new();
-    let base = usize::from(t.base_instructions.is_some());
-    if let Some(m) = t.base_instructions.as_ref().filter(|_| from == 0) {
+/// The unit of step `j` (its texts when `with_text`).
+fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job, with_text: bool) -> Unit {
+    let e = &t.entries[j.entry as usize];
+    let mut messages = Vec::with_capacity(j.listed.len() + usize::from(j.with_base));
+    if let Some(m) = t.base_instructions.as_ref().filter(|_| j.with_base) {
         let line = Some(t.base_instructions_line).filter(|l| *l > 0);
         messages.push(from_message(0, m, line, None, with_text));
     }
-    for (k, &x) in ctx.iter().enumerate().skip(from.saturating_sub(base)) {
+    for (k, &x) in j.listed.iter().enumerate() {
         let xe = &t.entries[x as usize];
         let Some(mut m) = t.message(xe) else { continue };
         if needs_reload(&m.blocks) {
             // Loaded with compact texts: the text its first line comes from was not kept.
-            if let Some(full) = crate::formats::reload_message(format, t, xe) {
+            if let Some(full) = reload.message(xe) {
                 m.blocks = full.blocks;
             }
         }
-        messages.push(from_message(base + k, &m, Some(xe.line), xe.id.as_deref(), with_text));
+        messages.push(from_message(j.first + k, &m, Some(xe.line), xe.id.as_deref(), with_text));
     }
     let model = t.message(e).and_then(|m| m.assistant).and_then(|a| a.model).map(String::from);
     Unit {
-        index: n,
+        index: j.n,
         pointer: None,
         path: None,
         line: Some(e.line),
         entry_id: e.id.as_deref().map(str::to_string),
         model,
         tools: None,
-        context_len: base + ctx.len(),
-        delta,
+        context_len: j.context_len,
+        delta: j.delta.clone(),
         messages,
     }
 }

@@ -71,15 +71,15 @@ pub fn parse_format_id(s: &str) -> Option<FormatId> {
 }
 
 /// How many bytes detection reads from the start of an input.
-const PEEK: usize = 256 * 1024;
+pub const PEEK: usize = 256 * 1024;
 
 /// JSONL detection reads at least this many records (and at least [`PEEK`]
 /// bytes) before it gives up, when no record decides sooner (SPEC §1).
-const MIN_RECORDS: u32 = 64;
+pub const MIN_RECORDS: u32 = 64;
 
 /// JSONL detection reads no further than this once it has seen 8 records
 /// (the records may be huge: a pasted image is one line).
-const MAX_SNIFF_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_SNIFF_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A first line longer than this that does not parse is a torn record, not
 /// the opening line of a pretty-printed document.
@@ -442,8 +442,12 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
 /// the line cannot be read or is no longer the line that was checked (the
 /// file changed since), or carries no message.
 pub fn reload_message(format: FormatId, t: &Transcript, e: &Entry) -> Option<Message> {
+    message_from_line(format, t, reload_line(t, e)?)
+}
+
+/// The message of one entry's line, loaded again with every text.
+fn message_from_line(format: FormatId, t: &Transcript, bytes: Vec<u8>) -> Option<Message> {
     let src = t.source.as_ref()?;
-    let bytes = reload_line(t, e)?;
     let one = SourceRef { display: src.display.clone(), origin: crate::source::Origin::Memory(bytes.into()) };
     // Not forced: one line alone need not fit the format's detection (a pi
     // message line has no session header); the loader is named directly.
@@ -451,6 +455,47 @@ pub fn reload_message(format: FormatId, t: &Transcript, e: &Entry) -> Option<Mes
     let input = load_format(&one, format, &opts).ok()?;
     let t = input.as_transcript()?;
     t.message(t.entries.first()?)
+}
+
+/// Reads many lines of one transcript again (`show`'s first lines of texts
+/// not kept) through one open file and a window of its bytes
+/// ([`crate::source::RangeReader`]) instead of opening the file for each
+/// line; each line is verified by length and hash as [`reload_line`] does,
+/// which it falls back to for compressed inputs.
+pub struct Reloader<'t> {
+    format: FormatId,
+    t: &'t Transcript,
+    range: Option<crate::source::RangeReader>,
+    opened: bool,
+}
+
+impl<'t> Reloader<'t> {
+    /// A reloader for transcript `t` of format `format` (opens nothing yet).
+    pub fn new(format: FormatId, t: &'t Transcript) -> Self {
+        Reloader { format, t, range: None, opened: false }
+    }
+
+    /// The raw bytes of `e`'s line; `None` when the file is gone or the line changed.
+    pub fn line(&mut self, e: &Entry) -> Option<Vec<u8>> {
+        if !self.opened {
+            self.opened = true;
+            self.range = self.t.source.as_ref().and_then(|s| s.range_reader());
+        }
+        if let Some(r) = &mut self.range {
+            if let Some(b) = r.read(e.offset, e.len as usize) {
+                if crate::hash::hash_bytes(b) == e.raw_hash {
+                    return Some(b.to_vec());
+                }
+            }
+        }
+        reload_line(self.t, e)
+    }
+
+    /// `e`'s message with every text, as [`reload_message`] gives it.
+    pub fn message(&mut self, e: &Entry) -> Option<Message> {
+        let bytes = self.line(e)?;
+        message_from_line(self.format, self.t, bytes)
+    }
 }
 
 /// The raw bytes of an entry's line, read again from its file (at its byte
@@ -782,6 +827,64 @@ mod reload_tests {
         assert!(reload_message("pi-session", t, e).is_none());
         std::fs::remove_file(&p).unwrap();
         assert!(reload_message("pi-session", t, e).is_none());
+    }
+
+    #[test]
+    fn a_reloader_reads_many_lines_through_one_window_and_checks_each() {
+        // 3,000 assistant lines (about 600 KiB: more than two windows).
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        let mut text = String::from(r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#);
+        text.push('\n');
+        let mut parent = String::from("null");
+        for k in 0..3000 {
+            text.push_str(&format!(
+                r#"{{"type":"message","id":"m{k}","parentId":{parent},"timestamp":"t","message":{{"role":"assistant","content":[{{"type":"text","text":"reply number {k:05} to a question, long enough that check does not keep it ({})"}}],"provider":"p","model":"m","stopReason":"stop"}}}}"#,
+                "x".repeat(k % 300)
+            ));
+            text.push('\n');
+            parent = format!("\"m{k}\"");
+        }
+        std::fs::write(&p, &text).unwrap();
+        let src = SourceRef::file("s.jsonl", &p);
+        let input = load(&src, "pi-session", &LoadOptions::default()).unwrap();
+        let t = input.as_transcript().unwrap();
+        assert_eq!(t.entries.len(), 3000);
+        let mut r = Reloader::new("pi-session", t);
+        // In order, backwards, then jumping: every one equal to its line read alone.
+        let order: Vec<usize> = (0..3000).chain((0..3000).rev()).chain((0..3000).step_by(997)).collect();
+        for k in order {
+            let e = &t.entries[k];
+            let m = r.message(e).expect("read again");
+            assert!(m.blocks[0].text.starts_with(&format!("reply number {k:05} ")), "entry {k}");
+            assert_eq!(r.line(e), reload_line(t, e));
+        }
+        // The file rewritten (same length, other bytes): every line is refused.
+        std::fs::write(&p, text.replace("reply number", "REPLY NUMBER")).unwrap();
+        let mut r = Reloader::new("pi-session", t);
+        assert!(r.message(&t.entries[5]).is_none());
+        assert!(r.message(&t.entries[2999]).is_none());
+        // Shortened: the last lines cannot be read at all.
+        std::fs::write(&p, &text[..text.len() / 2]).unwrap();
+        let mut r = Reloader::new("pi-session", t);
+        assert!(r.message(&t.entries[0]).is_some());
+        assert!(r.message(&t.entries[2999]).is_none());
+    }
+
+    #[test]
+    fn a_reloader_reads_compressed_transcripts_from_the_start() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl.gz");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(LINES.as_bytes()).unwrap();
+        std::fs::write(&p, gz.finish().unwrap()).unwrap();
+        let src = SourceRef::file("s.jsonl.gz", &p);
+        let input = load(&src, "pi-session", &LoadOptions::default()).unwrap();
+        let t = input.as_transcript().unwrap();
+        let mut r = Reloader::new("pi-session", t);
+        let m = r.message(&t.entries[0]).expect("read again");
+        assert_eq!(&*m.blocks[0].text, "a model-side text that is longer than thirty-two bytes");
     }
 }
 

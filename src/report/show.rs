@@ -183,45 +183,116 @@ fn block_text(out: &mut String, b: &ShownBlock) {
     }
 }
 
-fn block_json(b: &ShownBlock, with_text: bool) -> Value {
-    let mut o = json!({
-        "kind": b.kind,
-        "pointer": b.pointer,
-        "bytes": b.bytes,
-        "truncated": b.truncated,
-        "tool_name": b.tool_name,
-        "tool_id": b.tool_id,
-    });
-    if with_text {
-        o["text"] = json!(b.text);
-    }
-    o
+// The JSON shapes, serialised straight from the shown units (no
+// intermediate `Value`: `show` writes one object per step of sessions with
+// 100,000 steps). Field order is the output's.
+
+#[derive(serde::Serialize)]
+struct BlockJson<'a> {
+    kind: &'a str,
+    pointer: &'a str,
+    bytes: usize,
+    truncated: bool,
+    tool_name: Option<&'a str>,
+    tool_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
 }
 
-fn unit_json(u: &Unit, with_text: bool) -> Value {
-    json!({
-        "index": u.index,
-        "path": u.path,
-        "pointer": u.pointer,
-        "line": u.line,
-        "entry_id": u.entry_id,
-        "model": u.model,
-        "tools": u.tools.as_ref().map(|t| json!({"pointer": t.pointer, "bytes": t.bytes, "count": t.count, "hash": t.hash})),
-        "context_messages": u.context_len,
-        "delta": u.delta.as_ref().map(|d| json!({"previous": d.previous, "carried": d.carried, "dropped": d.dropped, "rebuilt": d.rebuilt})),
-        "messages": u.messages.iter().map(|m| json!({
-            "index": m.index,
-            "role": m.role,
-            "kind": m.kind,
-            "pointer": m.pointer,
-            "line": m.line,
-            "entry_id": m.entry_id,
-            "bytes": m.bytes,
-            "hash": m.hash,
-            "first_line": m.first_line,
-            "blocks": m.blocks.iter().map(|b| block_json(b, with_text)).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    })
+#[derive(serde::Serialize)]
+struct MessageJson<'a> {
+    index: usize,
+    role: &'a str,
+    kind: &'a str,
+    pointer: &'a str,
+    line: Option<u32>,
+    entry_id: Option<&'a str>,
+    bytes: usize,
+    hash: &'a str,
+    first_line: &'a str,
+    blocks: Vec<BlockJson<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct ToolsJson<'a> {
+    pointer: &'a str,
+    bytes: usize,
+    count: Option<usize>,
+    hash: &'a str,
+}
+
+#[derive(serde::Serialize)]
+struct DeltaJson {
+    previous: Option<usize>,
+    carried: usize,
+    dropped: usize,
+    rebuilt: Option<&'static str>,
+}
+
+#[derive(serde::Serialize)]
+struct UnitJson<'a> {
+    index: usize,
+    path: Option<&'a str>,
+    pointer: Option<&'a str>,
+    line: Option<u32>,
+    entry_id: Option<&'a str>,
+    model: Option<&'a str>,
+    tools: Option<ToolsJson<'a>>,
+    context_messages: usize,
+    delta: Option<DeltaJson>,
+    messages: Vec<MessageJson<'a>>,
+}
+
+fn unit_json(u: &Unit, with_text: bool) -> UnitJson<'_> {
+    UnitJson {
+        index: u.index,
+        path: u.path.as_deref(),
+        pointer: u.pointer.as_deref(),
+        line: u.line,
+        entry_id: u.entry_id.as_deref(),
+        model: u.model.as_deref(),
+        tools: u.tools.as_ref().map(|t| ToolsJson {
+            pointer: &t.pointer,
+            bytes: t.bytes,
+            count: t.count,
+            hash: &t.hash,
+        }),
+        context_messages: u.context_len,
+        delta: u.delta.as_ref().map(|d| DeltaJson {
+            previous: d.previous,
+            carried: d.carried,
+            dropped: d.dropped,
+            rebuilt: d.rebuilt,
+        }),
+        messages: u
+            .messages
+            .iter()
+            .map(|m| MessageJson {
+                index: m.index,
+                role: m.role,
+                kind: &m.kind,
+                pointer: &m.pointer,
+                line: m.line,
+                entry_id: m.entry_id.as_deref(),
+                bytes: m.bytes,
+                hash: &m.hash,
+                first_line: &m.first_line,
+                blocks: m
+                    .blocks
+                    .iter()
+                    .map(|b| BlockJson {
+                        kind: b.kind,
+                        pointer: &b.pointer,
+                        bytes: b.bytes,
+                        truncated: b.truncated,
+                        tool_name: b.tool_name.as_deref(),
+                        tool_id: b.tool_id.as_deref(),
+                        text: with_text.then_some(b.text.as_str()),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
 }
 
 /// The JSON report's fields before `requests`.
@@ -278,7 +349,13 @@ const JSON_TAIL: &str = "\n  ]\n}\n";
 
 fn json_unit(out: &mut String, first: bool, u: &Unit, with_text: bool) {
     out.push_str(if first { "\n    " } else { ",\n    " });
-    out.push_str(&serde_json::to_string(&unit_json(u, with_text)).unwrap_or_else(|_| "null".into()));
+    // Serialising these shapes cannot fail (string keys, no maps); the
+    // bytes are JSON text, so UTF-8.
+    let mut bytes = std::mem::take(out).into_bytes();
+    if serde_json::to_writer(&mut bytes, &unit_json(u, with_text)).is_err() {
+        bytes.extend_from_slice(b"null");
+    }
+    *out = String::from_utf8(bytes).unwrap_or_default();
 }
 
 /// Writes what `show` prints as it arrives: the header, then each unit (a
@@ -323,18 +400,33 @@ impl<W: std::io::Write> Sink for Renderer<W> {
         self.buf.push_str(&head);
         self.flush_buf(false)
     }
-    fn unit(&mut self, s: &Shown, u: Unit) -> crate::Result<()> {
-        let mut buf = std::mem::take(&mut self.buf);
-        if self.json {
-            json_unit(&mut buf, self.units == 0, &u, s.selected);
-        } else if s.selected {
-            unit_full(&mut buf, s, &u, self.color);
-        } else {
-            unit_table(&mut buf, s, &u, self.color);
+    fn units(&mut self, s: &Shown, units: Vec<Unit>) -> crate::Result<()> {
+        use rayon::prelude::*;
+        // Each unit renders on its own (tables are most of the time on long
+        // sessions); the texts are written in order.
+        let (json, color, done) = (self.json, self.color, self.units);
+        let texts: Vec<String> = units
+            .par_iter()
+            .enumerate()
+            .map(|(k, u)| {
+                let mut out = String::new();
+                if json {
+                    json_unit(&mut out, done + k == 0, u, s.selected);
+                } else if s.selected {
+                    unit_full(&mut out, s, u, color);
+                } else {
+                    unit_table(&mut out, s, u, color);
+                }
+                out
+            })
+            .collect();
+        drop(units);
+        for t in texts {
+            self.buf.push_str(&t);
+            self.units += 1;
+            self.flush_buf(false)?;
         }
-        self.buf = buf;
-        self.units += 1;
-        self.flush_buf(false)
+        Ok(())
     }
     fn end(&mut self, _: &Shown) -> crate::Result<()> {
         if self.json {
