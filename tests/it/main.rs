@@ -20,6 +20,7 @@ mod fuzz_regressions;
 mod inputs;
 mod output;
 mod output_cli;
+mod readme;
 mod repro;
 mod rules;
 mod streams;

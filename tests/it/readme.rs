@@ -1,0 +1,180 @@
+//! The README's commands, run as printed: the two commands at its top, the
+//! `ctxlint check` steps of its GitHub Actions job, and its pre-commit hook
+//! (with the real `pre-commit`, which `.ci/run` installs from PyPI; elsewhere
+//! the hook test is skipped loudly when `pre-commit` is not installed, and
+//! fails under `CI`).
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(root().join("README.md")).expect("README.md")
+}
+
+/// The body of the first fenced block of `lang` after the text `after`.
+fn block(text: &str, after: &str, lang: &str) -> String {
+    let from = text.find(after).unwrap_or_else(|| panic!("README has no `{after}`"));
+    let fence = format!("```{lang}\n");
+    let start = text[from..].find(&fence).map(|k| from + k + fence.len()).expect("a fenced block");
+    let end = text[start..].find("```").map(|k| start + k).expect("a closed block");
+    text[start..end].to_string()
+}
+
+fn under_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_ctxlint"))
+}
+
+/// The arguments of a `ctxlint …` command line (no quoting in the README's commands).
+fn ctxlint_args(line: &str) -> Vec<String> {
+    let line = line.split("   #").next().unwrap_or(line).trim();
+    let rest = line.split_once("ctxlint ").map(|(_, r)| r).unwrap_or_else(|| panic!("not a ctxlint command: {line}"));
+    rest.split_whitespace().map(str::to_string).collect()
+}
+
+#[test]
+fn the_two_commands_at_the_top_are_the_main_job_and_the_tests_ci_runs() {
+    let text = readme();
+    let top = block(&text, "# ctxlint", "sh");
+    let lines: Vec<&str> = top.lines().collect();
+    assert_eq!(lines.len(), 2, "two commands: {top}");
+    assert!(lines[0].starts_with("cargo build --release && ./target/release/ctxlint check "), "{}", lines[0]);
+    assert_eq!(lines[1], "cargo test --release");
+    // .ci/run runs exactly the README's test command, last.
+    let ci = std::fs::read_to_string(root().join(".ci/run")).expect(".ci/run");
+    let last = ci.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).last();
+    assert_eq!(last, Some(lines[1]), ".ci/run must end with the README's test command");
+
+    // The main job, from the project root as printed: what the README says it finds.
+    let args = ctxlint_args(lines[0].split("&& ").nth(1).expect("the check command"));
+    let Some(_) = crate::shared::path("corpus/pi-session") else { return };
+    let out = Command::new(bin()).current_dir(root()).args(&args).args(["--output-format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "findings: exit 1");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let got: Vec<(String, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(got, vec![("malformed-line".to_string(), 440), ("duplicate-user-turn".to_string(), 448)]);
+    assert!(text.contains("torn write at line 440") && text.contains("re-sent at line 448"), "README says so");
+    // And as printed (human output): both findings, nothing written beside the input.
+    let human = Command::new(bin()).current_dir(root()).args(&args).env("NO_COLOR", "1").output().unwrap();
+    let s = String::from_utf8_lossy(&human.stdout);
+    assert!(s.contains(":440:") && s.contains(":448:"), "{s}");
+}
+
+/// A project with one defective transcript and the files a repository also
+/// holds (`package.json`, `.pre-commit-config.yaml`), which ctxlint skips.
+fn project(dir: &Path, hook: &str) {
+    let put = |rel: &str, body: &str| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    };
+    put("package.json", "{\"name\": \"agent\", \"version\": \"1.0.0\"}\n");
+    put(".pre-commit-config.yaml", hook);
+    let case = root().join("fixtures/cases/cc-12162-orphan-result/session.jsonl");
+    put("transcripts/session.jsonl", &std::fs::read_to_string(case).unwrap());
+}
+
+#[test]
+fn the_ci_job_writes_sarif_then_fails_on_the_finding() {
+    let text = readme();
+    let job = block(&text, "## In CI", "yaml");
+    let runs: Vec<&str> = job.lines().filter_map(|l| l.trim().strip_prefix("- run: ctxlint ")).collect();
+    assert_eq!(runs.len(), 2, "{job}");
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), "repos: []\n");
+    // Step 1: SARIF for the upload step, exit 0 whatever is found.
+    let a = ctxlint_args(&format!("ctxlint {}", runs[0]));
+    let out = Command::new(bin()).current_dir(dir.path()).args(&a).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("ctxlint.sarif")).unwrap()).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["ruleId"], "CTX302");
+    let loc = &results[0]["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], "transcripts/session.jsonl");
+    assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+    assert_eq!(loc["region"]["startLine"], 3);
+    // Step 2: annotations, and the job fails.
+    let b = ctxlint_args(&format!("ctxlint {}", runs[1]));
+    let out = Command::new(bin()).current_dir(dir.path()).args(&b).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(s.lines().filter(|l| l.starts_with("::error ")).count(), 1, "{s}");
+    assert!(s.contains("file=transcripts/session.jsonl,line=3"), "{s}");
+}
+
+/// `pre-commit` on PATH, else `python3 -m pre_commit` when importable.
+fn pre_commit() -> Option<Vec<String>> {
+    let ok =
+        |cmd: &[&str]| std::process::Command::new(cmd[0]).args(&cmd[1..]).output().is_ok_and(|o| o.status.success());
+    if ok(&["pre-commit", "--version"]) {
+        return Some(vec!["pre-commit".into()]);
+    }
+    if ok(&["python3", "-m", "pre_commit", "--version"]) {
+        return Some(vec!["python3".into(), "-m".into(), "pre_commit".into()]);
+    }
+    None
+}
+
+#[test]
+fn the_pre_commit_hook_reports_the_one_defect_and_skips_the_other_files() {
+    let Some(pc) = pre_commit() else {
+        assert!(!under_ci(), "pre-commit is not installed: .ci/run installs it from PyPI");
+        eprintln!(
+            "\n*** SKIPPED: pre-commit is not installed (pip install pre-commit) — the README's hook was not run. ***\n"
+        );
+        return;
+    };
+    let text = readme();
+    let hook = block(&text, "A pre-commit hook", "yaml");
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    project(&repo, &hook);
+    let git = |args: &[&str]| {
+        let o = std::process::Command::new("git").current_dir(&repo).args(args).output().expect("git");
+        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    // ctxlint on PATH, as `language: system` expects; pre-commit's cache in the temporary folder.
+    let path = format!("{}:{}", bin().parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let out = std::process::Command::new(&pc[0])
+        .args(&pc[1..])
+        .args(["run", "--all-files", "--color", "never"])
+        .current_dir(&repo)
+        .env("PATH", path)
+        .env("PRE_COMMIT_HOME", dir.path().join("cache"))
+        .env("NO_COLOR", "1")
+        .env("GIT_CONFIG_GLOBAL", dir.path().join("gitconfig"))
+        .output()
+        .expect("pre-commit runs");
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the hook fails on the finding: {s}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(s.contains("ctxlint") && s.contains("Failed"), "{s}");
+    // Exactly the one defect, at its line; the other files skipped with a warning, not an error.
+    let findings: Vec<&str> = s.lines().filter(|l| l.contains("CTX")).collect();
+    assert_eq!(findings.len(), 1, "{s}");
+    assert!(findings[0].starts_with("transcripts/session.jsonl:3:"), "{}", findings[0]);
+    assert!(findings[0].contains("CTX302"), "{}", findings[0]);
+    assert!(s.contains("package.json") && s.contains("skipped"), "the skipped files are named: {s}");
+    assert!(!s.contains("exit code: 2"), "{s}");
+}
