@@ -49,7 +49,7 @@ fn the_two_commands_at_the_top_are_the_main_job_and_the_tests_ci_runs() {
     assert_eq!(lines[1], "cargo test --release");
     // .ci/run runs exactly the README's test command, last.
     let ci = std::fs::read_to_string(root().join(".ci/run")).expect(".ci/run");
-    let last = ci.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).last();
+    let last = ci.lines().map(str::trim).rfind(|l| !l.is_empty() && !l.starts_with('#'));
     assert_eq!(last, Some(lines[1]), ".ci/run must end with the README's test command");
 
     // The main job, from the project root as printed: what the README says it finds.
