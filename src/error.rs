@@ -88,6 +88,18 @@ impl Error {
         }
     }
 
+    /// The path the error is about, when it names one.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            Error::Io { path, .. }
+            | Error::UnknownFormat { path, .. }
+            | Error::BadInput { path, .. }
+            | Error::DoesNotFit { path, .. }
+            | Error::Config { path, .. } => Some(path),
+            Error::Usage(_) | Error::Internal(_) => None,
+        }
+    }
+
     /// Shorthand for an I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io { path: path.into(), source }

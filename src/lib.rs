@@ -70,6 +70,36 @@ pub struct FileSummary {
     pub entries: usize,
 }
 
+/// An input that could not be checked, and why (JSON `failed`).
+#[derive(Debug)]
+pub struct Failed {
+    /// The input's display path (for an error of a path given on the
+    /// command line, that path).
+    pub path: String,
+    /// Why it could not be checked (an invalid configuration in force for
+    /// it names the configuration file).
+    pub error: Error,
+}
+
+impl Failed {
+    /// A failure of the input `path`.
+    pub fn new(path: impl Into<String>, error: Error) -> Self {
+        Failed { path: path.into(), error }
+    }
+
+    /// A failure found before any input was read (a path that could not be
+    /// walked), named by the error's own path.
+    pub fn from_error(error: Error) -> Self {
+        let path = error.path().map(|p| p.display().to_string()).unwrap_or_default();
+        Failed { path, error }
+    }
+
+    /// The error, masked for output (secrets masked, as every message is).
+    pub fn message(&self) -> String {
+        crate::text::mask_secrets(&self.error.to_string())
+    }
+}
+
 /// The result of `check`.
 #[derive(Debug, Default)]
 pub struct CheckReport {
@@ -81,8 +111,9 @@ pub struct CheckReport {
     pub skipped: Vec<Skipped>,
     /// Files named on the command line that match no format (each one warned about).
     pub unrecognised: Vec<Error>,
-    /// Inputs that could not be checked (I/O, format or configuration errors); the rest were.
-    pub errors: Vec<Error>,
+    /// Inputs that could not be checked (I/O, format or configuration
+    /// errors), in input order; the rest were (SPEC §4 `failed`).
+    pub errors: Vec<Failed>,
     /// The failing severity (`fail-on`) of each finding's path, where its
     /// configuration sets one (default: warning).
     pub fail_on: HashMap<String, Severity>,
@@ -244,10 +275,10 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
     let mut report = CheckReport {
         skipped: plan.skipped,
         unrecognised: plan.unrecognised,
-        errors: plan.errors,
+        errors: plan.errors.into_iter().map(Failed::from_error).collect(),
         ..Default::default()
     };
-    for (_, r, fail_on) in results {
+    for (job, r, fail_on) in results {
         match r {
             Ok((summary, findings)) => {
                 report.files.push(summary);
@@ -256,7 +287,7 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
                 }
                 report.findings.extend(findings);
             }
-            Err(e) => report.errors.push(e),
+            Err(e) => report.errors.push(Failed::new(job.display(), e)),
         }
     }
     sort_findings(&mut report.findings);

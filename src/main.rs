@@ -773,9 +773,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         if !a.quiet {
             eprintln!("ctxlint: wrote {} finding(s) to the baseline {}", report.findings.len(), p.display());
         }
-        for e in &report.errors {
-            eprintln!("ctxlint: error: {e}");
-        }
+        print_failures(&report.errors);
         return Ok(if report.errors.is_empty() { exit_code::OK } else { exit_code::USAGE });
     }
     if let Some(p) = &a.baseline {
@@ -811,9 +809,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e))?,
         None => write_out(&text),
     }
-    for e in &report.errors {
-        eprintln!("ctxlint: error: {e}");
-    }
+    print_failures(&report.errors);
     // The exit code is decided last, once every report is written (SPEC §1).
     if !report.errors.is_empty() {
         return Ok(exit_code::USAGE);
@@ -960,6 +956,37 @@ fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     };
     emit(&text, a.output_file.as_ref())?;
     Ok(if d.verdict == Verdict::Rewrite { exit_code::FINDINGS } else { exit_code::OK })
+}
+
+/// Says why inputs could not be checked: each distinct error once (an
+/// invalid configuration fails every input under it), with the inputs it
+/// stopped when it is not about the input itself.
+fn print_failures(failed: &[ctxlint::Failed]) {
+    let mut order: Vec<String> = Vec::new();
+    let mut inputs: std::collections::HashMap<String, Vec<&str>> = std::collections::HashMap::new();
+    for f in failed {
+        let m = f.message();
+        if !inputs.contains_key(&m) {
+            order.push(m.clone());
+        }
+        inputs.entry(m).or_default().push(&f.path);
+    }
+    for m in order {
+        eprintln!("ctxlint: error: {m}");
+        let paths = &inputs[&m];
+        let own = paths.len() == 1 && m.starts_with(&format!("{}:", paths[0]));
+        if !own && !paths.iter().all(|p| p.is_empty()) {
+            let shown: Vec<&str> = paths.iter().take(5).copied().collect();
+            let more = if paths.len() > 5 { format!(" and {} more", paths.len() - 5) } else { String::new() };
+            eprintln!(
+                "  so {} input{} {} not checked: {}{more}",
+                paths.len(),
+                if paths.len() == 1 { "" } else { "s" },
+                if paths.len() == 1 { "was" } else { "were" },
+                shown.join(", ")
+            );
+        }
+    }
 }
 
 fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {

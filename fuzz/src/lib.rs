@@ -76,7 +76,7 @@ pub fn detect_and_check(name: &str, data: &[u8]) {
                 entries: input.entry_count(),
             });
         }
-        Err(e) => report.errors.push(e),
+        Err(e) => report.errors.push(ctxlint::Failed::new(name, e)),
     }
     ctxlint::finish(&mut report.findings);
     render_all(&report);

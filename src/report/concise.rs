@@ -25,7 +25,7 @@ pub fn render_with(r: &CheckReport, summary: bool) -> String {
         ));
     }
     if summary {
-        out.push_str(&super::full::summary_line(&r.findings, r.files.len(), &r.skipped, false));
+        out.push_str(&super::full::summary_line(r, false));
         out.push('\n');
     }
     out

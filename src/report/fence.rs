@@ -43,7 +43,7 @@ pub fn json(r: &FenceReport) -> String {
         "first_difference": r.first_difference,
         "appended": r.appended,
         "findings": r.findings.iter().map(super::json::finding_value).collect::<Vec<_>>(),
-        "summary": super::json::summary(&r.findings, inputs(r), 0),
+        "summary": super::json::summary(&r.findings, inputs(r), 0, 0),
     });
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');
@@ -85,7 +85,7 @@ pub fn full(r: &FenceReport, color: bool) -> String {
     for f in &r.findings {
         super::full::finding(&mut out, f, color);
     }
-    let summary = super::full::summary_line(&r.findings, inputs(r), &[], color);
+    let summary = super::full::summary_line(&as_check_report(r), color);
     out.push_str(&summary);
     out.push('\n');
     out

@@ -79,20 +79,26 @@ pub fn skipped_reasons(skipped: &[crate::inputs::Skipped]) -> String {
     }
 }
 
-/// The summary line.
-pub fn summary_line(findings: &[Finding], files: usize, skipped: &[crate::inputs::Skipped], color: bool) -> String {
+/// The summary line: findings, inputs checked, skipped (with why), and
+/// inputs that could not be checked (their errors follow on stderr).
+pub fn summary_line(r: &CheckReport, color: bool) -> String {
+    let (findings, files) = (&r.findings, r.files.len());
     let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
     let warnings = findings.len() - errors;
-    let skipped = if skipped.is_empty() {
+    let mut tail = if r.skipped.is_empty() {
         String::new()
     } else {
-        format!(", {} skipped ({})", skipped.len(), skipped_reasons(skipped))
+        format!(", {} skipped ({})", r.skipped.len(), skipped_reasons(&r.skipped))
     };
+    if !r.errors.is_empty() {
+        let n = r.errors.len();
+        tail.push_str(&format!(", {n} not checked (error{} below)", if n == 1 { "" } else { "s" }));
+    }
     let s = if findings.is_empty() {
-        format!("No findings in {files} input{}{skipped}.", if files == 1 { "" } else { "s" })
+        format!("No findings in {files} input{}{tail}.", if files == 1 { "" } else { "s" })
     } else {
         format!(
-            "Found {} finding{} ({errors} error{}, {warnings} warning{}) in {files} input{}{skipped}.",
+            "Found {} finding{} ({errors} error{}, {warnings} warning{}) in {files} input{}{tail}.",
             findings.len(),
             if findings.len() == 1 { "" } else { "s" },
             if errors == 1 { "" } else { "s" },
@@ -100,7 +106,8 @@ pub fn summary_line(findings: &[Finding], files: usize, skipped: &[crate::inputs
             if files == 1 { "" } else { "s" }
         )
     };
-    if color { if findings.is_empty() { s.green().bold().to_string() } else { s.bold().to_string() } } else { s }
+    let clean = findings.is_empty() && r.errors.is_empty();
+    if color { if clean { s.green().bold().to_string() } else { s.bold().to_string() } } else { s }
 }
 
 /// Renders a check report.
@@ -115,7 +122,7 @@ pub fn render_with(r: &CheckReport, color: bool, summary: bool) -> String {
         finding(&mut out, f, color);
     }
     if summary {
-        out.push_str(&summary_line(&r.findings, r.files.len(), &r.skipped, color));
+        out.push_str(&summary_line(r, color));
         out.push('\n');
     }
     out

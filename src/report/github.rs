@@ -44,6 +44,15 @@ pub fn render(r: &CheckReport) -> String {
         }
         out.push_str(&format!("::{level} {}::{}\n", props.join(","), escape_data(&msg)));
     }
+    // An input that could not be checked fails the job visibly, at its file.
+    for f in &r.errors {
+        let mut props = Vec::new();
+        if !f.path.is_empty() {
+            props.push(format!("file={}", escape_property(&f.path)));
+        }
+        props.push(format!("title={}", escape_property("ctxlint: not checked")));
+        out.push_str(&format!("::error {}::{}\n", props.join(","), escape_data(&f.message())));
+    }
     out
 }
 

@@ -39,7 +39,7 @@ pub fn render(r: &CheckReport, color: bool, summary: bool) -> String {
         if !r.findings.is_empty() {
             out.push('\n');
         }
-        out.push_str(&super::full::summary_line(&r.findings, r.files.len(), &r.skipped, color));
+        out.push_str(&super::full::summary_line(r, color));
         out.push('\n');
     }
     out

@@ -17,10 +17,17 @@ pub fn finding_value(f: &Finding) -> Value {
     v
 }
 
-/// The summary object.
-pub fn summary(findings: &[Finding], files: usize, skipped: usize) -> Value {
+/// The summary object: inputs checked, skipped and not checked (`failed`),
+/// findings, and findings by severity (`errors`, `warnings`).
+pub fn summary(findings: &[Finding], files: usize, skipped: usize, failed: usize) -> Value {
     let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
-    json!({"files": files, "skipped": skipped, "findings": findings.len(), "errors": errors, "warnings": findings.len() - errors})
+    json!({"files": files, "skipped": skipped, "failed": failed, "findings": findings.len(), "errors": errors, "warnings": findings.len() - errors})
+}
+
+/// The inputs that could not be checked: `[{"path", "error"}]` (the error
+/// masked, as every message is).
+pub fn failed(r: &CheckReport) -> Value {
+    Value::Array(r.errors.iter().map(|f| json!({"path": f.path, "error": f.message()})).collect())
 }
 
 /// Renders a check report (pretty-printed, two-space indent). The findings,
@@ -34,7 +41,8 @@ pub fn render(r: &CheckReport) -> String {
         "findings": SLOT,
         "files": r.files,
         "skipped": r.skipped.iter().map(|s| json!({"path": s.path, "reason": s.reason})).collect::<Vec<_>>(),
-        "summary": summary(&r.findings, r.files.len(), r.skipped.len()),
+        "failed": failed(r),
+        "summary": summary(&r.findings, r.files.len(), r.skipped.len(), r.errors.len()),
     });
     let head = serde_json::to_string_pretty(&v).unwrap_or_default();
     let findings: Vec<Vec<u8>> = r

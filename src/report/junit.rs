@@ -45,5 +45,16 @@ pub fn render(r: &CheckReport) -> String {
         }
         report.add_test_suite(suite);
     }
+    // An input that could not be checked: a test case in error, under its path.
+    for f in &r.errors {
+        let mut suite = TestSuite::new(if f.path.is_empty() { "ctxlint" } else { f.path.as_str() });
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status.set_message(format!("not checked: {}", f.message()));
+        status.set_type("not-checked");
+        let mut tc = TestCase::new("ctxlint", status);
+        tc.set_classname("ctxlint");
+        suite.add_test_case(tc);
+        report.add_test_suite(suite);
+    }
     report.to_string().unwrap_or_default()
 }

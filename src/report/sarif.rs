@@ -94,12 +94,30 @@ pub fn render_in(r: &CheckReport, root: &Path) -> String {
                 "rules": rules,
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": dir_uri(&root)}},
+            "invocations": [invocation(r, &location)],
             "results": results,
         }],
     });
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// The run's invocation: successful unless an input could not be checked,
+/// each such input an error notification at its file (SARIF 2.1.0 §3.20).
+fn invocation(r: &CheckReport, location: &dyn Fn(&str) -> Value) -> Value {
+    let notes: Vec<Value> = r
+        .errors
+        .iter()
+        .map(|f| {
+            let mut n = json!({"level": "error", "message": {"text": format!("not checked: {}", f.message())}});
+            if !f.path.is_empty() {
+                n["locations"] = json!([{"physicalLocation": {"artifactLocation": location(&f.path)}}]);
+            }
+            n
+        })
+        .collect();
+    json!({"executionSuccessful": r.errors.is_empty(), "toolExecutionNotifications": notes})
 }
 
 fn level(s: Severity) -> &'static str {

@@ -48,7 +48,7 @@ pub fn table(r: &CheckReport, summary: bool) -> String {
     }
     let mut out = format!("{t}\n");
     if summary {
-        out.push_str(&super::full::summary_line(&r.findings, r.files.len(), &r.skipped, false));
+        out.push_str(&super::full::summary_line(r, false));
         out.push('\n');
     }
     out
@@ -68,7 +68,7 @@ pub fn json(r: &CheckReport) -> String {
         "tool": "ctxlint",
         "tool_version": env!("CARGO_PKG_VERSION"),
         "statistics": stats,
-        "summary": super::json::summary(&r.findings, r.files.len(), r.skipped.len()),
+        "summary": super::json::summary(&r.findings, r.files.len(), r.skipped.len(), r.errors.len()),
     });
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');

@@ -391,3 +391,62 @@ fn a_ctxlint_toml_beside_the_transcripts_is_not_an_input_even_with_strict() {
     assert_eq!(v["files"].as_array().unwrap().len(), 1);
     assert_eq!(code, if v["findings"].as_array().unwrap().is_empty() { 0 } else { 1 });
 }
+
+#[test]
+fn inputs_under_an_invalid_configuration_are_reported_as_not_checked() {
+    // Two sessions under a bad ctxlint.toml, one elsewhere that is checked.
+    let d = tempfile::tempdir().unwrap();
+    put(d.path(), "t/bad/ctxlint.toml", "bogus-key = 1\n");
+    put(d.path(), "t/bad/a.jsonl", &claude_session());
+    put(d.path(), "t/bad/b.jsonl", &claude_session());
+    put(d.path(), "t/good/s.jsonl", &claude_session());
+    let (code, v, err) = check_json(d.path(), &["t"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(findings_of(&v), vec![("orphan-tool-result".into(), "t/good/s.jsonl".into(), Some(3))]);
+    let failed: Vec<(&str, &str)> = v["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["error"].as_str().unwrap()))
+        .collect();
+    assert_eq!(failed.iter().map(|f| f.0).collect::<Vec<_>>(), ["t/bad/a.jsonl", "t/bad/b.jsonl"]);
+    assert!(
+        failed[0].1.contains("ctxlint.toml") && failed[0].1.contains("unknown field `bogus-key`"),
+        "{}",
+        failed[0].1
+    );
+    assert_eq!(v["summary"]["failed"], 2);
+    assert_eq!(v["summary"]["files"], 1);
+    // The error once on stderr, with the inputs it stopped.
+    assert_eq!(err.matches("unknown field `bogus-key`").count(), 1, "{err}");
+    assert!(err.contains("so 2 inputs were not checked: t/bad/a.jsonl, t/bad/b.jsonl"), "{err}");
+
+    // Human summary, SARIF, GitHub and JUnit say so too.
+    let run = |fmt: &str| {
+        let out = ctxlint(d.path()).args(["check", "t", "--output-format", fmt, "--color", "never"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{fmt}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(
+        run("full").ends_with("Found 1 finding (1 error, 0 warnings) in 1 input, 2 not checked (errors below).\n"),
+        "{}",
+        run("full")
+    );
+    let sarif: Value = serde_json::from_str(&run("sarif")).unwrap();
+    let inv = &sarif["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false);
+    let notes = inv["toolExecutionNotifications"].as_array().unwrap();
+    assert_eq!(notes.len(), 2);
+    assert_eq!(notes[0]["level"], "error");
+    assert_eq!(notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "t/bad/a.jsonl");
+    let gh = run("github");
+    assert_eq!(
+        gh.lines()
+            .filter(|l| l.starts_with("::error file=t/bad/") && l.contains("title=ctxlint%3A not checked::"))
+            .count(),
+        2,
+        "{gh}"
+    );
+    let junit = run("junit");
+    assert!(junit.contains(r#"<testsuite name="t/bad/a.jsonl""#) && junit.contains(r#"type="not-checked""#), "{junit}");
+}
