@@ -58,7 +58,7 @@ pub struct CheckOptions {
 }
 
 /// One checked input in the summary (SPEC §4 `files`).
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct FileSummary {
     /// Display path.
     pub path: String,
@@ -68,6 +68,38 @@ pub struct FileSummary {
     pub requests: usize,
     /// Transcript entries (0 for streams).
     pub entries: usize,
+    /// Exchanges of a stream that were skipped: not model calls, bodies that
+    /// match no request format, and the [`FileSummary::unread`] ones.
+    pub skipped_exchanges: usize,
+    /// Exchanges with a model endpoint whose request body could not be read
+    /// (warned about on stderr).
+    #[serde(skip)]
+    pub unread: Vec<model::Unread>,
+}
+
+impl FileSummary {
+    /// The summary of a loaded input.
+    pub fn of(input: &Input) -> Self {
+        FileSummary {
+            path: input.path.clone(),
+            format: input.format,
+            requests: input.request_count(),
+            entries: input.entry_count(),
+            skipped_exchanges: input.skipped,
+            unread: input.unread.clone(),
+        }
+    }
+
+    /// One warning per unread exchange: `path:line: pointer: what; not checked`.
+    pub fn warnings(&self) -> Vec<String> {
+        self.unread
+            .iter()
+            .map(|u| {
+                let at = u.line.map(|l| format!(":{l}")).unwrap_or_default();
+                format!("{}{at}: {}: {}; that exchange was not checked", self.path, u.pointer, u.what)
+            })
+            .collect()
+    }
 }
 
 /// An input that could not be checked, and why (JSON `failed`).
@@ -258,15 +290,7 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
                 // Occurrence numbers count within one path, so fingerprints
                 // are computed here, in parallel, rather than after the merge.
                 finish_in(&mut findings, &root);
-                (
-                    FileSummary {
-                        path: input.path.clone(),
-                        format: input.format,
-                        requests: input.request_count(),
-                        entries: input.entry_count(),
-                    },
-                    findings,
-                )
+                (FileSummary::of(&input), findings)
             });
             tick(total);
             (job, r, config.fail_on)

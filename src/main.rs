@@ -754,6 +754,11 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
+    if !a.quiet {
+        for w in report.files.iter().flat_map(ctxlint::FileSummary::warnings) {
+            eprintln!("ctxlint: warning: {}", ctxlint::text::mask_secrets(&w));
+        }
+    }
     // `--fail-on` on the command line wins over every configuration's `fail-on`.
     if let Some(f) = a.fail_on {
         let s = match f {

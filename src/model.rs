@@ -42,6 +42,21 @@ pub struct Input {
     pub skipped: usize,
     /// Records kept but not understood (unknown entry types), counted for `show`.
     pub unknown_records: usize,
+    /// Exchanges with a model endpoint whose request body could not be read
+    /// (not JSON, an undecodable `!!binary` payload): skipped (and counted
+    /// in `skipped`), and each one warned about by `check`.
+    pub unread: Vec<Unread>,
+}
+
+/// An exchange whose request body could not be read ([`Input::unread`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unread {
+    /// 1-based line of the exchange (its request) in the file, when known.
+    pub line: Option<u32>,
+    /// JSON Pointer of the body.
+    pub pointer: String,
+    /// What was wrong, e.g. "request body is not JSON".
+    pub what: String,
 }
 
 /// The content of an input.
@@ -64,7 +79,15 @@ impl Input {
         bad_lines: Vec<BadLine>,
         unknown_records: usize,
     ) -> Input {
-        Input { path: path.to_string(), format, body: Body::Transcript(t), bad_lines, skipped: 0, unknown_records }
+        Input {
+            path: path.to_string(),
+            format,
+            body: Body::Transcript(t),
+            bad_lines,
+            skipped: 0,
+            unknown_records,
+            unread: Vec::new(),
+        }
     }
     /// The transcript, when the input is one.
     pub fn as_transcript(&self) -> Option<&Transcript> {

@@ -69,12 +69,7 @@ pub fn detect_and_check(name: &str, data: &[u8]) {
     match ctxlint::load_job(&job) {
         Ok(input) => {
             report.findings = ctxlint::check_input(&input, &job, &Config::default());
-            report.files.push(ctxlint::FileSummary {
-                path: input.path.clone(),
-                format: input.format,
-                requests: input.request_count(),
-                entries: input.entry_count(),
-            });
+            report.files.push(ctxlint::FileSummary::of(&input));
         }
         Err(e) => report.errors.push(ctxlint::Failed::new(name, e)),
     }

@@ -28,6 +28,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let path: Arc<str> = src.display.as_str().into();
     let mut requests = Vec::new();
     let mut skipped = 0;
+    let mut unread = Vec::new();
     let mut index = 0usize;
     let (bad_lines, _) = jsonl::read_lines(src, |line| {
         let v: Value = match serde_json::from_slice(line.bytes) {
@@ -49,6 +50,13 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 Ok(v) => v,
                 Err(_) => {
                     skipped += 1;
+                    // Text that starts like JSON and does not parse; a form or
+                    // multipart body is simply not a JSON model call.
+                    if matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
+                        let what =
+                            "its request body is JSON that does not parse (cut short, or raw bytes in it)".to_string();
+                        unread.push(Unread { line: Some(line.no), pointer: ptr.to_string(), what });
+                    }
                     return jsonl::LineVerdict::Ok;
                 }
             },
@@ -78,6 +86,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 .and_then(Value::as_str)
                 .map(Into::into);
             requests.push(r);
+        } else {
+            skipped += 1;
         }
         jsonl::LineVerdict::Ok
     })?;
@@ -88,6 +98,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         bad_lines,
         skipped,
         unknown_records: 0,
+        unread,
     })
 }
 

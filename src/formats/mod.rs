@@ -704,6 +704,7 @@ pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
         bad_lines: Vec::new(),
         skipped: 0,
         unknown_records: 0,
+        unread: Vec::new(),
     })
 }
 
@@ -711,7 +712,9 @@ pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
 /// natural filename order) into one stream input named `dir`.
 pub fn join_stream(dir: &str, format: FormatId, inputs: Vec<Input>) -> Input {
     let mut requests = Vec::new();
+    let mut unread = Vec::new();
     for inp in inputs {
+        unread.extend(inp.unread);
         if let Body::Stream(s) = inp.body {
             requests.extend(s.requests);
         }
@@ -726,6 +729,7 @@ pub fn join_stream(dir: &str, format: FormatId, inputs: Vec<Input>) -> Input {
         bad_lines: Vec::new(),
         skipped: 0,
         unknown_records: 0,
+        unread,
     }
 }
 

@@ -185,6 +185,39 @@ fn string_body(b: &Value) -> Option<(Value, &'static str)> {
     json_text(s).map(|v| (v, suffix))
 }
 
+/// Why a body that [`string_body`] could not read is a JSON request body
+/// that is broken, with its pointer suffix: text (or a base64 payload) that
+/// starts like JSON but does not parse, or a gzip'd payload that does not
+/// decompress. `None` for bodies that are simply not JSON — form-encoded
+/// OAuth refreshes, multipart uploads, protobuf (gRPC) — which are not JSON
+/// model calls, and for an empty body.
+fn unreadable_body(b: &Value) -> Option<(String, &'static str)> {
+    let (s, suffix) = match b {
+        Value::String(s) => (s.as_str(), "/body"),
+        Value::Object(o) => (o.get("string").and_then(Value::as_str)?, "/body/string"),
+        _ => return None,
+    };
+    let looks_json = |b: &[u8]| matches!(b.iter().find(|c| !c.is_ascii_whitespace()), Some(b'{' | b'['));
+    let what = if looks_json(s.as_bytes()) {
+        "its request body is JSON that does not parse (cut short, or raw bytes in it)"
+    } else {
+        match base64_decode(s) {
+            Some(bytes) if bytes.starts_with(&[0x1f, 0x8b]) => match decode_binary(s) {
+                None => "its request body is a gzip'd payload that does not decompress",
+                Some(json) if looks_json(&json) => "its gzip'd request body is JSON that does not parse",
+                Some(_) => return None,
+            },
+            Some(bytes) if looks_json(&bytes) => "its base64-encoded request body is JSON that does not parse",
+            // `H4sI` is the base64 of gzip's magic bytes: a gzip'd payload cut or mangled.
+            None if s.trim_start().starts_with("H4sI") => {
+                "its request body starts like a base64 gzip payload but is not valid base64"
+            }
+            _ => return None,
+        }
+    };
+    Some((what.to_string(), suffix))
+}
+
 /// Largest decompressed size of a gzip'd body (a bomb is not read further).
 const MAX_GUNZIPPED: u64 = 64 * 1024 * 1024;
 
@@ -337,6 +370,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let path: Arc<str> = src.display.as_str().into();
     let mut requests = Vec::new();
     let mut skipped = 0;
+    let mut unread = Vec::new();
     for (i, it) in cassette.interactions.iter().enumerate() {
         let Some(req) = &it.request else {
             skipped += 1;
@@ -349,12 +383,21 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         let uri = str_of(&req.uri);
         let endpoint = uri_path(&uri).to_string();
         let base = format!("/interactions/{i}/request");
+        let model_call = !not_a_model_call(&method, &endpoint);
         let body = match (&req.parsed_body, &req.body) {
             (Some(Loose(v)), _) if v.is_object() || v.is_array() => Some((v.clone(), format!("{base}/parsed_body"))),
-            (_, Some(Loose(b))) => string_body(b).map(|(v, suffix)| (v, format!("{base}{suffix}"))),
+            (_, Some(Loose(b))) => {
+                let got = string_body(b).map(|(v, suffix)| (v, format!("{base}{suffix}")));
+                if got.is_none() && model_call {
+                    if let Some((what, suffix)) = unreadable_body(b) {
+                        unread.push(Unread { line, pointer: format!("{base}{suffix}"), what });
+                    }
+                }
+                got
+            }
             _ => None,
         };
-        let parsed = body.filter(|_| !not_a_model_call(&method, &endpoint)).and_then(|(v, ptr)| {
+        let parsed = body.filter(|_| model_call).and_then(|(v, ptr)| {
             let f = super::sniff_body(&v).filter(|f| *f != super::pydantic_ai::ID)?;
             super::parse_body(f, &v, &path, i, &ptr)
         });
@@ -376,6 +419,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         bad_lines: Vec::new(),
         skipped,
         unknown_records: 0,
+        unread,
     })
 }
 
@@ -587,6 +631,79 @@ version: 1
         );
         assert_eq!(s.requests[1].messages[2].pointer, "/interactions/2/request/body/string/messages/2");
         assert_eq!(&*s.requests[1].messages[2].blocks[0].text, "And of Germany?");
+    }
+
+    #[test]
+    fn broken_json_request_bodies_are_named_and_other_bodies_are_not() {
+        let y = r#"interactions:
+- request:
+    body: '{"messages": [{"role": "user", "content": "cut'
+    method: POST
+    uri: https://api.anthropic.com/v1/messages
+- request:
+    body: grant_type=refresh_token&client_secret=scrubbed
+    method: POST
+    uri: https://oauth2.googleapis.com/token
+- request:
+    body: "--b0\r\nContent-Disposition: form-data; name=sdp\r\n\r\nv=0\r\n--b0--\r\n"
+    method: POST
+    uri: https://api.openai.com/v1/realtime/calls
+- request:
+    body:
+      string: !!binary |
+        B64JSON
+    method: POST
+    uri: https://api.anthropic.com/v1/messages
+- request:
+    body:
+      string: !!binary |
+        BADGZ
+    method: POST
+    uri: https://api.anthropic.com/v1/messages
+- request:
+    body: '{"messages": [{"role": "user", "content": "cut'
+    method: POST
+    uri: https://api.anthropic.com/v1/messages/count_tokens
+- request:
+    body:
+      string: !!binary |
+        GOODGZ
+    method: POST
+    uri: https://api.anthropic.com/v1/messages
+version: 1
+"#
+        .replace("B64JSON", "eyJtZXNzYWdlcyI6IFt7InJvbGUiOiAidXNlciI=")
+        .replace("BADGZ", "H4sIACB9D2sC/6tWys1PAAAAslLKVdJRyk0tLk5M")
+        .replace(
+            "GOODGZ",
+            "H4sIACB9D2sC/6tWys1PSc1RslLKVdJRyk0tLk5MTy1WsoquVirKz0kFipcWpxYBpZLz80pS80qAAhmZSrWxtQDvNcJUOQAAAA==",
+        );
+        let inp = load_str(&y);
+        let got: Vec<(Option<u32>, &str, &str)> =
+            inp.unread.iter().map(|u| (u.line, u.pointer.as_str(), u.what.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    Some(3),
+                    "/interactions/0/request/body",
+                    "its request body is JSON that does not parse (cut short, or raw bytes in it)"
+                ),
+                (
+                    Some(15),
+                    "/interactions/3/request/body/string",
+                    "its base64-encoded request body is JSON that does not parse"
+                ),
+                (
+                    Some(21),
+                    "/interactions/4/request/body/string",
+                    "its request body is a gzip'd payload that does not decompress"
+                ),
+            ]
+        );
+        // Form-encoded, multipart and token-counting exchanges are skipped quietly; the gzip'd JSON one is read.
+        assert_eq!(inp.skipped, 6);
+        assert_eq!(inp.request_count(), 1);
     }
 
     #[test]

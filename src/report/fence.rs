@@ -17,7 +17,7 @@ pub const MAX_ROWS: usize = 50;
 /// list findings (`concise`, `json-lines`, `github`, `sarif`, `junit`, `gitlab`).
 pub fn as_check_report(r: &FenceReport) -> CheckReport {
     let format = r.format.unwrap_or("unknown");
-    let file = |path: &str| FileSummary { path: path.to_string(), format, requests: 0, entries: 0 };
+    let file = |path: &str| FileSummary { path: path.to_string(), format, ..FileSummary::default() };
     CheckReport {
         findings: r.findings.clone(),
         files: r.old.path.iter().chain(&r.new.path).map(|p| file(p)).collect(),

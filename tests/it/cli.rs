@@ -302,7 +302,7 @@ fn an_openclaw_trajectory_is_skipped_as_not_supported_yet() {
     assert_eq!(code, 1);
     assert_eq!(
         v["files"],
-        serde_json::json!([{"path": "session.jsonl", "format": "claude-code", "requests": 0, "entries": 8}])
+        serde_json::json!([{"path": "session.jsonl", "format": "claude-code", "requests": 0, "entries": 8, "skipped_exchanges": 0}])
     );
     assert_eq!(
         v["skipped"],

@@ -182,7 +182,7 @@ fn request_files_named_one_by_one_form_their_directorys_stream() {
     assert_eq!(named["summary"]["findings"], 1);
     assert_eq!(
         named["files"],
-        serde_json::json!([{"path": "reqs/", "format": "anthropic-messages", "requests": 2, "entries": 0}])
+        serde_json::json!([{"path": "reqs/", "format": "anthropic-messages", "requests": 2, "entries": 0, "skipped_exchanges": 0}])
     );
     // From inside the folder, named files equal `check .`.
     let r = d.join("reqs");
@@ -449,4 +449,28 @@ fn inputs_under_an_invalid_configuration_are_reported_as_not_checked() {
     );
     let junit = run("junit");
     assert!(junit.contains(r#"<testsuite name="t/bad/a.jsonl""#) && junit.contains(r#"type="not-checked""#), "{junit}");
+}
+
+#[test]
+fn an_exchange_whose_json_body_is_broken_is_warned_about_and_counted() {
+    let d = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/streams/claude-code-string-turns.jsonl"),
+    )
+    .unwrap();
+    let first = good.lines().next().unwrap();
+    let broken = r#"{"request":{"method":"POST","url":"https://api.anthropic.com/v1/messages","body":"{\"model\": \"m\", \"messages\": [{\"ro"},"response":{"status":200}}"#;
+    put(d.path(), "log.jsonl", &format!("{first}\n{broken}\n"));
+    let (code, v, err) = check_json(d.path(), &["log.jsonl"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["files"][0]["format"], "exchange-log");
+    assert_eq!(v["files"][0]["requests"], 1);
+    assert_eq!(v["files"][0]["skipped_exchanges"], 1);
+    assert!(
+        err.contains("ctxlint: warning: log.jsonl:2: /request/body: its request body is JSON that does not parse (cut short, or raw bytes in it); that exchange was not checked"),
+        "{err}"
+    );
+    // -q says nothing of it.
+    let out = ctxlint(d.path()).args(["check", "log.jsonl", "-q"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("that exchange"));
 }
