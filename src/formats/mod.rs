@@ -325,9 +325,15 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
             pi_session::sniff,
             "no record has `type` \"session\" with `id`, `version` or `cwd` (the session header pi writes first)",
         )),
+        // Bookkeeping records alone (a session of file-history snapshots) are
+        // Claude Code's too, as detection says: a session with 0 steps.
         "claude-code" => Some((
-            |v| !is_openclaw_trajectory(v) && v.as_object().is_some_and(claude_code_record),
-            "no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record)",
+            |v| {
+                !is_openclaw_trajectory(v)
+                    && (v.as_object().is_some_and(claude_code_record)
+                        || v.get("type").and_then(Value::as_str).is_some_and(|t| CLAUDE_CODE_BOOKKEEPING.contains(&t)))
+            },
+            "no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record), nor is one of its bookkeeping records (`file-history-snapshot`, `summary`, …)",
         )),
         "codex-rollout" => Some((
             |v| v.as_object().is_some_and(codex_rollout_record),

@@ -329,6 +329,29 @@ fn an_openclaw_trajectory_is_skipped_as_not_supported_yet() {
     );
 }
 
+#[test]
+fn a_session_of_only_bookkeeping_records_is_claude_code_detected_or_forced() {
+    let d = tempfile::tempdir().unwrap();
+    let snap = r#"{"type":"file-history-snapshot","messageId":"m1","snapshot":{"messageId":"m1","trackedFileBackups":{},"timestamp":"2026-04-18T13:18:42.474Z"},"isSnapshotUpdate":false}"#;
+    let p = d.path().join("snaps.jsonl");
+    std::fs::write(&p, format!("{snap}\n{snap}\n")).unwrap();
+    let p = p.to_string_lossy().into_owned();
+    for forced in [None, Some("claude-code")] {
+        let mut c = ctxlint();
+        c.args(["check", "--isolated", &p]);
+        if let Some(f) = forced {
+            c.args(["--input-format", f]);
+        }
+        let (code, v) = json_out(&mut c);
+        assert_eq!(code, 0, "{forced:?}");
+        assert_eq!(v["files"][0]["format"], "claude-code");
+        assert_eq!(v["files"][0]["entries"], 2);
+        assert_eq!(v["summary"]["failed"], 0);
+    }
+    let out = ctxlint().args(["show", &p, "--input-format", "claude-code"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(&format!("{p} (claude-code): 0 steps\n")));
+}
+
 /// `check --input-format FORMAT FILE`: exit code and stderr.
 fn forced(format: &str, file: &str) -> (i32, String) {
     let out = ctxlint().args(["check", "--isolated", "--input-format", format, file]).output().unwrap();
@@ -361,12 +384,12 @@ fn a_forced_format_the_file_does_not_fit_is_an_error_naming_what_is_missing() {
         (
             "claude-code",
             SESSION.to_string(),
-            "--input-format claude-code: no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record); the file does not fit that format",
+            "--input-format claude-code: no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record), nor is one of its bookkeeping records (`file-history-snapshot`, `summary`, …); the file does not fit that format",
         ),
         (
             "claude-code",
             fixture("detect/openclaw.trajectory.jsonl"),
-            "--input-format claude-code: no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record); the file does not fit that format",
+            "--input-format claude-code: no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record), nor is one of its bookkeeping records (`file-history-snapshot`, `summary`, …); the file does not fit that format",
         ),
         (
             "anthropic-messages",
