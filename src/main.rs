@@ -731,6 +731,9 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     for e in &plan.unrecognised {
         eprintln!("ctxlint: warning: {e}; skipped");
     }
+    if !a.quiet {
+        warn_walked_skips(&plan, a.verbose);
+    }
     let discovered = started.elapsed();
     if rayon::iter::ParallelIterator::any(rayon::iter::IntoParallelRefIterator::par_iter(&plan.jobs), |j| {
         j.stored_bytes() >= LARGE_INPUT
@@ -961,6 +964,36 @@ fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     };
     emit(&text, a.output_file.as_ref())?;
     Ok(if d.verdict == Verdict::Rewrite { exit_code::FINDINGS } else { exit_code::OK })
+}
+
+/// Walked files that were skipped, shown in a run's warnings before it
+/// says "and N more" (all of them with `--verbose`; every one is in JSON
+/// `skipped` and `--show-files`).
+const WALKED_SKIPS_SHOWN: usize = 20;
+
+/// Warns about each file skipped while walking (SPEC §1: never a silent
+/// skip), naming it and the reason; files named on the command line were
+/// warned about already, with the formats tried.
+fn warn_walked_skips(plan: &ctxlint::inputs::Plan, verbose: bool) {
+    let named: std::collections::HashSet<String> =
+        plan.unrecognised.iter().filter_map(|e| e.path().map(|p| p.display().to_string())).collect();
+    let walked: Vec<&ctxlint::inputs::Skipped> = plan.skipped.iter().filter(|s| !named.contains(&s.path)).collect();
+    let shown = if verbose { walked.len() } else { walked.len().min(WALKED_SKIPS_SHOWN) };
+    for s in &walked[..shown] {
+        eprintln!("ctxlint: warning: {}: {}; skipped", s.path, s.reason);
+    }
+    if walked.len() > shown {
+        eprintln!(
+            "ctxlint: warning: and {} more files skipped (`--verbose` or `--show-files` lists them all)",
+            walked.len() - shown
+        );
+    }
+    if walked.iter().any(|s| s.reason.starts_with(ctxlint::inputs::NO_FORMAT)) {
+        eprintln!(
+            "ctxlint: note: formats tried: {}; use --input-format to force one",
+            ctxlint::formats::ALL.join(", ")
+        );
+    }
 }
 
 /// Says why inputs could not be checked: each distinct error once (an

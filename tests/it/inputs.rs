@@ -474,3 +474,31 @@ fn an_exchange_whose_json_body_is_broken_is_warned_about_and_counted() {
     let out = ctxlint(d.path()).args(["check", "log.jsonl", "-q"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("that exchange"));
 }
+
+#[test]
+fn walked_files_that_match_no_format_are_each_warned_about() {
+    let d = tempfile::tempdir().unwrap();
+    put(d.path(), "t/s.jsonl", &claude_session());
+    for k in 0..25 {
+        put(d.path(), &format!("t/notes/n{k}.json"), "{\"note\": 1}\n");
+    }
+    let stderr = |extra: &[&str]| {
+        let out = ctxlint(d.path()).args(["check", "t", "-o", "/dev/null"]).args(extra).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{extra:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = stderr(&[]);
+    let warned: Vec<&str> = err.lines().filter(|l| l.ends_with(": matches no input format; skipped")).collect();
+    assert_eq!(warned.len(), 20, "{err}");
+    assert_eq!(warned[0], "ctxlint: warning: t/notes/n0.json: matches no input format; skipped");
+    assert_eq!(warned[19], "ctxlint: warning: t/notes/n19.json: matches no input format; skipped");
+    assert!(
+        err.contains("ctxlint: warning: and 5 more files skipped (`--verbose` or `--show-files` lists them all)\n"),
+        "{err}"
+    );
+    assert!(err.contains("ctxlint: note: formats tried: pi-session, claude-code,"), "{err}");
+    let all = stderr(&["--verbose"]);
+    assert_eq!(all.lines().filter(|l| l.ends_with(": matches no input format; skipped")).count(), 25, "{all}");
+    assert!(!all.contains("more files skipped"));
+    assert!(!stderr(&["-q"]).contains("skipped"));
+}
