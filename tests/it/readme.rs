@@ -178,3 +178,24 @@ fn the_pre_commit_hook_reports_the_one_defect_and_skips_the_other_files() {
     assert!(s.contains("package.json") && s.contains("skipped"), "the skipped files are named: {s}");
     assert!(!s.contains("exit code: 2"), "{s}");
 }
+
+#[test]
+fn the_rule_table_lists_every_rule_with_its_default_severity() {
+    let text = readme();
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .filter(|l| l.starts_with("| CTX"))
+        .map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect())
+        .collect();
+    assert_eq!(rows.len(), ctxlint::rules::RuleId::ALL.len());
+    for (row, id) in rows.iter().zip(ctxlint::rules::RuleId::ALL) {
+        let m = ctxlint::rules::meta(id);
+        assert_eq!(row[0], m.code);
+        assert_eq!(row[1], format!("`{}`", m.name));
+        let sev = match m.default_severity {
+            ctxlint::Severity::Error => "error",
+            ctxlint::Severity::Warning => "warning",
+        };
+        assert!(row[2] == sev || row[2].starts_with(&format!("{sev}; a ")), "{}: {}", m.code, row[2]);
+    }
+}
