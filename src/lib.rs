@@ -75,6 +75,15 @@ pub struct FileSummary {
     /// (warned about on stderr).
     #[serde(skip)]
     pub unread: Vec<model::Unread>,
+    /// Bytes of the input as stored (compressed size for compressed files).
+    #[serde(skip)]
+    pub bytes: u64,
+    /// Time to read and load the input (`--verbose`).
+    #[serde(skip)]
+    pub load_time: std::time::Duration,
+    /// Time the rules took on it (`--verbose`).
+    #[serde(skip)]
+    pub rules_time: std::time::Duration,
 }
 
 impl FileSummary {
@@ -87,6 +96,7 @@ impl FileSummary {
             entries: input.entry_count(),
             skipped_exchanges: input.skipped,
             unread: input.unread.clone(),
+            ..FileSummary::default()
         }
     }
 
@@ -285,12 +295,20 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
                 }
             };
             let root = configs.project_root(&config, job.display());
+            let started = std::time::Instant::now();
             let r = load_job_with(&job, &lopts).map(|input| {
+                let loaded = started.elapsed();
                 let mut findings = check_input(&input, &job, &config);
                 // Occurrence numbers count within one path, so fingerprints
                 // are computed here, in parallel, rather than after the merge.
                 finish_in(&mut findings, &root);
-                (FileSummary::of(&input), findings)
+                let summary = FileSummary {
+                    bytes: job.stored_bytes(),
+                    load_time: loaded,
+                    rules_time: started.elapsed() - loaded,
+                    ..FileSummary::of(&input)
+                };
+                (summary, findings)
             });
             tick(total);
             (job, r, config.fail_on)

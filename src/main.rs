@@ -845,11 +845,17 @@ fn verbose_report(r: &ctxlint::CheckReport, discovered: std::time::Duration, tot
             format!("{} request{}", f.requests, if f.requests == 1 { "" } else { "s" })
         };
         let n = r.findings.iter().filter(|x| x.path == f.path).count();
-        eprintln!("ctxlint: checked {} ({}, {size}): {n} finding{}", f.path, f.format, if n == 1 { "" } else { "s" });
+        eprintln!(
+            "ctxlint: checked {} ({}, {size}, {}): {n} finding{}; load {:.1} ms, rules {:.1} ms",
+            f.path,
+            f.format,
+            human_bytes(f.bytes),
+            if n == 1 { "" } else { "s" },
+            f.load_time.as_secs_f64() * 1e3,
+            f.rules_time.as_secs_f64() * 1e3
+        );
     }
-    for s in &r.skipped {
-        eprintln!("ctxlint: skipped {}: {}", s.path, s.reason);
-    }
+    // The skipped files were each named in the warnings before the check.
     eprintln!(
         "ctxlint: {} input{} checked, {} skipped; discovery {:.1} ms, total {:.1} ms",
         r.files.len(),
@@ -858,6 +864,16 @@ fn verbose_report(r: &ctxlint::CheckReport, discovered: std::time::Duration, tot
         discovered.as_secs_f64() * 1e3,
         total.as_secs_f64() * 1e3
     );
+}
+
+/// `1234` → "1.2 KB" (decimal units, as `ls -h --si`).
+fn human_bytes(n: u64) -> String {
+    match n {
+        0..=999 => format!("{n} B"),
+        1_000..=999_999 => format!("{:.1} KB", n as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
+    }
 }
 
 fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {

@@ -256,10 +256,15 @@ fn verbose_lists_inputs_and_times_on_stderr() {
     let (code, out, err) = check(&["-v", "--output-format", "json"]);
     assert_eq!(code, 1);
     serde_json::from_str::<Value>(&out).unwrap();
-    assert!(
-        err.contains("ctxlint: checked fixtures/report/mixed-session.jsonl (pi-session, 7 entries): 3 findings\n"),
-        "{err}"
+    // Each input with its format, size and findings, and its load and rule times.
+    let line = err.lines().find(|l| l.starts_with("ctxlint: checked ")).unwrap_or_else(|| panic!("{err}"));
+    let size = std::fs::metadata(INPUT).unwrap().len();
+    let want = format!(
+        "ctxlint: checked fixtures/report/mixed-session.jsonl (pi-session, 7 entries, {:.1} KB): 3 findings; load ",
+        size as f64 / 1e3
     );
+    assert!(line.starts_with(&want), "{line}");
+    assert!(line.ends_with(" ms") && line.contains(" ms, rules "), "{line}");
     assert!(err.contains("ctxlint: 1 input checked, 0 skipped; discovery "), "{err}");
 }
 
