@@ -243,6 +243,52 @@ pub fn hex(d: &[u8]) -> String {
 /// well-formed lines to a file of no recognised session format (ownership
 /// cannot be judged). Defects of the change itself are findings, never errors.
 pub fn fence(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<FenceReport> {
+    // One consistent snapshot of both files: their stamps are taken before
+    // and after (as OpenClaw's own fence stats before and after); a file
+    // that changed in any way meanwhile (shrank, grew, was rewritten or
+    // replaced) is judged again, then "changed while it was read" — never a
+    // verdict on bytes that were never one file.
+    let stamps = || {
+        let one = |p: &str| std::fs::metadata(p).ok().map(|m| crate::source::Stamp::of(&m));
+        let old = match baseline {
+            Baseline::File(p) => one(p),
+            Baseline::Fingerprint { .. } => None,
+        };
+        (one(new), old)
+    };
+    // Unchanged, not merely grown: truncating and writing a file anew makes
+    // it grow from empty, and fence is run on files no one should be writing.
+    let holds = |a: &Option<crate::source::Stamp>, b: &Option<crate::source::Stamp>| match (a, b) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    };
+    for _ in 0..crate::formats::READ_TRIES {
+        let before = stamps();
+        let r = fence_once(baseline, new, opts);
+        let after = stamps();
+        // File times are coarse (a kernel tick): a file truncated and written
+        // back to its size within one tick keeps its stamp, so the sizes
+        // judged must also be the sizes stamped.
+        let sized = |size: u64, s: &Option<crate::source::Stamp>| s.is_none_or(|s| s.len == size);
+        let judged_sizes = match &r {
+            Ok(rep) => sized(rep.new.size, &before.0) && (rep.old.path.is_none() || sized(rep.old.size, &before.1)),
+            Err(_) => true,
+        };
+        if holds(&before.0, &after.0) && holds(&before.1, &after.1) && judged_sizes {
+            return r;
+        }
+    }
+    Err(Error::io(
+        new,
+        io::Error::other(format!(
+            "NEW or OLD changed while it was read, {} times: another process is rewriting it; run fence again once that writer is done",
+            crate::formats::READ_TRIES
+        )),
+    ))
+}
+
+/// One reading of [`fence`].
+fn fence_once(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<FenceReport> {
     let (mut new_f, sn) = open_sized(new)?;
     let (mut old_f, so, old_display) = match baseline {
         Baseline::File(p) => {

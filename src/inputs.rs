@@ -155,7 +155,7 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
                 continue;
             }
             let name = opts.stdin_filename.clone().unwrap_or_else(|| "-".to_string());
-            let src = SourceRef { display: name.clone(), origin: Origin::Memory(buf.into()) };
+            let src = SourceRef { display: name.clone(), origin: Origin::Memory(buf.into()), seen: None };
             match detect_or(&src, opts) {
                 Ok(Detection::Format(f)) => plan.jobs.push(Job::File(src, f)),
                 Ok(d) => {
@@ -219,7 +219,9 @@ fn detect_or(src: &SourceRef, opts: &DiscoverOptions) -> Result<Detection> {
 fn detect_all(found: Vec<Candidate>, opts: &DiscoverOptions, plan: &mut Plan) -> Vec<(SourceRef, PathBuf, FormatId)> {
     let detected: Vec<(Candidate, Result<Detection>)> = found
         .into_par_iter()
-        .map(|c| {
+        .map(|mut c| {
+            // Stamped before detection: the load checks the file is still what was detected.
+            c.src.seen = c.src.stamp();
             let d = detect_or(&c.src, opts);
             (c, d)
         })

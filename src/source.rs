@@ -34,12 +34,17 @@ pub struct SourceRef {
     pub display: String,
     /// The bytes' origin.
     pub origin: Origin,
+    /// The file's [`Stamp`] when its format was detected: loading it checks
+    /// that the file has not changed since in a way that could change it,
+    /// and reads it as that many bytes (`None`: not detected from a file, or
+    /// not known; then it is read up to its size when opened).
+    pub seen: Option<Stamp>,
 }
 
 impl SourceRef {
     /// A file source.
     pub fn file(display: impl Into<String>, path: impl Into<PathBuf>) -> Self {
-        SourceRef { display: display.into(), origin: Origin::File(path.into()) }
+        SourceRef { display: display.into(), origin: Origin::File(path.into()), seen: None }
     }
 
     /// The compression the first bytes announce (gzip, zstd, bzip2, xz magic numbers).
@@ -77,7 +82,15 @@ impl SourceRef {
                 let n = read_head(&f, &mut head).map_err(|e| Error::io(&self.display, e))?;
                 let comp = self.compression(&head[..n]);
                 let f = open_regular(p).map_err(|e| Error::io(&self.display, e))?;
-                wrap(comp, Box::new(f)).map_err(|e| Error::io(&self.display, e))
+                // Read exactly up to that size: bytes a writer appends while it
+                // is read are not read (see [`Stamp::still_holds`]), and a file
+                // that ends sooner is an error ([`SHRANK`]).
+                // The size stamped when the file was found (see `seen`), else its size now.
+                let len = match self.seen {
+                    Some(s) => s.len,
+                    None => f.metadata().map_err(|e| Error::io(&self.display, e))?.len(),
+                };
+                wrap(comp, Box::new(Sized { f, left: len })).map_err(|e| Error::io(&self.display, e))
             }
         }
     }
@@ -187,6 +200,15 @@ impl SourceRef {
         }
     }
 
+    /// The file's [`Stamp`] now (`None` for standard input, or when it cannot
+    /// be read).
+    pub fn stamp(&self) -> Option<Stamp> {
+        match &self.origin {
+            Origin::File(p) => std::fs::metadata(p).ok().map(|m| Stamp::of(&m)),
+            Origin::Memory(_) => None,
+        }
+    }
+
     /// A [`RangeReader`] over an uncompressed input (`None` when it is
     /// compressed or cannot be opened): many lines read again through one
     /// open file instead of opening it for each.
@@ -271,6 +293,66 @@ fn wrap(c: Compression, r: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Se
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(r))),
         Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(BufReader::new(r))),
     })
+}
+
+/// A file read up to the size it had when opened: bytes appended meanwhile
+/// are not read, and a file that ends sooner (it shrank, or was truncated to
+/// be written anew, while it was read) is an error ([`SHRANK`]), never a
+/// shorter input.
+struct Sized {
+    f: File,
+    left: u64,
+}
+
+/// The message of the error a [`Sized`] reader gives when the file ends early.
+pub const SHRANK: &str = "the file shrank while it was read";
+
+impl Read for Sized {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.left == 0 || buf.is_empty() {
+            return Ok(0);
+        }
+        let want = buf.len().min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = self.f.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, SHRANK));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// What tells whether a file changed between two moments: its size, its
+/// modification time and (on Unix) its device and inode (a file replaced by
+/// a rename is another inode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// Size in bytes.
+    pub len: u64,
+    modified: Option<std::time::SystemTime>,
+    id: (u64, u64),
+}
+
+impl Stamp {
+    /// The stamp of a file's metadata.
+    pub fn of(m: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        let id = {
+            use std::os::unix::fs::MetadataExt;
+            (m.dev(), m.ino())
+        };
+        #[cfg(not(unix))]
+        let id = (0, 0);
+        Stamp { len: m.len(), modified: m.modified().ok(), id }
+    }
+
+    /// Whether what was read at `self` still stands at `later`: the same file,
+    /// unchanged or only grown (an append: inputs are read up to their size
+    /// when opened, so appended bytes are not read). A file that shrank, was
+    /// rewritten in place at the same size, or was replaced does not.
+    pub fn still_holds(&self, later: &Stamp) -> bool {
+        later.id == self.id && (later.len > self.len || (later.len == self.len && later.modified == self.modified))
+    }
 }
 
 /// Bytes of the window a [`RangeReader`] reads at once.
@@ -541,9 +623,10 @@ mod tests {
         let p = dir.path().join("f");
         let data: Vec<u8> = (0..(3 * RANGE_WINDOW + 123)).map(|k| (k % 251) as u8).collect();
         std::fs::write(&p, &data).unwrap();
-        for src in
-            [SourceRef::file("f", &p), SourceRef { display: "m".into(), origin: Origin::Memory(data.clone().into()) }]
-        {
+        for src in [
+            SourceRef::file("f", &p),
+            SourceRef { display: "m".into(), origin: Origin::Memory(data.clone().into()), seen: None },
+        ] {
             let mut r = src.range_reader().expect("uncompressed");
             let ranges = [
                 (0u64, 10usize),

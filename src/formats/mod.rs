@@ -434,12 +434,57 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
     if opts.forced == Some(format) {
         check_fit(src, format)?;
     }
-    let mut input = load_format(src, format, opts)?;
+    let mut input = load_snapshot(src, format, opts)?;
     if let Body::Transcript(t) = &mut input.body {
-        t.source = Some(src.clone());
+        // Lines are read again by offset, verified by hash: no size to hold to.
+        t.source = Some(SourceRef { seen: None, ..src.clone() });
         t.messages.seal();
     }
     Ok(input)
+}
+
+/// How many times a file that changed while it was read is read again.
+pub const READ_TRIES: usize = 3;
+
+/// Loads `src` as one consistent snapshot: its [`crate::source::Stamp`] is
+/// taken before and after; when the file shrank, was rewritten or replaced
+/// in between (a second writer), it is read again, up to [`READ_TRIES`]
+/// times, then an error — never findings (or a clean pass) for bytes that
+/// were never one file. A file only appended to meanwhile is fine (its
+/// appended bytes are not read).
+fn load_snapshot(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
+    let mut last = None;
+    for _ in 0..READ_TRIES {
+        let before = src.stamp();
+        if let (Some(seen), Some(b)) = (src.seen, before) {
+            // Changed since its format was detected (emptied, rewritten): the
+            // format must be what the file holds now.
+            if !seen.still_holds(&b) && !matches!(detect_input(src), Ok(Detection::Format(f)) if f == format) {
+                last = Some((seen.len, b.len));
+                continue;
+            }
+        }
+        // Read as exactly the bytes stamped now (a file emptied or cut
+        // meanwhile ends early: an error, read again).
+        let snap = SourceRef { seen: before.or(src.seen), ..src.clone() };
+        let r = load_format(&snap, format, opts);
+        let after = src.stamp();
+        let shrank = matches!(&r, Err(Error::Io { source, .. }) if source.to_string() == crate::source::SHRANK);
+        match (before, after) {
+            (Some(b), Some(a)) if shrank || !b.still_holds(&a) => {
+                last = Some((b.len, a.len));
+                continue;
+            }
+            _ => return r,
+        }
+    }
+    let (b, a) = last.unwrap_or_default();
+    Err(Error::Io {
+        path: src.display.clone().into(),
+        source: std::io::Error::other(format!(
+            "the file changed while it was read, {READ_TRIES} times ({b} bytes, then {a}): another process is rewriting it; check it again once that writer is done"
+        )),
+    })
 }
 
 /// The message of entry `e` of transcript `t` (of `format`) with every text
@@ -454,7 +499,8 @@ pub fn reload_message(format: FormatId, t: &Transcript, e: &Entry) -> Option<Mes
 /// The message of one entry's line, loaded again with every text.
 fn message_from_line(format: FormatId, t: &Transcript, bytes: Vec<u8>) -> Option<Message> {
     let src = t.source.as_ref()?;
-    let one = SourceRef { display: src.display.clone(), origin: crate::source::Origin::Memory(bytes.into()) };
+    let one =
+        SourceRef { display: src.display.clone(), origin: crate::source::Origin::Memory(bytes.into()), seen: None };
     // Not forced: one line alone need not fit the format's detection (a pi
     // message line has no session header); the loader is named directly.
     let opts = LoadOptions { forced: None, texts: crate::packed::Texts::AsLoaded };
@@ -742,8 +788,11 @@ pub fn join_stream(dir: &str, format: FormatId, inputs: Vec<Input>) -> Input {
 /// Loads `text` (held in memory, named `name`) with `load`, for unit tests.
 #[cfg(test)]
 pub(crate) fn load_str_for_test(load: fn(&SourceRef, &LoadOptions) -> Result<Input>, name: &str, text: &str) -> Input {
-    let src =
-        SourceRef { display: name.into(), origin: crate::source::Origin::Memory(text.as_bytes().to_vec().into()) };
+    let src = SourceRef {
+        display: name.into(),
+        origin: crate::source::Origin::Memory(text.as_bytes().to_vec().into()),
+        seen: None,
+    };
     load(&src, &LoadOptions::default()).expect("loads")
 }
 
@@ -906,6 +955,7 @@ mod detect_tests {
         let src = SourceRef {
             display: "x.jsonl".into(),
             origin: crate::source::Origin::Memory(text.as_bytes().to_vec().into()),
+            seen: None,
         };
         detect_input(&src).expect("reads")
     }

@@ -295,3 +295,72 @@ fn fence_rules_are_documented() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("fence"), "{r} docs mention fence");
     }
 }
+
+/// NEW rewritten in place (truncated to OLD less a line, then the owned
+/// append written again, each by truncating and writing) while `fence`
+/// judges it: every answer is the verdict of one whole version (the empty
+/// file between truncate and write included), with that version's size and
+/// SHA-256, or exit 2 (changed while it was read) — never `append-malformed`
+/// for a valid owned append, never one version's verdict with another's hash.
+#[test]
+fn a_new_file_rewritten_while_fenced_is_judged_whole_or_refused() {
+    let case = cases().into_iter().find(|p| p.ends_with("fence-trap-owned-tool-turn")).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let old = std::fs::read(case.join("old.jsonl")).unwrap();
+    let full = std::fs::read(case.join("new.jsonl")).unwrap();
+    // A truncated NEW: OLD less its last line (a `truncate` verdict).
+    let cut = old[..old[..old.len() - 1].iter().rposition(|b| *b == b'\n').unwrap() + 1].to_vec();
+    std::fs::write(d.path().join("old.jsonl"), &old).unwrap();
+    let new = d.path().join("new.jsonl");
+    std::fs::write(&new, &full).unwrap();
+    let sha = |b: &[u8]| -> String { Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect() };
+    let writer = {
+        let (new, full, cut) = (new.clone(), full.clone(), cut.clone());
+        std::thread::spawn(move || {
+            let mut k = 0u64;
+            // 30 rewrites, then the checks stop.
+            while k < 30 {
+                std::fs::write(&new, if k % 2 == 0 { &cut } else { &full }).unwrap();
+                k += 1;
+                // Longer than a kernel tick (file times are coarse): two rewrites are never one stamp.
+                std::thread::sleep(std::time::Duration::from_millis(12));
+            }
+            k
+        })
+    };
+    let mut seen = std::collections::BTreeMap::new();
+    let mut runs = 0;
+    while !writer.is_finished() || runs < 20 {
+        runs += 1;
+        let out = ctxlint()
+            .current_dir(d.path())
+            .args(["fence", "old.jsonl", "new.jsonl", "--output-format", "json"])
+            .output()
+            .unwrap();
+        let code = out.status.code().unwrap();
+        if code == 2 {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("changed while it was read"), "{err}");
+            *seen.entry("changed".to_string()).or_insert(0) += 1;
+            continue;
+        }
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let verdict = v["verdict"].as_str().unwrap_or("?").to_string();
+        // The writer truncates before it writes: an empty NEW, caught while it
+        // stayed empty, is one of its versions too.
+        let empty = Vec::new();
+        let want = match verdict.as_str() {
+            "append-owned" => &full,
+            "truncate" if v["new"]["size"] == 0 => &empty,
+            "truncate" => &cut,
+            other => panic!("a verdict on no version of NEW: {other}: {v}"),
+        };
+        assert_eq!(code, if verdict == "append-owned" { 0 } else { 1 });
+        assert_eq!(v["new"]["size"], want.len() as u64, "{v}");
+        assert_eq!(v["new"]["sha256"], sha(want).as_str(), "{v}");
+        *seen.entry(verdict).or_insert(0) += 1;
+    }
+    let writes = writer.join().expect("the writer ran");
+    assert_eq!(writes, 30);
+    eprintln!("fenced while rewritten: {seen:?}");
+}

@@ -502,3 +502,60 @@ fn walked_files_that_match_no_format_are_each_warned_about() {
     assert!(!all.contains("more files skipped"));
     assert!(!stderr(&["-q"]).contains("skipped"));
 }
+
+/// A file rewritten in place while it is checked: every run gives the
+/// findings of one whole version of it, or exit 2 (it changed while it was
+/// read) — never a clean pass, never findings of bytes that were never one file.
+#[test]
+fn a_file_rewritten_while_it_is_checked_is_one_version_or_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let a = claude_session(); // orphan-tool-result at line 3
+    let b = std::fs::read_to_string(format!("{CASES}/cc-37437-retry-wrong-parent/session.jsonl")).unwrap();
+    let p = put(d.path(), "s.jsonl", &a);
+    let writer = {
+        let p = p.clone();
+        std::thread::spawn(move || {
+            let mut k = 0u64;
+            // 30 rewrites, then the checks stop.
+            while k < 30 {
+                // Truncate and write: the file is empty, then half written, for a moment.
+                std::fs::write(&p, if k % 2 == 0 { &b } else { &a }).unwrap();
+                k += 1;
+                // Longer than a kernel tick (file times are coarse): two rewrites are never one stamp.
+                std::thread::sleep(std::time::Duration::from_millis(12));
+            }
+            k
+        })
+    };
+    let want_a = vec![("orphan-tool-result".to_string(), "s.jsonl".to_string(), Some(3))];
+    let want_b = vec![
+        ("broken-parent-chain".to_string(), "s.jsonl".to_string(), Some(9)),
+        ("duplicate-user-turn".to_string(), "s.jsonl".to_string(), Some(9)),
+    ];
+    let (mut seen_a, mut seen_b, mut changed) = (0, 0, 0);
+    let mut runs = 0;
+    while !writer.is_finished() || runs < 20 {
+        runs += 1;
+        let out =
+            ctxlint(d.path()).args(["check", "s.jsonl", "--isolated", "--output-format", "json"]).output().unwrap();
+        let code = out.status.code().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        if code == 2 {
+            changed += 1;
+            continue;
+        }
+        assert_eq!(code, 1, "never a clean pass: {}{err}", String::from_utf8_lossy(&out.stdout));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let got = findings_of(&v);
+        if got == want_a {
+            seen_a += 1;
+        } else if got == want_b {
+            seen_b += 1;
+        } else {
+            panic!("findings of no version: {got:?}\n{err}");
+        }
+    }
+    let writes = writer.join().unwrap();
+    assert_eq!(writes, 30);
+    eprintln!("rewritten while checked: {seen_a} × A, {seen_b} × B, {changed} × changed while read");
+}
