@@ -25,7 +25,8 @@ struct File {
     findings: Vec<Entry>,
 }
 
-/// Writes the fingerprints of `findings` to `path`.
+/// Writes the fingerprints of `findings` to `path` (atomically: a temporary
+/// file beside it, renamed).
 pub fn write(path: &Path, findings: &[Finding]) -> Result<()> {
     let f = File {
         version: 1,
@@ -36,12 +37,13 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<()> {
             .collect(),
     };
     let text = serde_json::to_string_pretty(&f).map_err(|e| Error::Internal(e.to_string()))?;
-    std::fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
+    crate::safety::write_atomic(path, (text + "\n").as_bytes())
 }
 
-/// Reads the fingerprints of a baseline file.
+/// Reads the fingerprints of a baseline file (a regular file of at most
+/// [`crate::safety::MAX_BASELINE_BYTES`]).
 pub fn read(path: &Path) -> Result<HashSet<String>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::safety::read_bounded(path, crate::safety::MAX_BASELINE_BYTES, "baseline")?;
     let f: File = serde_json::from_str(&text)
         .map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("not a ctxlint baseline: {e}") })?;
     Ok(f.findings.into_iter().map(|e| e.fingerprint).collect())

@@ -200,7 +200,7 @@ impl Config {
     /// Reads and validates a configuration file. Unknown keys, unknown rules,
     /// bad levels, bad globs and bad regexes are errors naming the key and file.
     pub fn load(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::safety::read_bounded(path, crate::safety::MAX_CONFIG_BYTES, "configuration file")?;
         // The message keeps its line breaks (it quotes the offending line under
         // a caret); key-like secrets in that line are masked.
         let fc: FileConfig = toml::from_str(&text).map_err(|e| Error::Config {

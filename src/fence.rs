@@ -1367,15 +1367,61 @@ type Digests = ([u8; 32], [u8; 32]);
 /// Buffers in flight: the reader holds two, the hashing thread queues the rest.
 const POOL: usize = 8;
 
+/// The running SHA-256 state of a pass: one hash while the files agree,
+/// two (OLD, NEW) from the point where they part ways.
+#[derive(Default)]
+struct HashState {
+    common: Sha256,
+    split: Option<(Sha256, Sha256)>,
+}
+
+impl HashState {
+    fn apply(&mut self, m: HashMsg) -> Option<Vec<u8>> {
+        match m {
+            HashMsg::Fork => {
+                self.split = Some((self.common.clone(), self.common.clone()));
+                None
+            }
+            HashMsg::Bytes(side, buf, len) => {
+                let bytes = &buf[..len.min(buf.len())];
+                match (side, &mut self.split) {
+                    (Side::Both, _) | (_, None) => self.common.update(bytes),
+                    (Side::Old, Some((o, _))) => o.update(bytes),
+                    (Side::New, Some((_, n))) => n.update(bytes),
+                }
+                Some(buf)
+            }
+        }
+    }
+
+    fn finish(self) -> Digests {
+        match self.split {
+            Some((o, n)) => (o.finalize().into(), n.finalize().into()),
+            None => {
+                let d: [u8; 32] = self.common.finalize().into();
+                (d, d)
+            }
+        }
+    }
+}
+
+/// Where blocks are hashed: on a second thread, or (when no thread can be
+/// started: a pids limit) on the calling thread.
+enum Hasher {
+    Thread(SyncSender<HashMsg>, JoinHandle<Digests>),
+    Inline(Box<std::cell::RefCell<HashState>>),
+}
+
 /// The block buffers of a pass, and the thread that hashes them.
 ///
 /// With hashing on, SHA-256 runs on a second thread while the calling thread
 /// reads and compares: blocks travel to it through a bounded channel and come
-/// back through the pool, so memory stays at [`POOL`] blocks.
+/// back through the pool, so memory stays at [`POOL`] blocks. When that
+/// thread cannot be started, the calling thread hashes each block itself.
 struct Blocks {
     pool_tx: SyncSender<Vec<u8>>,
     pool_rx: Receiver<Vec<u8>>,
-    hasher: Option<(SyncSender<HashMsg>, JoinHandle<Digests>)>,
+    hasher: Option<Hasher>,
 }
 
 impl Blocks {
@@ -1388,32 +1434,19 @@ impl Blocks {
         let hasher = hash.then(|| {
             let (tx, rx) = sync_channel::<HashMsg>(POOL);
             let back = pool_tx.clone();
-            let handle = std::thread::spawn(move || {
-                let mut common = Sha256::new();
-                let mut split: Option<(Sha256, Sha256)> = None;
+            let spawned = std::thread::Builder::new().name("ctxlint-sha256".into()).spawn(move || {
+                let mut state = HashState::default();
                 for m in rx {
-                    match m {
-                        HashMsg::Fork => split = Some((common.clone(), common.clone())),
-                        HashMsg::Bytes(side, buf, len) => {
-                            let bytes = &buf[..len.min(buf.len())];
-                            match (side, &mut split) {
-                                (Side::Both, _) | (_, None) => common.update(bytes),
-                                (Side::Old, Some((o, _))) => o.update(bytes),
-                                (Side::New, Some((_, n))) => n.update(bytes),
-                            }
-                            let _ = back.try_send(buf);
-                        }
+                    if let Some(buf) = state.apply(m) {
+                        let _ = back.try_send(buf);
                     }
                 }
-                match split {
-                    Some((o, n)) => (o.finalize().into(), n.finalize().into()),
-                    None => {
-                        let d: [u8; 32] = common.finalize().into();
-                        (d, d)
-                    }
-                }
+                state.finish()
             });
-            (tx, handle)
+            match spawned {
+                Ok(handle) => Hasher::Thread(tx, handle),
+                Err(_) => Hasher::Inline(Box::new(std::cell::RefCell::new(HashState::default()))),
+            }
         });
         Blocks { pool_tx, pool_rx, hasher }
     }
@@ -1425,7 +1458,8 @@ impl Blocks {
         loop {
             match self.pool_rx.recv_timeout(std::time::Duration::from_millis(200)) {
                 Ok(b) => return b,
-                Err(RecvTimeoutError::Timeout) if self.hasher.as_ref().is_some_and(|(_, h)| !h.is_finished()) => {}
+                Err(RecvTimeoutError::Timeout) if matches!(&self.hasher, Some(Hasher::Thread(_, h)) if !h.is_finished()) =>
+                    {}
                 Err(_) => return vec![0u8; BLOCK],
             }
         }
@@ -1439,16 +1473,27 @@ impl Blocks {
     /// Hashes `b[..len]` as `side` (when hashing), then recycles `b`.
     fn hash(&self, side: Side, b: Vec<u8>, len: usize) {
         match &self.hasher {
-            Some((tx, _)) => {
+            Some(Hasher::Thread(tx, _)) => {
                 let _ = tx.send(HashMsg::Bytes(side, b, len));
+            }
+            Some(Hasher::Inline(state)) => {
+                if let Some(b) = state.borrow_mut().apply(HashMsg::Bytes(side, b, len)) {
+                    self.give(b);
+                }
             }
             None => self.give(b),
         }
     }
 
     fn fork(&self) {
-        if let Some((tx, _)) = &self.hasher {
-            let _ = tx.send(HashMsg::Fork);
+        match &self.hasher {
+            Some(Hasher::Thread(tx, _)) => {
+                let _ = tx.send(HashMsg::Fork);
+            }
+            Some(Hasher::Inline(state)) => {
+                state.borrow_mut().apply(HashMsg::Fork);
+            }
+            None => {}
         }
     }
 
@@ -1464,11 +1509,14 @@ impl Blocks {
 
     /// Waits for the hashes: (OLD or the shared prefix, NEW); `None` without hashing.
     fn finish(self) -> io::Result<Option<Digests>> {
-        let Some((tx, handle)) = self.hasher else {
-            return Ok(None);
-        };
-        drop(tx);
-        handle.join().map(Some).map_err(|_| io::Error::other("the hashing thread failed"))
+        match self.hasher {
+            None => Ok(None),
+            Some(Hasher::Inline(state)) => Ok(Some(state.into_inner().finish())),
+            Some(Hasher::Thread(tx, handle)) => {
+                drop(tx);
+                handle.join().map(Some).map_err(|_| io::Error::other("the hashing thread failed"))
+            }
+        }
     }
 }
 

@@ -33,6 +33,7 @@ pub mod report;
 pub mod repro;
 pub mod rule_id;
 pub mod rules;
+pub mod safety;
 pub mod show;
 pub mod source;
 pub mod text;

@@ -7,7 +7,15 @@ use ctxlint::config::Config;
 use ctxlint::error::exit_code;
 use ctxlint::{Error, Severity, formats, rules::RuleId};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// `eprintln!` with control characters escaped (`\u{1b}`): a file name in a
+/// message cannot drive the terminal. The message's own line breaks are kept.
+macro_rules! say {
+    ($($t:tt)*) => {
+        eprintln!("{}", ctxlint::safety::escape_controls_but(&format!($($t)*), &['\n', '\t']))
+    };
+}
 
 /// Lint what LLM agents send to their models.
 ///
@@ -136,7 +144,7 @@ struct CheckArgs {
     /// Record today's findings in FILE (then exit 0).
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core; at most 256, and no more than the inputs or cores when only files are named; fewer when the system refuses them).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
     /// Lowest severity that makes the run exit 1 (overrides `fail-on` in the configuration).
@@ -193,7 +201,7 @@ const DIFF_HELP: &str = "The first line is the verdict: `identical`, `extension`
 
 const SHOW_HELP: &str = "Without --request, prints per request (streams) or per step (transcripts: one step per model call, its context rebuilt from the session tree) a table of its messages: index, role, kind, size in bytes, first line and a short hash (equal hashes: equal messages). By default only the messages new since the previous request's or step's context are listed, after a line saying how many were carried over (or that the context was rebuilt: a compaction, another branch, a context carrier dropped); --full lists whole contexts. With --request N (--step N), prints that request's or step's context in full, with its texts. Output is written as it is built. Secrets are masked. A transcript keeps only the first 240 bytes of assistant, thinking and tool-result texts: such texts end with \"… (N bytes; the first K are kept)\".\n\nExamples:\n  ctxlint show session.jsonl\n  ctxlint show session.jsonl --full\n  ctxlint show session.jsonl --step 12\n  ctxlint show cassette.yaml --request 2\n\nExit codes: 0 shown; 2 usage or I/O error (e.g. no such request or step).";
 
-const REPRO_HELP: &str = "Selecting findings: with none of --finding, --line, --pointer, --all, exactly one finding (of --rule, if given) must match. Fingerprints are printed by `ctxlint check --output-format json`.\n\nThe case directory is what `ctxlint check .` needs: run it there, or hand it to ../shared/cases/run_cases.py. Nothing is written beside the inputs; an existing non-empty case directory is never overwritten (the next number is used) unless --force.\n\nExamples:\n  ctxlint repro session.jsonl --line 448 -o cases/\n  ctxlint repro big.jsonl --rule duplicate-system-event --all -o cases/ --budget 10\n  ctxlint repro cassette.yaml --finding 3f2a9c0d1e4b5a67 -o cases/ --source https://github.com/o/r/issues/1\n  ctxlint repro requests/ --all -o cases/ --keep-text   # a directory of request bodies (one stream)\n\nExit codes: 0 every selected finding was written as a case; 1 some could not be reproduced (see stderr); 2 usage or I/O error, or no finding matches the selection.";
+const REPRO_HELP: &str = "Selecting findings: with none of --finding, --line, --pointer, --all, exactly one finding (of --rule, if given) must match. Fingerprints are printed by `ctxlint check --output-format json`.\n\nThe case directory is what `ctxlint check .` needs: run it there, or hand it to ../shared/cases/run_cases.py. Nothing is written beside the inputs: DIR may not lie inside an input folder or the folder of an input file. An existing non-empty case directory is never overwritten (the next number is used); with --force, one that holds only what an earlier repro wrote there is replaced.\n\nExamples:\n  ctxlint repro session.jsonl --line 448 -o ../cases/\n  ctxlint repro big.jsonl --rule duplicate-system-event --all -o ../cases/ --budget 10\n  ctxlint repro cassette.yaml --finding 3f2a9c0d1e4b5a67 -o ../cases/ --source https://github.com/o/r/issues/1\n  ctxlint repro requests/ --all -o ../cases/ --keep-text   # a directory of request bodies (one stream)\n\nExit codes: 0 every selected finding was written as a case; 1 some could not be reproduced (see stderr); 2 usage or I/O error, or no finding matches the selection.";
 
 #[derive(Args, Debug)]
 struct ReproArgs {
@@ -227,7 +235,7 @@ struct ReproArgs {
     /// The bug-report URL to record as the case's `source` (default: the input path, anonymised).
     #[arg(long, value_name = "URL")]
     source: Option<String>,
-    /// Replace an existing non-empty case directory instead of using the next number.
+    /// Replace an existing case directory that holds only what an earlier `repro` wrote there, instead of using the next number.
     #[arg(long)]
     force: bool,
     /// Force the input format instead of detecting it by content.
@@ -438,6 +446,50 @@ fn main() {
 
 fn run() -> i32 {
     let cli = Cli::parse();
+    // The commands that check inputs run in a pool of worker threads that
+    // falls back to fewer, down to this thread alone (a pids limit, `ulimit
+    // -u`, a large `-j`): never a panic for want of threads.
+    let (requested, work) = match &cli.command {
+        Command::Check(a) => (a.threads, named_work(&a.paths)),
+        Command::Show(_) | Command::Diff(_) | Command::Repro(_) => (None, None),
+        _ => return dispatch(cli),
+    };
+    match ctxlint::safety::build_pool(ctxlint::safety::wanted_threads(requested, work)) {
+        Some(f) => {
+            if let Some(e) = &f.error {
+                let using =
+                    if f.threads == 1 { "this thread alone".to_string() } else { format!("{} threads", f.threads) };
+                say!("ctxlint: warning: could not start {} worker threads ({e}); using {using}", f.wanted);
+            }
+            f.pool.install(|| dispatch(cli))
+        }
+        None => dispatch(cli),
+    }
+}
+
+/// How many inputs the named paths are, when none is a folder (a folder, or
+/// no path at all, may hold any number).
+fn named_work(paths: &[String]) -> Option<usize> {
+    let files = !paths.is_empty() && paths.iter().all(|p| p == "-" || !Path::new(p).is_dir());
+    files.then_some(paths.len())
+}
+
+/// Refuses (exit 2) an output that is one of the inputs or lies inside an
+/// input folder, before anything is read or written (README, "What ctxlint
+/// promises"). `inputs` are the paths to check, `extra` the files read
+/// besides them (`--config`, `--baseline`).
+fn refuse_overwrite(
+    inputs: &[String],
+    extra: &[&Option<PathBuf>],
+    outputs: &[(&str, &Option<PathBuf>)],
+) -> ctxlint::Result<()> {
+    let mut ins: Vec<&Path> = inputs.iter().map(Path::new).collect();
+    ins.extend(extra.iter().filter_map(|p| p.as_deref()));
+    let outs: Vec<(&str, &Path)> = outputs.iter().filter_map(|(f, p)| p.as_deref().map(|p| (*f, p))).collect();
+    ctxlint::safety::refuse_outputs_on_inputs(&ins, &outs, ctxlint::safety::Beside::Allowed)
+}
+
+fn dispatch(cli: Cli) -> i32 {
     let color = cli.color;
     let result = match cli.command {
         Command::Check(a) => cmd_check(a, color),
@@ -466,7 +518,7 @@ fn run() -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("ctxlint: error: {e}");
+            say!("ctxlint: error: {e}");
             e.exit_code()
         }
     }
@@ -688,6 +740,11 @@ fn config_set(a: &CheckArgs) -> ctxlint::Result<ctxlint::config::ConfigSet> {
 }
 
 fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
+    let guard = |paths: &[String]| {
+        refuse_overwrite(paths, &[&a.config, &a.baseline], &[("-o", &a.output_file)])?;
+        refuse_overwrite(paths, &[&a.config], &[("--write-baseline", &a.write_baseline)])
+    };
+    guard(&a.paths)?;
     let configs = config_set(&a)?;
     if let Some(p) = &a.show_settings {
         write_out(&ctxlint::report::settings::render(&configs, p)?);
@@ -708,14 +765,12 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
                 looked.join(", ")
             )));
         }
+        guard(&paths)?;
         if !a.quiet {
-            eprintln!("ctxlint: scanning the session folders of installed agents: {}", paths.join(", "));
+            say!("ctxlint: scanning the session folders of installed agents: {}", paths.join(", "));
         }
     }
     let started = std::time::Instant::now();
-    if let Some(n) = a.threads {
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
-    }
     let discover = ctxlint::inputs::DiscoverOptions {
         forced: a.input_format,
         no_stream: a.no_stream,
@@ -729,7 +784,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         return Ok(exit_code::OK);
     }
     for e in &plan.unrecognised {
-        eprintln!("ctxlint: warning: {e}; skipped");
+        say!("ctxlint: warning: {e}; skipped");
     }
     if !a.quiet {
         warn_walked_skips(&plan, a.verbose);
@@ -759,7 +814,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     }
     if !a.quiet {
         for w in report.files.iter().flat_map(ctxlint::FileSummary::warnings) {
-            eprintln!("ctxlint: warning: {}", ctxlint::text::mask_secrets(&w));
+            say!("ctxlint: warning: {}", ctxlint::text::mask_secrets(&w));
         }
     }
     // `--fail-on` on the command line wins over every configuration's `fail-on`.
@@ -779,7 +834,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     if let Some(p) = &a.write_baseline {
         ctxlint::baseline::write(p, &report.findings)?;
         if !a.quiet {
-            eprintln!("ctxlint: wrote {} finding(s) to the baseline {}", report.findings.len(), p.display());
+            say!("ctxlint: wrote {} finding(s) to the baseline {}", report.findings.len(), p.display());
         }
         print_failures(&report.errors);
         return Ok(if report.errors.is_empty() { exit_code::OK } else { exit_code::USAGE });
@@ -788,7 +843,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         let known = ctxlint::baseline::read(p)?;
         let n = ctxlint::baseline::filter(&mut report.findings, &known);
         if !a.quiet {
-            eprintln!("ctxlint: {n} finding(s) already in the baseline {} were not reported", p.display());
+            say!("ctxlint: {n} finding(s) already in the baseline {} were not reported", p.display());
         }
     }
     let color = use_color(color, a.output_file.is_some());
@@ -813,24 +868,21 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
             OutputFormat::Gitlab => ctxlint::report::gitlab::render(&report),
         }
     };
-    match &a.output_file {
-        Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e))?,
-        None => write_out(&text),
-    }
+    emit(&text, a.output_file.as_ref())?;
     print_failures(&report.errors);
     // The exit code is decided last, once every report is written (SPEC §1).
     if !report.errors.is_empty() {
         return Ok(exit_code::USAGE);
     }
     if report.files.is_empty() && !report.skipped.is_empty() {
-        eprintln!("ctxlint: error: no input of a known format in {}", paths.join(", "));
+        say!("ctxlint: error: no input of a known format in {}", paths.join(", "));
         return Ok(exit_code::USAGE);
     }
     if report.files.is_empty() {
-        eprintln!("ctxlint: warning: no input files found under {}", paths.join(", "));
+        say!("ctxlint: warning: no input files found under {}", paths.join(", "));
     }
     if a.strict && !report.skipped.is_empty() {
-        eprintln!("ctxlint: error: {} file(s) skipped (--strict)", report.skipped.len());
+        say!("ctxlint: error: {} file(s) skipped (--strict)", report.skipped.len());
         return Ok(exit_code::USAGE);
     }
     Ok(if report.failing() && !a.exit_zero { exit_code::FINDINGS } else { exit_code::OK })
@@ -845,7 +897,7 @@ fn verbose_report(r: &ctxlint::CheckReport, discovered: std::time::Duration, tot
             format!("{} request{}", f.requests, if f.requests == 1 { "" } else { "s" })
         };
         let n = r.findings.iter().filter(|x| x.path == f.path).count();
-        eprintln!(
+        say!(
             "ctxlint: checked {} ({}, {size}, {}): {n} finding{}; load {:.1} ms, rules {:.1} ms",
             f.path,
             f.format,
@@ -856,7 +908,7 @@ fn verbose_report(r: &ctxlint::CheckReport, discovered: std::time::Duration, tot
         );
     }
     // The skipped files were each named in the warnings before the check.
-    eprintln!(
+    say!(
         "ctxlint: {} input{} checked, {} skipped; discovery {:.1} ms, total {:.1} ms",
         r.files.len(),
         if r.files.len() == 1 { "" } else { "s" },
@@ -892,6 +944,7 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
             return Err(Error::Usage("with --prefix-size, give only NEW".into()));
         }
     };
+    refuse_overwrite(&a.files, &[&a.config], &[("-o", &a.output_file)])?;
     let config = load_config(a.config.as_ref(), a.isolated)?;
     let owned = a
         .owned
@@ -917,16 +970,15 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
             }
         }
     };
-    match &a.output_file {
-        Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e))?,
-        None => write_out(&text),
-    }
+    emit(&text, a.output_file.as_ref())?;
     Ok(if report.verdict.is_clean() { exit_code::OK } else { exit_code::FINDINGS })
 }
 
+/// Writes a report to `-o FILE` (atomically: a temporary file beside it,
+/// renamed) or to standard output.
 fn emit(text: &str, file: Option<&PathBuf>) -> ctxlint::Result<()> {
     match file {
-        Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e)),
+        Some(p) => ctxlint::safety::write_atomic(p, text.as_bytes()),
         None => {
             write_out(text);
             Ok(())
@@ -950,13 +1002,15 @@ fn load_path_texts(
         let names: Vec<&str> = skipped.iter().take(4).map(|s| s.path.as_str()).collect();
         let more = if skipped.len() > 4 { ", …" } else { "" };
         let why = ctxlint::report::full::skipped_reasons(&skipped);
-        eprintln!("ctxlint: {} file(s) in {path} skipped ({why}): {}{more}", skipped.len(), names.join(", "));
+        say!("ctxlint: {} file(s) in {path} skipped ({why}): {}{more}", skipped.len(), names.join(", "));
     }
     Ok(input)
 }
 
 fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     use ctxlint::diff::{self, Verdict};
+    let named: Vec<String> = std::iter::once(a.a.clone()).chain(a.b.clone()).collect();
+    refuse_overwrite(&named, &[], &[("-o", &a.output_file)])?;
     let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
     let first = load_path(&a.a, &discover)?;
     let second = a.b.as_deref().map(|b| load_path(b, &discover)).transpose()?;
@@ -996,19 +1050,16 @@ fn warn_walked_skips(plan: &ctxlint::inputs::Plan, verbose: bool) {
     let walked: Vec<&ctxlint::inputs::Skipped> = plan.skipped.iter().filter(|s| !named.contains(&s.path)).collect();
     let shown = if verbose { walked.len() } else { walked.len().min(WALKED_SKIPS_SHOWN) };
     for s in &walked[..shown] {
-        eprintln!("ctxlint: warning: {}: {}; skipped", s.path, s.reason);
+        say!("ctxlint: warning: {}: {}; skipped", s.path, s.reason);
     }
     if walked.len() > shown {
-        eprintln!(
+        say!(
             "ctxlint: warning: and {} more files skipped (`--verbose` or `--show-files` lists them all)",
             walked.len() - shown
         );
     }
     if walked.iter().any(|s| s.reason.starts_with(ctxlint::inputs::NO_FORMAT)) {
-        eprintln!(
-            "ctxlint: note: formats tried: {}; use --input-format to force one",
-            ctxlint::formats::ALL.join(", ")
-        );
+        say!("ctxlint: note: formats tried: {}; use --input-format to force one", ctxlint::formats::ALL.join(", "));
     }
 }
 
@@ -1026,13 +1077,13 @@ fn print_failures(failed: &[ctxlint::Failed]) {
         inputs.entry(m).or_default().push(&f.path);
     }
     for m in order {
-        eprintln!("ctxlint: error: {m}");
+        say!("ctxlint: error: {m}");
         let paths = &inputs[&m];
         let own = paths.len() == 1 && m.starts_with(&format!("{}:", paths[0]));
         if !own && !paths.iter().all(|p| p.is_empty()) {
             let shown: Vec<&str> = paths.iter().take(5).copied().collect();
             let more = if paths.len() > 5 { format!(" and {} more", paths.len() - 5) } else { String::new() };
-            eprintln!(
+            say!(
                 "  so {} input{} {} not checked: {}{more}",
                 paths.len(),
                 if paths.len() == 1 { "" } else { "s" },
@@ -1045,6 +1096,7 @@ fn print_failures(failed: &[ctxlint::Failed]) {
 
 fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     use ctxlint::show::{Mode, show_each};
+    refuse_overwrite(std::slice::from_ref(&a.path), &[], &[("-o", &a.output_file)])?;
     let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
     // Tables need only sizes, hashes and first lines (issue 14: memory); a selected step prints its texts.
     let texts = if a.request.is_some() { ctxlint::packed::Texts::AsLoaded } else { ctxlint::packed::Texts::Compact };
@@ -1060,9 +1112,11 @@ fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     // Each step is written as soon as it is built (issue 14: never the whole output held).
     let result = match &a.output_file {
         Some(p) => {
-            let f = std::fs::File::create(p).map_err(|e| Error::io(p, e))?;
+            // Into a temporary file beside FILE, renamed once every step is written.
+            let f = ctxlint::safety::AtomicFile::create(p)?;
             let mut r = ctxlint::report::show::Renderer::new(std::io::BufWriter::new(f), json, color, p);
             show_each(&input, a.request, mode, &mut r)
+                .and_then(|()| r.into_inner().into_inner().map_err(|e| Error::io(p, e.into_error()))?.commit())
         }
         None => {
             let out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -1108,7 +1162,7 @@ fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {
         source: a.source,
         force: a.force,
     };
-    let outcomes = repro::run(&opts, &mut |line| eprintln!("ctxlint: {line}"))?;
+    let outcomes = repro::run(&opts, &mut |line| say!("ctxlint: {line}"))?;
     let mut out = String::new();
     let mut missing = 0;
     for o in &outcomes {

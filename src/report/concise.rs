@@ -11,10 +11,11 @@ pub fn render(r: &CheckReport) -> String {
 pub fn render_with(r: &CheckReport, summary: bool) -> String {
     let mut out = String::new();
     for f in &r.findings {
+        let path = crate::safety::escape_controls(&f.path);
         let loc = match (f.line, f.column) {
-            (Some(l), Some(c)) => format!("{}:{l}:{c}", f.path),
-            (Some(l), None) => format!("{}:{l}", f.path),
-            _ => f.path.clone(),
+            (Some(l), Some(c)) => format!("{path}:{l}:{c}"),
+            (Some(l), None) => format!("{path}:{l}"),
+            _ => path.into_owned(),
         };
         let ptr = if f.line.is_none() && !f.pointer.is_empty() { format!(" ({})", f.pointer) } else { String::new() };
         out.push_str(&format!(

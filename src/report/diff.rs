@@ -15,7 +15,7 @@ pub const DIFF_LINES: usize = 80;
 
 fn side_name(r: &RequestRef) -> String {
     let ptr = if r.pointer.is_empty() { String::new() } else { format!(" {}", r.pointer) };
-    format!("{} (request {}, {}){ptr}", r.path, r.index, r.format)
+    format!("{} (request {}, {}){ptr}", crate::safety::escape_controls(&r.path), r.index, r.format)
 }
 
 /// Renders the human report.

@@ -7,10 +7,12 @@ use std::fmt::Write;
 
 /// Renders one finding.
 pub fn finding(out: &mut String, f: &Finding, color: bool) {
+    // Control characters in a file name are shown escaped, never sent to the terminal.
+    let path = crate::safety::escape_controls(&f.path);
     let loc = match (f.line, f.column) {
-        (Some(l), Some(c)) => format!("{}:{l}:{c}", f.path),
-        (Some(l), None) => format!("{}:{l}", f.path),
-        _ => f.path.clone(),
+        (Some(l), Some(c)) => format!("{path}:{l}:{c}"),
+        (Some(l), None) => format!("{path}:{l}"),
+        _ => path.into_owned(),
     };
     let sev = f.severity.as_str();
     if color {
@@ -49,9 +51,10 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
         let _ = writeln!(out, "    | {}", if color { e.cyan().to_string() } else { e });
     }
     for r in &f.related {
+        let path = crate::safety::escape_controls(&r.path);
         let loc = match r.line {
-            Some(l) => format!("{}:{l}", r.path),
-            None => r.path.clone(),
+            Some(l) => format!("{path}:{l}"),
+            None => path.into_owned(),
         };
         let ptr = if r.pointer.is_empty() { String::new() } else { format!(" {}", r.pointer) };
         let _ = writeln!(out, "    = {}: {loc}{ptr}", r.message);

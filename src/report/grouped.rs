@@ -14,7 +14,7 @@ pub fn render(r: &CheckReport, color: bool, summary: bool) -> String {
             if current.is_some() {
                 out.push('\n');
             }
-            let head = format!("{}:", f.path);
+            let head = format!("{}:", crate::safety::escape_controls(&f.path));
             let _ = writeln!(out, "{}", if color { head.bold().underline().to_string() } else { head });
             current = Some(f.path.as_str());
         }

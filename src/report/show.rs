@@ -43,7 +43,12 @@ fn unit_title(s: &Shown, u: &Unit) -> String {
 fn header(s: &Shown, color: bool) -> String {
     let what = if s.transcript { "step" } else { "request" };
     let n = s.total;
-    let line = format!("{} ({}): {n} {what}{}", s.path, s.format, if n == 1 { "" } else { "s" });
+    let line = format!(
+        "{} ({}): {n} {what}{}",
+        crate::safety::escape_controls(&s.path),
+        s.format,
+        if n == 1 { "" } else { "s" }
+    );
     let mut out = if color { line.bold().to_string() } else { line };
     out.push('\n');
     for note in &s.notes {

@@ -35,15 +35,71 @@ fn is_free(dir: &Path) -> bool {
     }
 }
 
+/// The names of the files `repro` wrote into a case directory: `case.md`,
+/// `expected.json`, and the input files its `case.md` lists (`- files:`).
+/// Empty when `case.md` is not one `repro` wrote.
+fn own_files(dir: &Path) -> Vec<String> {
+    let Ok(md) = std::fs::read_to_string(dir.join("case.md")) else { return Vec::new() };
+    if !md.lines().any(|l| l.starts_with("- written by: ctxlint ") && l.contains("(`ctxlint repro`)")) {
+        return Vec::new();
+    }
+    let mut names = vec!["case.md".to_string(), "expected.json".to_string()];
+    if let Some(line) = md.lines().find_map(|l| l.strip_prefix("- files: ")) {
+        for n in line.split(", ") {
+            if let Some(n) = n.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
+                // A plain name inside the directory, never a path out of it.
+                if !n.is_empty() && !n.contains(['/', '\\']) && n != "." && n != ".." {
+                    names.push(n.to_string());
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Empties `dir` when it holds only what an earlier `repro` wrote there
+/// (regular files named by [`own_files`]); a directory holding anything
+/// else (another file, a folder, a link) is left as it is.
+fn remove_own_files(dir: &Path) -> Result<()> {
+    let own = own_files(dir);
+    let Ok(rd) = std::fs::read_dir(dir) else { return Ok(()) };
+    let mut remove = Vec::new();
+    for e in rd {
+        let e = e.map_err(|e| Error::io(dir, e))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let plain = e.file_type().is_ok_and(|t| t.is_file());
+        if !plain || !own.contains(&name) {
+            return Ok(());
+        }
+        remove.push(e.path());
+    }
+    for p in remove {
+        std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+    }
+    Ok(())
+}
+
 /// The next case directory `<out>/<rule>-<n>`: numbers already holding files
-/// are skipped, unless `force` (then the directory is emptied of the files a
-/// case writes, and reused).
+/// are skipped, unless `force` and the directory holds only the files an
+/// earlier `repro` wrote there: then those are removed and the directory is
+/// reused (a directory holding any other file is never emptied). A case directory that leads outside `out` (a symbolic
+/// link) is refused.
 pub fn next_dir(out: &Path, rule: RuleId, counter: &mut usize, force: bool) -> Result<PathBuf> {
+    let root = crate::safety::resolve(out);
     loop {
         *counter += 1;
         let dir = out.join(format!("{}-{}", rule.name(), counter));
-        if force && dir.is_dir() {
-            std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let is_link = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && !crate::safety::resolve(&dir).starts_with(&root) {
+            return Err(Error::Usage(format!(
+                "the case directory {} is a link to {}, outside {}: refusing to write through it",
+                crate::safety::shown(&dir),
+                crate::safety::shown(&crate::safety::resolve(&dir)),
+                crate::safety::shown(out)
+            )));
+        }
+        if force && !is_link && dir.is_dir() {
+            remove_own_files(&dir)?;
         }
         if is_free(&dir) {
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;

@@ -369,35 +369,12 @@ fn slice_lines(n: usize, line: usize, related: &[usize], window: usize) -> Vec<u
 
 /// Builds the (sliced) case for a finding.
 /// An output folder inside a folder being checked would be walked as input by
-/// the next run (cases of cases) and writes into the inputs' tree: refused,
-/// as a usage error naming both.
+/// the next run (cases of cases) and writes into the inputs' tree; one inside
+/// the folder of an input file writes beside the inputs: both refused, as a
+/// usage error naming both.
 fn refuse_output_inside_inputs(opts: &ReproOptions) -> Result<()> {
-    // The output folder may not exist yet: resolve its nearest existing ancestor.
-    let out = std::path::absolute(&opts.out_dir).unwrap_or_else(|_| opts.out_dir.clone());
-    let mut base = out.as_path();
-    let mut rest = Vec::new();
-    let resolved = loop {
-        if let Ok(c) = base.canonicalize() {
-            break rest.iter().rev().fold(c, |p: std::path::PathBuf, r| p.join(r));
-        }
-        match (base.parent(), base.file_name()) {
-            (Some(p), Some(n)) => {
-                rest.push(n.to_os_string());
-                base = p;
-            }
-            _ => break out.clone(),
-        }
-    };
-    for p in &opts.paths {
-        let Ok(dir) = Path::new(p).canonicalize() else { continue };
-        if dir.is_dir() && resolved.starts_with(&dir) {
-            return Err(Error::Usage(format!(
-                "the output folder {} is inside the input folder {p}: a later run would read the cases as inputs; choose a folder outside it",
-                opts.out_dir.display()
-            )));
-        }
-    }
-    Ok(())
+    let inputs: Vec<&Path> = opts.paths.iter().map(Path::new).collect();
+    crate::safety::refuse_outputs_on_inputs(&inputs, &[("-o", opts.out_dir.as_path())], crate::safety::Beside::Refused)
 }
 
 /// `input<n>` with the path's extension (`.jsonl`, `.json`, `.yaml`; a

@@ -353,7 +353,7 @@ fn selection_errors_and_existing_cases() {
     let o =
         ctxlint().arg("repro").arg(src.path()).arg("--all").arg("-o").arg(src.path().join("cases")).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is inside the input folder"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("lies inside the input folder"));
     assert!(!src.path().join("cases").exists());
     // `source`: a neutral name by default; a given URL has its keys masked.
     let o = ctxlint()

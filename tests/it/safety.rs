@@ -1,0 +1,457 @@
+//! The promises of README "What ctxlint promises" (issue 15, data loss and
+//! panics): an output that is or lies inside an input is refused before
+//! anything is read or written; reports are written atomically; `repro`
+//! writes nothing beside its inputs, never through a link out of its folder,
+//! and `--force` empties only its own case directories; special and huge
+//! configuration and baseline files are refused; worker threads fall back to
+//! fewer; control characters in file names are escaped; an empty
+//! `--select` is a usage error.
+
+use assert_cmd::Command;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn ctxlint() -> Command {
+    let mut c = Command::cargo_bin("ctxlint").unwrap();
+    c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").timeout(Duration::from_secs(60));
+    c
+}
+
+/// A pi session whose last line is torn: one `malformed-line` finding at line 12.
+fn session() -> Vec<u8> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut b = std::fs::read(root.join("fixtures/kinds/oc-heartbeat-polls-recurring/session.jsonl")).unwrap();
+    b.extend_from_slice(b"{\"type\":\"message\"\n");
+    b
+}
+
+/// Every file under `dir` (relative path → bytes), links as `-> target`.
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let md = std::fs::symlink_metadata(&p).unwrap();
+            if md.file_type().is_symlink() {
+                out.insert(rel, format!("-> {}", std::fs::read_link(&p).unwrap().display()).into_bytes());
+            } else if md.is_dir() {
+                out.insert(format!("{rel}/"), Vec::new());
+                stack.push(p);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn run(cmd: &mut Command) -> (Option<i32>, String, String) {
+    let o = cmd.output().unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// A folder holding `x.jsonl` (the session), as the working directory.
+fn workdir() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("x.jsonl"), session()).unwrap();
+    d
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let d = workdir();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("x.jsonl", d.path().join("link.jsonl")).unwrap();
+    std::fs::hard_link(d.path().join("x.jsonl"), d.path().join("hard.jsonl")).unwrap();
+    std::fs::copy(d.path().join("x.jsonl"), d.path().join("new.jsonl")).unwrap();
+    let before = tree(d.path());
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["check", "x.jsonl", "-o", "x.jsonl"],
+            "ctxlint: error: -o x.jsonl: is the input x.jsonl; ctxlint never writes to its inputs: choose another path\n",
+        ),
+        (
+            &["check", "x.jsonl", "-o", "./x.jsonl", "--output-format", "sarif"],
+            "ctxlint: error: -o ./x.jsonl: is the input x.jsonl; ctxlint never writes to its inputs: choose another path\n",
+        ),
+        #[cfg(unix)]
+        (
+            &["check", "x.jsonl", "-o", "link.jsonl"],
+            "ctxlint: error: -o link.jsonl: is the input x.jsonl (through a link); ctxlint never writes to its inputs: choose another path\n",
+        ),
+        (
+            &["check", "x.jsonl", "-o", "hard.jsonl"],
+            "ctxlint: error: -o hard.jsonl: is the input x.jsonl (a hard link to it); ctxlint never writes to its inputs: choose another path\n",
+        ),
+        (
+            &["check", "x.jsonl", "--write-baseline", "x.jsonl"],
+            "ctxlint: error: --write-baseline x.jsonl: is the input x.jsonl; ctxlint never writes to its inputs: choose another path\n",
+        ),
+        (
+            &["fence", "x.jsonl", "new.jsonl", "-o", "new.jsonl"],
+            "ctxlint: error: -o new.jsonl: is the input new.jsonl; ctxlint never writes to its inputs: choose another path\n",
+        ),
+        (
+            &["show", "x.jsonl", "-o", "x.jsonl"],
+            "ctxlint: error: -o x.jsonl: is the input x.jsonl; ctxlint never writes to its inputs: choose another path\n",
+        ),
+        (
+            &["diff", "x.jsonl", "new.jsonl", "-o", "new.jsonl"],
+            "ctxlint: error: -o new.jsonl: is the input new.jsonl; ctxlint never writes to its inputs: choose another path\n",
+        ),
+        (
+            &["check", ".", "-o", "report.txt"],
+            "ctxlint: error: -o report.txt: lies inside the input folder . (a later run would read it as an input); choose a path outside it\n",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, out, err) = run(ctxlint().current_dir(d.path()).args(*args));
+        assert_eq!((code, out.as_str(), err.as_str()), (Some(2), "", *want), "{args:?}");
+        assert_eq!(tree(d.path()), before, "{args:?} changed the folder");
+    }
+}
+
+#[test]
+fn an_output_inside_a_walked_folder_is_refused_beside_it_is_written() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("sessions/a")).unwrap();
+    std::fs::write(d.path().join("sessions/a/x.jsonl"), session()).unwrap();
+    std::fs::create_dir(d.path().join("reports")).unwrap();
+    let before = tree(d.path());
+    let (code, out, err) = run(ctxlint().current_dir(d.path()).args([
+        "check",
+        "sessions",
+        "-o",
+        "sessions/a/r.sarif",
+        "--output-format",
+        "sarif",
+    ]));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            Some(2),
+            "",
+            "ctxlint: error: -o sessions/a/r.sarif: lies inside the input folder sessions (a later run would read it as an input); choose a path outside it\n"
+        )
+    );
+    // A configuration named with --config is an input too.
+    std::fs::write(d.path().join("ctxlint.toml"), "").unwrap();
+    let (code, _, err) = run(ctxlint().current_dir(d.path()).args([
+        "check",
+        "sessions",
+        "--config",
+        "ctxlint.toml",
+        "-o",
+        "ctxlint.toml",
+    ]));
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            Some(2),
+            "ctxlint: error: -o ctxlint.toml: is the input ctxlint.toml; ctxlint never writes to its inputs: choose another path\n"
+        )
+    );
+    std::fs::remove_file(d.path().join("ctxlint.toml")).unwrap();
+    assert_eq!(tree(d.path()), before);
+    // Beside the folder: written, and nothing else left behind.
+    let (code, _, _) = run(ctxlint().current_dir(d.path()).args([
+        "check",
+        "sessions",
+        "-o",
+        "reports/x.sarif",
+        "--output-format",
+        "sarif",
+    ]));
+    assert_eq!(code, Some(1));
+    let mut after = tree(d.path());
+    let sarif = after.remove("reports/x.sarif").expect("the report");
+    assert!(serde_json::from_slice::<serde_json::Value>(&sarif).unwrap()["runs"].is_array());
+    assert_eq!(after, before, "only the report was added");
+}
+
+#[test]
+fn a_failed_run_leaves_the_old_report_and_no_temporary_file() {
+    let d = workdir();
+    std::fs::write(d.path().join("out.txt"), "the old report\n").unwrap();
+    let before = tree(d.path());
+    // `show --step` of a step that does not exist fails after the output was opened.
+    let (code, out, err) =
+        run(ctxlint().current_dir(d.path()).args(["show", "x.jsonl", "--step", "999", "-o", "out.txt"]));
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert_eq!(tree(d.path()), before);
+    // A report into a missing folder: the operating system's error, no temporary file named.
+    let (code, _, err) = run(ctxlint().current_dir(d.path()).args(["check", "x.jsonl", "-o", "no/such/r.txt"]));
+    assert_eq!(
+        (code, err.as_str()),
+        (Some(2), "ctxlint: error: no/such/r.txt: No such file or directory (os error 2)\n")
+    );
+    // A successful run replaces the report whole.
+    let (code, _, _) =
+        run(ctxlint().current_dir(d.path()).args(["check", "x.jsonl", "-o", "out.txt", "--output-format", "concise"]));
+    assert_eq!(code, Some(1));
+    let mut after = tree(d.path());
+    let report = String::from_utf8(after.remove("out.txt").unwrap()).unwrap();
+    assert!(report.starts_with("x.jsonl:12:1: CTX403 [error] "), "{report}");
+    let mut rest = before.clone();
+    rest.remove("out.txt");
+    assert_eq!(after, rest);
+    // `-o /dev/null` is written in place, never replaced.
+    #[cfg(unix)]
+    {
+        let (code, _, err) = run(ctxlint().current_dir(d.path()).args(["check", "x.jsonl", "-o", "/dev/null"]));
+        assert_eq!((code, err.as_str()), (Some(1), ""));
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    }
+}
+
+#[test]
+fn repro_writes_nothing_beside_a_file_input() {
+    let d = workdir();
+    let before = tree(d.path());
+    let (code, out, err) = run(ctxlint().current_dir(d.path()).args(["repro", "x.jsonl", "-o", "cases"]));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            Some(2),
+            "",
+            "ctxlint: error: -o cases: lies inside the folder of the input x.jsonl (nothing is written beside the inputs); choose a path outside it\n"
+        )
+    );
+    assert_eq!(tree(d.path()), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn repro_refuses_a_case_directory_that_links_outside() {
+    let d = workdir();
+    let out = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), out.path().join("malformed-line-1")).unwrap();
+    let (code, stdout, err) = run(ctxlint().arg("repro").arg(d.path().join("x.jsonl")).arg("-o").arg(out.path()));
+    let link = out.path().join("malformed-line-1");
+    assert_eq!(
+        (code, stdout.as_str(), err.lines().last().unwrap_or("")),
+        (
+            Some(2),
+            "",
+            format!(
+                "ctxlint: error: the case directory {} is a link to {}, outside {}: refusing to write through it",
+                link.display(),
+                elsewhere.path().canonicalize().unwrap().display(),
+                out.path().display()
+            )
+            .as_str()
+        )
+    );
+    assert!(tree(elsewhere.path()).is_empty(), "nothing written through the link");
+    // With --force too.
+    let (code, _, _) =
+        run(ctxlint().arg("repro").arg(d.path().join("x.jsonl")).arg("--force").arg("-o").arg(out.path()));
+    assert_eq!(code, Some(2));
+    assert!(tree(elsewhere.path()).is_empty());
+}
+
+#[test]
+fn repro_force_replaces_only_its_own_case_directories() {
+    let d = workdir();
+    let out = tempfile::tempdir().unwrap();
+    let repro = |force: bool| {
+        let mut c = ctxlint();
+        c.arg("repro").arg(d.path().join("x.jsonl")).arg("-o").arg(out.path());
+        if force {
+            c.arg("--force");
+        }
+        let (code, _, err) = run(&mut c);
+        assert_eq!(code, Some(0), "{err}");
+    };
+    repro(false);
+    let first = tree(out.path());
+    let names: Vec<&str> = first.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "malformed-line-1/",
+            "malformed-line-1/case.md",
+            "malformed-line-1/expected.json",
+            "malformed-line-1/session.jsonl"
+        ]
+    );
+    // --force on a case directory holding only its own files: replaced in place.
+    repro(true);
+    assert_eq!(tree(out.path()), first);
+    // A file of someone else's in it: that directory is left whole, the next number used.
+    std::fs::write(out.path().join("malformed-line-1/notes.txt"), "mine\n").unwrap();
+    let with_notes = tree(out.path());
+    repro(true);
+    let after = tree(out.path());
+    for (k, v) in &with_notes {
+        assert_eq!(after.get(k), Some(v), "{k} kept");
+    }
+    let added: Vec<&str> = after.keys().filter(|k| !with_notes.contains_key(*k)).map(String::as_str).collect();
+    assert_eq!(
+        added,
+        [
+            "malformed-line-2/",
+            "malformed-line-2/case.md",
+            "malformed-line-2/expected.json",
+            "malformed-line-2/session.jsonl"
+        ]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn special_and_huge_configuration_and_baseline_files_are_refused() {
+    let d = workdir();
+    let fifo = d.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let huge_config = d.path().join("huge.toml");
+    std::fs::File::create(&huge_config).unwrap().set_len((16 << 20) + 1).unwrap();
+    let huge_baseline = d.path().join("huge.json");
+    std::fs::File::create(&huge_baseline).unwrap().set_len((256 << 20) + 1).unwrap();
+    let not_regular = "not a regular file (FIFO, socket or device)";
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (vec!["check", "x.jsonl", "--config", "/dev/zero"], format!("ctxlint: error: /dev/zero: {not_regular}\n")),
+        (vec!["check", "x.jsonl", "--config", "fifo"], format!("ctxlint: error: fifo: {not_regular}\n")),
+        (vec!["check", "x.jsonl", "--baseline", "/dev/zero", "-q"], format!("ctxlint: error: /dev/zero: {not_regular}\n")),
+        (vec!["check", "x.jsonl", "--baseline", "fifo", "-q"], format!("ctxlint: error: fifo: {not_regular}\n")),
+        (vec!["fence", "x.jsonl", "x.jsonl", "--config", "fifo"], format!("ctxlint: error: fifo: {not_regular}\n")),
+        (
+            vec!["check", "x.jsonl", "--config", "huge.toml"],
+            "ctxlint: error: huge.toml: the configuration file is 16777217 bytes, more than the 16 MiB a configuration file may hold\n".into(),
+        ),
+        (
+            vec!["check", "x.jsonl", "--baseline", "huge.json", "-q"],
+            "ctxlint: error: huge.json: the baseline is 268435457 bytes, more than the 256 MiB a baseline may hold\n".into(),
+        ),
+    ];
+    for (args, want) in cases {
+        let started = std::time::Instant::now();
+        let (code, _, err) = run(ctxlint().current_dir(d.path()).args(&args));
+        assert_eq!((code, err.as_str()), (Some(2), want.as_str()), "{args:?}");
+        assert!(started.elapsed() < Duration::from_secs(20), "{args:?} took {:?}", started.elapsed());
+    }
+}
+
+#[test]
+fn control_characters_in_file_names_are_escaped() {
+    let d = tempfile::tempdir().unwrap();
+    let name = "a\u{1b}[31mb.jsonl";
+    std::fs::write(d.path().join(name), session()).unwrap();
+    for format in ["full", "concise", "grouped"] {
+        let (code, out, err) = run(ctxlint().current_dir(d.path()).args(["check", name, "--output-format", format]));
+        assert_eq!(code, Some(1), "{format}: {err}");
+        assert!(!out.contains('\u{1b}') && !err.contains('\u{1b}'), "{format}: {out:?}");
+        assert!(out.contains("a\\u{1b}[31mb.jsonl"), "{format}: {out}");
+    }
+    // JSON keeps the name as it is (escaped by JSON itself).
+    let (_, out, _) = run(ctxlint().current_dir(d.path()).args(["check", name, "--output-format", "json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["findings"][0]["path"], name);
+    // Error messages too.
+    let (code, out, err) = run(ctxlint().current_dir(d.path()).args(["check", "m\u{1b}]0;x\u{7}.jsonl"]));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            Some(2),
+            "No findings in 0 inputs, 1 not checked (error below).\n",
+            "ctxlint: error: m\\u{1b}]0;x\\u{7}.jsonl: No such file or directory (os error 2)\n"
+        )
+    );
+}
+
+#[test]
+fn an_empty_rule_selection_is_a_usage_error() {
+    let d = workdir();
+    let want = "ctxlint: error: --select: the selection is empty; name rules, codes, code prefixes (CTX1) or ALL\n";
+    for sel in ["--select=", "--select= ", "--select=,"] {
+        let (code, out, err) = run(ctxlint().current_dir(d.path()).args(["check", "x.jsonl", sel]));
+        assert_eq!((code, out.as_str(), err.as_str()), (Some(2), "", want), "{sel:?}");
+    }
+    // An empty --ignore ignores nothing (a CI variable left empty): every rule still runs.
+    let (code, out, _) =
+        run(ctxlint().current_dir(d.path()).args(["check", "x.jsonl", "--ignore=", "--output-format", "concise"]));
+    assert_eq!(code, Some(1));
+    assert!(out.starts_with("x.jsonl:12:1: CTX403 [error] "), "{out}");
+}
+
+#[test]
+fn a_huge_thread_count_is_capped() {
+    let d = workdir();
+    for j in ["100000", "0", "1"] {
+        let (code, out, err) = run(ctxlint().current_dir(d.path()).args([
+            "check",
+            "-j",
+            j,
+            "x.jsonl",
+            "--output-format",
+            "concise",
+            "-q",
+        ]));
+        assert_eq!(code, Some(1), "-j {j}: {err}");
+        assert!(out.starts_with("x.jsonl:12:1: CTX403 [error] "), "-j {j}: {out}");
+        assert!(!err.contains("internal error"), "-j {j}: {err}");
+    }
+}
+
+/// Under a process limit of 1 no worker thread can be started: the run goes
+/// on in the calling thread (it exited 101, "The global thread pool has not
+/// been initialized", before). RLIMIT_NPROC does not bind root, so as root
+/// the binary runs as `nobody` (setpriv); without prlimit the test says so.
+#[cfg(target_os = "linux")]
+#[test]
+fn threads_fall_back_to_the_calling_thread_under_a_process_limit() {
+    let has = |tool: &str| std::process::Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success());
+    if !has("prlimit") {
+        eprintln!("skipped: prlimit is not installed");
+        return;
+    }
+    let root = std::process::Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    if root && !has("setpriv") {
+        eprintln!("skipped: running as root and setpriv is not installed");
+        return;
+    }
+    let d = workdir();
+    // Readable by `nobody`.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(d.path().join("x.jsonl"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("ctxlint");
+    // `fence` hashes on a second thread when asked (JSON): on this one when none starts.
+    let fence = &["fence", "x.jsonl", "x.jsonl", "--output-format", "json"][..];
+    for args in [&["check", "x.jsonl"][..], &["check", "-j", "100000", "."], &["show", "x.jsonl"], fence] {
+        let mut c = if root {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "prlimit", "--nproc=1", "--"]);
+            c
+        } else {
+            let mut c = std::process::Command::new("prlimit");
+            c.args(["--nproc=1", "--"]);
+            c
+        };
+        let o = c.arg(&bin).args(args).arg("--color=never").current_dir(d.path()).output().unwrap();
+        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(!err.contains("internal error"), "{args:?}: {err}");
+        let want = if args[0] == "check" { 1 } else { 0 };
+        assert_eq!(o.status.code(), Some(want), "{args:?}: {out}\n{err}");
+        if args[0] == "fence" {
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["verdict"], "identical", "{out}");
+            continue;
+        }
+        let warning = err.lines().next().unwrap_or("");
+        assert!(
+            warning.starts_with("ctxlint: warning: could not start ")
+                && warning.ends_with("; using this thread alone")
+                && warning.contains("Resource temporarily unavailable"),
+            "{args:?}: {err}"
+        );
+        if args[0] == "check" {
+            assert!(out.contains("x.jsonl:12:1: CTX403 malformed-line [error]"), "{args:?}: {out}");
+        }
+    }
+}
