@@ -783,10 +783,11 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         write_out(&ctxlint::report::settings::files(&plan));
         return Ok(exit_code::OK);
     }
-    for e in &plan.unrecognised {
-        say!("ctxlint: warning: {e}; skipped");
-    }
+    // `-q`: the findings only (the skipped files are still in JSON `skipped`).
     if !a.quiet {
+        for e in &plan.unrecognised {
+            say!("ctxlint: warning: {e}; skipped");
+        }
         warn_walked_skips(&plan, a.verbose);
     }
     let discovered = started.elapsed();
@@ -1047,7 +1048,21 @@ const WALKED_SKIPS_SHOWN: usize = 20;
 fn warn_walked_skips(plan: &ctxlint::inputs::Plan, verbose: bool) {
     let named: std::collections::HashSet<String> =
         plan.unrecognised.iter().filter_map(|e| e.path().map(|p| p.display().to_string())).collect();
-    let walked: Vec<&ctxlint::inputs::Skipped> = plan.skipped.iter().filter(|s| !named.contains(&s.path)).collect();
+    let all: Vec<&ctxlint::inputs::Skipped> = plan.skipped.iter().filter(|s| !named.contains(&s.path)).collect();
+    // A walk over a project meets source files, docs and images that can
+    // never be transcripts: those are counted in one note (and listed in
+    // JSON `skipped`), the others — JSON, JSONL, YAML, compressed, no
+    // extension, unreadable — each named.
+    let (walked, other): (Vec<&ctxlint::inputs::Skipped>, Vec<_>) = all
+        .into_iter()
+        .partition(|s| verbose || could_be_input(&s.path) || !s.reason.starts_with(ctxlint::inputs::NO_FORMAT));
+    if !other.is_empty() {
+        say!(
+            "ctxlint: note: {} other file{} skipped (not JSON, JSONL or YAML; `--show-files` or `--verbose` lists them)",
+            other.len(),
+            if other.len() == 1 { "" } else { "s" }
+        );
+    }
     let shown = if verbose { walked.len() } else { walked.len().min(WALKED_SKIPS_SHOWN) };
     for s in &walked[..shown] {
         say!("ctxlint: warning: {}: {}; skipped", s.path, s.reason);
@@ -1060,6 +1075,18 @@ fn warn_walked_skips(plan: &ctxlint::inputs::Plan, verbose: bool) {
     }
     if walked.iter().any(|s| s.reason.starts_with(ctxlint::inputs::NO_FORMAT)) {
         say!("ctxlint: note: formats tried: {}; use --input-format to force one", ctxlint::formats::ALL.join(", "));
+    }
+}
+
+/// Whether a file's name leaves it possibly an input: JSON, JSONL, YAML
+/// (any of them compressed), a `.log`, or no extension at all.
+fn could_be_input(path: &str) -> bool {
+    let name =
+        std::path::Path::new(path).file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let name = [".gz", ".zst", ".bz2", ".xz"].iter().find_map(|c| name.strip_suffix(c)).unwrap_or(&name);
+    match name.rsplit_once('.') {
+        None => true,
+        Some((_, ext)) => matches!(ext, "json" | "jsonl" | "ndjson" | "yaml" | "yml" | "log"),
     }
 }
 

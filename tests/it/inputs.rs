@@ -559,3 +559,33 @@ fn a_file_rewritten_while_it_is_checked_is_one_version_or_an_error() {
     assert_eq!(writes, 30);
     eprintln!("rewritten while checked: {seen_a} × A, {seen_b} × B, {changed} × changed while read");
 }
+
+#[test]
+fn walked_files_that_cannot_be_transcripts_are_counted_not_each_named() {
+    let d = tempfile::tempdir().unwrap();
+    put(d.path(), "p/s.jsonl", &claude_session());
+    put(d.path(), "p/src/main.rs", "fn main() {}\n");
+    put(d.path(), "p/README.md", "# notes\n");
+    put(d.path(), "p/notes.json", "{\"note\": 1}\n");
+    let out = ctxlint(d.path()).args(["check", "p", "-o", "/dev/null"]).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.contains("ctxlint: warning: p/notes.json: matches no input format; skipped\n"), "{err}");
+    assert!(
+        err.contains(
+            "ctxlint: note: 2 other files skipped (not JSON, JSONL or YAML; `--show-files` or `--verbose` lists them)\n"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("main.rs") && !err.contains("README.md"), "{err}");
+    // --verbose names them; -q says nothing; JSON lists all three.
+    let v = ctxlint(d.path()).args(["check", "p", "-o", "/dev/null", "-v"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&v.stderr)
+            .contains("ctxlint: warning: p/src/main.rs: matches no input format; skipped")
+    );
+    let q = ctxlint(d.path()).args(["check", "p", "p/README.md", "-o", "/dev/null", "-q"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&q.stderr), "");
+    let (_, j, _) = check_json(d.path(), &["p"]);
+    assert_eq!(j["skipped"].as_array().unwrap().len(), 3);
+}

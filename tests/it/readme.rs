@@ -72,8 +72,9 @@ fn the_two_commands_at_the_top_are_the_main_job_and_the_tests_ci_runs() {
     assert!(s.contains(":440:") && s.contains(":448:"), "{s}");
 }
 
-/// A project with one defective transcript and the files a repository also
-/// holds (`package.json`, `.pre-commit-config.yaml`), which ctxlint skips.
+/// A project with one defective transcript, a note beside it that matches no
+/// format, and the files a repository also holds (`package.json`,
+/// `.pre-commit-config.yaml`).
 fn project(dir: &Path, hook: &str) {
     let put = |rel: &str, body: &str| {
         let p = dir.join(rel);
@@ -84,6 +85,8 @@ fn project(dir: &Path, hook: &str) {
     put(".pre-commit-config.yaml", hook);
     let case = root().join("fixtures/cases/cc-12162-orphan-result/session.jsonl");
     put("transcripts/session.jsonl", &std::fs::read_to_string(case).unwrap());
+    // A file beside the transcripts that matches no format.
+    put("transcripts/notes.json", "{\"note\": \"see the runbook\"}\n");
 }
 
 #[test]
@@ -152,16 +155,25 @@ fn the_pre_commit_hook_reports_the_one_defect_and_skips_the_other_files() {
     git(&["add", "-A"]);
     // ctxlint on PATH, as `language: system` expects; pre-commit's cache in the temporary folder.
     let path = format!("{}:{}", bin().parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
-    let out = std::process::Command::new(&pc[0])
-        .args(&pc[1..])
-        .args(["run", "--all-files", "--color", "never"])
-        .current_dir(&repo)
-        .env("PATH", path)
-        .env("PRE_COMMIT_HOME", dir.path().join("cache"))
-        .env("NO_COLOR", "1")
-        .env("GIT_CONFIG_GLOBAL", dir.path().join("gitconfig"))
-        .output()
-        .expect("pre-commit runs");
+    let run = |args: &[&str]| {
+        std::process::Command::new(&pc[0])
+            .args(&pc[1..])
+            .args(["run", "--color", "never"])
+            .args(args)
+            .current_dir(&repo)
+            .env("PATH", &path)
+            .env("PRE_COMMIT_HOME", dir.path().join("cache"))
+            .env("NO_COLOR", "1")
+            .env("GIT_CONFIG_GLOBAL", dir.path().join("gitconfig"))
+            .output()
+            .expect("pre-commit runs")
+    };
+    // A change to package.json alone: the hook is skipped, the commit goes through.
+    let only = run(&["--files", "package.json"]);
+    let s = String::from_utf8_lossy(&only.stdout);
+    assert_eq!(only.status.code(), Some(0), "{s}");
+    assert!(s.contains("Skipped"), "{s}");
+    let out = run(&["--all-files"]);
     let s = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -175,7 +187,10 @@ fn the_pre_commit_hook_reports_the_one_defect_and_skips_the_other_files() {
     assert_eq!(findings.len(), 1, "{s}");
     assert!(findings[0].starts_with("transcripts/session.jsonl:3:"), "{}", findings[0]);
     assert!(findings[0].contains("CTX302"), "{}", findings[0]);
-    assert!(s.contains("package.json") && s.contains("skipped"), "the skipped files are named: {s}");
+    assert!(
+        s.contains("ctxlint: warning: transcripts/notes.json: matches no input format; skipped"),
+        "the skipped file is named: {s}"
+    );
     assert!(!s.contains("exit code: 2"), "{s}");
 }
 
