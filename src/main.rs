@@ -120,7 +120,8 @@ struct CheckArgs {
     /// Name to report for standard input.
     #[arg(long, value_name = "NAME")]
     stdin_filename: Option<String>,
-    /// Exit 0 even when there are findings.
+    /// Exit 0 even when there are findings (errors — an input not checked, an
+    /// invalid configuration, nothing checked at all — still exit 2).
     #[arg(long)]
     exit_zero: bool,
     /// Use this configuration file instead of the nearest ctxlint.toml.
