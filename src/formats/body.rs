@@ -107,9 +107,23 @@ pub fn flatten_text(v: &Value) -> String {
     }
 }
 
-/// Sets the request's `tools` slot from `v` (any JSON value).
+/// Sets the request's `tools` slot from `v` (any JSON value). Tools sent
+/// with `"defer_loading": true` (Anthropic's tool search, and the gateways
+/// that copy it) are left out: they are not part of the prompt — "deferred
+/// tools are excluded from the initial prompt entirely" (Anthropic, *Tool
+/// search tool* and *Tool use with prompt caching*) — so adding one keeps
+/// the prompt cache.
 pub fn set_tools(r: &mut Request, base: &str, key: &str, v: Option<&Value>) {
     if let Some(t) = v {
+        let deferred = |x: &Value| x.get("defer_loading").and_then(Value::as_bool) == Some(true);
+        let kept;
+        let t = match t.as_array() {
+            Some(a) if a.iter().any(deferred) => {
+                kept = Value::Array(a.iter().filter(|x| !deferred(x)).cloned().collect());
+                &kept
+            }
+            _ => t,
+        };
         r.tools = Some((ptr_join(base, key), chash(t), crate::hash::canonical_string(t, IGNORED_KEYS)));
     }
 }
@@ -124,4 +138,30 @@ pub fn classify_user(m: &mut Message) {
 /// An assistant info record with only the model name.
 pub fn assistant_info(model: Option<&str>) -> Option<Box<AssistantInfo>> {
     Some(Box::new(AssistantInfo { model: model.map(Into::into), ..Default::default() }))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn tools_hash(tools: serde_json::Value) -> u64 {
+        let body =
+            json!({"model": "claude-sonnet-4-5", "tools": tools, "messages": [{"role": "user", "content": "hi"}]});
+        let r = super::super::parse_body("anthropic-messages", &body, &Arc::from("r.json"), 0, "").expect("parses");
+        r.tools.expect("tools").1
+    }
+
+    #[test]
+    fn deferred_tools_are_not_part_of_the_prompt() {
+        let search = json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"});
+        let a = json!({"name": "get_weather", "input_schema": {"type": "object"}});
+        let deferred = json!({"name": "get_time", "input_schema": {"type": "object"}, "defer_loading": true});
+        let plain = json!({"name": "get_time", "input_schema": {"type": "object"}});
+        let base = tools_hash(json!([search.clone(), a.clone()]));
+        // A deferred tool added: the same prompt (Anthropic tool search keeps the cache).
+        assert_eq!(tools_hash(json!([search.clone(), a.clone(), deferred])), base);
+        // The same tool sent loaded: another prompt.
+        assert_ne!(tools_hash(json!([search, a, plain])), base);
+    }
 }

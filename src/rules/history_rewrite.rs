@@ -36,8 +36,10 @@ strings is compared byte for byte); `previous_response_id` chains; compaction bo
 a new conversation (requests of different sessions or conversation ids among them); a
 message re-sent with its string content as a list of one text block, or back (Claude Code
 re-sends earlier user turns as strings); a request whose history is a prefix of the previous
-one's (a retry); a pydantic-ai dynamic prompt re-rendered in place. A system prompt that
-disappears is `dropped-system-prompt` only.
+one's (a retry); a pydantic-ai dynamic prompt re-rendered in place; tools added or removed
+with `"defer_loading": true` (Anthropic's tool search: deferred tools are not part of the
+prompt, so they keep the cache). A system prompt that disappears is `dropped-system-prompt`
+only.
 "#,
 };
 
