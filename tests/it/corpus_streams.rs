@@ -73,8 +73,11 @@ fn expected_cassettes() -> Vec<(&'static str, Got)> {
                 rw(3, "/interactions/3/request/parsed_body"),
             ],
         ),
-        // Tool search / deferred tools: tools[] grows after the search step.
-        ("anthropic/test_tool_search_eval--anthropic.yaml", vec![tools(1), tools(4)]),
+        // Tool search / deferred tools: tools[] grows after the search step. On
+        // Anthropic the discovered tools are sent with `defer_loading: true`,
+        // which is not part of the prompt (the cache holds): no finding. The
+        // other providers get them as plain tools: the prefix changes.
+        ("anthropic/test_tool_search_eval--anthropic.yaml", vec![]),
         ("google/test_tool_search_eval--google.yaml", vec![tools(1), tools(4)]),
         ("openai-chat/test_tool_search_eval--openai-chat.yaml", vec![tools(1), tools(4)]),
         ("deepseek/test_deepseek_deferred_capability_with_thinking.yaml", vec![tools(1)]),
