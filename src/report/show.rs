@@ -417,7 +417,11 @@ impl<W: std::io::Write> Sink for Renderer<W> {
                 } else {
                     unit_table(&mut out, s, u, color);
                 }
-                out
+                // What the unit quotes is masked where it is built; this is the last line of defence.
+                match crate::text::mask_output(&out) {
+                    std::borrow::Cow::Owned(m) => m,
+                    std::borrow::Cow::Borrowed(_) => out,
+                }
             })
             .collect();
         drop(units);
