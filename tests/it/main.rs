@@ -23,4 +23,5 @@ mod output_cli;
 mod readme;
 mod repro;
 mod rules;
+mod secrets;
 mod streams;
