@@ -103,6 +103,50 @@ static AWS_PAIR: LazyLock<Regex> = LazyLock::new(|| {
         .expect("aws regex")
 });
 
+/// Literals of which every shape above holds one (ASCII case ignored): a text
+/// with none of them is returned as it is without running the regexes (`show`
+/// masks every text it prints; most hold no key).
+static TRIGGERS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
+    aho_corasick::AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build([
+            "sk-",
+            "rk-",
+            "pk-",
+            "sk_",
+            "rk_",
+            "akia",
+            "asia",
+            "a3t",
+            "abia",
+            "acca",
+            "bearer",
+            "gh",
+            "github_pat_",
+            "gl",
+            "xox",
+            "xapp-",
+            "hooks.slack.com",
+            "aiza",
+            "ya29.",
+            "gocspx-",
+            "hf_",
+            "npm_",
+            "sg.",
+            "gsk_",
+            "eyj",
+            "-----begin",
+            "://",
+            "api",
+            "secret",
+            "passw",
+            "token",
+            "authorization",
+            "key",
+        ])
+        .expect("trigger literals")
+});
+
 /// A masked range of a text: `[start, end)`, of which the first `keep` bytes stay.
 struct Span {
     start: usize,
@@ -261,6 +305,9 @@ pub fn mask_cow(s: &str) -> Cow<'_, str> {
         Some((d, m)) => (d.as_str(), Some(m)),
         None => (s, None),
     };
+    if !TRIGGERS.is_match(text) {
+        return Cow::Borrowed(s);
+    }
     let found = spans(text);
     if found.is_empty() {
         return Cow::Borrowed(s);

@@ -417,11 +417,8 @@ impl<W: std::io::Write> Sink for Renderer<W> {
                 } else {
                     unit_table(&mut out, s, u, color);
                 }
-                // What the unit quotes is masked where it is built; this is the last line of defence.
-                match crate::text::mask_output(&out) {
-                    std::borrow::Cow::Owned(m) => m,
-                    std::borrow::Cow::Borrowed(_) => out,
-                }
+                // What the unit quotes (texts, ids, tool names, paths) is masked where it is built.
+                out
             })
             .collect();
         drop(units);
