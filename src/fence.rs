@@ -1725,10 +1725,20 @@ fn rewrite_diff(
     let mut nl = window_lines(&nb, nb.len() < DIFF_WINDOW);
     ol.truncate(max_lines);
     nl.truncate(max_lines);
-    let from = (column as usize - 1).saturating_sub(60);
+    // Secrets are masked before lines are clipped: a clip could cut a key
+    // in two and leave a part no mask recognises. The window is shifted by
+    // what the masks removed from the first changed line.
+    let raw_first = nl.first().map_or(0, |l| l.chars().count());
+    for l in ol.iter_mut().chain(nl.iter_mut()) {
+        if let std::borrow::Cow::Owned(m) = crate::text::mask_cow(l) {
+            *l = m;
+        }
+    }
+    let removed = raw_first.saturating_sub(nl.first().map_or(0, |l| l.chars().count()));
+    let from = (column as usize - 1).saturating_sub(60).saturating_sub(removed);
     let excerpt = nl.first().map(|l| clip(l, from)).unwrap_or_default();
     let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &ol, &nl);
-    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
+    let mut out = format!("--- {}\n+++ {}\n", crate::text::mask_cow(old_name), crate::text::mask_cow(new_name));
     for group in similar::group_diff_ops(ops, 2) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
             continue;

@@ -519,10 +519,16 @@ fn dispatch(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            say!("ctxlint: error: {e}");
+            say!("ctxlint: error: {}", mask_output(&e.to_string()));
             e.exit_code()
         }
     }
+}
+
+/// The last line of defence against a leaked secret in a report: every line
+/// masked ([`ctxlint::text::mask_output`]) before it is written.
+fn mask_output(s: &str) -> std::borrow::Cow<'_, str> {
+    ctxlint::text::mask_output(s)
 }
 
 fn write_out(s: &str) {
@@ -848,6 +854,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
             say!("ctxlint: {n} finding(s) already in the baseline {} were not reported", p.display());
         }
     }
+    report.findings.iter_mut().for_each(ctxlint::report::mask_finding);
     let color = use_color(color, a.output_file.is_some());
     let summary = !a.quiet;
     let text = if a.statistics {
@@ -953,7 +960,13 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         .or(config.fence_owned)
         .map(|v| v.into_iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect());
     let opts = FenceOptions { owned, hashes: a.output_format == OutputFormat::Json };
-    let report = fence::fence(&baseline, &new, &opts)?;
+    let mut report = fence::fence(&baseline, &new, &opts)?;
+    report.findings.iter_mut().for_each(ctxlint::report::mask_finding);
+    for e in &mut report.appended {
+        for s in [&mut e.id, &mut e.parent, &mut e.kind, &mut e.role, &mut e.problem].into_iter().flatten() {
+            *s = ctxlint::text::mask_secrets(s);
+        }
+    }
     let color = use_color(color, a.output_file.is_some());
     let text = match a.output_format {
         OutputFormat::Full => render::full(&report, color),
@@ -980,9 +993,9 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
 /// renamed) or to standard output.
 fn emit(text: &str, file: Option<&PathBuf>) -> ctxlint::Result<()> {
     match file {
-        Some(p) => ctxlint::safety::write_atomic(p, text.as_bytes()),
+        Some(p) => ctxlint::safety::write_atomic(p, mask_output(text).as_bytes()),
         None => {
-            write_out(text);
+            write_out(&mask_output(text));
             Ok(())
         }
     }
@@ -1190,7 +1203,7 @@ fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {
         source: a.source,
         force: a.force,
     };
-    let outcomes = repro::run(&opts, &mut |line| say!("ctxlint: {line}"))?;
+    let outcomes = repro::run(&opts, &mut |line| say!("ctxlint: {}", mask_output(line)))?;
     let mut out = String::new();
     let mut missing = 0;
     for o in &outcomes {
@@ -1224,7 +1237,7 @@ fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {
         }
     }
     out.push_str(&format!("{} case(s) written, {} not reproduced\n", outcomes.len() - missing, missing));
-    write_out(&out);
+    write_out(&mask_output(&out));
     Ok(if missing == 0 { exit_code::OK } else { exit_code::FINDINGS })
 }
 

@@ -253,7 +253,7 @@ pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
 /// that exist. Memory is bounded by one batch of units.
 pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn Sink) -> crate::Result<()> {
     let mut shown = Shown {
-        path: input.path.clone(),
+        path: mask_secrets(&input.path),
         format: input.format,
         transcript: false,
         notes: Vec::new(),
@@ -553,7 +553,7 @@ fn request_unit(r: &Request, with_text: bool) -> Unit {
     Unit {
         index: r.index,
         pointer: Some(r.pointer.clone()),
-        path: Some(r.path.to_string()),
+        path: Some(mask_secrets(&r.path)),
         line: r.line,
         entry_id: None,
         model: None,
@@ -589,7 +589,7 @@ fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job,
         pointer: None,
         path: None,
         line: Some(e.line),
-        entry_id: e.id.as_deref().map(str::to_string),
+        entry_id: e.id.as_deref().map(mask_secrets),
         model,
         tools: None,
         context_len: j.context_len,
@@ -605,8 +605,8 @@ fn block(b: &Block, with_text: bool) -> ShownBlock {
         bytes: b.text_len as usize,
         truncated: !b.has_full_text(),
         text: if with_text { mask_secrets(&b.text) } else { String::new() },
-        tool_name: b.tool_name.as_deref().map(str::to_string),
-        tool_id: b.tool_id.as_deref().map(str::to_string),
+        tool_name: b.tool_name.as_deref().map(mask_secrets),
+        tool_id: b.tool_id.as_deref().map(mask_secrets),
     }
 }
 
@@ -656,6 +656,7 @@ fn message_row(
     }
     let hash = format!("{:08x}", crate::hash::hash_bytes(&id) >> 32);
     let blocks = src.iter().map(|b| block(b, with_text)).collect();
+    let entry_id = entry_id.map(|i| mask_secrets(&i));
     ShownMessage { index, role, kind, pointer, line, entry_id, bytes, hash, first_line: first_line(src), blocks }
 }
 

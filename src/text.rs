@@ -2,6 +2,7 @@
 //! paragraph splitting.
 
 use regex::Regex;
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 /// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
@@ -16,43 +17,339 @@ pub fn prefix(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// API keys and tokens by their shape: OpenAI/Anthropic `sk-…`, AWS `AKIA…`,
-/// bearer tokens, GitHub, Slack and Google keys, JWTs. One alternation with no
-/// groups, shared by [`mask_secrets`] and the `repro` anonymiser.
+/// API keys and tokens by their shape. One alternation with no groups, shared
+/// by [`mask_secrets`] and the `repro` anonymiser. Each shape names its
+/// source; where a shape follows the gitleaks rule set
+/// (<https://github.com/gitleaks/gitleaks/blob/master/config/gitleaks.toml>,
+/// MIT) the rule id is given. Shapes whose prefix never starts an ordinary
+/// word match anywhere (after a letter, a digit or `_` too, as in `\nsk-ant-…`
+/// inside a raw JSON line); the generic ones only at a word start.
 pub const KEY_PATTERN: &str = concat!(
-    r"\b(?:sk|rk|pk)-(?:[A-Za-z0-9_]+-)*[A-Za-z0-9_\-]{16,}",
-    r"|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
-    r"|(?i:bearer)\s+[A-Za-z0-9\-._~+/]{12,}=*",
+    // Anthropic (gitleaks anthropic-api-key, anthropic-admin-api-key), OpenAI
+    // project and service-account keys (openai-api-key), OpenRouter `sk-or-v1-`.
+    r"(?:sk-ant-(?:api|admin|oat|sid)\d{2}|sk-(?:proj|svcacct)|sk-or-v1)-[A-Za-z0-9_\-]{16,}",
+    // Any other `sk-`/`rk-`/`pk-` key (OpenAI, DeepSeek, …), at a word start.
+    r"|\b(?:sk|rk|pk)-(?:[A-Za-z0-9_]+-)*[A-Za-z0-9_\-]{16,}",
+    // Stripe secret and restricted keys (gitleaks stripe-access-token).
+    r"|(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}",
+    // AWS access key ids (gitleaks aws-access-token).
+    r"|(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b",
+    // Bearer tokens: `Bearer x`, `Bearer: x`, `bearer=x` (RFC 6750 §2.1).
+    r"|(?i:bearer)(?:\s*[:=]\s*|\s+)[A-Za-z0-9\-._~+/]{12,}=*",
+    // GitHub tokens (gitleaks github-pat, github-fine-grained-pat, github-oauth, github-app-token).
     r"|\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}",
-    r"|\bxox[abprs]-[A-Za-z0-9\-]{10,}",
-    r"|\bAIza[0-9A-Za-z\-_]{35}",
-    r"|\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+    r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}",
+    // GitLab tokens (gitleaks gitlab-pat, gitlab-deploy-token, gitlab-runner-authentication-token, …).
+    r"|gl(?:pat|dt|rt|ptt|soat|cbt|imt|agent|oas)-[A-Za-z0-9_\-]{20,}",
+    // Slack bot, user, app, configuration and refresh tokens (gitleaks
+    // slack-bot-token, slack-user-token, slack-app-token, slack-config-access-token,
+    // slack-config-refresh-token) and webhooks (slack-webhook-url).
+    r"|xox[abprse](?:\.xox[abp])?-[A-Za-z0-9\-]{10,}",
+    r"|xapp-\d-[A-Za-z0-9\-]{10,}",
+    r"|hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{16,}",
+    // Google API keys (gitleaks gcp-api-key), OAuth access tokens `ya29.` and
+    // OAuth client secrets `GOCSPX-` (Google Identity docs).
+    r"|AIza[0-9A-Za-z\-_]{35}",
+    r"|ya29\.[0-9A-Za-z_\-]{20,}",
+    r"|GOCSPX-[0-9A-Za-z_\-]{20,}",
+    // Hugging Face (gitleaks huggingface-access-token), npm (npm-access-token),
+    // SendGrid (sendgrid-api-token), Groq API keys (`gsk_`, console.groq.com).
+    r"|hf_[A-Za-z0-9]{30,}",
+    r"|npm_[A-Za-z0-9]{36}",
+    r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}",
+    r"|gsk_[A-Za-z0-9]{20,}",
+    // JWTs (gitleaks jwt): replaced whole, header and payload too.
+    r"|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+    // PEM private-key blocks (gitleaks private-key), also cut off before their end line.
+    // (`\x20` for a space: the anonymiser compiles this pattern in verbose mode.)
+    r"|-----BEGIN[A-Z0-9\x20]{0,40}PRIVATE\x20KEY(?:\x20BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9\x20]{0,40}PRIVATE\x20KEY(?:\x20BLOCK)?-----|$)",
+    // Credentials in a URL's user info (RFC 3986 §3.2.1: `scheme://user:password@host`).
+    r"|(?i:https?|s?ftp|wss?|git|ssh|rediss?|postgres(?:ql)?|mysql|mongodb(?:\+srv)?|amqps?|smtps?|ldaps?)://[^\s/:@\x22'<>\\]{1,128}:[^\s/@\x22'<>\\]{1,256}@",
+);
+
+/// Key-value secrets (`api_key=…`, `"password": "…"`, `aws_secret_access_key = …`,
+/// Azure `AccountKey=…`, `Authorization: Basic …`): the value is masked.
+const KV_PATTERN: &str = concat!(
+    r"(?P<kv>(?i:api[_-]?key|aws[_-]?secret[_-]?access[_-]?key|secret[_-]?access[_-]?key|client[_-]?secret",
+    r"|secret|password|passwd|token|authorization|account[_-]?key|shared[_-]?access[_-]?key)",
+    r"[\x22']?\s*[:=]\s*[\x22']?(?:(?i:basic)\s+)?)(?P<kvv>[^\s\x22',;]{8,})",
 );
 
 static SECRET: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?:{KEY_PATTERN})|(?P<kv>(?i:api[_-]?key|secret|password|passwd|token|authorization)\s*[:=]\s*[\x22']?)(?P<kvv>[^\s\x22',;]{{8,}})"
+        // `Token x` (Django REST framework's `TokenAuthentication`): masked only
+        // when the value mixes letters and digits, so prose (`token consumption`) stays.
+        r"(?:{KEY_PATTERN})|{KV_PATTERN}|(?P<tokx>(?i:token)\s+)(?P<tokv>[A-Za-z0-9\-._~+/]{{16,}}=*)"
     ))
     .expect("secret regex")
 });
 
-/// Replaces key-like strings (`sk-…`, `AKIA…`, bearer tokens, GitHub/Slack/Google
-/// keys, JWTs, `api_key=…`) by a mask that keeps only their first 4 characters.
-pub fn mask_secrets(s: &str) -> String {
-    SECRET
-        .replace_all(s, |c: &regex::Captures| {
-            if let (Some(k), Some(v)) = (c.name("kv"), c.name("kvv")) {
-                format!("{}{}", k.as_str(), mask_one(v.as_str()))
-            } else {
-                mask_one(&c[0])
-            }
-        })
-        .into_owned()
+/// The start of a key cut off by the end of a text (a stored text kept only
+/// in part, a torn line): its prefix is known, the rest is masked.
+static CUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:\b(?:sk|rk|pk)-|(?:sk|rk)_(?:live|test|prod)_|AKIA|ASIA|gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|soat)-",
+        r"|xox[abprse][.\-]|xapp-|AIza|ya29\.|GOCSPX-|hf_|npm_|SG\.|gsk_|eyJ)",
+        // A digit in what is left: `thighs_and_legs` at the end of a text is no key.
+        r"[A-Za-z0-9_\-.+/]*\d[A-Za-z0-9_\-.+/]*\z",
+    ))
+    .expect("cut regex")
+});
+
+/// An AWS secret access key (40 characters of base64) shortly after an access
+/// key id, or its start cut off by the end of the text.
+static AWS_PAIR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?s:.{0,80}?)[^A-Za-z0-9/+=](?:(?P<aws>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)|(?P<awscut>[A-Za-z0-9/+]{8,39})\z)")
+        .expect("aws regex")
+});
+
+/// Literals of which every shape above holds one (ASCII case ignored): a text
+/// with none of them is returned as it is without running the regexes (`show`
+/// masks every text it prints; most hold no key).
+static TRIGGERS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
+    aho_corasick::AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build([
+            "sk-",
+            "rk-",
+            "pk-",
+            "sk_",
+            "rk_",
+            "akia",
+            "asia",
+            "a3t",
+            "abia",
+            "acca",
+            "bearer",
+            "gh",
+            "github_pat_",
+            "gl",
+            "xox",
+            "xapp-",
+            "hooks.slack.com",
+            "aiza",
+            "ya29.",
+            "gocspx-",
+            "hf_",
+            "npm_",
+            "sg.",
+            "gsk_",
+            "eyj",
+            "-----begin",
+            "://",
+            "api",
+            "secret",
+            "passw",
+            "token",
+            "authorization",
+            "key",
+        ])
+        .expect("trigger literals")
+});
+
+/// A masked range of a text: `[start, end)`, of which the first `keep` bytes stay.
+struct Span {
+    start: usize,
+    end: usize,
+    keep: usize,
 }
 
-fn mask_one(s: &str) -> String {
-    let keep: String = s.chars().take(4).collect();
-    format!("{keep}****")
+/// Bytes of the first `n` characters of `s`.
+fn chars_len(s: &str, n: usize) -> usize {
+    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
+}
+
+fn span(s: &str, start: usize, end: usize) -> Span {
+    Span { start, end, keep: chars_len(&s[start..end], 4) }
+}
+
+/// The ranges of `s` to mask, sorted and disjoint.
+fn spans(s: &str) -> Vec<Span> {
+    let mut out = Vec::new();
+    for c in SECRET.captures_iter(s) {
+        if let Some(v) = c.name("kvv") {
+            out.push(span(s, v.start(), v.end()));
+        } else if let Some(v) = c.name("tokv") {
+            let t = v.as_str();
+            if t.bytes().any(|b| b.is_ascii_digit()) && t.bytes().any(|b| b.is_ascii_alphabetic()) {
+                out.push(span(s, v.start(), v.end()));
+            }
+        } else if let Some(m) = c.get(0) {
+            let t = m.as_str();
+            if t.starts_with("-----BEGIN") {
+                // The BEGIN line stays: it says what was there.
+                let keep = t[5..].find("-----").map_or(t.len(), |i| i + 10);
+                out.push(Span { start: m.start(), end: m.end(), keep: keep.min(t.len()) });
+            } else if let (Some(i), true) = (t.find("://"), t.ends_with('@')) {
+                // `scheme://user:password@`: the scheme and the first characters of the user stay.
+                let sp = span(s, m.start() + i + 3, m.end() - 1);
+                out.push(sp);
+            } else {
+                out.push(span(s, m.start(), m.end()));
+            }
+        }
+    }
+    if let Some(m) = CUT.find(s) {
+        if out.last().is_none_or(|l| l.end <= m.start()) {
+            out.push(span(s, m.start(), m.end()));
+        }
+    }
+    if ["AKIA", "ASIA", "A3T", "ABIA", "ACCA"].iter().any(|p| s.contains(p)) {
+        let mut extra: Vec<Span> = AWS_PAIR
+            .captures_iter(s)
+            .filter_map(|c| c.name("aws").or_else(|| c.name("awscut")))
+            .map(|m| span(s, m.start(), m.end()))
+            .collect();
+        if !extra.is_empty() {
+            out.append(&mut extra);
+            out.sort_by_key(|x| x.start);
+            let mut kept: Vec<Span> = Vec::with_capacity(out.len());
+            for x in out {
+                if kept.last().is_none_or(|l| x.start >= l.end) {
+                    kept.push(x);
+                }
+            }
+            out = kept;
+        }
+    }
+    out
+}
+
+/// `s` with JSON string escapes decoded (`\n`, `\"`, `\u00e9`, surrogate
+/// pairs), and for each byte of the result the offset of the escape or
+/// character it came from in `s` (one more entry: `s.len()`). Invalid escapes stay as they are.
+fn decode(s: &str) -> (String, Vec<usize>) {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut map = Vec::with_capacity(s.len() + 1);
+    let hex4 = |i: usize| -> Option<u32> {
+        let h = s.get(i..i + 4)?;
+        if h.bytes().all(|c| c.is_ascii_hexdigit()) { u32::from_str_radix(h, 16).ok() } else { None }
+    };
+    let mut i = 0;
+    while i < b.len() {
+        let (c, len) = if b[i] == b'\\' && i + 1 < b.len() {
+            match b[i + 1] {
+                b'n' => (Some('\n'), 2),
+                b't' => (Some('\t'), 2),
+                b'r' => (Some('\r'), 2),
+                b'b' => (Some('\u{8}'), 2),
+                b'f' => (Some('\u{c}'), 2),
+                b'"' => (Some('"'), 2),
+                b'\\' => (Some('\\'), 2),
+                b'/' => (Some('/'), 2),
+                b'u' => match hex4(i + 2) {
+                    Some(hi @ 0xD800..=0xDBFF) => match (s.get(i + 6..i + 8), hex4(i + 8)) {
+                        (Some("\\u"), Some(lo @ 0xDC00..=0xDFFF)) => {
+                            (char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)), 12)
+                        }
+                        _ => (Some('\u{fffd}'), 6),
+                    },
+                    Some(0xDC00..=0xDFFF) => (Some('\u{fffd}'), 6),
+                    Some(u) => (char::from_u32(u), 6),
+                    None => (None, 1),
+                },
+                _ => (None, 1),
+            }
+        } else {
+            (None, 1)
+        };
+        match c {
+            Some(c) => {
+                for _ in 0..c.len_utf8() {
+                    map.push(i);
+                }
+                out.push(c);
+                i += len;
+            }
+            None => {
+                // One character of `s` as it is.
+                let ch = s[i..].chars().next().unwrap_or('\u{fffd}');
+                for _ in 0..ch.len_utf8() {
+                    map.push(i);
+                }
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+    }
+    map.push(s.len());
+    (out, map)
+}
+
+/// Replaces key-like strings (`sk-…`, `AKIA…`, bearer tokens, the shapes of
+/// [`KEY_PATTERN`], `api_key=…`) by a mask that keeps only their first 4
+/// characters (a PEM block its BEGIN line, a URL its scheme).
+pub fn mask_secrets(s: &str) -> String {
+    mask_cow(s).into_owned()
+}
+
+/// [`mask_secrets`], borrowing when nothing is masked. A text with
+/// backslashes (a raw JSON line, a JSON document) is also searched with its
+/// JSON escapes decoded, so that a key after `\n` or spelled with `\u` escapes
+/// is found; the mask then replaces the escaped bytes.
+pub fn mask_cow(s: &str) -> Cow<'_, str> {
+    let mut decoded: Option<(String, Vec<usize>)> = None;
+    if memchr::memchr(b'\\', s.as_bytes()).is_some() {
+        let (d, map) = decode(s);
+        // A doubly escaped text (JSON in a JSON string): decode once more.
+        if memchr::memchr(b'\\', d.as_bytes()).is_some() {
+            let (d2, map2) = decode(&d);
+            let composed = map2.iter().map(|&i| map[i]).collect();
+            decoded = Some((d2, composed));
+        } else {
+            decoded = Some((d, map));
+        }
+    }
+    let (text, map) = match &decoded {
+        Some((d, m)) => (d.as_str(), Some(m)),
+        None => (s, None),
+    };
+    if !TRIGGERS.is_match(text) {
+        return Cow::Borrowed(s);
+    }
+    let found = spans(text);
+    if found.is_empty() {
+        return Cow::Borrowed(s);
+    }
+    let at = |i: usize| map.map_or(i, |m| m[i]);
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    for sp in found {
+        let (start, keep, end) = (at(sp.start), at(sp.start + sp.keep), at(sp.end));
+        if start < last {
+            continue;
+        }
+        out.push_str(&s[last..start]);
+        out.push_str(&s[start..keep]);
+        out.push_str("****");
+        last = end.max(keep);
+    }
+    out.push_str(&s[last..]);
+    Cow::Owned(out)
+}
+
+/// A whole rendered output masked line by line (the last line of defence:
+/// every renderer masks what it quotes, this catches what one missed).
+pub fn mask_output(s: &str) -> Cow<'_, str> {
+    let mut out: Option<String> = None;
+    let mut done = 0;
+    for line in s.split_inclusive('\n') {
+        let start = line.as_ptr() as usize - s.as_ptr() as usize;
+        if let Cow::Owned(m) = mask_cow(line) {
+            let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+            o.push_str(&s[done..start]);
+            o.push_str(&m);
+            done = start + line.len();
+        }
+    }
+    match out {
+        None => Cow::Borrowed(s),
+        Some(mut o) => {
+            o.push_str(&s[done..]);
+            Cow::Owned(o)
+        }
+    }
 }
 
 /// An excerpt for display: secrets masked, control characters made visible,
@@ -109,6 +406,116 @@ mod tests {
     #[test]
     fn prefix_respects_char_boundaries() {
         assert_eq!(prefix("héllo", 2), "h");
+    }
+
+    /// One fake secret of every shape, its masked form.
+    const SHAPES: &[(&str, &str)] = &[
+        ("xapp-1-A0123456789-1234567890123-0a1b2c3d4e5f", "xapp****"),
+        ("xoxe-1-My0xLTEtVDAxMjM0NTY3ODkwLTEyMzQ1Njc4", "xoxe****"),
+        ("xoxe.xoxp-1-Mi0yLTExMjIzMzQ0NTU2Ni0yMjMz", "xoxe****"),
+        ("https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/q1w2e3r4t5y6u7i8o9p0AbCd", "https://hook****"),
+        ("ya29.a0AfB_byC1d2E3f4G5h6I7j8K9l0MnOpQrStUv", "ya29****"),
+        ("GOCSPX-AbCdEfGhIjKlMnOpQrStUvWx1234", "GOCS****"),
+        ("AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW", "AIza****"),
+        ("glpat-Zx9Yw8Vu7Ts6Rq5Po4Nm", "glpa****"),
+        ("npm_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0UvWxYz", "npm_****"),
+        ("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", "SG.A****"),
+        ("gsk_Q2w3E4r5T6y7U8i9O0pAaSsDdFfGgHhJjKk", "gsk_****"),
+        ("hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "hf_A****"),
+        ("sk_live_51Hx2Ab3Cd4Ef5Gh6Ij7Kl8Mn9", "sk_l****"),
+        ("rk_live_51Hx2Ab3Cd4Ef5Gh6Ij7Kl8Mn9", "rk_l****"),
+        ("sk-ant-api03-Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk", "sk-a****"),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjf-J_xK9sP2mQ7rT4vW1yZ", "eyJh****"),
+    ];
+
+    #[test]
+    fn masks_every_shape() {
+        for (secret, masked) in SHAPES {
+            assert_eq!(mask_secrets(&format!("see {secret} here")), format!("see {masked} here"), "{secret}");
+        }
+    }
+
+    #[test]
+    fn masks_after_json_escapes_letters_digits_and_underscores() {
+        for (secret, masked) in SHAPES {
+            assert_eq!(mask_secrets(&format!(r#"{{"t":"a\n{secret}"}}"#)), format!(r#"{{"t":"a\n{masked}"}}"#));
+            assert_eq!(mask_secrets(&format!(r"a\t{secret}")), format!(r"a\t{masked}"));
+        }
+        assert_eq!(mask_secrets("x_AKIAIOSFODNN7EXAMPLE"), "x_AKIA****");
+        assert_eq!(mask_secrets("id9ghp_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0UvWx"), "id9ghp_****");
+        assert_eq!(mask_secrets("keysk-ant-api03-Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk"), "keysk-a****");
+        // A key spelled with `\u` escapes, and one in JSON inside a JSON string.
+        assert_eq!(mask_secrets(r"\u0073k-ant-api03-Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk"), r"\u0073k-a****");
+        assert_eq!(mask_secrets(r"\\nsk-ant-api03-Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk"), r"\\nsk-a****");
+    }
+
+    #[test]
+    fn masks_key_value_forms() {
+        assert_eq!(mask_secrets("Authorization: Basic dXNlcjpodW50ZXIy"), "Authorization: Basic dXNl****");
+        assert_eq!(mask_secrets("Bearer: abcdefghijklmnop123"), "Bear****");
+        assert_eq!(mask_secrets("bearer=abcdefghijklmnop123"), "bear****");
+        assert_eq!(
+            mask_secrets("Authorization: Token 9944b09199c62bcf9418ad846dd0e4bb"),
+            "Authorization: Token 9944****"
+        );
+        assert_eq!(mask_secrets("the token consumption grew"), "the token consumption grew");
+        assert_eq!(
+            mask_secrets(
+                "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;"
+            ),
+            "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Zm9v****;"
+        );
+        assert_eq!(
+            mask_secrets(r#"{"aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}"#),
+            r#"{"aws_secret_access_key": "wJal****"}"#
+        );
+        assert_eq!(mask_secrets("AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), "AKIA**** wJal****");
+        assert_eq!(
+            mask_secrets("git clone https://deploy:S3cr3tPassw0rd@git.example.com/x.git"),
+            "git clone https://depl****@git.example.com/x.git"
+        );
+        assert_eq!(
+            mask_secrets(
+                "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END RSA PRIVATE KEY----- after"
+            ),
+            "-----BEGIN RSA PRIVATE KEY-----**** after"
+        );
+        assert_eq!(
+            mask_secrets("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC"),
+            "-----BEGIN PRIVATE KEY-----****"
+        );
+        // A key cut off by the end of a kept text.
+        assert_eq!(mask_secrets("the token xghp_R4nD0"), "the token xghp_****");
+        assert_eq!(mask_secrets("ends in ghp_"), "ends in ghp_");
+        assert_eq!(mask_secrets("use sk-learn for this"), "use sk-learn for this");
+    }
+
+    #[test]
+    fn ordinary_text_stays() {
+        for s in [
+            "task-management-system-overview",
+            "thighs_and_legs_workout_plan_for_beginners",
+            "https://example.com/a:b@c", // no user info: a path
+            "the basic understanding of tokens",
+            "commit 1f0e3dad99908345f7439f8ffabdffc4d2e1a3b4",
+            "see https://docs.example.com/path?x=1",
+        ] {
+            assert_eq!(mask_secrets(s), s);
+        }
+    }
+
+    #[test]
+    fn masking_is_idempotent() {
+        for (secret, _) in SHAPES {
+            let once = mask_secrets(secret);
+            assert_eq!(mask_secrets(&once), once);
+        }
+    }
+
+    #[test]
+    fn mask_output_masks_each_line() {
+        assert_eq!(mask_output("a\nkey sk-ant-api03-Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk\nb\n"), "a\nkey sk-a****\nb\n");
+        assert!(matches!(mask_output("plain\n"), Cow::Borrowed(_)));
     }
 
     #[test]

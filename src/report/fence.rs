@@ -107,8 +107,8 @@ fn table(r: &FenceReport, color: bool) -> String {
         let problem = e.problem.as_deref().map(|p| crate::text::excerpt(p, 80)).unwrap_or_default();
         t.add_row(vec![
             Cell::new(e.line),
-            Cell::new(e.kind.as_deref().unwrap_or("-")),
-            Cell::new(e.role.as_deref().unwrap_or("-")),
+            Cell::new(e.kind.as_deref().map_or("-".into(), |k| crate::text::excerpt(k, 40))),
+            Cell::new(e.role.as_deref().map_or("-".into(), |k| crate::text::excerpt(k, 40))),
             Cell::new(e.id.as_deref().map(|i| crate::text::excerpt(i, 40)).unwrap_or_else(|| "-".into())),
             owned,
             Cell::new(problem),

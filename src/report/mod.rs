@@ -24,3 +24,30 @@ pub const EXCERPT_CHARS: usize = 160;
 pub fn excerpt(f: &crate::Finding) -> Option<String> {
     f.excerpt.as_deref().map(|e| crate::text::excerpt(e, EXCERPT_CHARS))
 }
+
+/// Masks what a finding quotes besides its excerpt (which every renderer
+/// masks as it truncates it): the message (ids, tool names), the entry id,
+/// the path, related locations, the help line and the diff. Called once on
+/// a report before it is rendered, so that every format gets the same text.
+pub fn mask_finding(f: &mut crate::Finding) {
+    fn m(s: &mut String) {
+        if let std::borrow::Cow::Owned(x) = crate::text::mask_cow(s) {
+            *s = x;
+        }
+    }
+    m(&mut f.message);
+    m(&mut f.path);
+    if let Some(e) = &mut f.entry_id {
+        m(e);
+    }
+    for r in &mut f.related {
+        m(&mut r.path);
+        m(&mut r.message);
+    }
+    if let Some(h) = &mut f.help {
+        m(h);
+    }
+    if let Some(d) = &mut f.diff {
+        m(d);
+    }
+}

@@ -422,6 +422,7 @@ impl<W: std::io::Write> Sink for Renderer<W> {
                 } else {
                     unit_table(&mut out, s, u, color);
                 }
+                // What the unit quotes (texts, ids, tool names, paths) is masked where it is built.
                 out
             })
             .collect();

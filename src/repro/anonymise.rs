@@ -423,11 +423,24 @@ impl Anonymiser {
 
     /// An API key or token: its recognisable prefix, `REDACTED`, a number.
     fn key(&mut self, orig: &str) -> String {
+        if let Some((scheme, _)) = orig.split_once("://") {
+            // Credentials in a URL: the user and the password both go.
+            let scheme = scheme.to_string();
+            return self.numbered("key", orig, |n| format!("{scheme}://user{n}:REDACTED@"));
+        }
+        if orig.starts_with("-----BEGIN") {
+            return self.numbered("key", orig, |n| {
+                format!("-----BEGIN PRIVATE KEY-----\nREDACTED-{n:06}\n-----END PRIVATE KEY-----")
+            });
+        }
         let prefix: String = {
             let lower = orig.to_ascii_lowercase();
             if lower.starts_with("bearer") {
                 "Bearer ".into()
-            } else if let Some(i) = orig.find(['-', '_']) {
+            } else if orig.starts_with("eyJ") {
+                // A JWT is replaced whole: its header and payload are data too.
+                "eyJ".into()
+            } else if let Some(i) = orig.find(['-', '_']).filter(|&i| i <= 12) {
                 orig[..=i].to_string()
             } else {
                 orig.chars().take(4).collect()
@@ -575,6 +588,18 @@ mod tests {
         assert!(out.contains("sk-REDACTED-000001"), "{out}");
         assert!(out.contains("/home/user1/file1.txt"), "{out}");
         assert_eq!(a.text(s), out, "the same original gives the same placeholder");
+    }
+
+    #[test]
+    fn jwts_pem_blocks_and_url_credentials_go_whole() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZUBleGFtcGxlLm9yZyJ9.dBjf-J_xK9sP2mQ7rT4vW1yZ";
+        assert_eq!(a.text(&format!("auth {jwt} done")), "auth eyJREDACTED-000001 done");
+        let out = a.text("clone https://deploy:S3cr3tPassw0rd@git.example.com/r.git");
+        assert!(!out.contains("S3cr3t") && !out.contains("deploy"), "{out}");
+        let pem =
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END RSA PRIVATE KEY-----";
+        assert_eq!(a.text(pem), "-----BEGIN PRIVATE KEY-----\nREDACTED-000003\n-----END PRIVATE KEY-----");
     }
 
     #[test]

@@ -24,4 +24,5 @@ mod readme;
 mod repro;
 mod rules;
 mod safety;
+mod secrets;
 mod streams;
