@@ -200,7 +200,7 @@ Exit codes:
 
 const DIFF_HELP: &str = "The first line is the verdict: `identical`, `extension` (B continues A and extends its cache prefix), `retry` (B's history is a prefix of A's: still a cache read), `rewrite at <level> <pointer>` (B continues A but its prefix diverges there, in cache order tools -> system -> messages), `new conversation` or `compaction` (not compared). Then every element of both requests in cache order: added (+), removed (-), changed (~) with a diff of its text, unchanged runs collapsed (=). Texts are compared as sent; moved `cache_control` markers, key order and whitespace between JSON tokens are not changes. Secrets are masked.\n\nExamples:\n  ctxlint diff req1.json req2.json\n  ctxlint diff cassette.yaml --request 1 2\n  ctxlint diff exchanges.jsonl --request 3 4 --output-format json\n\nExit codes: 0 identical, extension, retry, new conversation or compaction; 1 rewrite; 2 usage or I/O error (e.g. no such request, or a file that is not a request).";
 
-const SHOW_HELP: &str = "Without --request, prints per request (streams) or per step (transcripts: one step per model call, its context rebuilt from the session tree) a table of its messages: index, role, kind, size in bytes, first line and a short hash (equal hashes: equal messages). By default only the messages new since the previous request's or step's context are listed, after a line saying how many were carried over (or that the context was rebuilt: a compaction, another branch, a context carrier dropped); --full lists whole contexts. With --request N (--step N), prints that request's or step's context in full, with its texts. Output is written as it is built. Secrets are masked. A transcript keeps only the first 240 bytes of assistant, thinking and tool-result texts: such texts end with \"… (N bytes; the first K are kept)\".\n\nExamples:\n  ctxlint show session.jsonl\n  ctxlint show session.jsonl --full\n  ctxlint show session.jsonl --step 12\n  ctxlint show cassette.yaml --request 2\n\nExit codes: 0 shown; 2 usage or I/O error (e.g. no such request or step).";
+const SHOW_HELP: &str = "Without --request, prints per request (streams) or per step (transcripts: one step per model call, its context rebuilt from the session tree) a table of its messages: index, role, kind, size in bytes, first line and a short hash (equal hashes: equal messages). By default only the messages new since the previous request's or step's context are listed, after a line saying how many were carried over (or that the context was rebuilt: a compaction, another branch, a context carrier dropped); --full lists whole contexts. With --request N (--step N), prints that request's or step's context in full, with its texts. Output is written as it is built. Secrets are masked. A transcript keeps only a prefix of assistant, thinking, tool-call and tool-result texts (a few hundred bytes at most, less for some formats): such texts end with \"… (N bytes; the first K are kept)\" and say their full size. --full on a long session prints every step's whole context (its size grows with the square of the session's length): prefer the default, or --step N.\n\nExamples:\n  ctxlint show session.jsonl\n  ctxlint show session.jsonl --full\n  ctxlint show session.jsonl --step 12\n  ctxlint show cassette.yaml --request 2\n\nExit codes: 0 shown; 2 usage or I/O error (e.g. no such request or step).";
 
 const REPRO_HELP: &str = "Selecting findings: with none of --finding, --line, --pointer, --all, exactly one finding (of --rule, if given) must match. Fingerprints are printed by `ctxlint check --output-format json`.\n\nThe case directory is what `ctxlint check .` needs: run it there, or hand it to ../shared/cases/run_cases.py. Nothing is written beside the inputs: DIR may not lie inside an input folder or the folder of an input file. An existing non-empty case directory is never overwritten (the next number is used); with --force, one that holds only what an earlier repro wrote there is replaced.\n\nExamples:\n  ctxlint repro session.jsonl --line 448 -o ../cases/\n  ctxlint repro big.jsonl --rule duplicate-system-event --all -o ../cases/ --budget 10\n  ctxlint repro cassette.yaml --finding 3f2a9c0d1e4b5a67 -o ../cases/ --source https://github.com/o/r/issues/1\n  ctxlint repro requests/ --all -o ../cases/ --keep-text   # a directory of request bodies (one stream)\n\nExit codes: 0 every selected finding was written as a case; 1 some could not be reproduced (see stderr); 2 usage or I/O error, or no finding matches the selection.";
 
@@ -1135,6 +1135,10 @@ fn print_failures(failed: &[ctxlint::Failed]) {
     }
 }
 
+/// `show --full` warns from this many entries (or requests) on: its output
+/// grows with the square of a session's length.
+const FULL_WARN_UNITS: usize = 2000;
+
 fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     use ctxlint::show::{Mode, show_each};
     refuse_overwrite(std::slice::from_ref(&a.path), &[], &[("-o", &a.output_file)])?;
@@ -1149,6 +1153,18 @@ fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     restore_purge_delay();
     let color = use_color(color, a.output_file.is_some());
     let mode = if a.full { Mode::Full } else { Mode::Compact };
+    if a.full && a.request.is_none() {
+        let steps = match &input.body {
+            ctxlint::model::Body::Transcript(t) => t.entries.len(),
+            ctxlint::model::Body::Stream(s) => s.requests.len(),
+        };
+        if steps > FULL_WARN_UNITS {
+            say!(
+                "ctxlint: warning: --full lists every step's whole context: on {} ({steps} entries) that is a great deal of output; the default view lists what is new at each step, --step N one step whole",
+                a.path
+            );
+        }
+    }
     let json = a.output_format == ViewFormat::Json;
     // Each step is written as soon as it is built (issue 14: never the whole output held).
     let result = match &a.output_file {
