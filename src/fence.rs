@@ -1720,7 +1720,24 @@ fn rewrite_diff(
     let ob = read_at(old, line_start, DIFF_WINDOW)?;
     let nb = read_at(new, line_start, DIFF_WINDOW)?;
     let within = usize::try_from(d - line_start).unwrap_or(0);
-    let column = String::from_utf8_lossy(&nb[..within.min(nb.len())]).chars().count() as u32 + 1;
+    let column = if within <= nb.len() {
+        String::from_utf8_lossy(&nb[..within]).chars().count() as u32 + 1
+    } else {
+        // Past the window: count the characters up to the difference in
+        // chunks (UTF-8 lead bytes; an invalid byte counts as one).
+        let mut chars = 0u64;
+        let mut at = line_start;
+        while at < d {
+            let n = usize::try_from(d - at).unwrap_or(usize::MAX).min(1 << 20);
+            let chunk = read_at(new, at, n)?;
+            if chunk.is_empty() {
+                break;
+            }
+            chars += chunk.iter().filter(|b| (**b & 0xC0) != 0x80).count() as u64;
+            at += chunk.len() as u64;
+        }
+        u32::try_from(chars + 1).unwrap_or(u32::MAX)
+    };
     let mut ol = window_lines(&ob, ob.len() < DIFF_WINDOW);
     let mut nl = window_lines(&nb, nb.len() < DIFF_WINDOW);
     ol.truncate(max_lines);

@@ -56,5 +56,52 @@ pub fn render(r: &CheckReport) -> String {
         suite.add_test_case(tc);
         report.add_test_suite(suite);
     }
-    report.to_string().unwrap_or_default()
+    xml_chars(&report.to_string().unwrap_or_default())
+}
+
+/// The text with every character XML 1.0 does not allow (C0 controls other
+/// than tab and line breaks, U+FFFE, U+FFFF) replaced by U+FFFD, so that a
+/// finding quoting such bytes never makes the report unreadable.
+fn xml_chars(s: &str) -> String {
+    let allowed = |c: char| {
+        matches!(c, '\t' | '\n' | '\r')
+            || ('\u{20}'..='\u{D7FF}').contains(&c)
+            || ('\u{E000}'..='\u{FFFD}').contains(&c)
+            || c >= '\u{10000}'
+    };
+    if s.chars().all(allowed) {
+        return s.to_string();
+    }
+    s.chars().map(|c| if allowed(c) { c } else { '\u{FFFD}' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::RuleId;
+
+    #[test]
+    fn characters_xml_forbids_never_reach_the_report() {
+        let mut r = crate::CheckReport::default();
+        let f = crate::Finding::new(
+            RuleId::MalformedLine,
+            "s.jsonl",
+            "pi-session",
+            "bad \u{FFFE}\u{FFFF} and \u{1}\u{1b} bytes",
+        )
+        .line(3);
+        r.findings.push(f);
+        let xml = super::render(&r);
+        for bad in ['\u{FFFE}', '\u{FFFF}', '\u{1}', '\u{1b}'] {
+            assert!(!xml.contains(bad), "{bad:?} in {xml}");
+        }
+        assert!(
+            !xml.contains("&#1;")
+                && !xml.contains("&#x1;")
+                && !xml.contains("&#27;")
+                && !xml.contains("&#x1b;")
+                && !xml.contains("&#x1B;"),
+            "{xml}"
+        );
+        assert!(xml.contains("bad \u{FFFD}\u{FFFD} and"), "{xml}");
+    }
 }

@@ -364,3 +364,26 @@ fn a_new_file_rewritten_while_fenced_is_judged_whole_or_refused() {
     assert_eq!(writes, 30);
     eprintln!("fenced while rewritten: {seen:?}");
 }
+
+/// A difference more than 64 KiB into a line: its column is counted to the
+/// byte, not capped at the diff window.
+#[test]
+fn a_difference_far_into_a_long_line_has_its_true_column() {
+    let d = tempfile::tempdir().unwrap();
+    let head = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-03-12T10:00:00.000Z","cwd":"/w"}"#;
+    let pre = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-12T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":""#;
+    let long = "x".repeat(200_000);
+    let old = format!("{head}\n{pre}{long}\"}}]}}}}\n");
+    let mut changed = long.clone();
+    changed.replace_range(150_000..150_001, "y");
+    let new = format!("{head}\n{pre}{changed}\"}}]}}}}\n");
+    std::fs::write(d.path().join("old.jsonl"), &old).unwrap();
+    std::fs::write(d.path().join("new.jsonl"), &new).unwrap();
+    let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["verdict"], "rewrite");
+    let f = &v["findings"][0];
+    assert_eq!(f["line"], 2);
+    assert_eq!(f["column"], (pre.len() + 150_000 + 1) as u64);
+    assert_eq!(v["first_difference"]["byte_offset"], (head.len() + 1 + pre.len() + 150_000) as u64);
+}
