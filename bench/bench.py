@@ -9,6 +9,8 @@ Generates seeded pi sessions with ../shared/bench/gen_session.py (about 30, 100 
     on each line, and `jq -c . >/dev/null` where jq is installed;
   - `ctxlint fence OLD NEW` on two snapshots of the largest session, against
     `sha256sum NEW` and `cmp OLD NEW`;
+  - hostile shapes (reused tool-call ids, torn lines = many findings in SARIF, one deep
+    parent chain) at 1x, 2x and 4x sizes: time and peak RSS must grow linearly
   - `ctxlint show` (the default, compact view, to /dev/null) on the largest session: wall time
     and peak RSS, against `check` on the same file (target: at most 3x, RSS under 25% of the file);
   - `ctxlint check` on a folder of 5,000 small sessions with 1 and 2 threads;
@@ -64,6 +66,33 @@ def summarise(res):
         "rss_mb": max(r[1] for r in res),
         "exit": res[-1][2],
     }
+
+
+def hostile(shape, n, out):
+    """Writes a pi session of n units of one hostile shape: every turn's tool
+    calls reuse the ids call_0/call_1 (as local models emit); n torn lines
+    (one malformed-line finding each, SARIF output); one parent chain n
+    entries deep."""
+    ts = "2026-03-12T10:00:00.000Z"
+    with open(out, "w") as f:
+        f.write(json.dumps({"type": "session", "version": 3, "id": "h", "timestamp": ts, "cwd": "/w"}) + "\n")
+        parent = None
+        def entry(i, msg):
+            nonlocal parent
+            e = {"type": "message", "id": f"e{i:08x}", "parentId": parent, "timestamp": ts, "message": msg}
+            parent = e["id"]
+            f.write(json.dumps(e) + "\n")
+        for i in range(n):
+            if shape == "reused-tool-ids":
+                entry(4 * i, {"role": "user", "content": [{"type": "text", "text": f"turn {i}: read the two files"}]})
+                entry(4 * i + 1, {"role": "assistant", "content": [{"type": "toolCall", "id": f"call_{j}", "name": "read", "arguments": {"path": f"f{j}.txt"}} for j in range(2)],
+                                   "provider": "local", "model": "m", "stopReason": "toolUse"})
+                for j in range(2):
+                    entry(4 * i + 2 + j, {"role": "toolResult", "toolCallId": f"call_{j}", "toolName": "read", "content": [{"type": "text", "text": f"contents {i} {j}"}], "isError": False})
+            elif shape == "torn-lines":
+                f.write('{"type":"message","id":"t%08x","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"cut\n' % i)
+            else:
+                entry(i, {"role": "user" if i % 2 == 0 else "assistant", "content": [{"type": "text", "text": f"step {i}"}], **({} if i % 2 == 0 else {"provider": "p", "model": "m", "stopReason": "stop"})})
 
 
 def gen(turns, out, truth, seed=7):
@@ -170,7 +199,8 @@ def main():
     rows.append((f"check {n_files} files", two["wall_s"], f"1 thread {one['wall_s']:.2f}s", speedup, 0, two["rss_mb"], "speedup"))
     # repro --all on the largest session: one case per planted defect.
     path, size_mb = largest
-    rdir = os.path.join(a.out, "repro")
+    # Beside the output folder, not in it: repro refuses to write into the folder of its input.
+    rdir = os.path.abspath(a.out).rstrip(os.sep) + "-repro"
     shutil.rmtree(rdir, ignore_errors=True)
     rr = run([a.bin, "repro", path, "--all", "-o", rdir])
     cases = sorted(d for d in os.listdir(rdir)) if os.path.isdir(rdir) else []
@@ -188,6 +218,22 @@ def main():
                        "planted": planted, "max_case_lines": max((x[0] for x in sizes), default=0),
                        "max_case_bytes": max((x[1] for x in sizes), default=0), "run_cases_pass": passed}
     rows.append((f"repro --all {size_mb:.0f} MB", rr[0], f"{len(cases)}/{planted} cases, max {report['repro']['max_case_lines']} lines", 0, size_mb / rr[0], rr[1], "pass" if passed else "FAIL"))
+    # Hostile shapes (issue 15): time and peak RSS at 1x, 2x and 4x sizes must grow linearly.
+    report["hostile"] = {}
+    base_n = 2000 if a.quick else 20000
+    for shape in ("reused-tool-ids", "torn-lines", "deep-chain"):
+        pts = []
+        for k in (1, 2, 4):
+            hp = os.path.join(a.out, f"hostile-{shape}-{k}x.jsonl")
+            if not os.path.exists(hp):
+                hostile(shape, base_n * k, hp)
+            mb = os.path.getsize(hp) / 1e6
+            r = median_run([a.bin, "check", hp, "--output-format", "sarif", "-o", os.devnull], a.runs)
+            pts.append({"x": k, "size_mb": round(mb, 1), "wall_s": r["wall_s"], "rss_mb": r["rss_mb"], "exit": r["exit"]})
+        t_ratio = pts[-1]["wall_s"] / max(pts[0]["wall_s"], 1e-3)
+        m_ratio = pts[-1]["rss_mb"] / max(pts[0]["rss_mb"], 1e-3)
+        report["hostile"][shape] = {"points": pts, "time_4x_over_1x": t_ratio, "rss_4x_over_1x": m_ratio}
+        rows.append((f"hostile {shape} 4x", pts[-1]["wall_s"], f"1x {pts[0]['wall_s']:.2f}s {pts[0]['rss_mb']:.0f}MB", t_ratio, pts[-1]["size_mb"] / max(pts[-1]["wall_s"], 1e-3), pts[-1]["rss_mb"], f"rss x{m_ratio:.1f}"))
     big = report["check"][-1]
     report["targets"].update({
         "repro_all_cases_small_and_passing": bool(passed) and len(cases) == planted and report["repro"]["max_case_lines"] <= 20,
