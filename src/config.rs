@@ -176,7 +176,10 @@ fn parse_levels(file: &Path, m: &HashMap<String, Level>, what: &str) -> Result<H
     for (k, v) in m {
         let r = RuleId::from_name_or_code(k).ok_or_else(|| Error::Config {
             path: file.to_path_buf(),
-            reason: format!("unknown rule `{k}` in {what}"),
+            reason: format!(
+                "unknown rule `{k}` in {what}{}",
+                crate::rule_id::suggest(k).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default()
+            ),
         })?;
         out.insert(r, v.as_option());
     }

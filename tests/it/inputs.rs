@@ -589,3 +589,17 @@ fn walked_files_that_cannot_be_transcripts_are_counted_not_each_named() {
     let (_, j, _) = check_json(d.path(), &["p"]);
     assert_eq!(j["skipped"].as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn a_misspelt_rule_in_the_configuration_suggests_the_nearest() {
+    let d = tempfile::tempdir().unwrap();
+    put(d.path(), "t/s.jsonl", &claude_session());
+    put(d.path(), "t/ctxlint.toml", "[rules]\nmalfromed-line = \"warning\"\n");
+    let (code, v, err) = check_json(d.path(), &["t"]);
+    assert_eq!(code, 2);
+    assert_eq!(v["summary"]["failed"], 1);
+    assert!(
+        err.contains("ctxlint.toml: unknown rule `malfromed-line` in [rules]; did you mean `malformed-line`?"),
+        "{err}"
+    );
+}
