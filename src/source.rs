@@ -152,12 +152,7 @@ impl SourceRef {
             }
             Origin::File(p) => {
                 use std::io::{BufRead, Seek, SeekFrom};
-                let f = open_regular(p).ok()?;
-                let mut head = [0u8; HEAD];
-                let n = read_head(&f, &mut head).ok()?;
-                if self.compression(&head[..n]) != Compression::None {
-                    return None;
-                }
+                let f = self.open_plain(p)?;
                 let mut r = BufReader::with_capacity(64 << 10, f);
                 let mut out = Vec::with_capacity(offsets.len());
                 for &o in offsets {
@@ -186,12 +181,7 @@ impl SourceRef {
             }
             Origin::File(p) => {
                 use std::io::{Seek, SeekFrom};
-                let mut f = open_regular(p).ok()?;
-                let mut head = [0u8; HEAD];
-                let n = read_head(&f, &mut head).ok()?;
-                if self.compression(&head[..n]) != Compression::None {
-                    return None;
-                }
+                let mut f = self.open_plain(p)?;
                 f.seek(SeekFrom::Start(offset)).ok()?;
                 let mut v = vec![0u8; len];
                 f.read_exact(&mut v).ok()?;
@@ -209,6 +199,15 @@ impl SourceRef {
         }
     }
 
+    /// The file `p` opened for reading at arbitrary offsets: `None` when it
+    /// is compressed (no seeking in a decompressed stream) or cannot be opened.
+    fn open_plain(&self, p: &Path) -> Option<File> {
+        let f = open_regular(p).ok()?;
+        let mut head = [0u8; HEAD];
+        let n = read_head(&f, &mut head).ok()?;
+        (self.compression(&head[..n]) == Compression::None).then_some(f)
+    }
+
     /// A [`RangeReader`] over an uncompressed input (`None` when it is
     /// compressed or cannot be opened): many lines read again through one
     /// open file instead of opening it for each.
@@ -220,15 +219,7 @@ impl SourceRef {
                 }
                 RangeInner::Memory(bytes.clone())
             }
-            Origin::File(p) => {
-                let f = open_regular(p).ok()?;
-                let mut head = [0u8; HEAD];
-                let n = read_head(&f, &mut head).ok()?;
-                if self.compression(&head[..n]) != Compression::None {
-                    return None;
-                }
-                RangeInner::File(f)
-            }
+            Origin::File(p) => RangeInner::File(self.open_plain(p)?),
         };
         Some(RangeReader { inner, window: Vec::new(), start: 0 })
     }
