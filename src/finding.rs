@@ -2,6 +2,7 @@
 
 use crate::rule_id::RuleId;
 use serde::Serialize;
+use std::borrow::Cow;
 
 pub use crate::rule_id::Severity;
 
@@ -59,16 +60,20 @@ pub struct Finding {
     pub related: Vec<Related>,
     /// Stable hash of rule, path, normalised offending text and occurrence number.
     pub fingerprint: String,
-    /// The offending text, unmasked and untruncated; renderers mask and truncate it.
+    /// The offending text. Rules set it whole; once reported it is kept as
+    /// every output shows it ([`Finding::compact`]: masked, cut to
+    /// [`crate::report::EXCERPT_CHARS`] characters), so a finding costs a few
+    /// hundred bytes however long the text it quotes.
     #[serde(skip)]
     pub excerpt: Option<String>,
-    /// A help line: how to fix or what to look at.
+    /// A help line: how to fix or what to look at (most are fixed texts, not copied per finding).
     #[serde(skip)]
-    pub help: Option<String>,
+    pub help: Option<Cow<'static, str>>,
     /// A unified diff illustrating the defect (history rewrites, fence rewrites).
     #[serde(skip)]
     pub diff: Option<String>,
-    /// Normalised offending text used for the fingerprint (never shown).
+    /// Normalised offending text used for the fingerprint (never shown);
+    /// emptied once the fingerprint is computed.
     #[serde(skip)]
     pub key: String,
 }
@@ -145,9 +150,19 @@ impl Finding {
         self
     }
     /// Sets the help line.
-    pub fn help(mut self, h: impl Into<String>) -> Self {
+    pub fn help(mut self, h: impl Into<Cow<'static, str>>) -> Self {
         self.help = Some(h.into());
         self
+    }
+    /// Keeps of the excerpt only what any output shows of it: masked, control
+    /// characters made visible, at most [`crate::report::EXCERPT_CHARS`]
+    /// characters (renderers apply the same cut, which leaves this text as
+    /// it is). Called on every finding as it is reported.
+    pub fn compact(&mut self) {
+        if let Some(e) = &mut self.excerpt {
+            *e = crate::text::excerpt(e, crate::report::EXCERPT_CHARS);
+            e.shrink_to_fit();
+        }
     }
     /// Sets the diff.
     pub fn diff(mut self, d: impl Into<String>) -> Self {

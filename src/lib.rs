@@ -40,6 +40,8 @@ pub mod text;
 
 pub use error::{Error, Result};
 pub use finding::{Finding, Related, Severity};
+pub use rules::Unlisted;
+use rule_id::RuleId;
 
 use formats::LoadOptions;
 use inputs::{DiscoverOptions, Job, Skipped};
@@ -160,12 +162,21 @@ pub struct CheckReport {
     /// The failing severity (`fail-on`) of each finding's path, where its
     /// configuration sets one (default: warning).
     pub fail_on: HashMap<String, Severity>,
+    /// Findings counted but not listed: past [`rules::MAX_LISTED`] of one
+    /// rule on one input, per input and rule, in input order.
+    pub unlisted: Vec<Unlisted>,
 }
 
 impl CheckReport {
     /// Whether a finding is at or above the failing severity of its configuration.
     pub fn failing(&self) -> bool {
-        self.findings.iter().any(|f| f.severity >= self.fail_on.get(&f.path).copied().unwrap_or(Severity::Warning))
+        let fails = |path: &str, s: Severity| s >= self.fail_on.get(path).copied().unwrap_or(Severity::Warning);
+        self.findings.iter().any(|f| fails(&f.path, f.severity)) || self.unlisted.iter().any(|u| fails(&u.path, u.severity))
+    }
+
+    /// Findings counted but not listed, in all.
+    pub fn unlisted_count(&self) -> usize {
+        self.unlisted.iter().map(|u| u.count).sum()
     }
 }
 
@@ -227,23 +238,36 @@ pub fn load_path_texts(
 /// Checks one loaded input: runs the rules, applies the configuration (levels,
 /// overrides, `--select`/`--ignore`), and resolves columns and byte offsets.
 pub fn check_input(input: &Input, job: &Job, config: &config::Config) -> Vec<Finding> {
+    check_input_counted(input, job, config).0
+}
+
+/// [`check_input`], also giving the findings counted but not listed (past
+/// [`rules::MAX_LISTED`] of one rule), each group under the path and with the
+/// severity of the last finding of its rule that is listed.
+pub fn check_input_counted(input: &Input, job: &Job, config: &config::Config) -> (Vec<Finding>, Vec<Unlisted>) {
     let settings = config.settings_for(&input.path);
-    let mut findings = rules::run_all(input, &settings);
-    findings.retain(|f| config.enabled(f.rule));
-    findings.retain_mut(|f| match settings.level(f.rule) {
-        Some(s) => {
-            if settings.levels.contains_key(&f.rule) {
-                f.severity = s;
-            }
-            true
+    // Rules turned off (by selection or per-file ignores) are not run at all.
+    let enabled = |r: RuleId| config.enabled(r) && settings.level(r).is_some();
+    let found = rules::run_selected(input, &settings, &enabled);
+    let mut findings = found.findings;
+    for f in &mut findings {
+        if let (Some(s), true) = (settings.level(f.rule), settings.levels.contains_key(&f.rule)) {
+            f.severity = s;
         }
-        None => false,
-    });
+    }
+    let unlisted = found
+        .unlisted
+        .into_iter()
+        .filter_map(|(rule, count)| {
+            let last = findings.iter().rev().find(|f| f.rule == rule)?;
+            Some(Unlisted { path: last.path.clone(), rule, code: rule.code(), severity: last.severity, count })
+        })
+        .collect();
     if let model::Body::Transcript(t) = &input.body {
         set_step_indices(t, &mut findings);
     }
     resolve_positions(job, input, &mut findings);
-    findings
+    (findings, unlisted)
 }
 
 /// Transcript findings carry the 0-based step index in `request` (SPEC §4):
@@ -268,7 +292,7 @@ pub fn check(opts: &CheckOptions, config: &config::Config) -> Result<CheckReport
 }
 
 /// What checking one job gives: its summary and findings, or why it could not be checked.
-type JobResult = Result<(FileSummary, Vec<Finding>)>;
+type JobResult = Result<(FileSummary, Vec<Finding>, Vec<Unlisted>)>;
 
 /// Runs `check` over discovered jobs in parallel (rayon), calling `tick(n)`
 /// after each job (`n` = jobs in the plan), with output in a stable order.
@@ -299,7 +323,7 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
             let started = std::time::Instant::now();
             let r = load_job_with(&job, &lopts).map(|input| {
                 let loaded = started.elapsed();
-                let mut findings = check_input(&input, &job, &config);
+                let (mut findings, unlisted) = check_input_counted(&input, &job, &config);
                 // Occurrence numbers count within one path, so fingerprints
                 // are computed here, in parallel, rather than after the merge.
                 finish_in(&mut findings, &root);
@@ -309,7 +333,7 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
                     rules_time: started.elapsed() - loaded,
                     ..FileSummary::of(&input)
                 };
-                (summary, findings)
+                (summary, findings, unlisted)
             });
             tick(total);
             (job, r, config.fail_on)
@@ -323,12 +347,13 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
     };
     for (job, r, fail_on) in results {
         match r {
-            Ok((summary, findings)) => {
+            Ok((summary, findings, unlisted)) => {
                 report.files.push(summary);
                 if let Some(s) = fail_on {
                     report.fail_on.extend(findings.iter().map(|f| (f.path.clone(), s)));
                 }
                 report.findings.extend(findings);
+                report.unlisted.extend(unlisted);
             }
             Err(e) => report.errors.push(Failed::new(job.display(), e)),
         }
@@ -375,13 +400,23 @@ pub fn finish_in(findings: &mut [Finding], root: &std::path::Path) {
 
 fn fingerprint(findings: &mut [Finding], rel: &dyn Fn(&str) -> String) {
     sort_findings(findings);
-    let mut seen: HashMap<(String, String, String), u32> = HashMap::new();
+    // Occurrences of equal (rule, path, text) are counted under a 64-bit
+    // hash of the three: no copy of the text is kept per finding.
+    let mut seen: HashMap<[u8; 8], u32> = HashMap::new();
     let mut rels: HashMap<String, String> = HashMap::new();
+    let mut norm = String::new();
     for f in findings.iter_mut() {
-        let norm = f.key.split_whitespace().collect::<Vec<_>>().join(" ");
-        let path = rels.entry(f.path.clone()).or_insert_with(|| rel(&f.path)).clone();
-        let n = seen.entry((f.rule.name().to_string(), path.clone(), norm.clone())).or_insert(0);
-        *n += 1;
+        norm.clear();
+        for (i, w) in f.key.split_whitespace().enumerate() {
+            if i > 0 {
+                norm.push(' ');
+            }
+            norm.push_str(w);
+        }
+        if !rels.contains_key(&f.path) {
+            rels.insert(f.path.clone(), rel(&f.path));
+        }
+        let path = rels.get(&f.path).map_or("", String::as_str);
         let mut h = Sha256::new();
         h.update(f.rule.name().as_bytes());
         h.update([0]);
@@ -389,9 +424,13 @@ fn fingerprint(findings: &mut [Finding], rel: &dyn Fn(&str) -> String) {
         h.update([0]);
         h.update(norm.as_bytes());
         h.update([0]);
+        let group: [u8; 8] = h.clone().finalize()[..8].try_into().unwrap_or_default();
+        let n = seen.entry(group).or_insert(0);
+        *n += 1;
         h.update(n.to_le_bytes());
         let d = h.finalize();
         f.fingerprint = d[..8].iter().map(|b| format!("{b:02x}")).collect();
+        f.key = String::new();
     }
 }
 

@@ -857,28 +857,39 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     report.findings.iter_mut().for_each(ctxlint::report::mask_finding);
     let color = use_color(color, a.output_file.is_some());
     let summary = !a.quiet;
-    let text = if a.statistics {
+    if a.statistics {
         use ctxlint::report::statistics;
-        match a.output_format {
+        let text = match a.output_format {
             OutputFormat::Json => statistics::json(&report),
             OutputFormat::JsonLines => statistics::json_lines(&report),
             _ => statistics::table(&report, summary),
-        }
+        };
+        emit(&text, a.output_file.as_ref())?;
     } else {
-        match a.output_format {
-            OutputFormat::Full => ctxlint::report::full::render_with(&report, color, summary),
-            OutputFormat::Concise => ctxlint::report::concise::render_with(&report, summary),
-            OutputFormat::Grouped => ctxlint::report::grouped::render(&report, color, summary),
-            OutputFormat::Json => ctxlint::report::json::render(&report),
-            OutputFormat::JsonLines => ctxlint::report::json_lines::render(&report),
-            OutputFormat::Github => ctxlint::report::github::render(&report),
-            OutputFormat::Sarif => ctxlint::report::sarif::render(&report),
-            OutputFormat::Junit => ctxlint::report::junit::render(&report),
-            OutputFormat::Gitlab => ctxlint::report::gitlab::render(&report),
-        }
-    };
-    emit(&text, a.output_file.as_ref())?;
+        use ctxlint::report as r;
+        let format = a.output_format;
+        emit_with(a.output_file.as_ref(), &mut |w| match format {
+            OutputFormat::Full => r::full::write(&report, color, summary, w),
+            OutputFormat::Concise => r::concise::write(&report, summary, w),
+            OutputFormat::Grouped => r::grouped::write(&report, color, summary, w),
+            OutputFormat::Json => r::json::write(&report, w),
+            OutputFormat::JsonLines => r::json_lines::write(&report, w),
+            OutputFormat::Github => r::github::write(&report, w),
+            OutputFormat::Sarif => r::sarif::write(&report, w),
+            OutputFormat::Junit => w.write_all(r::junit::render(&report).as_bytes()),
+            OutputFormat::Gitlab => r::gitlab::write(&report, w),
+        })?;
+    }
     print_failures(&report.errors);
+    if !a.quiet {
+        for u in &report.unlisted {
+            say!(
+                "ctxlint: warning: {}: {}",
+                ctxlint::safety::escape_controls(&mask_output(&u.path)),
+                ctxlint::report::unlisted_message(u)
+            );
+        }
+    }
     // The exit code is decided last, once every report is written (SPEC §1).
     if !report.errors.is_empty() {
         return Ok(exit_code::USAGE);
@@ -992,11 +1003,36 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> ctxlint::Result<i32> {
 /// Writes a report to `-o FILE` (atomically: a temporary file beside it,
 /// renamed) or to standard output.
 fn emit(text: &str, file: Option<&PathBuf>) -> ctxlint::Result<()> {
+    emit_with(file, &mut |w| w.write_all(text.as_bytes()))
+}
+
+/// Runs a renderer into `-o FILE` (atomically: a temporary file beside it,
+/// renamed once the whole report is written) or into standard output, as it
+/// writes: masked line by line on the way ([`ctxlint::text::MaskLines`]),
+/// buffered, never held whole. A closed standard output (a pipe into `head`)
+/// ends the report quietly; any other write error is an error.
+fn emit_with(
+    file: Option<&PathBuf>,
+    render: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> ctxlint::Result<()> {
+    use ctxlint::text::MaskLines;
+    const BUF: usize = 256 << 10;
     match file {
-        Some(p) => ctxlint::safety::write_atomic(p, mask_output(text).as_bytes()),
+        Some(p) => {
+            let mut w = MaskLines::new(std::io::BufWriter::with_capacity(BUF, ctxlint::safety::AtomicFile::create(p)?));
+            let written = render(&mut w).and_then(|()| w.finish()).and_then(|b| b.into_inner().map_err(|e| e.into_error()));
+            match written {
+                Ok(f) => f.commit(),
+                Err(e) => Err(Error::io(p, e)),
+            }
+        }
         None => {
-            write_out(&mask_output(text));
-            Ok(())
+            let mut w = MaskLines::new(std::io::BufWriter::with_capacity(BUF, std::io::stdout().lock()));
+            match render(&mut w).and_then(|()| w.finish()).and_then(|mut b| b.flush()) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                Err(e) => Err(Error::io("standard output", e)),
+            }
         }
     }
 }

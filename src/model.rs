@@ -36,8 +36,11 @@ pub struct Input {
     pub format: FormatId,
     /// The content.
     pub body: Body,
-    /// JSONL lines that are not exactly one JSON value (reported by `malformed-line`).
+    /// JSONL lines that are not exactly one JSON value (reported by
+    /// `malformed-line`), the first [`crate::rules::MAX_LISTED`] of them.
     pub bad_lines: Vec<BadLine>,
+    /// Malformed lines past those kept in `bad_lines`: counted, not kept.
+    pub more_bad_lines: usize,
     /// Elements skipped because they match no request format (counted, SPEC §1).
     pub skipped: usize,
     /// Records kept but not understood (unknown entry types), counted for `show`.
@@ -76,14 +79,15 @@ impl Input {
         path: &str,
         format: FormatId,
         t: Transcript,
-        bad_lines: Vec<BadLine>,
+        bad_lines: BadLines,
         unknown_records: usize,
     ) -> Input {
         Input {
             path: path.to_string(),
             format,
             body: Body::Transcript(t),
-            bad_lines,
+            bad_lines: bad_lines.kept,
+            more_bad_lines: bad_lines.more,
             skipped: 0,
             unknown_records,
             unread: Vec::new(),
@@ -108,6 +112,27 @@ impl Input {
         match &self.body {
             Body::Transcript(t) => t.entries.len(),
             Body::Stream(_) => 0,
+        }
+    }
+}
+
+/// The malformed lines of a JSONL file, as a loader records them.
+#[derive(Debug, Clone, Default)]
+pub struct BadLines {
+    /// The first [`crate::rules::MAX_LISTED`] malformed lines, in file order.
+    pub kept: Vec<BadLine>,
+    /// How many more there were.
+    pub more: usize,
+}
+
+impl BadLines {
+    /// Records one malformed line: kept while fewer than
+    /// [`crate::rules::MAX_LISTED`] are, else counted (`make` is not called).
+    pub fn push_with(&mut self, make: impl FnOnce() -> BadLine) {
+        if self.kept.len() < crate::rules::MAX_LISTED {
+            self.kept.push(make());
+        } else {
+            self.more += 1;
         }
     }
 }

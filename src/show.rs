@@ -267,7 +267,8 @@ pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn 
         shown.notes.push(format!("{} exchange(s) skipped: their bodies match no request format", input.skipped));
     }
     if !input.bad_lines.is_empty() {
-        shown.notes.push(format!("{} malformed line(s) are not shown (run `ctxlint check`)", input.bad_lines.len()));
+        let n = input.bad_lines.len() + input.more_bad_lines;
+        shown.notes.push(format!("{n} malformed line(s) are not shown (run `ctxlint check`)"));
     }
     let missing = |n: usize, what: &str, idx: &mut dyn Iterator<Item = usize>| {
         crate::Error::Usage(format!("{}: no {what} {n} (it has {})", input.path, describe_indices(idx, what)))

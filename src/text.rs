@@ -352,6 +352,78 @@ pub fn mask_output(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// A writer that masks what passes through it line by line, as
+/// [`mask_output`] does on a whole text: each complete line is masked as it
+/// arrives, so a report is never held whole. A line longer than
+/// [`MaskLines::MAX_LINE`] bytes is masked and passed on in pieces of that
+/// size (cut on a character boundary). [`MaskLines::finish`] passes on the
+/// last, unterminated line; dropping without it loses that line.
+pub struct MaskLines<W: std::io::Write> {
+    inner: W,
+    buf: Vec<u8>,
+}
+
+impl<W: std::io::Write> MaskLines<W> {
+    /// Longest piece held before it is masked and passed on (1 MiB).
+    pub const MAX_LINE: usize = 1 << 20;
+
+    /// Masks what is written before it reaches `inner`.
+    pub fn new(inner: W) -> Self {
+        MaskLines { inner, buf: Vec::new() }
+    }
+
+    fn pass(&mut self, end: usize) -> std::io::Result<()> {
+        let (valid, rest) = match std::str::from_utf8(&self.buf[..end]) {
+            Ok(t) => (t, end),
+            Err(e) => (std::str::from_utf8(&self.buf[..e.valid_up_to()]).unwrap_or_default(), e.valid_up_to()),
+        };
+        // Bytes that are not UTF-8 at all (renderers never write them) pass as they are.
+        let rest = if rest == 0 && end > 0 { end } else { rest };
+        if valid.is_empty() {
+            self.inner.write_all(&self.buf[..rest])?;
+        } else {
+            self.inner.write_all(mask_cow(valid).as_bytes())?;
+        }
+        self.buf.drain(..rest);
+        Ok(())
+    }
+
+    /// Passes on what is left (an unterminated last line), flushes, and
+    /// returns the inner writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        while !self.buf.is_empty() {
+            let n = self.buf.len();
+            self.pass(n)?;
+        }
+        self.inner.flush()?;
+        Ok(self.inner)
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for MaskLines<W> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let mut rest = data;
+        while !rest.is_empty() {
+            let room = Self::MAX_LINE.saturating_sub(self.buf.len()).max(1);
+            let take = match memchr::memchr(b'\n', &rest[..rest.len().min(room)]) {
+                Some(i) => i + 1,
+                None => rest.len().min(room),
+            };
+            self.buf.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.buf.last() == Some(&b'\n') || self.buf.len() >= Self::MAX_LINE {
+                let n = self.buf.len();
+                self.pass(n)?;
+            }
+        }
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        // Only whole lines are ever passed on early; a partial line waits for its end.
+        self.inner.flush()
+    }
+}
+
 /// An excerpt for display: secrets masked, control characters made visible,
 /// at most `max_chars` characters (an ellipsis marks the cut).
 pub fn excerpt(s: &str, max_chars: usize) -> String {
@@ -386,6 +458,31 @@ pub fn lines(s: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mask_lines_masks_a_key_split_across_writes_as_mask_output_does() {
+        use std::io::Write;
+        let text = "a line\nkey sk-ant-api03-abcdefghijklmnopqrstuvwx end\nlast é sk-abcdefghijklmnopqrstuvwx";
+        let mut w = MaskLines::new(Vec::new());
+        // Written one byte at a time: keys, lines and the two-byte é all cut.
+        for b in text.as_bytes() {
+            w.write_all(std::slice::from_ref(b)).unwrap();
+        }
+        let out = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(out, mask_output(text));
+        assert_eq!(out, "a line\nkey sk-a**** end\nlast é sk-a****");
+    }
+
+    #[test]
+    fn mask_lines_passes_a_line_longer_than_its_buffer_in_pieces() {
+        use std::io::Write;
+        let long = "é".repeat(MaskLines::<Vec<u8>>::MAX_LINE); // 2 MiB, no newline
+        let mut w = MaskLines::new(Vec::new());
+        w.write_all(long.as_bytes()).unwrap();
+        w.write_all(b"\nsk-abcdefghijklmnopqrstuvwx\n").unwrap();
+        let out = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(out, format!("{long}\nsk-a****\n"));
+    }
 
     #[test]
     fn masks_common_keys() {

@@ -47,13 +47,18 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
         return out;
     }
     let mut seen_root = false;
+    // The quoted strings of the torn lines' heads (and what lies between
+    // them): a set, so that many dangling parents and many torn lines stay linear.
+    let mut torn_strings: Option<std::collections::HashSet<&str>> = None;
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
         match &e.parent {
             Parent::Dangling(k) => {
                 let pid = &t.dangling_ids[*k as usize];
                 // A parent id that only a torn line carried is a consequence of that line.
-                let torn = input.bad_lines.iter().any(|b| b.head.contains(&**pid));
+                let torn = torn_strings
+                    .get_or_insert_with(|| input.bad_lines.iter().flat_map(|b| b.head.split('"')).collect())
+                    .contains(&**pid);
                 out.push(ChainDefect {
                     entry: i,
                     kind: DefectKind::Dangling(pid.clone()),

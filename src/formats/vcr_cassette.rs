@@ -417,6 +417,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         format: ID,
         body: Body::Stream(Stream { requests }),
         bad_lines: Vec::new(),
+        more_bad_lines: 0,
         skipped,
         unknown_records: 0,
         unread,

@@ -1,5 +1,6 @@
 //! `concise`: one line per finding, `path:line:col: CODE [severity] message`, then the summary.
 
+use super::Out;
 use crate::CheckReport;
 
 /// Renders a check report.
@@ -9,7 +10,12 @@ pub fn render(r: &CheckReport) -> String {
 
 /// Renders a check report; `summary` false (`--quiet`) leaves the summary line out.
 pub fn render_with(r: &CheckReport, summary: bool) -> String {
-    let mut out = String::new();
+    super::to_string(|w| write(r, summary, w))
+}
+
+/// Writes a check report, one line per finding; `summary` false (`--quiet`)
+/// leaves the summary line out.
+pub fn write(r: &CheckReport, summary: bool, out: Out<'_>) -> std::io::Result<()> {
     for f in &r.findings {
         let path = crate::safety::escape_controls(&f.path);
         let loc = match (f.line, f.column) {
@@ -18,16 +24,10 @@ pub fn render_with(r: &CheckReport, summary: bool) -> String {
             _ => path.into_owned(),
         };
         let ptr = if f.line.is_none() && !f.pointer.is_empty() { format!(" ({})", f.pointer) } else { String::new() };
-        out.push_str(&format!(
-            "{loc}: {} [{}] {}{ptr}\n",
-            f.code,
-            f.severity.as_str(),
-            crate::text::mask_secrets(&f.message)
-        ));
+        writeln!(out, "{loc}: {} [{}] {}{ptr}", f.code, f.severity.as_str(), crate::text::mask_cow(&f.message))?;
     }
     if summary {
-        out.push_str(&super::full::summary_line(r, false));
-        out.push('\n');
+        writeln!(out, "{}", super::full::summary_line(r, false))?;
     }
-    out
+    Ok(())
 }

@@ -43,7 +43,7 @@ pub fn json(r: &FenceReport) -> String {
         "first_difference": r.first_difference,
         "appended": r.appended,
         "findings": r.findings.iter().map(super::json::finding_value).collect::<Vec<_>>(),
-        "summary": super::json::summary(&r.findings, inputs(r), 0, 0),
+        "summary": super::json::summary_of(&r.findings, inputs(r), 0, 0, 0),
     });
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');

@@ -1,9 +1,10 @@
 //! `full`: the human format (default on a terminal): `path:line:col: CODE
 //! name: message`, an excerpt, related locations, a help line, then a summary.
 
+use super::Out;
 use crate::{CheckReport, Finding, Severity};
 use owo_colors::OwoColorize;
-use std::fmt::Write;
+use std::fmt::Write as _;
 
 /// Renders one finding.
 pub fn finding(out: &mut String, f: &Finding, color: bool) {
@@ -97,6 +98,10 @@ pub fn summary_line(r: &CheckReport, color: bool) -> String {
         let n = r.errors.len();
         tail.push_str(&format!(", {n} not checked (error{} below)", if n == 1 { "" } else { "s" }));
     }
+    let more = r.unlisted_count();
+    if more > 0 {
+        tail.push_str(&format!("; {more} more not listed (see the warnings)"));
+    }
     let s = if findings.is_empty() {
         format!("No findings in {files} input{}{tail}.", if files == 1 { "" } else { "s" })
     } else {
@@ -120,13 +125,20 @@ pub fn render(r: &CheckReport, color: bool) -> String {
 
 /// Renders a check report; `summary` false (`--quiet`) leaves the summary line out.
 pub fn render_with(r: &CheckReport, color: bool, summary: bool) -> String {
-    let mut out = String::new();
+    super::to_string(|w| write(r, color, summary, w))
+}
+
+/// Writes a check report, finding by finding; `summary` false (`--quiet`)
+/// leaves the summary line out.
+pub fn write(r: &CheckReport, color: bool, summary: bool, w: Out<'_>) -> std::io::Result<()> {
+    let mut buf = String::new();
     for f in &r.findings {
-        finding(&mut out, f, color);
+        buf.clear();
+        finding(&mut buf, f, color);
+        w.write_all(buf.as_bytes())?;
     }
     if summary {
-        out.push_str(&summary_line(r, color));
-        out.push('\n');
+        writeln!(w, "{}", summary_line(r, color))?;
     }
-    out
+    Ok(())
 }

@@ -3,6 +3,7 @@
 //! `%0D`, `%0A`; in properties `:` and `,` also become `%3A` and `%2C`.
 //! `col`/`endColumn` are given only when the element starts and ends on one line.
 
+use super::Out;
 use crate::{CheckReport, Severity};
 
 /// Escapes a message (workflow command data).
@@ -17,7 +18,12 @@ pub fn escape_property(s: &str) -> String {
 
 /// Renders a check report.
 pub fn render(r: &CheckReport) -> String {
-    let mut out = String::new();
+    super::to_string(|w| write(r, w))
+}
+
+/// Writes a check report: one workflow command per finding, then one error
+/// per input that could not be checked.
+pub fn write(r: &CheckReport, out: Out<'_>) -> std::io::Result<()> {
     for f in &r.findings {
         let level = match f.severity {
             Severity::Error => "error",
@@ -42,7 +48,15 @@ pub fn render(r: &CheckReport) -> String {
         if let Some(e) = super::excerpt(f) {
             msg.push_str(&format!("\n{e}"));
         }
-        out.push_str(&format!("::{level} {}::{}\n", props.join(","), escape_data(&msg)));
+        writeln!(out, "::{level} {}::{}", props.join(","), escape_data(&msg))?;
+    }
+    // Findings counted but not listed: a warning at their file.
+    for u in &r.unlisted {
+        let props = [
+            format!("file={}", escape_property(&u.path)),
+            format!("title={}", escape_property(&format!("{} {}: findings not listed", u.code, u.rule.name()))),
+        ];
+        writeln!(out, "::warning {}::{}", props.join(","), escape_data(&super::unlisted_message(u)))?;
     }
     // An input that could not be checked fails the job visibly, at its file.
     for f in &r.errors {
@@ -51,9 +65,9 @@ pub fn render(r: &CheckReport) -> String {
             props.push(format!("file={}", escape_property(&f.path)));
         }
         props.push(format!("title={}", escape_property("ctxlint: not checked")));
-        out.push_str(&format!("::error {}::{}\n", props.join(","), escape_data(&f.message())));
+        writeln!(out, "::error {}::{}", props.join(","), escape_data(&f.message()))?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]

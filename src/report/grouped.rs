@@ -3,19 +3,24 @@
 
 use crate::{CheckReport, Severity};
 use owo_colors::OwoColorize;
-use std::fmt::Write;
+use super::Out;
 
 /// Renders a check report; `summary` false (`--quiet`) leaves the summary out.
 pub fn render(r: &CheckReport, color: bool, summary: bool) -> String {
-    let mut out = String::new();
+    super::to_string(|w| write(r, color, summary, w))
+}
+
+/// Writes a check report, one line per finding under a heading per file;
+/// `summary` false (`--quiet`) leaves the summary out.
+pub fn write(r: &CheckReport, color: bool, summary: bool, out: Out<'_>) -> std::io::Result<()> {
     let mut current: Option<&str> = None;
     for f in &r.findings {
         if current != Some(f.path.as_str()) {
             if current.is_some() {
-                out.push('\n');
+                writeln!(out)?;
             }
             let head = format!("{}:", crate::safety::escape_controls(&f.path));
-            let _ = writeln!(out, "{}", if color { head.bold().underline().to_string() } else { head });
+            writeln!(out, "{}", if color { head.bold().underline().to_string() } else { head })?;
             current = Some(f.path.as_str());
         }
         let loc = match (f.line, f.column) {
@@ -30,17 +35,16 @@ pub fn render(r: &CheckReport, color: bool, summary: bool) -> String {
                 Severity::Error => f.code.red().bold().to_string(),
                 Severity::Warning => f.code.yellow().bold().to_string(),
             };
-            let _ = writeln!(out, "  {} {code} {} {msg}{ptr}", loc.dimmed(), f.rule.name().bold());
+            writeln!(out, "  {} {code} {} {msg}{ptr}", loc.dimmed(), f.rule.name().bold())?;
         } else {
-            let _ = writeln!(out, "  {loc} {} {} {msg}{ptr}", f.code, f.rule.name());
+            writeln!(out, "  {loc} {} {} {msg}{ptr}", f.code, f.rule.name())?;
         }
     }
     if summary {
         if !r.findings.is_empty() {
-            out.push('\n');
+            writeln!(out)?;
         }
-        out.push_str(&super::full::summary_line(r, color));
-        out.push('\n');
+        writeln!(out, "{}", super::full::summary_line(r, color))?;
     }
-    out
+    Ok(())
 }

@@ -1,5 +1,6 @@
 //! `json`: one object, field for field as SPEC §4 defines it.
 
+use super::Out;
 use crate::{CheckReport, Finding, Severity};
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -18,10 +19,24 @@ pub fn finding_value(f: &Finding) -> Value {
 }
 
 /// The summary object: inputs checked, skipped and not checked (`failed`),
-/// findings, and findings by severity (`errors`, `warnings`).
-pub fn summary(findings: &[Finding], files: usize, skipped: usize, failed: usize) -> Value {
+/// findings listed, by severity (`errors`, `warnings`), and findings
+/// counted but not listed (`unlisted`).
+pub fn summary(r: &CheckReport) -> Value {
+    summary_of(&r.findings, r.files.len(), r.skipped.len(), r.errors.len(), r.unlisted_count())
+}
+
+/// [`summary`] from its parts: the findings listed and the counts.
+pub fn summary_of(findings: &[Finding], files: usize, skipped: usize, failed: usize, unlisted: usize) -> Value {
     let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
-    json!({"files": files, "skipped": skipped, "failed": failed, "findings": findings.len(), "errors": errors, "warnings": findings.len() - errors})
+    json!({
+        "files": files,
+        "skipped": skipped,
+        "failed": failed,
+        "findings": findings.len(),
+        "errors": errors,
+        "warnings": findings.len() - errors,
+        "unlisted": unlisted,
+    })
 }
 
 /// The inputs that could not be checked: `[{"path", "error"}]` (the error
@@ -30,9 +45,15 @@ pub fn failed(r: &CheckReport) -> Value {
     Value::Array(r.errors.iter().map(|f| json!({"path": f.path, "error": f.message()})).collect())
 }
 
-/// Renders a check report (pretty-printed, two-space indent). The findings,
-/// which dominate a large report, are rendered in parallel and spliced in.
+/// Renders a check report (pretty-printed, two-space indent).
 pub fn render(r: &CheckReport) -> String {
+    super::to_string(|w| write(r, w))
+}
+
+/// Writes a check report (pretty-printed, two-space indent). The findings,
+/// which dominate a large report, are rendered in parallel batches of
+/// [`super::BATCH`] and written in order as each batch is done.
+pub fn write(r: &CheckReport, out: Out<'_>) -> std::io::Result<()> {
     const SLOT: &str = "\u{0}findings\u{0}";
     let v = json!({
         "version": 1,
@@ -42,61 +63,82 @@ pub fn render(r: &CheckReport) -> String {
         "files": r.files,
         "skipped": r.skipped.iter().map(|s| json!({"path": s.path, "reason": s.reason})).collect::<Vec<_>>(),
         "failed": failed(r),
-        "summary": summary(&r.findings, r.files.len(), r.skipped.len(), r.errors.len()),
+        "unlisted": r.unlisted,
+        "summary": summary(r),
     });
     let head = serde_json::to_string_pretty(&v).unwrap_or_default();
-    let findings: Vec<Vec<u8>> = r
-        .findings
-        .par_iter()
-        .map(|f| {
-            // Each finding sits at depth 2: its lines are indented by four more
-            // spaces (JSON strings never hold a raw newline, so this is exact).
-            let mut w = Indented { out: b"    ".to_vec() };
-            let _ = serde_json::to_writer_pretty(&mut w, &finding_value(f));
-            w.out
-        })
-        .collect();
     let slot = serde_json::to_string(SLOT).unwrap_or_default();
     let (pre, post) = head.split_once(&slot).unwrap_or((&head, ""));
-    let size = pre.len() + post.len() + findings.iter().map(|f| f.len() + 2).sum::<usize>() + 8;
-    let mut out = Vec::with_capacity(size);
-    out.extend_from_slice(pre.as_bytes());
-    if findings.is_empty() {
-        out.extend_from_slice(b"[]");
-    } else {
-        out.extend_from_slice(b"[\n");
-        for (i, f) in findings.iter().enumerate() {
-            if i > 0 {
-                out.extend_from_slice(b",\n");
-            }
-            out.extend_from_slice(f);
-        }
-        out.extend_from_slice(b"\n  ]");
+    out.write_all(pre.as_bytes())?;
+    // Each finding sits at depth 2: its lines are indented by four more spaces.
+    write_array(out, &r.findings, 4, finding_value)?;
+    out.write_all(post.as_bytes())?;
+    out.write_all(b"\n")
+}
+
+/// Writes `items` as a pretty-printed JSON array whose elements sit `indent`
+/// spaces deep (the closing bracket two less), each element made by `value`
+/// on the rayon pool, [`super::BATCH`] at a time, and written in order.
+pub fn write_array<T: Sync>(
+    out: Out<'_>,
+    items: &[T],
+    indent: usize,
+    value: impl Fn(&T) -> Value + Sync,
+) -> std::io::Result<()> {
+    if items.is_empty() {
+        return out.write_all(b"[]");
     }
-    out.extend_from_slice(post.as_bytes());
-    out.push(b'\n');
-    // Every piece is serde_json output: UTF-8.
-    String::from_utf8(out).unwrap_or_default()
+    out.write_all(b"[\n")?;
+    for (k, batch) in items.chunks(super::BATCH).enumerate() {
+        let rendered: Vec<Vec<u8>> = batch
+            .par_iter()
+            .map(|x| {
+                let mut buf = vec![b' '; indent];
+                let _ = serde_json::to_writer_pretty(Indented::new(&mut buf, indent), &value(x));
+                buf
+            })
+            .collect();
+        for (i, b) in rendered.iter().enumerate() {
+            if k > 0 || i > 0 {
+                out.write_all(b",\n")?;
+            }
+            out.write_all(b)?;
+        }
+    }
+    out.write_all(b"\n")?;
+    out.write_all(&b"        "[..indent.saturating_sub(2).min(8)])?;
+    out.write_all(b"]")
 }
 
-/// A writer that indents every line after the first by four spaces.
-struct Indented {
-    out: Vec<u8>,
+/// A writer that indents every line after the first by a number of spaces
+/// (pretty JSON's strings never hold a raw newline, so re-indenting it this
+/// way is exact).
+pub struct Indented<W> {
+    inner: W,
+    pad: usize,
 }
 
-impl std::io::Write for Indented {
+impl<W: std::io::Write> Indented<W> {
+    /// Indents what is written to `inner` by `pad` spaces (at most 16).
+    pub fn new(inner: W, pad: usize) -> Self {
+        Indented { inner, pad: pad.min(16) }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Indented<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        const SPACES: &[u8; 16] = b"                ";
         let mut rest = buf;
         while let Some(i) = memchr::memchr(b'\n', rest) {
-            self.out.extend_from_slice(&rest[..=i]);
-            self.out.extend_from_slice(b"    ");
+            self.inner.write_all(&rest[..=i])?;
+            self.inner.write_all(&SPACES[..self.pad])?;
             rest = &rest[i + 1..];
         }
-        self.out.extend_from_slice(rest);
+        self.inner.write_all(rest)?;
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+        self.inner.flush()
     }
 }
 

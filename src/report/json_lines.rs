@@ -1,13 +1,18 @@
 //! `json-lines`: one JSON object per finding per line (the finding objects of `json`).
 
+use super::Out;
 use crate::CheckReport;
 
 /// Renders a check report.
 pub fn render(r: &CheckReport) -> String {
-    let mut out = String::new();
+    super::to_string(|w| write(r, w))
+}
+
+/// Writes a check report, one finding per line as it is serialised.
+pub fn write(r: &CheckReport, out: Out<'_>) -> std::io::Result<()> {
     for f in &r.findings {
-        out.push_str(&serde_json::to_string(&super::json::finding_value(f)).unwrap_or_default());
-        out.push('\n');
+        serde_json::to_writer(&mut *out, &super::json::finding_value(f))?;
+        out.write_all(b"\n")?;
     }
-    out
+    Ok(())
 }

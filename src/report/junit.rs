@@ -7,16 +7,21 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 /// Renders a check report.
 pub fn render(r: &CheckReport) -> String {
     let mut report = Report::new("ctxlint");
+    // Suites in input order, then paths only findings name (request files of a stream).
     let mut paths: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
+    let mut by_path: std::collections::HashMap<&str, Vec<&crate::Finding>> = std::collections::HashMap::new();
     for f in &r.findings {
-        if !paths.contains(&f.path.as_str()) {
+        let mine = by_path.entry(f.path.as_str()).or_default();
+        if mine.is_empty() && !r.files.iter().any(|x| x.path == f.path) {
             paths.push(&f.path);
         }
+        mine.push(f);
     }
     for p in paths {
         let mut suite = TestSuite::new(p);
-        let mine: Vec<_> = r.findings.iter().filter(|f| f.path == p).collect();
-        if mine.is_empty() {
+        let mine = by_path.remove(p).unwrap_or_default();
+        let unlisted: Vec<_> = r.unlisted.iter().filter(|u| u.path == p).collect();
+        if mine.is_empty() && unlisted.is_empty() {
             suite.add_test_case(TestCase::new("ctxlint", TestCaseStatus::success()));
         }
         for f in mine {
@@ -41,6 +46,14 @@ pub fn render(r: &CheckReport) -> String {
                 format!("{} {}:{}", f.code, f.path, f.line.map(|l| l.to_string()).unwrap_or_else(|| f.pointer.clone()));
             let mut tc = TestCase::new(name, status);
             tc.set_classname(format!("ctxlint.{}", f.rule.name()));
+            suite.add_test_case(tc);
+        }
+        for u in unlisted {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            status.set_message(super::unlisted_message(u));
+            status.set_type(u.rule.name());
+            let mut tc = TestCase::new(format!("{} {}: {} more", u.code, u.path, u.count), status);
+            tc.set_classname(format!("ctxlint.{}", u.rule.name()));
             suite.add_test_case(tc);
         }
         report.add_test_suite(suite);

@@ -17,6 +17,36 @@ pub mod settings;
 pub mod show;
 pub mod statistics;
 
+/// A renderer's output: any byte sink (standard output, a report file, a
+/// buffer). Renderers write finding by finding, so a report of many findings
+/// is never held whole in memory.
+pub type Out<'a> = &'a mut dyn std::io::Write;
+
+/// Runs a renderer into a `String` (tests and small reports). Renderers
+/// write UTF-8 only; an I/O error cannot happen on a `Vec`.
+pub fn to_string(write: impl FnOnce(Out<'_>) -> std::io::Result<()>) -> String {
+    let mut buf = Vec::new();
+    let _ = write(&mut buf);
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Findings rendered per parallel batch by the renderers that format them on
+/// the rayon pool (`json`, `sarif`): bounds the rendered text held at once.
+pub const BATCH: usize = 1024;
+
+/// What every output says of findings counted but not listed:
+/// `"90000 more CTX403 malformed-line findings are not listed (at most 10000 of one rule are listed per input)"`.
+pub fn unlisted_message(u: &crate::Unlisted) -> String {
+    format!(
+        "{} more {} {} finding{} not listed (at most {} of one rule are listed per input)",
+        u.count,
+        u.code,
+        u.rule.name(),
+        if u.count == 1 { " is" } else { "s are" },
+        crate::rules::MAX_LISTED
+    )
+}
+
 /// Maximum characters of an excerpt in any output.
 pub const EXCERPT_CHARS: usize = 160;
 
@@ -45,7 +75,9 @@ pub fn mask_finding(f: &mut crate::Finding) {
         m(&mut r.message);
     }
     if let Some(h) = &mut f.help {
-        m(h);
+        if let std::borrow::Cow::Owned(x) = crate::text::mask_cow(h) {
+            *h = x.into();
+        }
     }
     if let Some(d) = &mut f.diff {
         m(d);

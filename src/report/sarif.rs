@@ -2,6 +2,7 @@
 //! with descriptions and help, results with `ruleId`, `ruleIndex`, `level`,
 //! a physical location with a region, and `partialFingerprints`.
 
+use super::Out;
 use crate::rule_id::RuleId;
 use crate::{CheckReport, Severity};
 use serde_json::{Value, json};
@@ -9,14 +10,25 @@ use std::path::{Component, Path, PathBuf};
 
 /// Renders a check report; relative URIs are relative to the working directory.
 pub fn render(r: &CheckReport) -> String {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    render_in(r, &cwd)
+    super::to_string(|w| write(r, w))
 }
 
-/// Renders a check report with locations relative to `root` (`%SRCROOT%`):
-/// a path under `root` becomes a relative URI with `uriBaseId: "%SRCROOT%"`,
-/// any other an absolute `file://` URI, so code scanning can map both.
+/// Writes a check report; relative URIs are relative to the working directory.
+pub fn write(r: &CheckReport, out: Out<'_>) -> std::io::Result<()> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    write_in(r, &cwd, out)
+}
+
+/// Renders a check report with locations relative to `root` (see [`write_in`]).
 pub fn render_in(r: &CheckReport, root: &Path) -> String {
+    super::to_string(|w| write_in(r, root, w))
+}
+
+/// Writes a check report with locations relative to `root` (`%SRCROOT%`):
+/// a path under `root` becomes a relative URI with `uriBaseId: "%SRCROOT%"`,
+/// any other an absolute `file://` URI, so code scanning can map both. The
+/// results are written in batches as they are made, never built whole.
+pub fn write_in(r: &CheckReport, root: &Path, out: Out<'_>) -> std::io::Result<()> {
     let root = normalise(root, Path::new("/"));
     let location = |p: &str| artifact_location(p, &root);
     let rules: Vec<Value> = RuleId::ALL
@@ -35,10 +47,7 @@ pub fn render_in(r: &CheckReport, root: &Path) -> String {
             })
         })
         .collect();
-    let results: Vec<Value> = r
-        .findings
-        .iter()
-        .map(|f| {
+    let result = |f: &crate::Finding| {
             let mut region = serde_json::Map::new();
             if let Some(l) = f.line {
                 region.insert("startLine".into(), json!(l));
@@ -81,8 +90,8 @@ pub fn render_in(r: &CheckReport, root: &Path) -> String {
                 "partialFingerprints": {"ctxlintFingerprint/v1": f.fingerprint},
                 "properties": {"pointer": f.pointer, "rule": f.rule.name()},
             })
-        })
-        .collect();
+    };
+    const SLOT: &str = "\u{0}results\u{0}";
     let v = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -95,18 +104,25 @@ pub fn render_in(r: &CheckReport, root: &Path) -> String {
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": dir_uri(&root)}},
             "invocations": [invocation(r, &location)],
-            "results": results,
+            "results": SLOT,
         }],
     });
-    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
-    s.push('\n');
-    s
+    let head = serde_json::to_string_pretty(&v).unwrap_or_default();
+    let slot = serde_json::to_string(SLOT).unwrap_or_default();
+    let (pre, post) = head.split_once(&slot).unwrap_or((&head, ""));
+    out.write_all(pre.as_bytes())?;
+    // results: root → runs[0] → results[i], eight spaces deep.
+    super::json::write_array(out, &r.findings, 8, result)?;
+    out.write_all(post.as_bytes())?;
+    out.write_all(b"\n")
 }
 
 /// The run's invocation: successful unless an input could not be checked,
-/// each such input an error notification at its file (SARIF 2.1.0 §3.20).
+/// each such input an error notification at its file (SARIF 2.1.0 §3.20);
+/// findings counted but not listed are a warning notification each, at
+/// their file, naming the rule (`associatedRule`).
 fn invocation(r: &CheckReport, location: &dyn Fn(&str) -> Value) -> Value {
-    let notes: Vec<Value> = r
+    let mut notes: Vec<Value> = r
         .errors
         .iter()
         .map(|f| {
@@ -117,6 +133,14 @@ fn invocation(r: &CheckReport, location: &dyn Fn(&str) -> Value) -> Value {
             n
         })
         .collect();
+    notes.extend(r.unlisted.iter().map(|u| {
+        json!({
+            "level": "warning",
+            "message": {"text": super::unlisted_message(u)},
+            "locations": [{"physicalLocation": {"artifactLocation": location(&u.path)}}],
+            "associatedRule": {"id": u.code, "index": RuleId::ALL.iter().position(|x| *x == u.rule).unwrap_or(0)},
+        })
+    }));
     json!({"executionSuccessful": r.errors.is_empty(), "toolExecutionNotifications": notes})
 }
 

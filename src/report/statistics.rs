@@ -2,7 +2,7 @@
 //! object (`json`) or one JSON object per rule per line (`json-lines`).
 
 use crate::rule_id::RuleId;
-use crate::{CheckReport, Finding, Severity};
+use crate::{CheckReport, Finding, Severity, Unlisted};
 use serde_json::{Value, json};
 
 /// Counts of one rule's findings.
@@ -18,16 +18,28 @@ pub struct RuleCount {
     pub warnings: usize,
 }
 
-/// The rules that have findings, in code order, with their counts.
-pub fn counts(findings: &[Finding]) -> Vec<RuleCount> {
-    RuleId::ALL
-        .iter()
-        .filter_map(|&rule| {
-            let mine: Vec<_> = findings.iter().filter(|f| f.rule == rule).collect();
-            let errors = mine.iter().filter(|f| f.severity == Severity::Error).count();
-            (!mine.is_empty()).then(|| RuleCount { rule, count: mine.len(), errors, warnings: mine.len() - errors })
-        })
-        .collect()
+/// The rules that have findings, in code order, with their counts: the
+/// findings listed and those counted but not listed (`unlisted`).
+pub fn counts(findings: &[Finding], unlisted: &[Unlisted]) -> Vec<RuleCount> {
+    let mut by_rule: Vec<RuleCount> =
+        RuleId::ALL.iter().map(|&rule| RuleCount { rule, count: 0, errors: 0, warnings: 0 }).collect();
+    let mut add = |rule: RuleId, severity: Severity, n: usize| {
+        if let Some(c) = by_rule.iter_mut().find(|c| c.rule == rule) {
+            c.count += n;
+            match severity {
+                Severity::Error => c.errors += n,
+                Severity::Warning => c.warnings += n,
+            }
+        }
+    };
+    for f in findings {
+        add(f.rule, f.severity, 1);
+    }
+    for u in unlisted {
+        add(u.rule, u.severity, u.count);
+    }
+    by_rule.retain(|c| c.count > 0);
+    by_rule
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -38,7 +50,7 @@ fn plural(n: usize, word: &str) -> String {
 pub fn table(r: &CheckReport, summary: bool) -> String {
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED).set_header(vec!["count", "code", "rule", "severity"]);
-    for c in counts(&r.findings) {
+    for c in counts(&r.findings, &r.unlisted) {
         let sev = match (c.errors, c.warnings) {
             (_, 0) => "error".to_string(),
             (0, _) => "warning".to_string(),
@@ -62,13 +74,13 @@ fn count_value(c: &RuleCount) -> Value {
 /// code and counts; `summary` is the summary of the `json` format.
 pub fn json(r: &CheckReport) -> String {
     let stats: serde_json::Map<String, Value> =
-        counts(&r.findings).iter().map(|c| (c.rule.name().to_string(), count_value(c))).collect();
+        counts(&r.findings, &r.unlisted).iter().map(|c| (c.rule.name().to_string(), count_value(c))).collect();
     let v = json!({
         "version": 1,
         "tool": "ctxlint",
         "tool_version": env!("CARGO_PKG_VERSION"),
         "statistics": stats,
-        "summary": super::json::summary(&r.findings, r.files.len(), r.skipped.len(), r.errors.len()),
+        "summary": super::json::summary(r),
     });
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');
@@ -78,7 +90,7 @@ pub fn json(r: &CheckReport) -> String {
 /// One JSON object per rule with findings, one per line: `rule` and the counts.
 pub fn json_lines(r: &CheckReport) -> String {
     let mut out = String::new();
-    for c in counts(&r.findings) {
+    for c in counts(&r.findings, &r.unlisted) {
         let mut v = json!({"rule": c.rule.name()});
         if let (Value::Object(m), Value::Object(rest)) = (&mut v, count_value(&c)) {
             m.extend(rest);

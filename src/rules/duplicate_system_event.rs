@@ -187,23 +187,19 @@ pub fn check(cx: &mut RuleContext) {
                         if !memo.is_new(&rel, shown) {
                             continue;
                         }
-                        cx.report(
-                            Finding::new(
-                                RuleId::DuplicateSystemEvent,
-                                &r.path,
-                                input.format,
-                                "system event rendered again in the same request",
-                            )
-                            .pointer(ptr)
-                            .request(r.index)
-                            .excerpt(shown.to_string())
-                            .related(&r.path, r.line, dup::unit_pointer(r, first), "first occurrence")
-                            .help("render each system event once per request"),
-                        );
-                        if let Some(l) = r.line {
-                            let f = cx.findings.last_mut().expect("just pushed");
-                            f.line = Some(l);
-                        }
+                        let mut f = Finding::new(
+                            RuleId::DuplicateSystemEvent,
+                            &r.path,
+                            input.format,
+                            "system event rendered again in the same request",
+                        )
+                        .pointer(ptr)
+                        .request(r.index)
+                        .excerpt(shown.to_string())
+                        .related(&r.path, r.line, dup::unit_pointer(r, first), "first occurrence")
+                        .help("render each system event once per request");
+                        f.line = r.line;
+                        cx.report(f);
                     }
                 }
             }

@@ -55,4 +55,5 @@ pub fn check(cx: &mut RuleContext) {
             .help("repair or remove the line; if it is a torn write, look for the complete record on a later line"),
         );
     }
+    cx.count_unlisted(input.more_bad_lines);
 }

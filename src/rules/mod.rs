@@ -69,31 +69,86 @@ pub struct RuleContext<'a> {
     pub stream: Option<&'a Stream>,
     /// Effective settings (patterns, thresholds).
     pub settings: &'a Settings,
-    /// Findings reported so far for this input.
+    /// Findings reported so far for this input (at most [`MAX_LISTED`]).
     pub findings: Vec<Finding>,
+    /// Findings reported past [`MAX_LISTED`]: counted, not kept.
+    pub unlisted: usize,
 }
 
+/// Most findings one rule lists for one input. A flood past it (a file of
+/// torn lines, a broken chain on every line) is counted, not kept: each
+/// output says how many more there were, so none is dropped silently, and
+/// memory stays bounded by this count, not by the input.
+pub const MAX_LISTED: usize = 10_000;
+
 impl RuleContext<'_> {
-    /// Reports a finding.
-    pub fn report(&mut self, f: Finding) {
+    /// Reports a finding: kept (its excerpt cut to what outputs show, see
+    /// [`Finding::compact`]) while fewer than [`MAX_LISTED`] are, else counted.
+    pub fn report(&mut self, mut f: Finding) {
+        if self.findings.len() >= MAX_LISTED {
+            self.unlisted += 1;
+            return;
+        }
+        f.compact();
         self.findings.push(f);
+    }
+
+    /// Counts `n` findings of this rule that are not listed (the loader kept
+    /// no more than [`MAX_LISTED`] of what they are about).
+    pub fn count_unlisted(&mut self, n: usize) {
+        self.unlisted += n;
     }
 }
 
-/// Every rule's check, in code order.
-const CHECKS: [fn(&mut RuleContext<'_>); 12] = [
-    malformed_line::check,
-    not_append_only::check,
-    broken_parent_chain::check,
-    duplicate_system_event::check,
-    duplicate_system_prompt::check,
-    duplicate_context_block::check,
-    dropped_system_prompt::check,
-    history_rewrite::check,
-    duplicate_user_turn::check,
-    duplicate_reply::check,
-    unanswered_tool_call::check,
-    orphan_tool_result::check,
+/// Findings of one rule on one input that were counted but not listed
+/// (past [`MAX_LISTED`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Unlisted {
+    /// The input's path (for a stream of request files, its directory).
+    pub path: String,
+    /// The rule.
+    #[serde(serialize_with = "ser_rule_name")]
+    pub rule: RuleId,
+    /// Its code, e.g. `CTX403`.
+    pub code: &'static str,
+    /// The severity its listed findings have.
+    pub severity: crate::Severity,
+    /// How many more were found than listed.
+    pub count: usize,
+}
+
+fn ser_rule_name<S: serde::Serializer>(r: &RuleId, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(r.name())
+}
+
+/// What the rules found on one input: the findings listed, and the counts of
+/// those past [`MAX_LISTED`], per rule.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Findings, in code order.
+    pub findings: Vec<Finding>,
+    /// Rules that found more than they list, with how many more.
+    pub unlisted: Vec<(RuleId, usize)>,
+}
+
+/// Every rule's check, in code order, with the one rule it reports
+/// (`foreign-append` is reported by `fence` alone).
+/// A rule's check: reads the context, reports into it.
+type Check = fn(&mut RuleContext<'_>);
+
+const CHECKS: [(RuleId, Check); 12] = [
+    (RuleId::MalformedLine, malformed_line::check),
+    (RuleId::NotAppendOnly, not_append_only::check),
+    (RuleId::BrokenParentChain, broken_parent_chain::check),
+    (RuleId::DuplicateSystemEvent, duplicate_system_event::check),
+    (RuleId::DuplicateSystemPrompt, duplicate_system_prompt::check),
+    (RuleId::DuplicateContextBlock, duplicate_context_block::check),
+    (RuleId::DroppedSystemPrompt, dropped_system_prompt::check),
+    (RuleId::HistoryRewrite, history_rewrite::check),
+    (RuleId::DuplicateUserTurn, duplicate_user_turn::check),
+    (RuleId::DuplicateReply, duplicate_reply::check),
+    (RuleId::UnansweredToolCall, unanswered_tool_call::check),
+    (RuleId::OrphanToolResult, orphan_tool_result::check),
 ];
 
 /// Runs every rule over one loaded input and returns the raw findings (before
@@ -101,6 +156,13 @@ const CHECKS: [fn(&mut RuleContext<'_>); 12] = [
 /// of each other, so they run in parallel on the rayon pool; each has its own
 /// sink, and the sinks are joined in code order.
 pub fn run_all(input: &Input, settings: &Settings) -> Vec<Finding> {
+    run_selected(input, settings, &|_| true).findings
+}
+
+/// Runs the rules `enabled` selects over one input (see [`run_all`]),
+/// returning the findings and, per rule, how many were found past
+/// [`MAX_LISTED`].
+pub fn run_selected(input: &Input, settings: &Settings, enabled: &(dyn Fn(RuleId) -> bool + Sync)) -> Found {
     let analysis;
     let (transcript, stream) = match &input.body {
         Body::Transcript(t) => {
@@ -110,17 +172,26 @@ pub fn run_all(input: &Input, settings: &Settings) -> Vec<Finding> {
         Body::Stream(s) => (None, Some(s)),
     };
     use rayon::prelude::*;
-    let run = |check: &fn(&mut RuleContext<'_>)| {
-        let mut cx = RuleContext { input, transcript, stream, settings, findings: Vec::new() };
-        check(&mut cx);
-        cx.findings
+    let run = |&(rule, check): &(RuleId, Check)| {
+        let mut cx = RuleContext { input, transcript, stream, settings, findings: Vec::new(), unlisted: 0 };
+        if enabled(rule) {
+            check(&mut cx);
+        }
+        (rule, cx.findings, cx.unlisted)
     };
     // A small input is checked on the calling thread: when many files are
     // checked, the files themselves keep every thread busy.
     let big = input.entry_count() + 64 * input.request_count() >= 4096;
-    let per_rule: Vec<Vec<Finding>> =
+    let per_rule: Vec<(RuleId, Vec<Finding>, usize)> =
         if big { CHECKS.par_iter().map(run).collect() } else { CHECKS.iter().map(run).collect() };
-    per_rule.into_iter().flatten().collect()
+    let mut found = Found::default();
+    for (rule, findings, unlisted) in per_rule {
+        found.findings.extend(findings);
+        if unlisted > 0 {
+            found.unlisted.push((rule, unlisted));
+        }
+    }
+    found
 }
 
 /// A rule's documentation (Markdown), with generated parts filled in (the

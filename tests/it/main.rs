@@ -15,6 +15,7 @@ mod corpus_streams;
 mod diff_show;
 mod fence;
 mod fence_props;
+mod flood;
 mod formats_out;
 mod fuzz_regressions;
 mod inputs;
