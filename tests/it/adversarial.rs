@@ -49,14 +49,12 @@ fn check(args: &[&str], expect_path: &str, timeout: Duration) -> Run {
     check_fed(args, expect_path, timeout, None)
 }
 
+/// What writes a run's standard input.
+type Feed = dyn Fn(&mut dyn Write) + Sync;
+
 /// [`check`] with standard input a pipe that `feed` writes (then closes),
 /// while ctxlint reads it; `None`: standard input is `/dev/null`.
-fn check_fed(
-    args: &[&str],
-    expect_path: &str,
-    timeout: Duration,
-    feed: Option<&(dyn Fn(&mut dyn Write) + Sync)>,
-) -> Run {
+fn check_fed(args: &[&str], expect_path: &str, timeout: Duration, feed: Option<&Feed>) -> Run {
     let out_dir = tempfile::tempdir().unwrap();
     let (out_path, err_path) = (out_dir.path().join("out"), out_dir.path().join("err"));
     let mut child = Command::new(BIN)
