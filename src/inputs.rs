@@ -7,11 +7,10 @@
 use crate::error::{Error, Result};
 use crate::formats::{self, Detection};
 use crate::model::FormatId;
-use crate::source::{Origin, SourceRef};
+use crate::source::SourceRef;
 use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Options for discovering inputs.
@@ -49,10 +48,7 @@ impl Job {
     }
     /// Size in bytes of the job's files as stored (0 when unknown).
     pub fn stored_bytes(&self) -> u64 {
-        let one = |s: &SourceRef| match &s.origin {
-            crate::source::Origin::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
-            crate::source::Origin::Memory(b) => b.len() as u64,
-        };
+        let one = |s: &SourceRef| s.size().unwrap_or(0);
         match self {
             Job::File(s, _) => one(s),
             Job::Stream(_, _, v) => v.iter().map(one).sum(),
@@ -149,13 +145,15 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
     let mut named: Vec<Candidate> = Vec::new();
     for arg in paths {
         if arg == "-" {
-            let mut buf = Vec::new();
-            if let Err(e) = std::io::stdin().read_to_end(&mut buf) {
-                plan.errors.push(Error::io("-", e));
-                continue;
-            }
             let name = opts.stdin_filename.clone().unwrap_or_else(|| "-".to_string());
-            let src = SourceRef { display: name.clone(), origin: Origin::Memory(buf.into()), seen: None };
+            // Read as a stream: memory stays bounded whatever it holds (see `source::spool`).
+            let src = match crate::source::stdin(&name) {
+                Ok(src) => src,
+                Err(e) => {
+                    plan.errors.push(e);
+                    continue;
+                }
+            };
             match detect_or(&src, opts) {
                 Ok(Detection::Format(f)) => plan.jobs.push(Job::File(src, f)),
                 Ok(d) => {

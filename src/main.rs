@@ -90,7 +90,8 @@ enum Command {
 
 #[derive(Args, Debug)]
 struct CheckArgs {
-    /// Files or directories to check; `-` reads standard input.
+    /// Files or directories to check; `-` reads standard input (at most 4 GiB; over 1 MiB it is
+    /// copied to an unnamed temporary file in $TMPDIR).
     #[arg(value_name = "PATH")]
     paths: Vec<String>,
     /// Output format.
@@ -178,6 +179,11 @@ const CHECK_HELP: &str = "Examples:
   ctxlint check transcripts/ --write-baseline ctxlint-baseline.json   # record today's findings
   ctxlint check transcripts/ --baseline ctxlint-baseline.json         # report only new ones
   cat request.json | ctxlint check - --stdin-filename request.json
+
+Standard input (`-`) gets the report a file of the same bytes gets. Up to 1 MiB is kept in
+memory; a longer input is copied to an unnamed temporary file in $TMPDIR (else /tmp; in memory
+up to 512 MiB when none can be made), never beside an input. At most 4 GiB is read from it:
+save a larger input to a file and name the file.
 
 With no PATH, check scans the session folders of the agents installed on this machine:
 ~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions.

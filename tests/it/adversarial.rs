@@ -46,6 +46,15 @@ impl Run {
 /// sampling the child's peak RSS, and asserts the outcome is an ordinary one:
 /// exit 0, 1 or 2 (never 101 or a signal), and an exit 2 names `expect_path`.
 fn check(args: &[&str], expect_path: &str, timeout: Duration) -> Run {
+    check_fed(args, expect_path, timeout, None)
+}
+
+/// What writes a run's standard input.
+type Feed = dyn Fn(&mut dyn Write) + Sync;
+
+/// [`check`] with standard input a pipe that `feed` writes (then closes),
+/// while ctxlint reads it; `None`: standard input is `/dev/null`.
+fn check_fed(args: &[&str], expect_path: &str, timeout: Duration, feed: Option<&Feed>) -> Run {
     let out_dir = tempfile::tempdir().unwrap();
     let (out_path, err_path) = (out_dir.path().join("out"), out_dir.path().join("err"));
     let mut child = Command::new(BIN)
@@ -53,11 +62,31 @@ fn check(args: &[&str], expect_path: &str, timeout: Duration) -> Run {
         .args(args)
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
-        .stdin(Stdio::null())
+        .stdin(if feed.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(std::fs::File::create(&out_path).unwrap())
         .stderr(std::fs::File::create(&err_path).unwrap())
         .spawn()
         .unwrap();
+    let pipe = child.stdin.take();
+    std::thread::scope(|scope| {
+        if let (Some(feed), Some(mut pipe)) = (feed, pipe) {
+            // A reader that stops early closes the pipe: the writer's error is its business.
+            scope.spawn(move || feed(&mut pipe));
+        }
+        wait_for(child, args, expect_path, timeout, &out_path, &err_path)
+    })
+}
+
+/// Waits for `child` (sampling its peak RSS), then reads its outputs and
+/// asserts the outcome is an ordinary one (see [`check`]).
+fn wait_for(
+    mut child: std::process::Child,
+    args: &[&str],
+    expect_path: &str,
+    timeout: Duration,
+    out_path: &Path,
+    err_path: &Path,
+) -> Run {
     let status_file = format!("/proc/{}/status", child.id());
     let start = Instant::now();
     let mut peak_kb = 0;
@@ -83,8 +112,8 @@ fn check(args: &[&str], expect_path: &str, timeout: Duration) -> Run {
     };
     let run = Run {
         code: status.code().unwrap_or_else(|| panic!("ctxlint check {args:?} was killed by a signal: {status:?}")),
-        stdout: std::fs::read_to_string(&out_path).unwrap(),
-        stderr: std::fs::read_to_string(&err_path).unwrap(),
+        stdout: std::fs::read_to_string(out_path).unwrap(),
+        stderr: std::fs::read_to_string(err_path).unwrap(),
         peak_kb,
     };
     assert!(
@@ -275,6 +304,54 @@ fn hundred_megabyte_line_is_a_finding_with_bounded_memory() {
     assert!(run.code <= 1);
     eprintln!("valid 100 MB line: peak RSS {} kB", run.peak_kb);
     assert!(run.peak_kb < 1024 * 1024, "peak RSS {} kB for a valid 100 MB line", run.peak_kb);
+}
+
+/// The fixture session, then a torn line one byte longer than
+/// `source::MAX_LINE`, then the session's first line again; written in 1 MiB
+/// pieces (never held whole).
+fn write_over_long_line(w: &mut dyn Write) -> std::io::Result<()> {
+    let session = std::fs::read(SESSION).unwrap();
+    w.write_all(&session)?;
+    let head = br#"{"type":"message","id":"big","parentId":"u1","timestamp":"t","message":{"role":"user","content":""#;
+    w.write_all(head)?;
+    let piece = vec![b'a'; 1 << 20];
+    let mut left = ctxlint::source::MAX_LINE + 1 - head.len();
+    while left > 0 {
+        let n = left.min(piece.len());
+        w.write_all(&piece[..n])?;
+        left -= n;
+    }
+    w.write_all(b"\n")?;
+    w.write_all(session.split(|&b| b == b'\n').next().unwrap())?;
+    w.write_all(b"\n")
+}
+
+#[test]
+fn a_line_over_the_limit_on_stdin_gets_the_finding_a_file_gets() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("long.jsonl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+    write_over_long_line(&mut f).unwrap();
+    f.into_inner().unwrap().sync_all().unwrap();
+    let file = check(&[s(&p)], "long.jsonl", T);
+    let feed = |w: &mut dyn Write| {
+        let _ = write_over_long_line(w);
+    };
+    let piped = check_fed(&["-", "--stdin-filename", s(&p)], "long.jsonl", T, Some(&feed));
+    let _ = std::fs::remove_file(&p);
+    let n = session_lines();
+    let over = file.findings().into_iter().find(|f| f["line"] == n + 1).expect("a finding on the long line");
+    assert_eq!(over["rule"], "malformed-line");
+    assert_eq!(
+        over["message"],
+        "line is not one valid JSON value: line is 268435457 bytes, longer than the 268435456 byte limit; not parsed"
+    );
+    assert_eq!(piped.code, file.code);
+    assert_eq!(piped.stdout, file.stdout, "the same report, byte for byte");
+    // Spooled in 64 KiB chunks: no more memory than the file (which holds the
+    // line's first 256 MiB once, to place the finding).
+    eprintln!("line over the limit: peak RSS {} kB as a file, {} kB on stdin", file.peak_kb, piped.peak_kb);
+    assert!(piped.peak_kb < file.peak_kb + 64 * 1024, "{} kB on stdin, {} kB as a file", piped.peak_kb, file.peak_kb);
 }
 
 // ---------------------------------------------------------------- bytes

@@ -26,4 +26,5 @@ mod repro;
 mod rules;
 mod safety;
 mod secrets;
+mod stdin;
 mod streams;
