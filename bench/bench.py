@@ -9,8 +9,9 @@ Generates seeded pi sessions with ../shared/bench/gen_session.py (about 30, 100 
     on each line, and `jq -c . >/dev/null` where jq is installed;
   - `ctxlint fence OLD NEW` on two snapshots of the largest session, against
     `sha256sum NEW` and `cmp OLD NEW`;
-  - hostile shapes (reused tool-call ids, torn lines = many findings in SARIF, one deep
-    parent chain) at 1x, 2x and 4x sizes: time and peak RSS must grow linearly
+  - hostile shapes (reused tool-call ids, torn lines = many findings in SARIF, torn lines
+    then dangling parents, one deep parent chain) at 1x, 2x and 4x sizes: time and peak
+    RSS must grow linearly
   - `ctxlint show` (the default, compact view, to /dev/null) on the largest session: wall time
     and peak RSS, against `check` on the same file (target: at most 3x, RSS under 25% of the file);
   - `ctxlint check` on a folder of 5,000 small sessions with 1 and 2 threads;
@@ -71,8 +72,9 @@ def summarise(res):
 def hostile(shape, n, out):
     """Writes a pi session of n units of one hostile shape: every turn's tool
     calls reuse the ids call_0/call_1 (as local models emit); n torn lines
-    (one malformed-line finding each, SARIF output); one parent chain n
-    entries deep."""
+    (one malformed-line finding each, SARIF output; past 10,000 counted, not
+    kept); n torn lines then n dangling parents; one parent chain n entries
+    deep."""
     ts = "2026-03-12T10:00:00.000Z"
     with open(out, "w") as f:
         f.write(json.dumps({"type": "session", "version": 3, "id": "h", "timestamp": ts, "cwd": "/w"}) + "\n")
@@ -91,6 +93,15 @@ def hostile(shape, n, out):
                     entry(4 * i + 2 + j, {"role": "toolResult", "toolCallId": f"call_{j}", "toolName": "read", "content": [{"type": "text", "text": f"contents {i} {j}"}], "isError": False})
             elif shape == "torn-lines":
                 f.write('{"type":"message","id":"t%08x","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"cut\n' % i)
+            elif shape == "dangling-after-torn":
+                # n torn lines, each carrying an id, then n entries whose parents are no entry
+                # (the torn lines' ids are looked up for every dangling parent).
+                f.write('{"type":"message","id":"p%08x","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"cut\n' % i)
+                if i == n - 1:
+                    for j in range(n):
+                        e = {"type": "message", "id": f"c{j:08x}", "parentId": f"q{j:08x}", "timestamp": ts,
+                             "message": {"role": "user", "content": [{"type": "text", "text": "x"}]}}
+                        f.write(json.dumps(e) + "\n")
             else:
                 entry(i, {"role": "user" if i % 2 == 0 else "assistant", "content": [{"type": "text", "text": f"step {i}"}], **({} if i % 2 == 0 else {"provider": "p", "model": "m", "stopReason": "stop"})})
 
@@ -221,7 +232,7 @@ def main():
     # Hostile shapes (issue 15): time and peak RSS at 1x, 2x and 4x sizes must grow linearly.
     report["hostile"] = {}
     base_n = 2000 if a.quick else 20000
-    for shape in ("reused-tool-ids", "torn-lines", "deep-chain"):
+    for shape in ("reused-tool-ids", "torn-lines", "dangling-after-torn", "deep-chain"):
         pts = []
         for k in (1, 2, 4):
             hp = os.path.join(a.out, f"hostile-{shape}-{k}x.jsonl")

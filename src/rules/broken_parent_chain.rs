@@ -65,8 +65,9 @@ pub fn check(cx: &mut RuleContext) {
                 f = f.key(format!("dangling:{id}:{pid}")).excerpt(format!("parent: {pid}"));
             }
             DefectKind::SecondRoot => {
-                f.message =
-                    format!("entry `{id}` has no parent although the file already has a root: a second root mid-file");
+                // A record with no `id` (`{}`, a type this loader does not know) is named by what it lacks.
+                let who = if e.id.is_some() { format!("entry `{id}`") } else { "a record with no `id`".to_string() };
+                f.message = format!("{who} has no parent although the file already has a root: a second root mid-file");
                 f = f.key(format!("second-root:{id}")).help("parent the entry on the latest entry of the session");
             }
             DefectKind::IdReused(first) => {
