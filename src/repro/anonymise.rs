@@ -119,33 +119,72 @@ const TOOL_NAME_KEYS: &[&str] = &["name", "toolName", "tool_name", "recipient_na
 /// Words kept in free text: label shapes, envelopes and silent tokens the rules look for.
 const KEEP_WORDS: &[&str] = &["System", "untrusted", "aborted", "Sender", "Conversation", "info", "metadata"];
 
-static SCAN: LazyLock<Regex> = LazyLock::new(|| {
-    let key = format!(r"|(?P<key>{})", crate::text::KEY_PATTERN);
-    Regex::new(&[
-        r"(?x)",
-        r"(?P<label>(?m:^System(?:\x20\(untrusted\))?:\x20\[[^\]\n]+\]\x20))",
-        r"|(?P<ts>\b\d{4}-\d{2}-\d{2}(?:[T\x20]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}|\x20UTC)?)?)",
+/// The classes of free text, in order of priority (at one position the first
+/// that matches wins). A class marked `true` is checked after it matches
+/// ([`Anonymiser::replace`] may turn it down); its text is then scanned again
+/// without those classes ([`FALLBACK`]). Their shapes start and end at word
+/// boundaries, so a span turned down never cuts another token in two.
+fn classes() -> Vec<(bool, String)> {
+    vec![
+        (false, r"(?P<label>(?m:^System(?:\x20\(untrusted\))?:\x20\[[^\]\n]+\]\x20))".into()),
+        (
+            false,
+            r"(?P<ts>\b\d{4}-\d{2}-\d{2}(?:[T\x20]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}|\x20UTC)?)?)"
+                .into(),
+        ),
         // A tag must close (`<b>`, `</x>`, `<a href=…>`): `<alice@example.org>` is an email.
-        r"|(?P<tag></?[A-Za-z][\w:-]*(?:\s[^<>@\n]*)?/?>)",
-        &key,
-        r"|(?P<email>[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,})",
-        r"|(?P<url>\b(?:https?|wss?|ftp)://[^\s\x22'<>`\])]+)",
-        r"|(?P<path>(?:~|\b[A-Za-z]:)?(?:[/\\][\w.\-@+]+){2,}[/\\]?)",
-        // IPv4 addresses, SSN / card / IBAN shapes and long digit runs (phone
-        // numbers without separators, account numbers), before phones and ids.
-        r"|(?P<ip>\b\d{1,3}(?:\.\d{1,3}){3}\b)",
-        r"|(?P<number>\b\d{3}-\d{2}-\d{4}\b|\b\d{4}(?:[\x20\-]\d{4}){2,4}\b|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\b\d{7,16}\b)",
-        r"|(?P<phone>\+\d{1,3}[\x20.\-]?\(?\d{1,4}\)?(?:[\x20.\-]?\d{2,4}){2,4}\b|\(\d{3}\)\x20?\d{3}[\x20.\-]\d{4}\b|\b\d{3}[.\-]\d{3}[.\-]\d{4}\b)",
-        r"|(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)",
-        r"|(?P<chan>\b[CDGUW][A-Z0-9]{8,11}\b|\b\d{17,20}\b)",
-        r"|(?P<const>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)",
-        r"|(?P<tok>\b[A-Za-z]*\d[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*\b|\b[0-9a-f]{12,}\b)",
-        r"|(?P<word>[\p{L}\p{M}]+)",
+        (false, r"(?P<tag></?[A-Za-z][\w:-]*(?:\s[^<>@\n]*)?/?>)".into()),
+        (false, format!("(?P<key>{})", crate::text::KEY_PATTERN)),
+        (false, r"(?P<email>[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,})".into()),
+        (false, r"(?P<url>\b(?:https?|wss?|ftp)://[^\s\x22'<>`\])]+)".into()),
+        (false, r"(?P<path>(?:~|\b[A-Za-z]:)?(?:[/\\][\w.\-@+]+){2,}[/\\]?)".into()),
+        // IPv4 addresses, before phones and ids.
+        (false, r"(?P<ip>\b\d{1,3}(?:\.\d{1,3}){3}\b)".into()),
+        // IBANs written in groups of four (`DE89 3704 0044 0532 0130 00`).
+        (true, r"(?P<iban>\b[A-Z]{2}\d{2}(?:\x20[A-Z0-9]{4}){2,7}(?:\x20[A-Z0-9]{1,3})?\b)".into()),
+        // SSNs; card numbers in fours (up to 19 digits), Amex/Diners 4-6-5/4-6-4,
+        // masked cards (their last four digits); IBANs in one run; long digit runs.
+        (
+            false,
+            concat!(
+                r"(?P<number>\b\d{3}-\d{2}-\d{4}\b|\b\d{4}(?:[\x20\-]\d{4}){2,3}(?:[\x20\-]\d{1,4})?\b",
+                r"|\b\d{4}[\x20\-]\d{6}[\x20\-]\d{4,5}\b|(?:[*xX•]{4}[\x20\-]?){3}\d{4}\b|[*•]{2,}\x20?\d{4}\b",
+                r"|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\b\d{7,16}\b)",
+            )
+            .into(),
+        ),
+        // Phones: international (`+44 20 7946 0958`), a parenthesised area code
+        // (`(11) 91234-5678`), a trunk 0 and groups with one kind of separator
+        // (`020 7946 0958`, `01 23 45 67 89`, `03-1234-5678`), North American
+        // 3-3-4 (`1-800-555-0134`). Checked by `phone_like`.
+        (
+            true,
+            concat!(
+                r"(?P<phone>\+\d{1,3}[\x20.\-]?\(?\d{1,4}\)?(?:[\x20.\-]?\d{2,4}){2,4}\b",
+                r"|\(\d{2,5}\)\x20?\d{1,5}(?:[\x20.\-]\d{2,5}){0,3}\b",
+                r"|\b0\d{1,4}(?:\x20\d{2,8}){1,4}\b|\b0\d{1,4}(?:\.\d{2,8}){1,4}\b|\b0\d{1,4}(?:-\d{2,8}){1,4}\b",
+                r"|\b(?:1[.\-])?\d{3}[.\-]\d{3}[.\-]\d{4}\b|\b(?:1\x20)?[2-9]\d{2}\x20\d{3}\x20\d{4}\b)",
+            )
+            .into(),
+        ),
+        (false, r"(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)".into()),
+        (false, r"(?P<chan>\b[CDGUW][A-Z0-9]{8,11}\b|\b\d{17,20}\b)".into()),
+        (false, r"(?P<const>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)".into()),
+        (false, r"(?P<tok>\b[A-Za-z]*\d[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*\b|\b[0-9a-f]{12,}\b)".into()),
+        (false, r"(?P<word>[\p{L}\p{M}]+)".into()),
     ]
-    .concat())
-    .expect("anonymiser regex")
-});
+}
 
+fn scan_regex(with_checked: bool) -> Regex {
+    let parts: Vec<String> =
+        classes().into_iter().filter(|(checked, _)| with_checked || !checked).map(|(_, p)| p).collect();
+    Regex::new(&format!("(?x){}", parts.join("|"))).expect("anonymiser regex")
+}
+
+/// Every class of free text.
+static SCAN: LazyLock<Regex> = LazyLock::new(|| scan_regex(true));
+/// The classes that are never turned down: for a span that a checked class turned down.
+static FALLBACK: LazyLock<Regex> = LazyLock::new(|| scan_regex(false));
 /// Replaces data consistently; one per case.
 #[derive(Debug)]
 pub struct Anonymiser {
@@ -328,80 +367,116 @@ impl Anonymiser {
 
     /// Anonymises free text.
     pub fn text(&mut self, s: &str) -> String {
-        let re = &*SCAN;
+        self.scan(s, true)
+    }
+
+    /// Free text, with every class ([`SCAN`]) or without the checked ones ([`FALLBACK`]).
+    fn scan(&mut self, s: &str, checked: bool) -> String {
+        let re: &Regex = if checked { &SCAN } else { &FALLBACK };
         let mut out = String::with_capacity(s.len());
         let mut last = 0;
         for c in re.captures_iter(s) {
-            let m = c.get(0).expect("match");
+            let Some(m) = c.get(0) else { continue };
             out.push_str(&s[last..m.start()]);
-            out.push_str(&self.replace(&c));
+            match self.replace(&c, &s[..m.start()], &s[m.end()..]) {
+                Some(r) => out.push_str(&r),
+                // Turned down: the span again, without the checked classes.
+                None if checked => {
+                    let r = self.scan(m.as_str(), false);
+                    out.push_str(&r);
+                }
+                None => out.push_str(m.as_str()),
+            }
             last = m.end();
         }
         out.push_str(&s[last..]);
         out
     }
 
-    fn replace(&mut self, c: &Captures) -> String {
+    /// The placeholder of one match, `None` when a checked class turns it down
+    /// (`before` and `after`: the text around it).
+    fn replace(&mut self, c: &Captures, before: &str, after: &str) -> Option<String> {
         let m = &c[0];
         if c.name("label").is_some() || c.name("ts").is_some() || c.name("tag").is_some() || c.name("const").is_some() {
-            return m.to_string();
+            return Some(m.to_string());
         }
         if c.name("key").is_some() {
-            return self.key(m);
+            return Some(self.key(m));
         }
         if c.name("email").is_some() {
-            return self.numbered("email", m, |n| format!("user{n}@example.com"));
+            return Some(self.numbered("email", m, |n| format!("user{n}@example.com")));
         }
         if c.name("url").is_some() {
-            return self.numbered("url", m, |n| format!("https://example.com/page{n}"));
+            return Some(self.numbered("url", m, |n| format!("https://example.com/page{n}")));
         }
         if c.name("path").is_some() {
-            let ext = m.rsplit(['/', '\\']).next().and_then(|last| last.rsplit_once('.')).map(|(_, e)| e);
-            let ext = ext.filter(|e| e.len() <= 5 && e.chars().all(|c| c.is_ascii_alphanumeric()));
-            let dir = m.ends_with('/');
-            // As long as the original (padded in the file name): a block's
-            // length can decide a finding (`context-block-min`).
-            let want = m.chars().count();
-            return self.numbered("path", m, |n| {
-                let mut p = format!("/home/user{n}/file{n}");
-                let tail = ext.map_or(0, |e| e.len() + 1) + usize::from(dir);
-                if p.len() + tail < want {
-                    p.push('_');
-                    while p.len() + tail < want {
-                        p.push('x');
-                    }
-                }
-                if let Some(e) = ext {
-                    p.push('.');
-                    p.push_str(e);
-                }
-                if dir {
-                    p.push('/');
-                }
-                p
-            });
-        }
-        if c.name("phone").is_some() {
-            return self.shape("phone", m);
+            return Some(self.path(m));
         }
         if c.name("ip").is_some() {
-            return self.numbered("ip", m, |n| format!("192.0.2.{}", n % 250 + 1));
+            return Some(self.ipv4(m));
+        }
+        if c.name("iban").is_some() {
+            let alnum = m.chars().filter(char::is_ascii_alphanumeric).count();
+            let digits = m.chars().filter(char::is_ascii_digit).count();
+            return ((15..=34).contains(&alnum) && digits >= 8).then(|| self.data("number", m));
         }
         if c.name("number").is_some() {
-            return self.shape("number", m);
+            // A masked card (`**** **** **** 4242`, `XXXX-XXXX-XXXX-4242`) keeps its mask; its last digits go.
+            let masked = m.starts_with(['*', '•']) || m.chars().take(4).all(|c| matches!(c, 'x' | 'X'));
+            if let Some(i) = m.find(|c: char| c.is_ascii_digit()).filter(|_| masked) {
+                let tail = self.data("number", &m[i..]);
+                return Some(format!("{}{tail}", &m[..i]));
+            }
+            return Some(self.data("number", m));
+        }
+        if c.name("phone").is_some() {
+            return phone_like(m, before, after).then(|| self.data("phone", m));
         }
         if c.name("uuid").is_some() || c.name("tok").is_some() {
-            return self.shape("id", m);
+            return Some(self.shape("id", m));
         }
         if c.name("chan").is_some() && m.chars().any(|c| c.is_ascii_digit()) {
-            return self.shape("channel-id", m);
+            return Some(self.shape("channel-id", m));
         }
         // A word. At the lighter level only capitalised words (likely names) go.
         let capitalised = m.chars().next().is_some_and(char::is_uppercase) && m.chars().skip(1).any(char::is_lowercase);
         if (self.level == Level::Identifiers && !capitalised) || m.chars().count() <= 2 || KEEP_WORDS.contains(&m) {
-            return m.to_string();
+            return Some(m.to_string());
         }
-        self.word(m)
+        Some(self.word(m))
+    }
+
+    /// A path: `/home/user<n>/file<n>` with the original's extension, as long
+    /// as the original (padded in the file name): a block's length can decide
+    /// a finding (`context-block-min`).
+    fn path(&mut self, m: &str) -> String {
+        let ext = m.rsplit(['/', '\\']).next().and_then(|last| last.rsplit_once('.')).map(|(_, e)| e);
+        let ext = ext.filter(|e| e.len() <= 5 && e.chars().all(|c| c.is_ascii_alphanumeric()));
+        let dir = m.ends_with('/');
+        let want = m.chars().count();
+        self.numbered("path", m, |n| {
+            let mut p = format!("/home/user{n}/file{n}");
+            let tail = ext.map_or(0, |e| e.len() + 1) + usize::from(dir);
+            if p.len() + tail < want {
+                p.push('_');
+                while p.len() + tail < want {
+                    p.push('x');
+                }
+            }
+            if let Some(e) = ext {
+                p.push('.');
+                p.push_str(e);
+            }
+            if dir {
+                p.push('/');
+            }
+            p
+        })
+    }
+
+    /// An IPv4 address: one of the documentation range `192.0.2.0/24` (RFC 5737).
+    fn ipv4(&mut self, m: &str) -> String {
+        self.numbered("ip", m, |n| format!("192.0.2.{}", n % 250 + 1))
     }
 
     fn note(&mut self, class: &'static str) {
@@ -505,6 +580,55 @@ impl Anonymiser {
         }
     }
 
+    /// A placeholder for personal data of a fixed shape (phone, card, IBAN):
+    /// every digit becomes another digit and every
+    /// letter another letter of the same case, in place, so that no digit or
+    /// letter of the original stays where it was; everything else is kept.
+    fn data(&mut self, class: &'static str, orig: &str) -> String {
+        if let Some(p) = self.map.get(&(class, orig.to_string())) {
+            return p.clone();
+        }
+        let mut attempt = 0u64;
+        loop {
+            let n = self.counters.entry(class).or_insert(0);
+            *n += 1;
+            let mut state = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ attempt.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1;
+            let mut next = || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let p: String = orig
+                .chars()
+                .map(|c| {
+                    let r = next();
+                    let other =
+                        |base: u8, n: u8, c: u8| char::from(base + (c - base + 1 + (r % u64::from(n - 1)) as u8) % n);
+                    if c.is_ascii_digit() {
+                        other(b'0', 10, c as u8)
+                    } else if c.is_ascii_uppercase() {
+                        other(b'A', 26, c as u8)
+                    } else if c.is_ascii_lowercase() {
+                        other(b'a', 26, c as u8)
+                    } else if c.is_alphabetic() {
+                        // `Ä` in a plate: an ASCII letter.
+                        char::from(if c.is_uppercase() { b'A' } else { b'a' } + (r % 26) as u8)
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            attempt += 1;
+            if !self.used.contains(&p) || attempt > 8 {
+                self.note(class);
+                self.used.insert(p.clone());
+                self.map.insert((class, orig.to_string()), p.clone());
+                return p;
+            }
+        }
+    }
+
     /// A placeholder word of the same length and case pattern (the mapping is
     /// per lower-cased word, so `Hello` and `hello` stay related).
     fn word(&mut self, orig: &str) -> String {
@@ -539,6 +663,36 @@ impl Anonymiser {
             .map(|(p, o)| if upper_all || o.is_uppercase() { p.to_ascii_uppercase() } else { p })
             .collect()
     }
+}
+
+/// Whether a phone-shaped match is a phone: 8 to 15 digits (E.164 allows 15),
+/// not a date written with dots, dashes or spaces (`01.02.2024`), and not part
+/// of a longer run of digit groups (`1 048 576`, `256 512 1024 2048`: the text
+/// `before` it ends, or the text `after` it starts, with a separator and a digit).
+fn phone_like(m: &str, before: &str, after: &str) -> bool {
+    let groups: Vec<&str> = m.split(|c: char| !c.is_ascii_digit()).filter(|g| !g.is_empty()).collect();
+    let digits: usize = groups.iter().map(|g| g.len()).sum();
+    if !(8..=15).contains(&digits) {
+        return false;
+    }
+    let sep = |c: Option<char>| c.is_some_and(|c| matches!(c, ' ' | '.' | '-' | ','));
+    let digit = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
+    let mut back = before.chars().rev();
+    if !m.starts_with('+') && sep(back.next()) && digit(back.next()) {
+        return false;
+    }
+    let mut ahead = after.chars();
+    if sep(ahead.next()) && digit(ahead.next()) {
+        return false;
+    }
+    let in_range = |g: &str, max: u32| g.len() <= 2 && g.parse::<u32>().is_ok_and(|v| (1..=max).contains(&v));
+    let date = match groups.as_slice() {
+        [a, b, y] if y.len() == 4 && !m.starts_with(['+', '(']) => {
+            (in_range(a, 31) && in_range(b, 12)) || (in_range(a, 12) && in_range(b, 31))
+        }
+        _ => false,
+    };
+    !date
 }
 
 /// A placeholder of `len` letters, any letters.
@@ -704,5 +858,115 @@ mod tests {
         let out = a.raw_line(r#"{"type":"user","content":"passed [ 33%]\n\u00e9tape \"done\" an"#);
         assert_eq!(out, r#"{"type":"user","content":"xxxxxx [ 00%]\n\u00e9xxxx \"xxxx\" xx"#);
         assert!(serde_json::from_str::<serde_json::Value>(&format!("{out}\"}}")).is_ok(), "{out}");
+    }
+
+    /// Asserts that `out` has the shape of `orig` (same length, the same
+    /// non-alphanumeric characters in place) and that no digit or letter of
+    /// `orig` is left where it was.
+    fn every_character_changed(orig: &str, out: &str) {
+        assert_eq!(orig.chars().count(), out.chars().count(), "{orig} -> {out}");
+        for (o, p) in orig.chars().zip(out.chars()) {
+            if o.is_alphanumeric() {
+                assert_ne!(o, p, "{o} survived in {orig} -> {out}");
+                assert_eq!(o.is_ascii_digit(), p.is_ascii_digit(), "{orig} -> {out}");
+            } else {
+                assert_eq!(o, p, "{orig} -> {out}");
+            }
+        }
+    }
+
+    /// The groups of two or more characters of `s` that hold a digit (`020 7946 0958` → `020`, `7946`, `0958`).
+    fn groups(s: &str) -> Vec<&str> {
+        s.split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|g| g.len() > 1 && g.chars().any(|c| c.is_ascii_digit()))
+            .collect()
+    }
+
+    #[test]
+    fn national_phone_formats_are_replaced_digit_for_digit() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        let cases = [
+            ("020 7946 0958", "437 3320 5416"),
+            ("07700 900123", "22044 896302"),
+            ("01 23 45 67 89", "43 07 14 86 25"),
+            ("03-1234-5678", "16-0746-2523"),
+            ("(11) 91234-5678", "(82) 40627-9206"),
+            ("030 12345678", "366 41224425"),
+            ("(020) 7946.0958", "(394) 5628.1133"),
+            ("+44 20 7946 0958", "+51 04 6763 2127"),
+            ("1-800-555-0134", "8-762-172-4960"),
+            ("415 555 0134", "936 932 7941"),
+        ];
+        for (orig, want) in cases {
+            let out = a.text(&format!("call {orig} today"));
+            assert_eq!(out, format!("call {want} today"), "{orig}");
+            every_character_changed(orig, want);
+            for g in groups(orig) {
+                assert!(!out.contains(g), "{g} of {orig} survived: {out}");
+            }
+        }
+        // The same number, the same placeholder; counted as phones.
+        assert_eq!(a.text("020 7946 0958"), cases[0].1);
+        assert_eq!(a.counts().get("phone"), Some(&cases.len()));
+    }
+
+    #[test]
+    fn card_numbers_lose_every_digit() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        for (orig, want) in [
+            ("4111 1111 1111 1111", "8285 5959 6793 3306"),
+            ("4111-1111-1111-1111", "6645-7007-9020-5759"),
+            ("4111111111111111", "8379568073085748"),
+            ("3782 822463 10005", "4031 946158 64694"),
+            ("3056 930902 5904", "0767 424834 1288"),
+            ("6304 0000 0000 0000 018", "9669 9989 5761 8746 653"),
+        ] {
+            let out = a.text(&format!("card {orig}, thanks"));
+            assert_eq!(out, format!("card {want}, thanks"), "{orig}");
+            every_character_changed(orig, want);
+        }
+        // A masked card keeps its mask and loses its last four digits.
+        assert_eq!(a.text("card **** **** **** 4242 on file"), "card **** **** **** 7516 on file");
+        assert_eq!(a.text("XXXX-XXXX-XXXX-4242"), "XXXX-XXXX-XXXX-7516");
+        assert_eq!(a.counts().get("number"), Some(&7));
+    }
+
+    #[test]
+    fn ibans_lose_their_country_check_digits_and_tail() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        for (orig, want) in [
+            ("DE89 3704 0044 0532 0130 00", "SD53 7542 5626 2727 4381 29"),
+            ("GB82 WEST 1234 5698 7654 32", "RH16 EDQC 9143 9236 2547 71"),
+            ("DE89370400440532013000", "XN47727362314169902764"),
+            ("GB82WEST12345698765432", "XD31QOYG81890057638951"),
+        ] {
+            let out = a.text(&format!("IBAN {orig}."));
+            assert_eq!(out, format!("IBAN {want}."), "{orig}");
+            every_character_changed(orig, want);
+        }
+        // Capital groups with no digits in them are words, not an IBAN.
+        assert_eq!(a.text("AB12 CDEF GHIJ KLMN"), "AB12 CDEF GHIJ KLMN");
+    }
+
+    #[test]
+    fn ordinary_numbers_times_and_code_are_kept() {
+        let keep = "System: [2026-06-20 09:14:02 UTC] at 10:30 and 09:14:02.123, 2026-06-20T09:14:02Z, v1.2.3, 0.12.4, \
+                    10.0.1, 3 files, 12 345 bytes, 1 048 576 bytes, 15.01.2024, 01.02.2024, 31-12-2024, line 42:7, \
+                    main.rs:120:5, localhost:8080, port 8080, 100%, pages 10-20, 2023-2024, (1) 2 3, \
+                    sizes 256 512 1024 2048, std::fs::read, a::b, io::stdin, x[::2], x[1::2], f64::EPSILON, \
+                    NO_REPLY, HEARTBEAT_OK, CTX301, ISO 8601, RFC 3339, UTF-8, sha256, x86_64, <system-reminder>";
+        let mut a = Anonymiser::new(Level::Identifiers);
+        assert_eq!(a.text(keep), keep);
+        assert!(a.counts().is_empty(), "{:?}", a.counts());
+        // Hex ids go as ids, not as addresses or phones.
+        let out = a.text("commit deadbeefcafe1234 and 0a1b2c3d");
+        assert_eq!(out, "commit d664c9fabe537033 and 2c794389");
+        assert_eq!(a.counts().into_keys().collect::<Vec<_>>(), ["id"]);
+        // At the full level the numbers are still kept; only words change.
+        let mut a = Anonymiser::new(Level::Full);
+        let out = a.text("at 10:30, v1.2.3, 3 files, 12 345 bytes, line 42:7, localhost:8080, 15.01.2024");
+        for kept in ["10:30", "v1.2.3", "3 ", "12 345 ", "42:7", ":8080", "15.01.2024"] {
+            assert!(out.contains(kept), "{kept} in {out}");
+        }
     }
 }
