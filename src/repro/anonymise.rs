@@ -119,27 +119,72 @@ const TOOL_NAME_KEYS: &[&str] = &["name", "toolName", "tool_name", "recipient_na
 /// Words kept in free text: label shapes, envelopes and silent tokens the rules look for.
 const KEEP_WORDS: &[&str] = &["System", "untrusted", "aborted", "Sender", "Conversation", "info", "metadata"];
 
+/// Street types after a house number and street name (`221B Baker Street`).
+const STREET_AFTER: &str = "Street|St|Road|Rd|Avenue|Ave|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Place|Pl|Square|Sq|Way|Parkway|Pkwy|Terrace|Close|Crescent|Highway|Hwy|Loop|Row|Mews";
+/// Endings of one-word street names before a house number (`Hauptstraße 5`,
+/// `Kerkstraat 12`, `Storgatan 3`), and the same words standing alone after a hyphen.
+const STREET_SUFFIX: &str = "straße|strasse|str\\.|gasse|weg|allee|platz|damm|ufer|chaussee|steig|straat|laan|gracht|plein|kade|gatan|vägen|gade|vej|veien";
+/// Street words before a street name and a house number (`Via Roma 10`).
+const STREET_BEFORE: &str = "Via|Viale|Corso|Piazza|Calle|Avenida|Rua|Carrer|Plaza|Paseo";
+/// Street words after a house number, in French (`12 rue de la Paix`).
+const STREET_FR: &str = "rue|avenue|boulevard|bd|chemin|allée|impasse|quai";
+/// US states and territories, before a ZIP code (`, CA 94043`).
+const US_STATES: &str = "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|PR|GU|VI";
+
 /// The classes of free text, in order of priority (at one position the first
 /// that matches wins). A class marked `true` is checked after it matches
 /// ([`Anonymiser::replace`] may turn it down); its text is then scanned again
 /// without those classes ([`FALLBACK`]). Their shapes start and end at word
 /// boundaries, so a span turned down never cuts another token in two.
 fn classes() -> Vec<(bool, String)> {
+    let hex = "[0-9A-Fa-f]{1,4}";
+    let v4 = r"\d{1,3}(?:\.\d{1,3}){3}\b";
     vec![
         (false, r"(?P<label>(?m:^System(?:\x20\(untrusted\))?:\x20\[[^\]\n]+\]\x20))".into()),
-        (
-            false,
-            r"(?P<ts>\b\d{4}-\d{2}-\d{2}(?:[T\x20]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}|\x20UTC)?)?)"
-                .into(),
-        ),
+        (false, r"(?P<ts>\b\d{4}-\d{2}-\d{2}(?:[T\x20]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}|\x20UTC)?)?)".into()),
         // A tag must close (`<b>`, `</x>`, `<a href=…>`): `<alice@example.org>` is an email.
         (false, r"(?P<tag></?[A-Za-z][\w:-]*(?:\s[^<>@\n]*)?/?>)".into()),
         (false, format!("(?P<key>{})", crate::text::KEY_PATTERN)),
         (false, r"(?P<email>[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,})".into()),
         (false, r"(?P<url>\b(?:https?|wss?|ftp)://[^\s\x22'<>`\])]+)".into()),
         (false, r"(?P<path>(?:~|\b[A-Za-z]:)?(?:[/\\][\w.\-@+]+){2,}[/\\]?)".into()),
+        // IPv6 (RFC 4291 §2.2: full, `::`-compressed, with a dotted IPv4 tail), with a zone.
+        (
+            true,
+            format!(
+                r"(?P<ip6>(?:(?:\b{hex}:){{6}}{v4}|(?:\b{hex}(?::{hex}){{0,5}})?::(?:{hex}:){{0,5}}{v4}|\b{hex}(?::{hex}){{7}}\b|(?:\b{hex}(?::{hex}){{0,6}})?::(?:{hex}(?::{hex}){{0,6}}\b)?)(?:%[0-9A-Za-z_.\-]+)?)"
+            ),
+        ),
         // IPv4 addresses, before phones and ids.
         (false, r"(?P<ip>\b\d{1,3}(?:\.\d{1,3}){3}\b)".into()),
+        // A house number beside street words: before a street name and type
+        // (`221B Baker Street`), after a one-word street (`Hauptstraße 5`), after
+        // a street word and name (`Via Roma 10`), before a French one (`12 rue de la Paix`).
+        (
+            false,
+            format!(
+                "(?P<addr>{})",
+                [
+                    format!(r"\b\d{{1,5}}[A-Za-z]?\x20(?:\p{{Lu}}[\p{{L}}'\-]*\.?\x20){{1,4}}(?:{STREET_AFTER})\b\.?"),
+                    format!(
+                        r"\b(?:\p{{Lu}}\p{{Ll}}+-)*(?:\p{{Lu}}\p{{Ll}}+(?:{STREET_SUFFIX})|Straße|Strasse|Weg|Allee|Platz|Gasse)\x20\d{{1,4}}[a-zA-Z]?\b"
+                    ),
+                    format!(r"\b(?:{STREET_BEFORE})\x20(?:\p{{L}}+\x20){{0,3}}?\p{{Lu}}\p{{L}}*,?\x20\d{{1,4}}[a-zA-Z]?\b"),
+                    format!(r"\b\d{{1,4}}(?:\x20?(?:bis|ter))?,?\x20(?:{STREET_FR})\x20"),
+                ]
+                .join("|")
+            ),
+        ),
+        // Postcodes: a US ZIP (or ZIP+4) after a state (`, CA 94043`), a 5-digit
+        // European one before a city after a comma or at a line start (`, 10115 Berlin`),
+        // a UK one anywhere (`NW1 6XE`).
+        (
+            false,
+            format!(
+                r"(?P<zip>,\x20(?:{US_STATES})\x20\d{{5}}(?:-\d{{4}})?\b|(?:,\x20|(?m:^))(?:[A-Z]{{1,2}}-)?\d{{5}}\x20\p{{Lu}}\p{{Ll}}+)"
+            ),
+        ),
+        (false, r"(?P<ukpc>\b[A-Z]{1,2}\d[A-Z\d]?\x20\d[ABD-HJLNP-UW-Z]{2}\b)".into()),
         // IBANs written in groups of four (`DE89 3704 0044 0532 0130 00`).
         (true, r"(?P<iban>\b[A-Z]{2}\d{2}(?:\x20[A-Z0-9]{4}){2,7}(?:\x20[A-Z0-9]{1,3})?\b)".into()),
         // SSNs; card numbers in fours (up to 19 digits), Amex/Diners 4-6-5/4-6-4,
@@ -169,6 +214,10 @@ fn classes() -> Vec<(bool, String)> {
         ),
         (false, r"(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)".into()),
         (false, r"(?P<chan>\b[CDGUW][A-Z0-9]{8,11}\b|\b\d{17,20}\b)".into()),
+        // Passport-like: one or two capitals and 6 to 9 digits (`X1234567`).
+        (false, r"(?P<passport>\b[A-Z]{1,2}\d{6,9}\b)".into()),
+        // Plate-like: UK `AB12 CDE`, German `B-MW 1234`, French `AB-123-CD`.
+        (false, r"(?P<plate>\b[A-Z]{2}\d{2}\x20[A-Z]{3}\b|\b[A-ZÄÖÜ]{1,3}-[A-Z]{1,2}\x20\d{1,4}[EH]?\b|\b[A-Z]{2}-\d{3}-[A-Z]{2}\b)".into()),
         (false, r"(?P<const>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)".into()),
         (false, r"(?P<tok>\b[A-Za-z]*\d[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*\b|\b[0-9a-f]{12,}\b)".into()),
         (false, r"(?P<word>[\p{L}\p{M}]+)".into()),
@@ -185,6 +234,9 @@ fn scan_regex(with_checked: bool) -> Regex {
 static SCAN: LazyLock<Regex> = LazyLock::new(|| scan_regex(true));
 /// The classes that are never turned down: for a span that a checked class turned down.
 static FALLBACK: LazyLock<Regex> = LazyLock::new(|| scan_regex(false));
+/// A house number (or a postcode's digits) inside an address match.
+static HOUSE_NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b\d{1,5}[A-Za-z]?\b").expect("number regex"));
+
 /// Replaces data consistently; one per case.
 #[derive(Debug)]
 pub struct Anonymiser {
@@ -412,8 +464,17 @@ impl Anonymiser {
         if c.name("path").is_some() {
             return Some(self.path(m));
         }
+        if c.name("ip6").is_some() {
+            return self.ip6(m, before, after);
+        }
         if c.name("ip").is_some() {
             return Some(self.ipv4(m));
+        }
+        if c.name("addr").is_some() || c.name("zip").is_some() {
+            return Some(self.address(m));
+        }
+        if c.name("ukpc").is_some() {
+            return Some(self.data("address", m));
         }
         if c.name("iban").is_some() {
             let alnum = m.chars().filter(char::is_ascii_alphanumeric).count();
@@ -431,6 +492,12 @@ impl Anonymiser {
         }
         if c.name("phone").is_some() {
             return phone_like(m, before, after).then(|| self.data("phone", m));
+        }
+        if c.name("passport").is_some() {
+            return Some(self.data("passport", m));
+        }
+        if c.name("plate").is_some() {
+            return Some(self.data("plate", m));
         }
         if c.name("uuid").is_some() || c.name("tok").is_some() {
             return Some(self.shape("id", m));
@@ -477,6 +544,65 @@ impl Anonymiser {
     /// An IPv4 address: one of the documentation range `192.0.2.0/24` (RFC 5737).
     fn ipv4(&mut self, m: &str) -> String {
         self.numbered("ip", m, |n| format!("192.0.2.{}", n % 250 + 1))
+    }
+
+    /// An IPv6 address, replaced whole: `fd00::<n>` (a unique local address,
+    /// RFC 4193), the same for every spelling of one address; an IPv4-mapped
+    /// one (`::ffff:a.b.c.d`) keeps its prefix and has its IPv4 replaced as an
+    /// IPv4 address. A zone (`%eth0`) is kept. Turned down: a span that does
+    /// not parse as an address, has no digit, is part of a longer token
+    /// (`std::a1`, `a::1::2`), is a Python slice (`x[::2]`, `x[1::2]`) or a
+    /// Rust float path (`f64::add`).
+    fn ip6(&mut self, m: &str, before: &str, after: &str) -> Option<String> {
+        let (addr, zone) = match m.split_once('%') {
+            Some((a, z)) => (a, Some(z)),
+            None => (m, None),
+        };
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        let mut back = before.chars().rev();
+        let (b1, b2) = (back.next(), back.next());
+        if !addr.bytes().any(|b| b.is_ascii_digit())
+            || b1.is_some_and(|c| word(c) || c == ':')
+            || (b1 == Some('[') && b2.is_some_and(|c| word(c) || c == ')' || c == ']'))
+        {
+            return None;
+        }
+        let mut next = after.chars();
+        match next.next() {
+            Some(c) if c.is_alphanumeric() || c == '_' => return None,
+            Some(':') if next.next().is_some_and(|c| c == ':' || c.is_ascii_hexdigit()) => return None,
+            _ => {}
+        }
+        if addr.split(':').next().is_some_and(|g| matches!(g, "f16" | "f32" | "f64" | "f128")) {
+            return None;
+        }
+        let ip: std::net::Ipv6Addr = addr.parse().ok()?;
+        let zone = zone.map(|z| format!("%{z}")).unwrap_or_default();
+        if let Some((head, v4)) = addr.rsplit_once(':').filter(|(_, v4)| v4.contains('.')) {
+            if matches!(head.to_ascii_lowercase().as_str(), "::ffff" | ":" | "::ffff:0") {
+                let v4 = self.ipv4(v4);
+                return Some(format!("{head}:{v4}{zone}"));
+            }
+        }
+        let p = self.numbered("ip", &ip.to_string(), |n| format!("fd00::{n:x}"));
+        Some(format!("{p}{zone}"))
+    }
+
+    /// An address: its house numbers and postcode digits are replaced (as
+    /// `address`), its words as any other words.
+    fn address(&mut self, m: &str) -> String {
+        let mut out = String::with_capacity(m.len());
+        let mut last = 0;
+        for n in HOUSE_NUMBER.find_iter(m) {
+            let words = self.text(&m[last..n.start()]);
+            out.push_str(&words);
+            let p = self.data("address", n.as_str());
+            out.push_str(&p);
+            last = n.end();
+        }
+        let words = self.text(&m[last..]);
+        out.push_str(&words);
+        out
     }
 
     fn note(&mut self, class: &'static str) {
@@ -580,8 +706,8 @@ impl Anonymiser {
         }
     }
 
-    /// A placeholder for personal data of a fixed shape (phone, card, IBAN):
-    /// every digit becomes another digit and every
+    /// A placeholder for personal data of a fixed shape (phone, card, IBAN,
+    /// address, passport, plate): every digit becomes another digit and every
     /// letter another letter of the same case, in place, so that no digit or
     /// letter of the original stays where it was; everything else is kept.
     fn data(&mut self, class: &'static str, orig: &str) -> String {
@@ -946,6 +1072,75 @@ mod tests {
         }
         // Capital groups with no digits in them are words, not an IBAN.
         assert_eq!(a.text("AB12 CDEF GHIJ KLMN"), "AB12 CDEF GHIJ KLMN");
+    }
+
+    #[test]
+    fn passport_and_plate_like_ids_are_replaced() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        for (orig, want, class) in [
+            ("X1234567", "M2970941", "passport"),
+            ("AB1234567", "LH4670453", "passport"),
+            ("L898902C3", "L400857M7", "id"),
+            ("C01X00T47", "L40Y85D07", "channel-id"),
+            ("AB12 CDE", "PA86 SVF", "plate"),
+            ("B-MW 1234", "M-RC 7120", "plate"),
+            ("AB-123-CD", "UK-968-EG", "plate"),
+            ("7ABC123", "2CD9478", "id"),
+        ] {
+            let before = a.counts().get(class).copied().unwrap_or(0);
+            let out = a.text(&format!("id {orig} seen"));
+            assert_eq!(out, format!("id {want} seen"), "{orig}");
+            assert_eq!(a.counts().get(class).copied().unwrap_or(0), before + 1, "{orig} as {class}");
+            if class == "passport" || class == "plate" {
+                every_character_changed(orig, want);
+            } else {
+                assert_eq!(want.len(), orig.len());
+            }
+        }
+    }
+
+    #[test]
+    fn ipv6_addresses_are_replaced_whole() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        for (orig, want) in [
+            ("2001:db8::1", "fd00::1"),
+            ("2001:0db8:0000:0000:0000:0000:0000:0001", "fd00::1"),
+            ("2a00:1450:4001:82b::200e", "fd00::2"),
+            ("fe80::1ff:fe23:4567:890a%eth0", "fd00::3%eth0"),
+            ("::1", "fd00::4"),
+            ("2001:db8:85a3:8d3:1319:8a2e:370:7348", "fd00::5"),
+            ("::ffff:81.2.69.142", "::ffff:192.0.2.7"),
+        ] {
+            let out = a.text(&format!("from [{orig}]:443"));
+            assert_eq!(out, format!("from [{want}]:443"), "{orig}");
+            for g in orig.split([':', '.', '%']).filter(|g| g.len() > 1 && g.chars().any(|c| c.is_ascii_digit())) {
+                assert!(!want.split([':', '.']).any(|w| w == g), "{g} of {orig} survived");
+            }
+        }
+        // The embedded IPv4 is the same address as the plain one.
+        assert_eq!(a.text("81.2.69.142"), "192.0.2.7");
+    }
+
+    #[test]
+    fn street_numbers_and_postcodes_are_replaced() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        for (orig, want) in [
+            ("221B Baker Street, London NW1 6XE", "638M Dubin Fodubu, Gifepo YC4 0FD"),
+            (
+                "1600 Amphitheatre Parkway, Mountain View, CA 94043",
+                "5868 Kegodorirufo Lakarip, Mukifine Lida, CA 07538",
+            ),
+            ("Hauptstraße 5, 10115 Berlin", "Mefibaborut 2, 43768 Nagunu"),
+            ("Via Roma 10, 00184 Roma", "Pug Roko 43, 71872 Roko"),
+            ("12 rue de la Paix, 75002 Paris", "85 rue de la Sila, 27176 Temir"),
+            ("ZIP: Springfield, IL 62704-1234", "ZIP: Sufabefibip, IL 78662-7545"),
+        ] {
+            let out = a.text(orig);
+            assert_eq!(out, want, "{orig}");
+            for g in groups(orig) {
+                assert!(!out.contains(g), "{g} of {orig} survived: {out}");
+            }
+        }
     }
 
     #[test]
