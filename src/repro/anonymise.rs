@@ -148,6 +148,8 @@ fn classes() -> Vec<(bool, String)> {
         (false, r"(?P<email>[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,})".into()),
         (false, r"(?P<url>\b(?:https?|wss?|ftp)://[^\s\x22'<>`\])]+)".into()),
         (false, r"(?P<path>(?:~|\b[A-Za-z]:)?(?:[/\\][\w.\-@+]+){2,}[/\\]?)".into()),
+        // An MCP tool name, `mcp__<server>__<tool>`: the server is user-chosen.
+        (false, r"(?P<mcp>\bmcp__[A-Za-z0-9\-]+(?:_[A-Za-z0-9\-]+)*__[A-Za-z0-9_\-]+)".into()),
         // IPv6 (RFC 4291 §2.2: full, `::`-compressed, with a dotted IPv4 tail), with a zone.
         (
             true,
@@ -234,8 +236,18 @@ fn scan_regex(with_checked: bool) -> Regex {
 static SCAN: LazyLock<Regex> = LazyLock::new(|| scan_regex(true));
 /// The classes that are never turned down: for a span that a checked class turned down.
 static FALLBACK: LazyLock<Regex> = LazyLock::new(|| scan_regex(false));
+/// An MCP tool name, its server segment in group 1.
+static MCP: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bmcp__([A-Za-z0-9\-]+(?:_[A-Za-z0-9\-]+)*)__[A-Za-z0-9_\-]+").expect("mcp regex"));
 /// A house number (or a postcode's digits) inside an address match.
 static HOUSE_NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b\d{1,5}[A-Za-z]?\b").expect("number regex"));
+
+/// `s` with the server segment of every MCP tool name (`mcp__<server>__<tool>`)
+/// replaced by `~`: what stays the same when a case is anonymised (a finding
+/// message that names a tool is compared in this form).
+pub fn mask_mcp_servers(s: &str) -> std::borrow::Cow<'_, str> {
+    MCP.replace_all(s, |c: &Captures| format!("mcp__~__{}", &c[0][7 + c[1].len()..]))
+}
 
 /// Replaces data consistently; one per case.
 #[derive(Debug)]
@@ -276,7 +288,13 @@ impl Anonymiser {
             Node::Scalar(_) => {}
             Node::Str(_, s) => {
                 let k = key.unwrap_or("");
-                if KEEP_KEYS.contains(&k) || (TOOL_NAME_KEYS.contains(&k) && !in_message) {
+                if KEEP_KEYS.contains(&k) {
+                    return;
+                }
+                // A tool name is kept (rules pair on it), but for an MCP tool's
+                // server; a `name` beside a `role` is a person's, unless it is an MCP tool's.
+                if TOOL_NAME_KEYS.contains(&k) && (k != "name" || !in_message || MCP.is_match(s)) {
+                    *s = self.tool_names(s);
                     return;
                 }
                 if k == "uri" || k == "url" {
@@ -367,8 +385,10 @@ impl Anonymiser {
                 }
                 Ok(text) => {
                     let k = last_key.take().unwrap_or_default();
-                    let t = if KEEP_KEYS.contains(&k.as_str()) || TOOL_NAME_KEYS.contains(&k.as_str()) {
+                    let t = if KEEP_KEYS.contains(&k.as_str()) {
                         text
+                    } else if TOOL_NAME_KEYS.contains(&k.as_str()) {
+                        self.tool_names(&text)
                     } else if ID_KEYS.contains(&k.as_str()) {
                         self.shape("id", &text)
                     } else {
@@ -463,6 +483,9 @@ impl Anonymiser {
         }
         if c.name("path").is_some() {
             return Some(self.path(m));
+        }
+        if c.name("mcp").is_some() {
+            return Some(self.tool_names(m));
         }
         if c.name("ip6").is_some() {
             return self.ip6(m, before, after);
@@ -602,6 +625,68 @@ impl Anonymiser {
         }
         let words = self.text(&m[last..]);
         out.push_str(&words);
+        out
+    }
+
+    /// `s` with the server segment of every MCP tool name in it replaced
+    /// (`mcp__alice_gmail__send` → `mcp__fodub_kelom__send`), the rest kept:
+    /// the prefix, the separators and the tool, so that calls, results and
+    /// definitions still pair.
+    fn tool_names(&mut self, s: &str) -> String {
+        if !s.contains("mcp__") {
+            return s.to_string();
+        }
+        let mut out = String::with_capacity(s.len());
+        let mut last = 0;
+        for c in MCP.captures_iter(s) {
+            let (Some(all), Some(server)) = (c.get(0), c.get(1)) else { continue };
+            out.push_str(&s[last..server.start()]);
+            let p = self.mcp_server(server.as_str());
+            out.push_str(&p);
+            last = server.end();
+            out.push_str(&s[last..all.end()]);
+            last = all.end();
+        }
+        out.push_str(&s[last..]);
+        out
+    }
+
+    /// An MCP server name: each word of it as the same word in free text (so
+    /// `alice` is replaced alike in `mcp__alice_gmail__send` and in prose),
+    /// digits shifted, separators kept; words of one or two letters are kept,
+    /// as in free text.
+    fn mcp_server(&mut self, server: &str) -> String {
+        if let Some(p) = self.map.get(&("mcp-server", server.to_string())) {
+            return p.clone();
+        }
+        let mut out = String::with_capacity(server.len());
+        let mut run = String::new();
+        let shift = self.counters.get("mcp-server").copied().unwrap_or(0) % 9 + 1;
+        for ch in server.chars().chain(std::iter::once('_')) {
+            if ch.is_alphabetic() {
+                run.push(ch);
+                continue;
+            }
+            if !run.is_empty() {
+                let w = if run.chars().count() <= 2 || KEEP_WORDS.contains(&run.as_str()) {
+                    run.clone()
+                } else {
+                    self.word(&run)
+                };
+                out.push_str(&w);
+                run.clear();
+            }
+            match ch.to_digit(10) {
+                Some(d) => out.push(char::from(b'0' + ((d as u64 + shift) % 10) as u8)),
+                None => out.push(ch),
+            }
+        }
+        out.pop();
+        *self.counters.entry("mcp-server").or_insert(0) += 1;
+        if out != server {
+            self.note("mcp-server");
+        }
+        self.map.insert(("mcp-server", server.to_string()), out.clone());
         out
     }
 
@@ -1141,6 +1226,44 @@ mod tests {
                 assert!(!out.contains(g), "{g} of {orig} survived: {out}");
             }
         }
+    }
+
+    #[test]
+    fn mcp_server_names_are_replaced_alike_everywhere() {
+        let v = serde_json::json!({
+            "tools": [{"name": "mcp__alice_gmail__send", "description": "Send mail as Alice"}],
+            "messages": [
+                {"role": "assistant", "content": [
+                    {"type": "toolCall", "id": "call_1", "name": "mcp__alice_gmail__send", "arguments": {"to": "x"}},
+                    {"type": "toolCall", "id": "call_2", "name": "read", "arguments": {}}
+                ]},
+                {"role": "toolResult", "toolCallId": "call_1", "toolName": "mcp__alice_gmail__send", "content": "sent with mcp__alice_gmail__send"},
+                {"role": "tool", "name": "mcp__alice_gmail__send", "content": "ok"},
+                {"role": "user", "name": "alice", "content": "try mcp__bob2_drive__list, then mcp__alice_gmail__search"}
+            ]
+        });
+        for (level, bob) in [(Level::Full, "mcp__mef4_nagun__list"), (Level::Identifiers, "mcp__keg4_lakar__list")] {
+            let mut a = Anonymiser::new(level);
+            let mut n = super::super::tree::from_value(v.clone(), &mut Default::default(), false);
+            a.node(&mut n, None, false);
+            let out = super::super::tree::to_value(&n);
+            let text = out.to_string();
+            assert!(!text.contains("alice") && !text.contains("bob"), "{text}");
+            let send = out["tools"][0]["name"].as_str().unwrap_or_default().to_string();
+            assert_eq!(send, "mcp__dubin_fodub__send", "{level:?}");
+            assert_eq!(out["messages"][0]["content"][0]["name"], send.as_str());
+            assert_eq!(out["messages"][1]["toolName"], send.as_str());
+            assert_eq!(out["messages"][1]["content"].as_str().map(|s| s.ends_with(&send)), Some(true), "{text}");
+            assert_eq!(out["messages"][2]["name"], send.as_str());
+            // Other tool names are kept; a person's name beside a role is not.
+            assert_eq!(out["messages"][0]["content"][1]["name"], "read");
+            assert_ne!(out["messages"][3]["name"], "alice");
+            let user = out["messages"][3]["content"].as_str().unwrap_or_default();
+            assert!(user.contains(bob) && user.contains("mcp__dubin_fodub__search"), "{user}");
+            assert_eq!(a.counts().get("mcp-server"), Some(&2));
+        }
+        // A finding message is compared with its servers masked.
+        assert_eq!(mask_mcp_servers("tool call `x` (mcp__alice_gmail__send) has"), "tool call `x` (mcp__~__send) has");
     }
 
     #[test]

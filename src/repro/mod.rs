@@ -218,11 +218,12 @@ impl Judge {
     }
 }
 
-/// A message without its variable parts: `quoted` text, numbers, ids.
+/// A message without its variable parts: `quoted` text, numbers, ids, the
+/// server of an MCP tool name (anonymised, while the tool's name is kept).
 fn skeleton(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut quoted = false;
-    for c in message.chars() {
+    for c in anonymise::mask_mcp_servers(message).chars() {
         if c == '`' {
             quoted = !quoted;
             out.push('`');
