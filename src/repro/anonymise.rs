@@ -2,14 +2,57 @@
 //! placeholders of a similar shape, consistently across the whole case (the
 //! same original always becomes the same placeholder, so duplicates stay
 //! duplicates and ids still pair), while keeping what the rules read: keys,
-//! roles, type tags, tool names, statuses, timestamps, the
-//! `System: [timestamp]` label shape, XML-like tags and silent tokens.
+//! roles, type tags, tool names (but for an MCP tool's server), statuses,
+//! timestamps, the `System: [timestamp]` label shape, XML-like tags and
+//! silent tokens.
 //!
-//! Classes replaced: `key` (API keys and tokens), `email`, `url`, `path`,
-//! `phone`, `channel-id` (Slack, Discord), `id` (UUIDs, hex and other
-//! identifiers), `name` (a `name` field beside a `role`), and, at
-//! [`Level::Full`], `word` (every other word of free text, as a placeholder
-//! word of the same length and case).
+//! Classes replaced (the names `repro` reports):
+//!
+//! - `key`: API keys and tokens (their known prefix kept), JWTs, PEM blocks,
+//!   credentials in URLs.
+//! - `email`, `url` (`https://example.com/page<n>`), `path`
+//!   (`/home/user<n>/file<n>`, as long as the original).
+//! - `ip`: IPv4 addresses (`192.0.2.<n>`) and IPv6 ones, full, compressed, with
+//!   a zone or IPv4-mapped, replaced whole (`fd00::<n>`, `::ffff:192.0.2.<n>`).
+//! - `phone`: international (`+44 20 7946 0958`), with a trunk 0 and groups
+//!   separated by one kind of separator (`020 7946 0958`, `07700 900123`,
+//!   `01 23 45 67 89`, `03-1234-5678`), with a parenthesised area code
+//!   (`(11) 91234-5678`), North American 3-3-4; 8 to 15 digits, never a date
+//!   (`01.02.2024`) or part of a longer run of digit groups (`1 048 576`).
+//! - `number`: SSNs, card numbers (in fours up to 19 digits, Amex and Diners
+//!   4-6-5 and 4-6-4, in one run, the last four of a masked one), IBANs (in
+//!   one run or in groups of four, country and check digits too), digit runs
+//!   of 7 to 16.
+//! - `address`: house numbers beside street words (`221B Baker Street`,
+//!   `Hauptstraße 5`, `Via Roma 10`, `12 rue de la Paix`) and postcodes: UK
+//!   (`NW1 6XE`), US ZIP and ZIP+4 after a state (`, CA 94043`), 5-digit
+//!   European before a city after a comma or at a line start
+//!   (`, 10115 Berlin`). The street and city names are words (below).
+//! - `passport`: one or two capitals and 6 to 9 digits (`X1234567`); document
+//!   numbers that mix letters and digits (`L898902C3`) are `id`s.
+//! - `plate`: UK (`AB12 CDE`), German (`B-MW 1234`) and French (`AB-123-CD`)
+//!   licence plates written with their separators; run-together ones
+//!   (`7ABC123`) are `id`s. Plates without a digit-letter mix (`ABC 1234`,
+//!   shared with `ISO 8601`) are not recognised.
+//! - `channel-id` (Slack, Discord), `id` (UUIDs, hex and other identifiers
+//!   mixing letters and digits).
+//! - `mcp-server`: the server segment of an MCP tool name
+//!   (`mcp__<server>__<tool>`), user-chosen and often a person's or an
+//!   account's name, wherever the tool name appears (tool calls, results,
+//!   definitions, free text), at both levels: each word of three letters or
+//!   more as the same word of free text becomes at the full level, digits
+//!   shifted; the `mcp__` prefix, the separators and the tool are kept, so
+//!   calls still pair. A server named on its own (`alice_gmail` in prose) is
+//!   free text; object keys (an `mcpServers` map's) are never replaced.
+//! - `name`: a `name` field beside a `role`.
+//! - `word`, at [`Level::Full`]: every other word of free text, as a
+//!   placeholder word of the same length and case.
+//!
+//! Phones, cards, IBANs, addresses, passports and plates keep their shape with
+//! every digit and letter changed in place, so no group of the original
+//! survives. Kept: timestamps, times, versions, line and column numbers,
+//! ports, small numbers in prose, `CONSTANT_CASE` tokens, code paths
+//! (`std::fs`, `x[::2]`).
 
 use super::tree::{Case, Node};
 use regex::{Captures, Regex};
@@ -21,8 +64,8 @@ use std::sync::LazyLock;
 pub enum Level {
     /// Identifying data and every word of free text.
     Full,
-    /// Identifying data only (ids, emails, phones, URLs, paths, keys, and
-    /// capitalised words as likely names); other words are kept.
+    /// Identifying data only (every class but `word`, and capitalised words
+    /// as likely names); other words are kept.
     Identifiers,
 }
 

@@ -911,7 +911,7 @@ fn reproduce_one(
             if judge.holds(&c) {
                 if level != anonymise::Level::Full {
                     outcome.notes.push(
-                        "replacing every word removed the finding; only identifying data (ids, emails, phones, URLs, paths, keys, capitalised words) was replaced".into(),
+                        "replacing every word removed the finding; only identifying data (ids, emails, numbers, addresses, URLs, paths, keys, capitalised words) was replaced".into(),
                     );
                 }
                 outcome.replaced = anon.counts();
