@@ -69,8 +69,9 @@ enum Command {
     /// shared regression cases) and case.md. The input is first sliced to what
     /// the finding depends on, then reduced by delta debugging (entries,
     /// requests, messages, blocks, then lines and words of text) while the same
-    /// rule still fires on the same element; then names, ids, emails, phone
-    /// numbers, URLs, paths, keys and free text are replaced by consistent
+    /// rule still fires on the same element; then names, ids, emails, phone,
+    /// card, IBAN, passport and plate numbers, IP and street addresses, MCP
+    /// server names, URLs, paths, keys and free text are replaced by consistent
     /// placeholders, and the finding is checked again before anything is written.
     #[command(after_help = REPRO_HELP)]
     Repro(ReproArgs),

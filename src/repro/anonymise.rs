@@ -2,14 +2,57 @@
 //! placeholders of a similar shape, consistently across the whole case (the
 //! same original always becomes the same placeholder, so duplicates stay
 //! duplicates and ids still pair), while keeping what the rules read: keys,
-//! roles, type tags, tool names, statuses, timestamps, the
-//! `System: [timestamp]` label shape, XML-like tags and silent tokens.
+//! roles, type tags, tool names (but for an MCP tool's server), statuses,
+//! timestamps, the `System: [timestamp]` label shape, XML-like tags and
+//! silent tokens.
 //!
-//! Classes replaced: `key` (API keys and tokens), `email`, `url`, `path`,
-//! `phone`, `channel-id` (Slack, Discord), `id` (UUIDs, hex and other
-//! identifiers), `name` (a `name` field beside a `role`), and, at
-//! [`Level::Full`], `word` (every other word of free text, as a placeholder
-//! word of the same length and case).
+//! Classes replaced (the names `repro` reports):
+//!
+//! - `key`: API keys and tokens (their known prefix kept), JWTs, PEM blocks,
+//!   credentials in URLs.
+//! - `email`, `url` (`https://example.com/page<n>`), `path`
+//!   (`/home/user<n>/file<n>`, as long as the original).
+//! - `ip`: IPv4 addresses (`192.0.2.<n>`) and IPv6 ones, full, compressed, with
+//!   a zone or IPv4-mapped, replaced whole (`fd00::<n>`, `::ffff:192.0.2.<n>`).
+//! - `phone`: international (`+44 20 7946 0958`), with a trunk 0 and groups
+//!   separated by one kind of separator (`020 7946 0958`, `07700 900123`,
+//!   `01 23 45 67 89`, `03-1234-5678`), with a parenthesised area code
+//!   (`(11) 91234-5678`), North American 3-3-4; 8 to 15 digits, never a date
+//!   (`01.02.2024`) or part of a longer run of digit groups (`1 048 576`).
+//! - `number`: SSNs, card numbers (in fours up to 19 digits, Amex and Diners
+//!   4-6-5 and 4-6-4, in one run, the last four of a masked one), IBANs (in
+//!   one run or in groups of four, country and check digits too), digit runs
+//!   of 7 to 16.
+//! - `address`: house numbers beside street words (`221B Baker Street`,
+//!   `Hauptstraße 5`, `Via Roma 10`, `12 rue de la Paix`) and postcodes: UK
+//!   (`NW1 6XE`), US ZIP and ZIP+4 after a state (`, CA 94043`), 5-digit
+//!   European before a city after a comma or at a line start
+//!   (`, 10115 Berlin`). The street and city names are words (below).
+//! - `passport`: one or two capitals and 6 to 9 digits (`X1234567`); document
+//!   numbers that mix letters and digits (`L898902C3`) are `id`s.
+//! - `plate`: UK (`AB12 CDE`), German (`B-MW 1234`) and French (`AB-123-CD`)
+//!   licence plates written with their separators; run-together ones
+//!   (`7ABC123`) are `id`s. Plates without a digit-letter mix (`ABC 1234`,
+//!   shared with `ISO 8601`) are not recognised.
+//! - `channel-id` (Slack, Discord), `id` (UUIDs, hex and other identifiers
+//!   mixing letters and digits).
+//! - `mcp-server`: the server segment of an MCP tool name
+//!   (`mcp__<server>__<tool>`), user-chosen and often a person's or an
+//!   account's name, wherever the tool name appears (tool calls, results,
+//!   definitions, free text), at both levels: each word of three letters or
+//!   more as the same word of free text becomes at the full level, digits
+//!   shifted; the `mcp__` prefix, the separators and the tool are kept, so
+//!   calls still pair. A server named on its own (`alice_gmail` in prose) is
+//!   free text; object keys (an `mcpServers` map's) are never replaced.
+//! - `name`: a `name` field beside a `role`.
+//! - `word`, at [`Level::Full`]: every other word of free text, as a
+//!   placeholder word of the same length and case.
+//!
+//! Phones, cards, IBANs, addresses, passports and plates keep their shape with
+//! every digit and letter changed in place, so no group of the original
+//! survives. Kept: timestamps, times, versions, line and column numbers,
+//! ports, small numbers in prose, `CONSTANT_CASE` tokens, code paths
+//! (`std::fs`, `x[::2]`).
 
 use super::tree::{Case, Node};
 use regex::{Captures, Regex};
@@ -21,8 +64,8 @@ use std::sync::LazyLock;
 pub enum Level {
     /// Identifying data and every word of free text.
     Full,
-    /// Identifying data only (ids, emails, phones, URLs, paths, keys, and
-    /// capitalised words as likely names); other words are kept.
+    /// Identifying data only (every class but `word`, and capitalised words
+    /// as likely names); other words are kept.
     Identifiers,
 }
 
@@ -119,32 +162,135 @@ const TOOL_NAME_KEYS: &[&str] = &["name", "toolName", "tool_name", "recipient_na
 /// Words kept in free text: label shapes, envelopes and silent tokens the rules look for.
 const KEEP_WORDS: &[&str] = &["System", "untrusted", "aborted", "Sender", "Conversation", "info", "metadata"];
 
-static SCAN: LazyLock<Regex> = LazyLock::new(|| {
-    let key = format!(r"|(?P<key>{})", crate::text::KEY_PATTERN);
-    Regex::new(&[
-        r"(?x)",
-        r"(?P<label>(?m:^System(?:\x20\(untrusted\))?:\x20\[[^\]\n]+\]\x20))",
-        r"|(?P<ts>\b\d{4}-\d{2}-\d{2}(?:[T\x20]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}|\x20UTC)?)?)",
+/// Street types after a house number and street name (`221B Baker Street`).
+const STREET_AFTER: &str = "Street|St|Road|Rd|Avenue|Ave|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Place|Pl|Square|Sq|Way|Parkway|Pkwy|Terrace|Close|Crescent|Highway|Hwy|Loop|Row|Mews";
+/// Endings of one-word street names before a house number (`Hauptstraße 5`,
+/// `Kerkstraat 12`, `Storgatan 3`), and the same words standing alone after a hyphen.
+const STREET_SUFFIX: &str = "straße|strasse|str\\.|gasse|weg|allee|platz|damm|ufer|chaussee|steig|straat|laan|gracht|plein|kade|gatan|vägen|gade|vej|veien";
+/// Street words before a street name and a house number (`Via Roma 10`).
+const STREET_BEFORE: &str = "Via|Viale|Corso|Piazza|Calle|Avenida|Rua|Carrer|Plaza|Paseo";
+/// Street words after a house number, in French (`12 rue de la Paix`).
+const STREET_FR: &str = "rue|avenue|boulevard|bd|chemin|allée|impasse|quai";
+/// US states and territories, before a ZIP code (`, CA 94043`).
+const US_STATES: &str = "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|PR|GU|VI";
+
+/// The classes of free text, in order of priority (at one position the first
+/// that matches wins). A class marked `true` is checked after it matches
+/// ([`Anonymiser::replace`] may turn it down); its text is then scanned again
+/// without those classes ([`FALLBACK`]). Their shapes start and end at word
+/// boundaries, so a span turned down never cuts another token in two.
+fn classes() -> Vec<(bool, String)> {
+    let hex = "[0-9A-Fa-f]{1,4}";
+    let v4 = r"\d{1,3}(?:\.\d{1,3}){3}\b";
+    vec![
+        (false, r"(?P<label>(?m:^System(?:\x20\(untrusted\))?:\x20\[[^\]\n]+\]\x20))".into()),
+        (false, r"(?P<ts>\b\d{4}-\d{2}-\d{2}(?:[T\x20]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}|\x20UTC)?)?)".into()),
         // A tag must close (`<b>`, `</x>`, `<a href=…>`): `<alice@example.org>` is an email.
-        r"|(?P<tag></?[A-Za-z][\w:-]*(?:\s[^<>@\n]*)?/?>)",
-        &key,
-        r"|(?P<email>[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,})",
-        r"|(?P<url>\b(?:https?|wss?|ftp)://[^\s\x22'<>`\])]+)",
-        r"|(?P<path>(?:~|\b[A-Za-z]:)?(?:[/\\][\w.\-@+]+){2,}[/\\]?)",
-        // IPv4 addresses, SSN / card / IBAN shapes and long digit runs (phone
-        // numbers without separators, account numbers), before phones and ids.
-        r"|(?P<ip>\b\d{1,3}(?:\.\d{1,3}){3}\b)",
-        r"|(?P<number>\b\d{3}-\d{2}-\d{4}\b|\b\d{4}(?:[\x20\-]\d{4}){2,4}\b|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\b\d{7,16}\b)",
-        r"|(?P<phone>\+\d{1,3}[\x20.\-]?\(?\d{1,4}\)?(?:[\x20.\-]?\d{2,4}){2,4}\b|\(\d{3}\)\x20?\d{3}[\x20.\-]\d{4}\b|\b\d{3}[.\-]\d{3}[.\-]\d{4}\b)",
-        r"|(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)",
-        r"|(?P<chan>\b[CDGUW][A-Z0-9]{8,11}\b|\b\d{17,20}\b)",
-        r"|(?P<const>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)",
-        r"|(?P<tok>\b[A-Za-z]*\d[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*\b|\b[0-9a-f]{12,}\b)",
-        r"|(?P<word>[\p{L}\p{M}]+)",
+        (false, r"(?P<tag></?[A-Za-z][\w:-]*(?:\s[^<>@\n]*)?/?>)".into()),
+        (false, format!("(?P<key>{})", crate::text::KEY_PATTERN)),
+        (false, r"(?P<email>[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,})".into()),
+        (false, r"(?P<url>\b(?:https?|wss?|ftp)://[^\s\x22'<>`\])]+)".into()),
+        (false, r"(?P<path>(?:~|\b[A-Za-z]:)?(?:[/\\][\w.\-@+]+){2,}[/\\]?)".into()),
+        // An MCP tool name, `mcp__<server>__<tool>`: the server is user-chosen.
+        (false, r"(?P<mcp>\bmcp__[A-Za-z0-9\-]+(?:_[A-Za-z0-9\-]+)*__[A-Za-z0-9_\-]+)".into()),
+        // IPv6 (RFC 4291 §2.2: full, `::`-compressed, with a dotted IPv4 tail), with a zone.
+        (
+            true,
+            format!(
+                r"(?P<ip6>(?:(?:\b{hex}:){{6}}{v4}|(?:\b{hex}(?::{hex}){{0,5}})?::(?:{hex}:){{0,5}}{v4}|\b{hex}(?::{hex}){{7}}\b|(?:\b{hex}(?::{hex}){{0,6}})?::(?:{hex}(?::{hex}){{0,6}}\b)?)(?:%[0-9A-Za-z_.\-]+)?)"
+            ),
+        ),
+        // IPv4 addresses, before phones and ids.
+        (false, r"(?P<ip>\b\d{1,3}(?:\.\d{1,3}){3}\b)".into()),
+        // A house number beside street words: before a street name and type
+        // (`221B Baker Street`), after a one-word street (`Hauptstraße 5`), after
+        // a street word and name (`Via Roma 10`), before a French one (`12 rue de la Paix`).
+        (
+            false,
+            format!(
+                "(?P<addr>{})",
+                [
+                    format!(r"\b\d{{1,5}}[A-Za-z]?\x20(?:\p{{Lu}}[\p{{L}}'\-]*\.?\x20){{1,4}}(?:{STREET_AFTER})\b\.?"),
+                    format!(
+                        r"\b(?:\p{{Lu}}\p{{Ll}}+-)*(?:\p{{Lu}}\p{{Ll}}+(?:{STREET_SUFFIX})|Straße|Strasse|Weg|Allee|Platz|Gasse)\x20\d{{1,4}}[a-zA-Z]?\b"
+                    ),
+                    format!(r"\b(?:{STREET_BEFORE})\x20(?:\p{{L}}+\x20){{0,3}}?\p{{Lu}}\p{{L}}*,?\x20\d{{1,4}}[a-zA-Z]?\b"),
+                    format!(r"\b\d{{1,4}}(?:\x20?(?:bis|ter))?,?\x20(?:{STREET_FR})\x20"),
+                ]
+                .join("|")
+            ),
+        ),
+        // Postcodes: a US ZIP (or ZIP+4) after a state (`, CA 94043`), a 5-digit
+        // European one before a city after a comma or at a line start (`, 10115 Berlin`),
+        // a UK one anywhere (`NW1 6XE`).
+        (
+            false,
+            format!(
+                r"(?P<zip>,\x20(?:{US_STATES})\x20\d{{5}}(?:-\d{{4}})?\b|(?:,\x20|(?m:^))(?:[A-Z]{{1,2}}-)?\d{{5}}\x20\p{{Lu}}\p{{Ll}}+)"
+            ),
+        ),
+        (false, r"(?P<ukpc>\b[A-Z]{1,2}\d[A-Z\d]?\x20\d[ABD-HJLNP-UW-Z]{2}\b)".into()),
+        // IBANs written in groups of four (`DE89 3704 0044 0532 0130 00`).
+        (true, r"(?P<iban>\b[A-Z]{2}\d{2}(?:\x20[A-Z0-9]{4}){2,7}(?:\x20[A-Z0-9]{1,3})?\b)".into()),
+        // SSNs; card numbers in fours (up to 19 digits), Amex/Diners 4-6-5/4-6-4,
+        // masked cards (their last four digits); IBANs in one run; long digit runs.
+        (
+            false,
+            concat!(
+                r"(?P<number>\b\d{3}-\d{2}-\d{4}\b|\b\d{4}(?:[\x20\-]\d{4}){2,3}(?:[\x20\-]\d{1,4})?\b",
+                r"|\b\d{4}[\x20\-]\d{6}[\x20\-]\d{4,5}\b|(?:[*xX•]{4}[\x20\-]?){3}\d{4}\b|[*•]{2,}\x20?\d{4}\b",
+                r"|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\b\d{7,16}\b)",
+            )
+            .into(),
+        ),
+        // Phones: international (`+44 20 7946 0958`), a parenthesised area code
+        // (`(11) 91234-5678`), a trunk 0 and groups with one kind of separator
+        // (`020 7946 0958`, `01 23 45 67 89`, `03-1234-5678`), North American
+        // 3-3-4 (`1-800-555-0134`). Checked by `phone_like`.
+        (
+            true,
+            concat!(
+                r"(?P<phone>\+\d{1,3}[\x20.\-]?\(?\d{1,4}\)?(?:[\x20.\-]?\d{2,4}){2,4}\b",
+                r"|\(\d{2,5}\)\x20?\d{1,5}(?:[\x20.\-]\d{2,5}){0,3}\b",
+                r"|\b0\d{1,4}(?:\x20\d{2,8}){1,4}\b|\b0\d{1,4}(?:\.\d{2,8}){1,4}\b|\b0\d{1,4}(?:-\d{2,8}){1,4}\b",
+                r"|\b(?:1[.\-])?\d{3}[.\-]\d{3}[.\-]\d{4}\b|\b(?:1\x20)?[2-9]\d{2}\x20\d{3}\x20\d{4}\b)",
+            )
+            .into(),
+        ),
+        (false, r"(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)".into()),
+        (false, r"(?P<chan>\b[CDGUW][A-Z0-9]{8,11}\b|\b\d{17,20}\b)".into()),
+        // Passport-like: one or two capitals and 6 to 9 digits (`X1234567`).
+        (false, r"(?P<passport>\b[A-Z]{1,2}\d{6,9}\b)".into()),
+        // Plate-like: UK `AB12 CDE`, German `B-MW 1234`, French `AB-123-CD`.
+        (false, r"(?P<plate>\b[A-Z]{2}\d{2}\x20[A-Z]{3}\b|\b[A-ZÄÖÜ]{1,3}-[A-Z]{1,2}\x20\d{1,4}[EH]?\b|\b[A-Z]{2}-\d{3}-[A-Z]{2}\b)".into()),
+        (false, r"(?P<const>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)".into()),
+        (false, r"(?P<tok>\b[A-Za-z]*\d[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*\b|\b[0-9a-f]{12,}\b)".into()),
+        (false, r"(?P<word>[\p{L}\p{M}]+)".into()),
     ]
-    .concat())
-    .expect("anonymiser regex")
-});
+}
+
+fn scan_regex(with_checked: bool) -> Regex {
+    let parts: Vec<String> =
+        classes().into_iter().filter(|(checked, _)| with_checked || !checked).map(|(_, p)| p).collect();
+    Regex::new(&format!("(?x){}", parts.join("|"))).expect("anonymiser regex")
+}
+
+/// Every class of free text.
+static SCAN: LazyLock<Regex> = LazyLock::new(|| scan_regex(true));
+/// The classes that are never turned down: for a span that a checked class turned down.
+static FALLBACK: LazyLock<Regex> = LazyLock::new(|| scan_regex(false));
+/// An MCP tool name, its server segment in group 1.
+static MCP: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bmcp__([A-Za-z0-9\-]+(?:_[A-Za-z0-9\-]+)*)__[A-Za-z0-9_\-]+").expect("mcp regex"));
+/// A house number (or a postcode's digits) inside an address match.
+static HOUSE_NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b\d{1,5}[A-Za-z]?\b").expect("number regex"));
+
+/// `s` with the server segment of every MCP tool name (`mcp__<server>__<tool>`)
+/// replaced by `~`: what stays the same when a case is anonymised (a finding
+/// message that names a tool is compared in this form).
+pub fn mask_mcp_servers(s: &str) -> std::borrow::Cow<'_, str> {
+    MCP.replace_all(s, |c: &Captures| format!("mcp__~__{}", &c[0][7 + c[1].len()..]))
+}
 
 /// Replaces data consistently; one per case.
 #[derive(Debug)]
@@ -185,7 +331,13 @@ impl Anonymiser {
             Node::Scalar(_) => {}
             Node::Str(_, s) => {
                 let k = key.unwrap_or("");
-                if KEEP_KEYS.contains(&k) || (TOOL_NAME_KEYS.contains(&k) && !in_message) {
+                if KEEP_KEYS.contains(&k) {
+                    return;
+                }
+                // A tool name is kept (rules pair on it), but for an MCP tool's
+                // server; a `name` beside a `role` is a person's, unless it is an MCP tool's.
+                if TOOL_NAME_KEYS.contains(&k) && (k != "name" || !in_message || MCP.is_match(s)) {
+                    *s = self.tool_names(s);
                     return;
                 }
                 if k == "uri" || k == "url" {
@@ -276,8 +428,10 @@ impl Anonymiser {
                 }
                 Ok(text) => {
                     let k = last_key.take().unwrap_or_default();
-                    let t = if KEEP_KEYS.contains(&k.as_str()) || TOOL_NAME_KEYS.contains(&k.as_str()) {
+                    let t = if KEEP_KEYS.contains(&k.as_str()) {
                         text
+                    } else if TOOL_NAME_KEYS.contains(&k.as_str()) {
+                        self.tool_names(&text)
                     } else if ID_KEYS.contains(&k.as_str()) {
                         self.shape("id", &text)
                     } else {
@@ -328,80 +482,255 @@ impl Anonymiser {
 
     /// Anonymises free text.
     pub fn text(&mut self, s: &str) -> String {
-        let re = &*SCAN;
+        self.scan(s, true)
+    }
+
+    /// Free text, with every class ([`SCAN`]) or without the checked ones ([`FALLBACK`]).
+    fn scan(&mut self, s: &str, checked: bool) -> String {
+        let re: &Regex = if checked { &SCAN } else { &FALLBACK };
         let mut out = String::with_capacity(s.len());
         let mut last = 0;
         for c in re.captures_iter(s) {
-            let m = c.get(0).expect("match");
+            let Some(m) = c.get(0) else { continue };
             out.push_str(&s[last..m.start()]);
-            out.push_str(&self.replace(&c));
+            match self.replace(&c, &s[..m.start()], &s[m.end()..]) {
+                Some(r) => out.push_str(&r),
+                // Turned down: the span again, without the checked classes.
+                None if checked => {
+                    let r = self.scan(m.as_str(), false);
+                    out.push_str(&r);
+                }
+                None => out.push_str(m.as_str()),
+            }
             last = m.end();
         }
         out.push_str(&s[last..]);
         out
     }
 
-    fn replace(&mut self, c: &Captures) -> String {
+    /// The placeholder of one match, `None` when a checked class turns it down
+    /// (`before` and `after`: the text around it).
+    fn replace(&mut self, c: &Captures, before: &str, after: &str) -> Option<String> {
         let m = &c[0];
         if c.name("label").is_some() || c.name("ts").is_some() || c.name("tag").is_some() || c.name("const").is_some() {
-            return m.to_string();
+            return Some(m.to_string());
         }
         if c.name("key").is_some() {
-            return self.key(m);
+            return Some(self.key(m));
         }
         if c.name("email").is_some() {
-            return self.numbered("email", m, |n| format!("user{n}@example.com"));
+            return Some(self.numbered("email", m, |n| format!("user{n}@example.com")));
         }
         if c.name("url").is_some() {
-            return self.numbered("url", m, |n| format!("https://example.com/page{n}"));
+            return Some(self.numbered("url", m, |n| format!("https://example.com/page{n}")));
         }
         if c.name("path").is_some() {
-            let ext = m.rsplit(['/', '\\']).next().and_then(|last| last.rsplit_once('.')).map(|(_, e)| e);
-            let ext = ext.filter(|e| e.len() <= 5 && e.chars().all(|c| c.is_ascii_alphanumeric()));
-            let dir = m.ends_with('/');
-            // As long as the original (padded in the file name): a block's
-            // length can decide a finding (`context-block-min`).
-            let want = m.chars().count();
-            return self.numbered("path", m, |n| {
-                let mut p = format!("/home/user{n}/file{n}");
-                let tail = ext.map_or(0, |e| e.len() + 1) + usize::from(dir);
-                if p.len() + tail < want {
-                    p.push('_');
-                    while p.len() + tail < want {
-                        p.push('x');
-                    }
-                }
-                if let Some(e) = ext {
-                    p.push('.');
-                    p.push_str(e);
-                }
-                if dir {
-                    p.push('/');
-                }
-                p
-            });
+            return Some(self.path(m));
         }
-        if c.name("phone").is_some() {
-            return self.shape("phone", m);
+        if c.name("mcp").is_some() {
+            return Some(self.tool_names(m));
+        }
+        if c.name("ip6").is_some() {
+            return self.ip6(m, before, after);
         }
         if c.name("ip").is_some() {
-            return self.numbered("ip", m, |n| format!("192.0.2.{}", n % 250 + 1));
+            return Some(self.ipv4(m));
+        }
+        if c.name("addr").is_some() || c.name("zip").is_some() {
+            return Some(self.address(m));
+        }
+        if c.name("ukpc").is_some() {
+            return Some(self.data("address", m));
+        }
+        if c.name("iban").is_some() {
+            let alnum = m.chars().filter(char::is_ascii_alphanumeric).count();
+            let digits = m.chars().filter(char::is_ascii_digit).count();
+            return ((15..=34).contains(&alnum) && digits >= 8).then(|| self.data("number", m));
         }
         if c.name("number").is_some() {
-            return self.shape("number", m);
+            // A masked card (`**** **** **** 4242`, `XXXX-XXXX-XXXX-4242`) keeps its mask; its last digits go.
+            let masked = m.starts_with(['*', '•']) || m.chars().take(4).all(|c| matches!(c, 'x' | 'X'));
+            if let Some(i) = m.find(|c: char| c.is_ascii_digit()).filter(|_| masked) {
+                let tail = self.data("number", &m[i..]);
+                return Some(format!("{}{tail}", &m[..i]));
+            }
+            return Some(self.data("number", m));
+        }
+        if c.name("phone").is_some() {
+            return phone_like(m, before, after).then(|| self.data("phone", m));
+        }
+        if c.name("passport").is_some() {
+            return Some(self.data("passport", m));
+        }
+        if c.name("plate").is_some() {
+            return Some(self.data("plate", m));
         }
         if c.name("uuid").is_some() || c.name("tok").is_some() {
-            return self.shape("id", m);
+            return Some(self.shape("id", m));
         }
         if c.name("chan").is_some() && m.chars().any(|c| c.is_ascii_digit()) {
-            return self.shape("channel-id", m);
+            return Some(self.shape("channel-id", m));
         }
         // A word. At the lighter level only capitalised words (likely names) go.
         let capitalised = m.chars().next().is_some_and(char::is_uppercase) && m.chars().skip(1).any(char::is_lowercase);
         if (self.level == Level::Identifiers && !capitalised) || m.chars().count() <= 2 || KEEP_WORDS.contains(&m) {
-            return m.to_string();
+            return Some(m.to_string());
         }
-        self.word(m)
+        Some(self.word(m))
+    }
+
+    /// A path: `/home/user<n>/file<n>` with the original's extension, as long
+    /// as the original (padded in the file name): a block's length can decide
+    /// a finding (`context-block-min`).
+    fn path(&mut self, m: &str) -> String {
+        let ext = m.rsplit(['/', '\\']).next().and_then(|last| last.rsplit_once('.')).map(|(_, e)| e);
+        let ext = ext.filter(|e| e.len() <= 5 && e.chars().all(|c| c.is_ascii_alphanumeric()));
+        let dir = m.ends_with('/');
+        let want = m.chars().count();
+        self.numbered("path", m, |n| {
+            let mut p = format!("/home/user{n}/file{n}");
+            let tail = ext.map_or(0, |e| e.len() + 1) + usize::from(dir);
+            if p.len() + tail < want {
+                p.push('_');
+                while p.len() + tail < want {
+                    p.push('x');
+                }
+            }
+            if let Some(e) = ext {
+                p.push('.');
+                p.push_str(e);
+            }
+            if dir {
+                p.push('/');
+            }
+            p
+        })
+    }
+
+    /// An IPv4 address: one of the documentation range `192.0.2.0/24` (RFC 5737).
+    fn ipv4(&mut self, m: &str) -> String {
+        self.numbered("ip", m, |n| format!("192.0.2.{}", n % 250 + 1))
+    }
+
+    /// An IPv6 address, replaced whole: `fd00::<n>` (a unique local address,
+    /// RFC 4193), the same for every spelling of one address; an IPv4-mapped
+    /// one (`::ffff:a.b.c.d`) keeps its prefix and has its IPv4 replaced as an
+    /// IPv4 address. A zone (`%eth0`) is kept. Turned down: a span that does
+    /// not parse as an address, has no digit, is part of a longer token
+    /// (`std::a1`, `a::1::2`), is a Python slice (`x[::2]`, `x[1::2]`) or a
+    /// Rust float path (`f64::add`).
+    fn ip6(&mut self, m: &str, before: &str, after: &str) -> Option<String> {
+        let (addr, zone) = match m.split_once('%') {
+            Some((a, z)) => (a, Some(z)),
+            None => (m, None),
+        };
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        let mut back = before.chars().rev();
+        let (b1, b2) = (back.next(), back.next());
+        if !addr.bytes().any(|b| b.is_ascii_digit())
+            || b1.is_some_and(|c| word(c) || c == ':')
+            || (b1 == Some('[') && b2.is_some_and(|c| word(c) || c == ')' || c == ']'))
+        {
+            return None;
+        }
+        let mut next = after.chars();
+        match next.next() {
+            Some(c) if c.is_alphanumeric() || c == '_' => return None,
+            Some(':') if next.next().is_some_and(|c| c == ':' || c.is_ascii_hexdigit()) => return None,
+            _ => {}
+        }
+        if addr.split(':').next().is_some_and(|g| matches!(g, "f16" | "f32" | "f64" | "f128")) {
+            return None;
+        }
+        let ip: std::net::Ipv6Addr = addr.parse().ok()?;
+        let zone = zone.map(|z| format!("%{z}")).unwrap_or_default();
+        if let Some((head, v4)) = addr.rsplit_once(':').filter(|(_, v4)| v4.contains('.')) {
+            if matches!(head.to_ascii_lowercase().as_str(), "::ffff" | ":" | "::ffff:0") {
+                let v4 = self.ipv4(v4);
+                return Some(format!("{head}:{v4}{zone}"));
+            }
+        }
+        let p = self.numbered("ip", &ip.to_string(), |n| format!("fd00::{n:x}"));
+        Some(format!("{p}{zone}"))
+    }
+
+    /// An address: its house numbers and postcode digits are replaced (as
+    /// `address`), its words as any other words.
+    fn address(&mut self, m: &str) -> String {
+        let mut out = String::with_capacity(m.len());
+        let mut last = 0;
+        for n in HOUSE_NUMBER.find_iter(m) {
+            let words = self.text(&m[last..n.start()]);
+            out.push_str(&words);
+            let p = self.data("address", n.as_str());
+            out.push_str(&p);
+            last = n.end();
+        }
+        let words = self.text(&m[last..]);
+        out.push_str(&words);
+        out
+    }
+
+    /// `s` with the server segment of every MCP tool name in it replaced
+    /// (`mcp__alice_gmail__send` → `mcp__fodub_kelom__send`), the rest kept:
+    /// the prefix, the separators and the tool, so that calls, results and
+    /// definitions still pair.
+    fn tool_names(&mut self, s: &str) -> String {
+        if !s.contains("mcp__") {
+            return s.to_string();
+        }
+        let mut out = String::with_capacity(s.len());
+        let mut last = 0;
+        for c in MCP.captures_iter(s) {
+            let (Some(all), Some(server)) = (c.get(0), c.get(1)) else { continue };
+            out.push_str(&s[last..server.start()]);
+            let p = self.mcp_server(server.as_str());
+            out.push_str(&p);
+            last = server.end();
+            out.push_str(&s[last..all.end()]);
+            last = all.end();
+        }
+        out.push_str(&s[last..]);
+        out
+    }
+
+    /// An MCP server name: each word of it as the same word in free text (so
+    /// `alice` is replaced alike in `mcp__alice_gmail__send` and in prose),
+    /// digits shifted, separators kept; words of one or two letters are kept,
+    /// as in free text.
+    fn mcp_server(&mut self, server: &str) -> String {
+        if let Some(p) = self.map.get(&("mcp-server", server.to_string())) {
+            return p.clone();
+        }
+        let mut out = String::with_capacity(server.len());
+        let mut run = String::new();
+        let shift = self.counters.get("mcp-server").copied().unwrap_or(0) % 9 + 1;
+        for ch in server.chars().chain(std::iter::once('_')) {
+            if ch.is_alphabetic() {
+                run.push(ch);
+                continue;
+            }
+            if !run.is_empty() {
+                let w = if run.chars().count() <= 2 || KEEP_WORDS.contains(&run.as_str()) {
+                    run.clone()
+                } else {
+                    self.word(&run)
+                };
+                out.push_str(&w);
+                run.clear();
+            }
+            match ch.to_digit(10) {
+                Some(d) => out.push(char::from(b'0' + ((d as u64 + shift) % 10) as u8)),
+                None => out.push(ch),
+            }
+        }
+        out.pop();
+        *self.counters.entry("mcp-server").or_insert(0) += 1;
+        if out != server {
+            self.note("mcp-server");
+        }
+        self.map.insert(("mcp-server", server.to_string()), out.clone());
+        out
     }
 
     fn note(&mut self, class: &'static str) {
@@ -505,6 +834,55 @@ impl Anonymiser {
         }
     }
 
+    /// A placeholder for personal data of a fixed shape (phone, card, IBAN,
+    /// address, passport, plate): every digit becomes another digit and every
+    /// letter another letter of the same case, in place, so that no digit or
+    /// letter of the original stays where it was; everything else is kept.
+    fn data(&mut self, class: &'static str, orig: &str) -> String {
+        if let Some(p) = self.map.get(&(class, orig.to_string())) {
+            return p.clone();
+        }
+        let mut attempt = 0u64;
+        loop {
+            let n = self.counters.entry(class).or_insert(0);
+            *n += 1;
+            let mut state = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ attempt.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1;
+            let mut next = || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let p: String = orig
+                .chars()
+                .map(|c| {
+                    let r = next();
+                    let other =
+                        |base: u8, n: u8, c: u8| char::from(base + (c - base + 1 + (r % u64::from(n - 1)) as u8) % n);
+                    if c.is_ascii_digit() {
+                        other(b'0', 10, c as u8)
+                    } else if c.is_ascii_uppercase() {
+                        other(b'A', 26, c as u8)
+                    } else if c.is_ascii_lowercase() {
+                        other(b'a', 26, c as u8)
+                    } else if c.is_alphabetic() {
+                        // `Ä` in a plate: an ASCII letter.
+                        char::from(if c.is_uppercase() { b'A' } else { b'a' } + (r % 26) as u8)
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            attempt += 1;
+            if !self.used.contains(&p) || attempt > 8 {
+                self.note(class);
+                self.used.insert(p.clone());
+                self.map.insert((class, orig.to_string()), p.clone());
+                return p;
+            }
+        }
+    }
+
     /// A placeholder word of the same length and case pattern (the mapping is
     /// per lower-cased word, so `Hello` and `hello` stay related).
     fn word(&mut self, orig: &str) -> String {
@@ -539,6 +917,36 @@ impl Anonymiser {
             .map(|(p, o)| if upper_all || o.is_uppercase() { p.to_ascii_uppercase() } else { p })
             .collect()
     }
+}
+
+/// Whether a phone-shaped match is a phone: 8 to 15 digits (E.164 allows 15),
+/// not a date written with dots, dashes or spaces (`01.02.2024`), and not part
+/// of a longer run of digit groups (`1 048 576`, `256 512 1024 2048`: the text
+/// `before` it ends, or the text `after` it starts, with a separator and a digit).
+fn phone_like(m: &str, before: &str, after: &str) -> bool {
+    let groups: Vec<&str> = m.split(|c: char| !c.is_ascii_digit()).filter(|g| !g.is_empty()).collect();
+    let digits: usize = groups.iter().map(|g| g.len()).sum();
+    if !(8..=15).contains(&digits) {
+        return false;
+    }
+    let sep = |c: Option<char>| c.is_some_and(|c| matches!(c, ' ' | '.' | '-' | ','));
+    let digit = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
+    let mut back = before.chars().rev();
+    if !m.starts_with('+') && sep(back.next()) && digit(back.next()) {
+        return false;
+    }
+    let mut ahead = after.chars();
+    if sep(ahead.next()) && digit(ahead.next()) {
+        return false;
+    }
+    let in_range = |g: &str, max: u32| g.len() <= 2 && g.parse::<u32>().is_ok_and(|v| (1..=max).contains(&v));
+    let date = match groups.as_slice() {
+        [a, b, y] if y.len() == 4 && !m.starts_with(['+', '(']) => {
+            (in_range(a, 31) && in_range(b, 12)) || (in_range(a, 12) && in_range(b, 31))
+        }
+        _ => false,
+    };
+    !date
 }
 
 /// A placeholder of `len` letters, any letters.
@@ -704,5 +1112,222 @@ mod tests {
         let out = a.raw_line(r#"{"type":"user","content":"passed [ 33%]\n\u00e9tape \"done\" an"#);
         assert_eq!(out, r#"{"type":"user","content":"xxxxxx [ 00%]\n\u00e9xxxx \"xxxx\" xx"#);
         assert!(serde_json::from_str::<serde_json::Value>(&format!("{out}\"}}")).is_ok(), "{out}");
+    }
+
+    /// Asserts that `out` has the shape of `orig` (same length, the same
+    /// non-alphanumeric characters in place) and that no digit or letter of
+    /// `orig` is left where it was.
+    fn every_character_changed(orig: &str, out: &str) {
+        assert_eq!(orig.chars().count(), out.chars().count(), "{orig} -> {out}");
+        for (o, p) in orig.chars().zip(out.chars()) {
+            if o.is_alphanumeric() {
+                assert_ne!(o, p, "{o} survived in {orig} -> {out}");
+                assert_eq!(o.is_ascii_digit(), p.is_ascii_digit(), "{orig} -> {out}");
+            } else {
+                assert_eq!(o, p, "{orig} -> {out}");
+            }
+        }
+    }
+
+    /// The groups of two or more characters of `s` that hold a digit (`020 7946 0958` → `020`, `7946`, `0958`).
+    fn groups(s: &str) -> Vec<&str> {
+        s.split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|g| g.len() > 1 && g.chars().any(|c| c.is_ascii_digit()))
+            .collect()
+    }
+
+    #[test]
+    fn national_phone_formats_are_replaced_digit_for_digit() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        let cases = [
+            ("020 7946 0958", "437 3320 5416"),
+            ("07700 900123", "22044 896302"),
+            ("01 23 45 67 89", "43 07 14 86 25"),
+            ("03-1234-5678", "16-0746-2523"),
+            ("(11) 91234-5678", "(82) 40627-9206"),
+            ("030 12345678", "366 41224425"),
+            ("(020) 7946.0958", "(394) 5628.1133"),
+            ("+44 20 7946 0958", "+51 04 6763 2127"),
+            ("1-800-555-0134", "8-762-172-4960"),
+            ("415 555 0134", "936 932 7941"),
+        ];
+        for (orig, want) in cases {
+            let out = a.text(&format!("call {orig} today"));
+            assert_eq!(out, format!("call {want} today"), "{orig}");
+            every_character_changed(orig, want);
+            for g in groups(orig) {
+                assert!(!out.contains(g), "{g} of {orig} survived: {out}");
+            }
+        }
+        // The same number, the same placeholder; counted as phones.
+        assert_eq!(a.text("020 7946 0958"), cases[0].1);
+        assert_eq!(a.counts().get("phone"), Some(&cases.len()));
+    }
+
+    #[test]
+    fn card_numbers_lose_every_digit() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        for (orig, want) in [
+            ("4111 1111 1111 1111", "8285 5959 6793 3306"),
+            ("4111-1111-1111-1111", "6645-7007-9020-5759"),
+            ("4111111111111111", "8379568073085748"),
+            ("3782 822463 10005", "4031 946158 64694"),
+            ("3056 930902 5904", "0767 424834 1288"),
+            ("6304 0000 0000 0000 018", "9669 9989 5761 8746 653"),
+        ] {
+            let out = a.text(&format!("card {orig}, thanks"));
+            assert_eq!(out, format!("card {want}, thanks"), "{orig}");
+            every_character_changed(orig, want);
+        }
+        // A masked card keeps its mask and loses its last four digits.
+        assert_eq!(a.text("card **** **** **** 4242 on file"), "card **** **** **** 7516 on file");
+        assert_eq!(a.text("XXXX-XXXX-XXXX-4242"), "XXXX-XXXX-XXXX-7516");
+        assert_eq!(a.counts().get("number"), Some(&7));
+    }
+
+    #[test]
+    fn ibans_lose_their_country_check_digits_and_tail() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        for (orig, want) in [
+            ("DE89 3704 0044 0532 0130 00", "SD53 7542 5626 2727 4381 29"),
+            ("GB82 WEST 1234 5698 7654 32", "RH16 EDQC 9143 9236 2547 71"),
+            ("DE89370400440532013000", "XN47727362314169902764"),
+            ("GB82WEST12345698765432", "XD31QOYG81890057638951"),
+        ] {
+            let out = a.text(&format!("IBAN {orig}."));
+            assert_eq!(out, format!("IBAN {want}."), "{orig}");
+            every_character_changed(orig, want);
+        }
+        // Capital groups with no digits in them are words, not an IBAN.
+        assert_eq!(a.text("AB12 CDEF GHIJ KLMN"), "AB12 CDEF GHIJ KLMN");
+    }
+
+    #[test]
+    fn passport_and_plate_like_ids_are_replaced() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        for (orig, want, class) in [
+            ("X1234567", "M2970941", "passport"),
+            ("AB1234567", "LH4670453", "passport"),
+            ("L898902C3", "L400857M7", "id"),
+            ("C01X00T47", "L40Y85D07", "channel-id"),
+            ("AB12 CDE", "PA86 SVF", "plate"),
+            ("B-MW 1234", "M-RC 7120", "plate"),
+            ("AB-123-CD", "UK-968-EG", "plate"),
+            ("7ABC123", "2CD9478", "id"),
+        ] {
+            let before = a.counts().get(class).copied().unwrap_or(0);
+            let out = a.text(&format!("id {orig} seen"));
+            assert_eq!(out, format!("id {want} seen"), "{orig}");
+            assert_eq!(a.counts().get(class).copied().unwrap_or(0), before + 1, "{orig} as {class}");
+            if class == "passport" || class == "plate" {
+                every_character_changed(orig, want);
+            } else {
+                assert_eq!(want.len(), orig.len());
+            }
+        }
+    }
+
+    #[test]
+    fn ipv6_addresses_are_replaced_whole() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        for (orig, want) in [
+            ("2001:db8::1", "fd00::1"),
+            ("2001:0db8:0000:0000:0000:0000:0000:0001", "fd00::1"),
+            ("2a00:1450:4001:82b::200e", "fd00::2"),
+            ("fe80::1ff:fe23:4567:890a%eth0", "fd00::3%eth0"),
+            ("::1", "fd00::4"),
+            ("2001:db8:85a3:8d3:1319:8a2e:370:7348", "fd00::5"),
+            ("::ffff:81.2.69.142", "::ffff:192.0.2.7"),
+        ] {
+            let out = a.text(&format!("from [{orig}]:443"));
+            assert_eq!(out, format!("from [{want}]:443"), "{orig}");
+            for g in orig.split([':', '.', '%']).filter(|g| g.len() > 1 && g.chars().any(|c| c.is_ascii_digit())) {
+                assert!(!want.split([':', '.']).any(|w| w == g), "{g} of {orig} survived");
+            }
+        }
+        // The embedded IPv4 is the same address as the plain one.
+        assert_eq!(a.text("81.2.69.142"), "192.0.2.7");
+    }
+
+    #[test]
+    fn street_numbers_and_postcodes_are_replaced() {
+        let mut a = Anonymiser::new(Level::Identifiers);
+        for (orig, want) in [
+            ("221B Baker Street, London NW1 6XE", "638M Dubin Fodubu, Gifepo YC4 0FD"),
+            (
+                "1600 Amphitheatre Parkway, Mountain View, CA 94043",
+                "5868 Kegodorirufo Lakarip, Mukifine Lida, CA 07538",
+            ),
+            ("Hauptstraße 5, 10115 Berlin", "Mefibaborut 2, 43768 Nagunu"),
+            ("Via Roma 10, 00184 Roma", "Pug Roko 43, 71872 Roko"),
+            ("12 rue de la Paix, 75002 Paris", "85 rue de la Sila, 27176 Temir"),
+            ("ZIP: Springfield, IL 62704-1234", "ZIP: Sufabefibip, IL 78662-7545"),
+        ] {
+            let out = a.text(orig);
+            assert_eq!(out, want, "{orig}");
+            for g in groups(orig) {
+                assert!(!out.contains(g), "{g} of {orig} survived: {out}");
+            }
+        }
+    }
+
+    #[test]
+    fn mcp_server_names_are_replaced_alike_everywhere() {
+        let v = serde_json::json!({
+            "tools": [{"name": "mcp__alice_gmail__send", "description": "Send mail as Alice"}],
+            "messages": [
+                {"role": "assistant", "content": [
+                    {"type": "toolCall", "id": "call_1", "name": "mcp__alice_gmail__send", "arguments": {"to": "x"}},
+                    {"type": "toolCall", "id": "call_2", "name": "read", "arguments": {}}
+                ]},
+                {"role": "toolResult", "toolCallId": "call_1", "toolName": "mcp__alice_gmail__send", "content": "sent with mcp__alice_gmail__send"},
+                {"role": "tool", "name": "mcp__alice_gmail__send", "content": "ok"},
+                {"role": "user", "name": "alice", "content": "try mcp__bob2_drive__list, then mcp__alice_gmail__search"}
+            ]
+        });
+        for (level, bob) in [(Level::Full, "mcp__mef4_nagun__list"), (Level::Identifiers, "mcp__keg4_lakar__list")] {
+            let mut a = Anonymiser::new(level);
+            let mut n = super::super::tree::from_value(v.clone(), &mut Default::default(), false);
+            a.node(&mut n, None, false);
+            let out = super::super::tree::to_value(&n);
+            let text = out.to_string();
+            assert!(!text.contains("alice") && !text.contains("bob"), "{text}");
+            let send = out["tools"][0]["name"].as_str().unwrap_or_default().to_string();
+            assert_eq!(send, "mcp__dubin_fodub__send", "{level:?}");
+            assert_eq!(out["messages"][0]["content"][0]["name"], send.as_str());
+            assert_eq!(out["messages"][1]["toolName"], send.as_str());
+            assert_eq!(out["messages"][1]["content"].as_str().map(|s| s.ends_with(&send)), Some(true), "{text}");
+            assert_eq!(out["messages"][2]["name"], send.as_str());
+            // Other tool names are kept; a person's name beside a role is not.
+            assert_eq!(out["messages"][0]["content"][1]["name"], "read");
+            assert_ne!(out["messages"][3]["name"], "alice");
+            let user = out["messages"][3]["content"].as_str().unwrap_or_default();
+            assert!(user.contains(bob) && user.contains("mcp__dubin_fodub__search"), "{user}");
+            assert_eq!(a.counts().get("mcp-server"), Some(&2));
+        }
+        // A finding message is compared with its servers masked.
+        assert_eq!(mask_mcp_servers("tool call `x` (mcp__alice_gmail__send) has"), "tool call `x` (mcp__~__send) has");
+    }
+
+    #[test]
+    fn ordinary_numbers_times_and_code_are_kept() {
+        let keep = "System: [2026-06-20 09:14:02 UTC] at 10:30 and 09:14:02.123, 2026-06-20T09:14:02Z, v1.2.3, 0.12.4, \
+                    10.0.1, 3 files, 12 345 bytes, 1 048 576 bytes, 15.01.2024, 01.02.2024, 31-12-2024, line 42:7, \
+                    main.rs:120:5, localhost:8080, port 8080, 100%, pages 10-20, 2023-2024, (1) 2 3, \
+                    sizes 256 512 1024 2048, std::fs::read, a::b, io::stdin, x[::2], x[1::2], f64::EPSILON, \
+                    NO_REPLY, HEARTBEAT_OK, CTX301, ISO 8601, RFC 3339, UTF-8, sha256, x86_64, <system-reminder>";
+        let mut a = Anonymiser::new(Level::Identifiers);
+        assert_eq!(a.text(keep), keep);
+        assert!(a.counts().is_empty(), "{:?}", a.counts());
+        // Hex ids go as ids, not as addresses or phones.
+        let out = a.text("commit deadbeefcafe1234 and 0a1b2c3d");
+        assert_eq!(out, "commit d664c9fabe537033 and 2c794389");
+        assert_eq!(a.counts().into_keys().collect::<Vec<_>>(), ["id"]);
+        // At the full level the numbers are still kept; only words change.
+        let mut a = Anonymiser::new(Level::Full);
+        let out = a.text("at 10:30, v1.2.3, 3 files, 12 345 bytes, line 42:7, localhost:8080, 15.01.2024");
+        for kept in ["10:30", "v1.2.3", "3 ", "12 345 ", "42:7", ":8080", "15.01.2024"] {
+            assert!(out.contains(kept), "{kept} in {out}");
+        }
     }
 }

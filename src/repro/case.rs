@@ -184,7 +184,7 @@ pub fn case_md(info: &CaseInfo) -> String {
     } else {
         let classes: Vec<String> = o.replaced.iter().map(|(k, v)| format!("{k} ({v})")).collect();
         s.push_str(&format!(
-            "Replaced with stable placeholders of a similar shape (distinct values per class): {}. Keys, roles, type tags, tool names, statuses, timestamps and `System: [..]` labels were kept.\n",
+            "Replaced with stable placeholders of a similar shape (distinct values per class): {}. Keys, roles, type tags, tool names (but for an MCP tool's server), statuses, timestamps and `System: [..]` labels were kept.\n",
             classes.join(", ")
         ));
     }

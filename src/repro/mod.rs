@@ -218,11 +218,12 @@ impl Judge {
     }
 }
 
-/// A message without its variable parts: `quoted` text, numbers, ids.
+/// A message without its variable parts: `quoted` text, numbers, ids, the
+/// server of an MCP tool name (anonymised, while the tool's name is kept).
 fn skeleton(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut quoted = false;
-    for c in message.chars() {
+    for c in anonymise::mask_mcp_servers(message).chars() {
         if c == '`' {
             quoted = !quoted;
             out.push('`');
@@ -910,7 +911,7 @@ fn reproduce_one(
             if judge.holds(&c) {
                 if level != anonymise::Level::Full {
                     outcome.notes.push(
-                        "replacing every word removed the finding; only identifying data (ids, emails, phones, URLs, paths, keys, capitalised words) was replaced".into(),
+                        "replacing every word removed the finding; only identifying data (ids, emails, numbers, addresses, URLs, paths, keys, capitalised words) was replaced".into(),
                     );
                 }
                 outcome.replaced = anon.counts();

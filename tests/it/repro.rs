@@ -452,3 +452,128 @@ fn long_sessions_are_sliced_around_the_finding() {
     assert!(dse.contains("System: [2026-01-01 "), "{dse}");
     assert!(!dse.contains("u00000"), "{dse}");
 }
+
+/// Personal data of the shapes of issue #15 (national phones, cards, IBANs,
+/// passport and plate numbers, IPv6 and street addresses, a person's name in
+/// an MCP server's name) in a pi session and in an Anthropic request, each
+/// with an unanswered call of an MCP tool: the written cases hold none of it,
+/// the call still pairs and the finding still reproduces.
+#[test]
+fn issue_15_shapes_never_reach_the_case() {
+    const TEXT: &str = "Call Alice on 020 7946 0958 or 07700 900123, in Paris 01 23 45 67 89, in Tokyo \
+        03-1234-5678, in Sao Paulo (11) 91234-5678. Card 4111 1111 1111 1111 or 4111-1111-1111-1111, Amex \
+        3782 822463 10005, IBAN DE89 3704 0044 0532 0130 00 or GB82 WEST 1234 5698 7654 32. Passport \
+        L898902C3 or X1234567, plates AB12 CDE and B-MW 1234. Hosts 2001:db8:85a3::8a2e:370:7334 and \
+        fe80::1ff:fe23:4567:890a%eth0. Ship to 221B Baker Street, London NW1 6XE, Hauptstraße 5, 10115 \
+        Berlin or 1600 Amphitheatre Parkway, Mountain View, CA 94043. Use mcp__alice_gmail__send. \
+        Kept: v1.2.3 at 10:30, 3 files, line 42:7, port :8080.";
+    const ORIGINALS: &[&str] = &[
+        "Alice",
+        "alice",
+        "7946 0958",
+        "900123",
+        "23 45 67 89",
+        "1234-5678",
+        "91234",
+        "4111 1111",
+        "4111-1111",
+        "822463",
+        "10005",
+        "DE89",
+        "3704 0044",
+        "0130 00",
+        "GB82",
+        "WEST",
+        "7654 32",
+        "L898902C3",
+        "X1234567",
+        "AB12 CDE",
+        "B-MW",
+        "2001:db8",
+        "85a3",
+        "8a2e",
+        ":7334",
+        "fe80",
+        "fe23",
+        "890a",
+        "221B",
+        "Baker",
+        "NW1 6XE",
+        "Hauptstra",
+        "10115",
+        "1600 ",
+        "Amphitheatre",
+        "94043",
+        "gmail",
+    ];
+    let pi = [
+        serde_json::json!({"type":"session","version":3,"id":"5e55a0a4-0b79-459d-939c-e17cdbbf4fe2","timestamp":"2026-06-20T09:14:00.000Z","cwd":"/srv/agent"}),
+        serde_json::json!({"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-06-20T09:14:02.000Z","message":{"role":"user","content":[{"type":"text","text":TEXT}]}}),
+        serde_json::json!({"type":"message","id":"e5f6a7b8","parentId":"a1b2c3d4","timestamp":"2026-06-20T09:14:05.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Searching with mcp__alice_gmail__search."},{"type":"toolCall","id":"call_1a","name":"mcp__alice_gmail__search","arguments":{"query":"from:020 7946 0958"}}],"provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse"}}),
+        serde_json::json!({"type":"message","id":"0badcafe","parentId":"e5f6a7b8","timestamp":"2026-06-20T09:14:06.000Z","message":{"role":"toolResult","toolCallId":"call_1a","toolName":"mcp__alice_gmail__search","content":[{"type":"text","text":TEXT}]}}),
+        serde_json::json!({"type":"message","id":"c0ffee02","parentId":"0badcafe","timestamp":"2026-06-20T09:14:07.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_2b","name":"mcp__alice_gmail__send","arguments":{"to":"+44 20 7946 0958","body":TEXT}}],"provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse"}}),
+        serde_json::json!({"type":"message","id":"deadbee5","parentId":"c0ffee02","timestamp":"2026-06-20T09:14:09.000Z","message":{"role":"user","content":[{"type":"text","text":"did it go out?"}]}}),
+    ];
+    let request = serde_json::json!({"model":"claude-sonnet-4-5","max_tokens":1024,
+        "tools":[{"name":"mcp__alice_gmail__send","description":"Send mail as Alice","input_schema":{"type":"object"}},
+                 {"name":"mcp__alice_gmail__search","description":TEXT,"input_schema":{"type":"object"}}],
+        "messages":[{"role":"user","content":TEXT},
+            {"role":"assistant","content":[{"type":"tool_use","id":"toolu_01AAA","name":"mcp__alice_gmail__search","input":{"q":TEXT}}]},
+            {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01AAA","content":TEXT}]},
+            {"role":"assistant","content":[{"type":"tool_use","id":"toolu_01BBB","name":"mcp__alice_gmail__send","input":{"body":TEXT}}]},
+            {"role":"user","content":"did it go out?"}]});
+    let src = tempfile::tempdir().unwrap();
+    let session = src.path().join("s.jsonl");
+    std::fs::write(&session, pi.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let req = src.path().join("request.json");
+    std::fs::write(&req, serde_json::to_string_pretty(&request).unwrap()).unwrap();
+    for (input, case_file) in [(&session, "session.jsonl"), (&req, "request.json")] {
+        // The input shows the finding, on the MCP call.
+        let check = ctxlint().arg("check").arg(input).args(["--output-format", "json"]).output().unwrap();
+        let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+        assert_eq!(report["findings"].as_array().unwrap().len(), 1, "{report}");
+        assert_eq!(report["findings"][0]["rule"], "unanswered-tool-call");
+        assert!(report["findings"][0]["message"].as_str().unwrap().contains("(mcp__alice_gmail__send)"));
+        for budget in ["30", "0.000001"] {
+            let out = tempfile::tempdir().unwrap();
+            let o =
+                ctxlint().arg("repro").arg(input).args(["--budget", budget, "-o"]).arg(out.path()).output().unwrap();
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(o.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+            assert!(stdout.contains("1 case(s) written, 0 not reproduced"), "{stdout}");
+            let cases = cases_in(out.path());
+            assert_eq!(cases.len(), 1);
+            judge(&cases[0]).unwrap();
+            for p in walk(out.path()).iter().flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path())) {
+                if p.is_file() {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    for s in ORIGINALS {
+                        assert!(!text.contains(s), "{s:?} leaked into {}:\n{text}", p.display());
+                    }
+                }
+            }
+            // The finding names the call's tool with its server replaced, as the case's file does.
+            let exp: Value = serde_json::from_slice(&std::fs::read(cases[0].join("expected.json")).unwrap()).unwrap();
+            assert_eq!(exp["findings"][0]["rule"], "unanswered-tool-call");
+            let text = std::fs::read_to_string(cases[0].join(case_file)).unwrap();
+            let send: Vec<&str> = text.split('"').filter(|s| s.starts_with("mcp__") && s.ends_with("__send")).collect();
+            assert!(
+                !send.is_empty() && send.iter().all(|s| *s == send[0] && s.len() == "mcp__alice_gmail__send".len()),
+                "{text}"
+            );
+            let check =
+                ctxlint().current_dir(&cases[0]).args(["check", ".", "--output-format", "json"]).output().unwrap();
+            let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+            assert!(report["findings"][0]["message"].as_str().unwrap().contains(&format!("({})", send[0])), "{report}");
+            if budget != "30" {
+                // Nothing was removed: every new class was replaced, and what the rules read is kept.
+                for class in ["address", "ip", "mcp-server", "number", "passport", "phone", "plate"] {
+                    assert!(stdout.contains(&format!("{class} ")), "{class} not reported: {stdout}");
+                }
+                for kept in ["v1.2.3 at 10:30, 3 ", " 42:7, ", " :8080.", ", CA ", "%eth0", "__search"] {
+                    assert!(text.contains(kept), "{kept:?} not kept in {text}");
+                }
+            }
+        }
+    }
+}
