@@ -141,9 +141,10 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             }
             Some("model.completed") => {
                 let outcome = v.get("data").map(outcome).unwrap_or(Outcome::Completed);
-                let mine = pending.iter_mut().rev().find(|p| {
-                    p.req.session_id.as_deref() == session && p.run_id == run_id && p.req.outcome.is_none()
-                });
+                let mine = pending
+                    .iter_mut()
+                    .rev()
+                    .find(|p| p.req.session_id.as_deref() == session && p.run_id == run_id && p.req.outcome.is_none());
                 if let Some(p) = mine {
                     p.req.outcome = Some(outcome);
                 }
@@ -551,7 +552,8 @@ mod tests {
         let mut msgs: Vec<Value> = vec![user("hi")];
         msgs.push(json!({"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}}],"stopReason":"toolUse"}));
         msgs.push(json!({"truncated":true,"reason":"trajectory-array-size-limit","originalLength":70,"limitItems":64}));
-        let sys = json!({"truncated":true,"reason":"trajectory-field-size-limit","originalChars":40000,"limitChars":32768});
+        let sys =
+            json!({"truncated":true,"reason":"trajectory-field-size-limit","originalChars":40000,"limitChars":32768});
         let input = load_lines(&[
             event("context.compiled", 1, "r1", json!({"systemPrompt":sys,"prompt":"go","messages":msgs})),
             event("context.compiled", 2, "r2", json!({"truncated":true,"reason":"trajectory-event-size-limit"})),

@@ -46,14 +46,7 @@ fn check(name: &str) -> (i32, Value, Vec<Found>) {
 }
 
 fn f(rule: &str, sev: &str, line: u64, ptr: &str, req: u64, related: &[(u64, &str)]) -> Found {
-    (
-        rule.into(),
-        sev.into(),
-        line,
-        ptr.into(),
-        req,
-        related.iter().map(|(l, p)| (*l, p.to_string())).collect(),
-    )
+    (rule.into(), sev.into(), line, ptr.into(), req, related.iter().map(|(l, p)| (*l, p.to_string())).collect())
 }
 
 #[test]
@@ -183,7 +176,11 @@ fn repro_of_a_trajectory_finding_is_a_case_that_passes() {
     assert_eq!(expected["findings"][0]["line"], 1);
     // The case checks as it says.
     let (code, v) = {
-        let o = ctxlint().current_dir(&case).args(["check", ".", "--isolated", "--output-format", "json"]).output().unwrap();
+        let o = ctxlint()
+            .current_dir(&case)
+            .args(["check", ".", "--isolated", "--output-format", "json"])
+            .output()
+            .unwrap();
         (o.status.code().unwrap(), serde_json::from_slice::<Value>(&o.stdout).unwrap())
     };
     assert_eq!(code, 1);
