@@ -88,7 +88,7 @@ pub const FORMATS: &[FormatInfo] = &[
     },
     FormatInfo {
         id: "openclaw-trajectory",
-        what: "OpenClaw trajectory JSONL (traceSchema \"openclaw-trajectory\")",
+        what: "OpenClaw trajectory JSONL (traceSchema \"openclaw-trajectory\"): context.compiled records as requests, model.completed outcomes",
         kind: "stream of requests",
         location: "~/.openclaw/agents/*/sessions/*.trajectory.jsonl",
     },

@@ -59,6 +59,15 @@ pub enum Link {
         /// Index of the paired request.
         prev: usize,
     },
+    /// Continues the conversation of `prev`, whose model call the provider or
+    /// the runtime refused ([`Outcome::PromptError`], recorded by an OpenClaw
+    /// trajectory's `model.completed`): this request is the runtime's recovery
+    /// (a compacted, trimmed or otherwise changed prompt), so the pair is not
+    /// compared; the conversation goes on.
+    AfterFailure {
+        /// Index of the paired request.
+        prev: usize,
+    },
 }
 
 impl Link {
@@ -66,7 +75,10 @@ impl Link {
     pub fn prev(self) -> Option<usize> {
         match self {
             Link::First => None,
-            Link::Continues { prev, .. } | Link::NewConversation { prev } | Link::Compaction { prev } => Some(prev),
+            Link::Continues { prev, .. }
+            | Link::NewConversation { prev }
+            | Link::Compaction { prev }
+            | Link::AfterFailure { prev } => Some(prev),
         }
     }
 }
@@ -246,10 +258,14 @@ pub fn links(s: &Stream) -> Vec<Link> {
             }
         }
         let named = b.previous_response_id.as_deref().and_then(|p| responses.get(&(key.0, key.1, p)).copied());
-        out.push(match (named, latest) {
-            (Some(i), _) => link(&s.requests[i], b, i),
-            (None, Some(i)) => link(&s.requests[i], b, i),
-            (None, None) => Link::First,
+        out.push(match named.or(latest) {
+            Some(i) => match link(&s.requests[i], b, i) {
+                Link::Continues { prev, chained: false } if s.requests[i].outcome == Some(Outcome::PromptError) => {
+                    Link::AfterFailure { prev }
+                }
+                l => l,
+            },
+            None => Link::First,
         });
         if let Some(id) = b.response_id.as_deref() {
             responses.insert((key.0, key.1, id), j);

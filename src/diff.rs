@@ -316,6 +316,16 @@ pub fn diff(a: &Request, b: &Request) -> RequestDiff {
             );
         }
         Link::Compaction { .. } => out.verdict = Verdict::Compaction,
+        Link::AfterFailure { .. } => {
+            out.note = Some(
+                "A's model call failed with a prompt error: B is the runtime's recovery, which the rules do not compare"
+                    .into(),
+            );
+            let pair = conversation::compare(a, b, a.index, b.index, false);
+            out.dropped = pair.dropped;
+            out.verdict = if pair.rewrite.is_some() { Verdict::Rewrite } else { Verdict::Extension };
+            out.rewrite = pair.rewrite;
+        }
         Link::Continues { chained, .. } => {
             let pair = conversation::compare(a, b, a.index, b.index, chained);
             out.dropped = pair.dropped;

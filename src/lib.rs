@@ -454,7 +454,8 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
         Job::File(s, _) => vec![s],
         Job::Stream(_, _, v) => v.iter().collect(),
     };
-    let jsonl = matches!(input.format, "pi-session" | "claude-code" | "codex-rollout" | "exchange-log");
+    let jsonl =
+        matches!(input.format, "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory");
     for src in sources {
         let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].path == src.display).collect();
         // Findings elsewhere whose related location is in this file (e.g. the

@@ -867,6 +867,42 @@ pub struct Request {
     pub response_id: Option<Box<str>>,
     /// The raw document text, when the file is small enough to keep, for locating pointers.
     pub raw: Option<Arc<str>>,
+    /// How the model call this request opened ended, when the recording says
+    /// (an OpenClaw trajectory's `model.completed` record); `None` when not recorded.
+    pub outcome: Option<Outcome>,
+    /// Elements this request sends that the next request of its conversation
+    /// sends again at another place: (pointer relative to [`Request::pointer`]
+    /// here, pointer relative to the next request's body there). An OpenClaw
+    /// trajectory's `prompt` (`/prompt`) is stored by the session and re-sent
+    /// among the next request's messages (`/messages/4/content/0`): the same
+    /// copy, which the duplicate rules report once.
+    pub aliases: Vec<(String, String)>,
+}
+
+/// How a recorded model call ended ([`Request::outcome`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Completed (neither aborted, timed out nor refused).
+    Completed,
+    /// Aborted (by the user, the runtime or an external abort).
+    Aborted,
+    /// Timed out (the whole call, while idle, during compaction or tool execution, or over the run budget).
+    TimedOut,
+    /// The provider or the runtime refused the prompt (OpenClaw `promptError`):
+    /// what the runtime sends next is its recovery, not a continuation to compare.
+    PromptError,
+}
+
+impl Outcome {
+    /// Stable name (`completed`, `aborted`, `timed out`, `prompt error`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::Aborted => "aborted",
+            Outcome::TimedOut => "timed out",
+            Outcome::PromptError => "prompt error",
+        }
+    }
 }
 
 #[cfg(test)]

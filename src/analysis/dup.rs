@@ -156,6 +156,10 @@ pub struct StreamMemo {
     seen: HashMap<usize, HashSet<(String, String)>>,
     next: usize,
     current: Option<usize>,
+    /// Per request (by position), its [`Request::aliases`]: a copy there is
+    /// recorded under the pointer it has in the next request.
+    aliases: Vec<HashMap<String, String>>,
+    current_aliases: Option<usize>,
 }
 
 impl StreamMemo {
@@ -165,12 +169,17 @@ impl StreamMemo {
         let mut conv_of: Vec<usize> = Vec::with_capacity(s.requests.len());
         for (j, l) in crate::conversation::links(s).into_iter().enumerate() {
             let c = match l {
-                Link::Continues { prev, .. } | Link::Compaction { prev } => conv_of[prev],
+                Link::Continues { prev, .. } | Link::Compaction { prev } | Link::AfterFailure { prev } => conv_of[prev],
                 Link::First | Link::NewConversation { .. } => j,
             };
             conv_of.push(c);
         }
-        StreamMemo { conv_of, ..Default::default() }
+        let aliases = if s.requests.iter().any(|r| !r.aliases.is_empty()) {
+            s.requests.iter().map(|r| r.aliases.iter().cloned().collect()).collect()
+        } else {
+            Vec::new()
+        };
+        StreamMemo { conv_of, aliases, ..Default::default() }
     }
     /// Starts the next request (call once per request, in stream order).
     pub fn next_request(&mut self) {
@@ -178,11 +187,14 @@ impl StreamMemo {
             self.prev = std::mem::take(&mut self.cur);
         } else {
             self.current = self.conv_of.get(self.next).copied();
+            self.current_aliases = Some(self.next).filter(|&i| i < self.aliases.len());
             self.next += 1;
         }
     }
     /// Records a finding; returns whether it is new (not a re-send of an earlier request's).
     pub fn is_new(&mut self, rel_pointer: &str, key: &str) -> bool {
+        let rel_pointer =
+            self.current_aliases.and_then(|i| self.aliases[i].get(rel_pointer)).map_or(rel_pointer, String::as_str);
         let k = (rel_pointer.to_string(), key.to_string());
         if let Some(c) = self.current {
             return self.seen.entry(c).or_default().insert(k);

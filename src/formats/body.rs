@@ -57,6 +57,8 @@ pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &st
         session_id: None,
         response_id: None,
         raw: None,
+        outcome: None,
+        aliases: Vec::new(),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod gemini;
 pub mod jsonl;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod openclaw_trajectory;
 pub mod pi_session;
 pub mod pydantic_ai;
 pub mod vcr_cassette;
@@ -27,6 +28,7 @@ pub const ALL: &[FormatId] = &[
     claude_code::ID,
     codex_rollout::ID,
     exchange_log::ID,
+    openclaw_trajectory::ID,
     pydantic_ai::ID,
     gemini::ID,
     openai_responses::ID,
@@ -85,23 +87,20 @@ pub const MAX_SNIFF_BYTES: u64 = 64 * 1024 * 1024;
 /// the opening line of a pretty-printed document.
 const DOC_FIRST_LINE_MAX: u64 = 1024 * 1024;
 
-/// The [`Detection::Unsupported`] reason of an OpenClaw trajectory.
-///
-/// OpenClaw's runtime sidecar `<session>.trajectory.jsonl`: one
-/// `TrajectoryEvent` per line, `{traceSchema: "openclaw-trajectory",
-/// schemaVersion: 1, traceId, source, type, ts, seq, sessionId, …, data}`
-/// with `type` `session.started`, `context.compiled`, `model.completed`, …
-/// (openclaw/openclaw `src/trajectory/types.ts`, written by
-/// `createTrajectoryRuntimeRecorder` in `src/trajectory/runtime.ts`).
-pub const OPENCLAW_TRAJECTORY: &str = "an OpenClaw trajectory (`traceSchema: \"openclaw-trajectory\"`), whose format (openclaw-trajectory) is not supported yet";
+/// The [`Detection::Unsupported`] reason of a single JSON document with
+/// `traceSchema: "openclaw-trajectory"`: an export bundle's `manifest.json`
+/// (`TrajectoryBundleManifest`, openclaw/openclaw `src/trajectory/types.ts`)
+/// or a pretty-printed event, not the JSONL trajectory
+/// [`openclaw_trajectory`] reads (one event per line).
+pub const OPENCLAW_TRAJECTORY_DOCUMENT: &str = "an OpenClaw trajectory document, not a trajectory (an export bundle's manifest or a pretty-printed event; openclaw-trajectory reads `*.trajectory.jsonl` files, one event per line)";
 
 /// What detection found in an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Detection {
     /// A format ctxlint reads.
     Format(FormatId),
-    /// A known format that ctxlint does not read yet; the reason names it
-    /// (e.g. [`OPENCLAW_TRAJECTORY`]). Such a file is skipped like an unknown one.
+    /// A known kind of file that ctxlint does not read; the reason names it
+    /// (e.g. [`OPENCLAW_TRAJECTORY_DOCUMENT`]). Such a file is skipped like an unknown one.
     Unsupported(&'static str),
     /// No format matched.
     Unknown,
@@ -111,8 +110,6 @@ pub enum Detection {
 enum Sniff {
     /// This record's format decides the file's.
     Decided(FormatId),
-    /// A known format ctxlint does not read yet.
-    Unsupported(&'static str),
     /// A record only this format writes, but which alone does not decide
     /// (Claude Code bookkeeping without `uuid` or `sessionId`): the format,
     /// unless a later record decides otherwise.
@@ -175,7 +172,6 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                     objects += u32::from(v.is_object());
                     match sniff_record(&v) {
                         Sniff::Decided(f) => return Ok(Detection::Format(f)),
-                        Sniff::Unsupported(why) => return Ok(Detection::Unsupported(why)),
                         Sniff::Weak(f) => {
                             weak.get_or_insert(f);
                         }
@@ -210,12 +206,12 @@ fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
     let bytes = src.read_all()?;
     let Ok(v) = serde_json::from_slice::<Value>(&bytes) else { return Ok(None) };
     if is_openclaw_trajectory(&v) {
-        return Ok(Some(Detection::Unsupported(OPENCLAW_TRAJECTORY)));
+        return Ok(Some(Detection::Unsupported(OPENCLAW_TRAJECTORY_DOCUMENT)));
     }
     Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
 }
 
-/// Whether a record is an OpenClaw trajectory event ([`OPENCLAW_TRAJECTORY`]).
+/// Whether a record carries `traceSchema: "openclaw-trajectory"` (an event of [`openclaw_trajectory`]).
 fn is_openclaw_trajectory(v: &Value) -> bool {
     v.get("traceSchema").and_then(Value::as_str) == Some("openclaw-trajectory")
 }
@@ -236,9 +232,6 @@ const CLAUDE_CODE_BOOKKEEPING: &[&str] = &[
 ];
 
 fn sniff_record(v: &Value) -> Sniff {
-    if is_openclaw_trajectory(v) {
-        return Sniff::Unsupported(OPENCLAW_TRAJECTORY);
-    }
     if let Some(f) = sniff_jsonl_record(v) {
         return Sniff::Decided(f);
     }
@@ -250,12 +243,12 @@ fn sniff_record(v: &Value) -> Sniff {
 }
 
 /// Recognises one JSONL record (SPEC §1 "recognised by"). OpenClaw
-/// trajectory events (which carry `type` and `sessionId` too) are not
-/// recognised ([`OPENCLAW_TRAJECTORY`]).
+/// trajectory events carry `type` and `sessionId` too: their `traceSchema`
+/// decides first.
 pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
     let o = v.as_object()?;
     if is_openclaw_trajectory(v) {
-        return None;
+        return openclaw_trajectory::sniff(v).then_some(openclaw_trajectory::ID);
     }
     if pi_session::sniff(v) {
         return Some(pi_session::ID);
@@ -340,6 +333,10 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
             "no record has `timestamp`, `payload` and `type` session_meta, response_item, event_msg, turn_context or compacted",
         )),
         "exchange-log" => Some((|v| v.get("request").is_some_and(Value::is_object), "no line has a `request` object")),
+        "openclaw-trajectory" => Some((
+            openclaw_trajectory::sniff,
+            "no record has `traceSchema` \"openclaw-trajectory\" and a `type` (an OpenClaw trajectory event)",
+        )),
         _ => None,
     };
     if let Some((fits, missing)) = record {
@@ -583,6 +580,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         "claude-code" => claude_code::load(src, opts),
         "codex-rollout" => codex_rollout::load(src, opts),
         "exchange-log" => exchange_log::load(src, opts),
+        "openclaw-trajectory" => openclaw_trajectory::load(src, opts),
         "vcr-cassette" => vcr_cassette::load(src, opts),
         f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
@@ -1013,11 +1011,16 @@ mod detect_tests {
     }
 
     #[test]
-    fn an_openclaw_trajectory_is_not_claude_code() {
-        assert_eq!(detect_str(&format!("{TRAJECTORY}\n")), Detection::Unsupported(OPENCLAW_TRAJECTORY));
-        assert_eq!(sniff_jsonl_record(&serde_json::from_str(TRAJECTORY).unwrap()), None);
-        // Whole-document form (a pretty-printed event).
+    fn an_openclaw_trajectory_is_read_as_one_not_as_claude_code() {
+        assert_eq!(detect_str(&format!("{TRAJECTORY}\n")), Detection::Format("openclaw-trajectory"));
+        assert_eq!(sniff_jsonl_record(&serde_json::from_str(TRAJECTORY).unwrap()), Some("openclaw-trajectory"));
+        // Behind leading Claude Code bookkeeping-like records it still decides.
+        assert_eq!(detect_str(&lines(&[], 3, &[TRAJECTORY])), Detection::Format("openclaw-trajectory"));
+        // Whole-document form (a pretty-printed event, or an export bundle's manifest): not a trajectory.
         let doc = serde_json::to_string_pretty(&serde_json::from_str::<Value>(TRAJECTORY).unwrap()).unwrap();
-        assert_eq!(detect_str(&doc), Detection::Unsupported(OPENCLAW_TRAJECTORY));
+        assert_eq!(detect_str(&doc), Detection::Unsupported(OPENCLAW_TRAJECTORY_DOCUMENT));
+        // The pointer file OpenClaw writes beside a session is another schema.
+        let pointer = r#"{"traceSchema":"openclaw-trajectory-pointer","schemaVersion":1,"sessionId":"s1","runtimeFile":"/x.jsonl"}"#;
+        assert_eq!(sniff_jsonl_record(&serde_json::from_str(pointer).unwrap()), None);
     }
 }

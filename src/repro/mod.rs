@@ -248,7 +248,7 @@ fn count_lines(b: &[u8]) -> usize {
 
 fn kind_of(format: &str) -> Kind {
     match format {
-        "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" => Kind::Jsonl,
+        "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory" => Kind::Jsonl,
         "vcr-cassette" => Kind::Yaml,
         _ => Kind::Json,
     }
@@ -268,6 +268,7 @@ fn neutral_name(format: &str, index: usize, of: usize) -> String {
         "pi-session" | "claude-code" => "session.jsonl".into(),
         "codex-rollout" => "rollout.jsonl".into(),
         "exchange-log" => "exchanges.jsonl".into(),
+        "openclaw-trajectory" => "session.trajectory.jsonl".into(),
         "vcr-cassette" => "cassette.yaml".into(),
         "pydantic-ai-history" if of > 1 => format!("{:02}-history.json", index + 1),
         "pydantic-ai-history" => "history.json".into(),

@@ -216,9 +216,24 @@ fn no_path_scans_installed_agent_folders() {
         c.env_remove("CLAUDE_CONFIG_DIR").env_remove("CODEX_HOME");
         c
     };
+    // An OpenClaw trajectory beside its session is checked too.
+    let oc = home.path().join(".openclaw/agents/main/sessions");
+    std::fs::create_dir_all(&oc).unwrap();
+    std::fs::copy(
+        fixture("formats/openclaw-trajectory/orphan-tool-result.trajectory.jsonl"),
+        oc.join("s.trajectory.jsonl"),
+    )
+    .unwrap();
     let out = bin().env("HOME", home.path()).arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains(".pi/agent/sessions"));
+    let json = bin().env("HOME", home.path()).args(["check", "--output-format", "json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let formats: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["format"].as_str().unwrap()).collect();
+    assert!(formats.contains(&"openclaw-trajectory"), "{formats:?}");
+    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "orphan-tool-result"
+        && f["format"] == "openclaw-trajectory"
+        && f["pointer"] == "/data/messages/2"));
     let empty = tempfile::tempdir().unwrap();
     let out = bin().env("HOME", empty.path()).arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -294,36 +309,71 @@ fn a_claude_code_session_behind_leading_snapshots_is_checked() {
 }
 
 #[test]
-fn an_openclaw_trajectory_is_skipped_as_not_supported_yet() {
+fn an_openclaw_trajectory_beside_a_session_is_checked_not_skipped() {
+    // A walked `agents/x/sessions/` folder, as OpenClaw lays it out: the
+    // session file and its trajectory sidecar.
     let d = tempfile::tempdir().unwrap();
-    std::fs::copy(fixture(CC_SNAPSHOTS), d.path().join("session.jsonl")).unwrap();
-    std::fs::copy(fixture("detect/openclaw.trajectory.jsonl"), d.path().join("s.trajectory.jsonl")).unwrap();
+    let sessions = d.path().join("agents/main/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::copy(fixture(CC_SNAPSHOTS), sessions.join("session.jsonl")).unwrap();
+    std::fs::copy(
+        fixture("formats/openclaw-trajectory/unanswered-tool-call.trajectory.jsonl"),
+        sessions.join("session.trajectory.jsonl"),
+    )
+    .unwrap();
     let (code, v) = json_out(ctxlint().current_dir(d.path()).args(["check", ".", "--isolated"]));
     assert_eq!(code, 1);
     assert_eq!(
         v["files"],
-        serde_json::json!([{"path": "session.jsonl", "format": "claude-code", "requests": 0, "entries": 8, "skipped_exchanges": 0}])
+        serde_json::json!([
+            {"path": "agents/main/sessions/session.jsonl", "format": "claude-code", "requests": 0, "entries": 8, "skipped_exchanges": 0},
+            {"path": "agents/main/sessions/session.trajectory.jsonl", "format": "openclaw-trajectory", "requests": 1, "entries": 0, "skipped_exchanges": 0}
+        ])
     );
+    assert_eq!(v["skipped"], serde_json::json!([]));
     assert_eq!(
-        v["skipped"],
-        serde_json::json!([{
-            "path": "s.trajectory.jsonl",
-            "reason": "matches no input format: an OpenClaw trajectory (`traceSchema: \"openclaw-trajectory\"`), whose format (openclaw-trajectory) is not supported yet"
-        }])
+        located(&v),
+        vec![
+            ("unanswered-tool-call".into(), 6, "/message/content/0".into()),
+            ("unanswered-tool-call".into(), 2, "/data/messages/1/content/1".into()),
+        ]
     );
-    assert_eq!(located(&v), vec![("unanswered-tool-call".into(), 6, "/message/content/0".into())]);
-    // The text summary counts it as a file of no known format.
-    let out = ctxlint()
-        .current_dir(d.path())
-        .args(["check", ".", "--isolated", "--output-format", "concise"])
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).ends_with("in 1 input, 1 skipped (no known format).\n"));
-    // Named on the command line: the error says what it is.
-    let out = ctxlint().current_dir(d.path()).args(["check", "s.trajectory.jsonl", "--isolated"]).output().unwrap();
+    // Named on the command line, and forced: the same.
+    for extra in [&[][..], &["--input-format", "openclaw-trajectory"][..]] {
+        let (code, v) = json_out(
+            ctxlint()
+                .current_dir(d.path())
+                .args(["check", "agents/main/sessions/session.trajectory.jsonl", "--isolated"])
+                .args(extra),
+        );
+        assert_eq!(code, 1, "{extra:?}");
+        assert_eq!(v["files"][0]["format"], "openclaw-trajectory");
+        assert_eq!(located(&v), vec![("unanswered-tool-call".into(), 2, "/data/messages/1/content/1".into())]);
+    }
+}
+
+#[test]
+fn a_trajectory_document_that_is_not_jsonl_is_skipped_saying_what_it_is() {
+    let d = tempfile::tempdir().unwrap();
+    let manifest = r#"{
+  "traceSchema": "openclaw-trajectory",
+  "schemaVersion": 1,
+  "generatedAt": "2026-04-22T09:00:00.000Z",
+  "traceId": "s1",
+  "sessionId": "s1",
+  "workspaceDir": "/home/dev/proj",
+  "leafId": null,
+  "eventCount": 3,
+  "runtimeEventCount": 3,
+  "transcriptEventCount": 0,
+  "sourceFiles": {"session": "session.jsonl"}
+}
+"#;
+    std::fs::write(d.path().join("manifest.json"), manifest).unwrap();
+    let out = ctxlint().current_dir(d.path()).args(["check", "manifest.json", "--isolated"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("; it is an OpenClaw trajectory (`traceSchema: \"openclaw-trajectory\"`), whose format (openclaw-trajectory) is not supported yet"),
+        String::from_utf8_lossy(&out.stderr).contains("; it is an OpenClaw trajectory document, not a trajectory (an export bundle's manifest or a pretty-printed event; openclaw-trajectory reads `*.trajectory.jsonl` files, one event per line)"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -390,6 +440,11 @@ fn a_forced_format_the_file_does_not_fit_is_an_error_naming_what_is_missing() {
             "claude-code",
             fixture("detect/openclaw.trajectory.jsonl"),
             "--input-format claude-code: no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record), nor is one of its bookkeeping records (`file-history-snapshot`, `summary`, …); the file does not fit that format",
+        ),
+        (
+            "openclaw-trajectory",
+            cc.clone(),
+            "--input-format openclaw-trajectory: no record has `traceSchema` \"openclaw-trajectory\" and a `type` (an OpenClaw trajectory event); the file does not fit that format",
         ),
         (
             "anthropic-messages",

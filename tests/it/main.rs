@@ -28,3 +28,4 @@ mod safety;
 mod secrets;
 mod stdin;
 mod streams;
+mod trajectory;
