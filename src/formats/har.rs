@@ -497,6 +497,31 @@ mod tests {
     }
 
     #[test]
+    fn hostile_entries_are_skipped_not_fatal() {
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        let nested = format!("{{\"messages\": {deep}}}");
+        let v = json!({"log": {"version": "1.2", "entries": [
+            1, null, "x", [], {},
+            {"request": "POST"},
+            {"request": {"method": 7, "url": ["/v1/messages"]}},
+            {"startedDateTime": "yesterday", "request": {"method": "post", "url": "/v1/messages", "postData": {"text": nested}}},
+            {"request": {"method": "POST", "url": "/v1/responses", "postData": {"text": 5, "encoding": ["base64"]}}},
+            {"request": {"method": "POST", "url": "https://h/v1/chat/completions", "postData": {"text": "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}"}},
+             "response": {"content": {"text": "H4sI!!", "encoding": "base64"}}}
+        ]}});
+        let inp = load_json(&v);
+        assert_eq!(inp.skipped, 9);
+        assert_eq!(inp.request_count(), 1);
+        let got: Vec<&str> = inp.unread.iter().map(|u| u.pointer.as_str()).collect();
+        assert_eq!(got, vec!["/log/entries/7/request/postData/text", "/log/entries/8/request"]);
+        assert!(
+            inp.unread[0].what.starts_with("its request body is not valid JSON (recursion limit exceeded"),
+            "{:?}",
+            inp.unread[0]
+        );
+    }
+
+    #[test]
     fn detection_and_fit() {
         assert!(sniff(&json!({"log": {"version": "1.2", "entries": []}})));
         assert!(sniff(&json!({"log": {"creator": {"name": "x"}, "entries": []}})));
