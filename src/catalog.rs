@@ -87,6 +87,12 @@ pub const FORMATS: &[FormatInfo] = &[
         location: "tests/cassettes/**/*.yaml in the project",
     },
     FormatInfo {
+        id: "har",
+        what: "HTTP Archive 1.2 of provider API traffic (browser devtools, mitmproxy hardump, Charles exports)",
+        kind: "stream of requests",
+        location: "wherever it was exported (*.har)",
+    },
+    FormatInfo {
         id: "openclaw-trajectory",
         what: "OpenClaw trajectory JSONL (traceSchema \"openclaw-trajectory\"): context.compiled records as requests, model.completed outcomes",
         kind: "stream of requests",
@@ -97,12 +103,6 @@ pub const FORMATS: &[FormatInfo] = &[
         what: "OpenTelemetry GenAI traces and logs as OTLP JSON or JSONL; OpenInference spans",
         kind: "streams of requests",
         location: "the file exporter's or collector's output file",
-    },
-    FormatInfo {
-        id: "har",
-        what: "HTTP Archive of provider API traffic (browser, mitmproxy, Charles exports)",
-        kind: "stream of requests",
-        location: "wherever it was exported",
     },
     FormatInfo {
         id: "aider-llm-history",

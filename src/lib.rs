@@ -530,10 +530,18 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
         } else {
             let Ok(bytes) = src.read_all() else { continue };
             let ix = source::LineIndex::new(&bytes);
+            // A HAR pointer into an embedded body is located at the body's text.
+            let located = |p: &str| -> String {
+                if input.format == formats::har::ID {
+                    formats::har::located_pointer(p).to_string()
+                } else {
+                    p.to_string()
+                }
+            };
             for &i in mine.iter().chain(&related_here) {
                 let f = &mut findings[i];
                 if f.path == src.display {
-                    if let Some((at, end)) = locate::locate_span(&bytes, &f.pointer) {
+                    if let Some((at, end)) = locate::locate_span(&bytes, &located(&f.pointer)) {
                         let (l, c) = ix.line_col(&bytes, at);
                         f.line = Some(l);
                         f.column = Some(c);
@@ -545,7 +553,7 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                 }
                 for r in &mut f.related {
                     if r.path == src.display && r.line.is_none() {
-                        if let Some(at) = locate::locate(&bytes, &r.pointer) {
+                        if let Some(at) = locate::locate(&bytes, &located(&r.pointer)) {
                             r.line = Some(ix.line_col(&bytes, at).0);
                         }
                     }

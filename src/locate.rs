@@ -72,6 +72,32 @@ pub fn locate_span(text: &[u8], pointer: &str) -> Option<(usize, usize)> {
     Some((start, end))
 }
 
+/// Byte offsets (0-based) in `text` of the first byte of each element of the
+/// array named by `pointer`, in one pass over it (so that finding a field of
+/// every element costs one scan, not one scan from the start per element);
+/// `None` when the pointer does not name an array or the text is not JSON.
+pub fn array_elements(text: &[u8], pointer: &str) -> Option<Vec<usize>> {
+    let mut pos = locate(text, pointer)?;
+    if *text.get(pos)? != b'[' {
+        return None;
+    }
+    pos += 1;
+    let mut out = Vec::new();
+    loop {
+        pos = skip_ws(text, pos);
+        if *text.get(pos)? == b']' {
+            return Some(out);
+        }
+        out.push(pos);
+        pos = skip_ws(text, skip_value(text, pos)?);
+        match *text.get(pos)? {
+            b',' => pos += 1,
+            b']' => return Some(out),
+            _ => return None,
+        }
+    }
+}
+
 fn skip_ws(t: &[u8], mut p: usize) -> usize {
     while p < t.len() && matches!(t[p], b' ' | b'\t' | b'\n' | b'\r') {
         p += 1;
@@ -155,5 +181,16 @@ mod tests {
         assert_eq!(&t[locate(t, "/c~1d/e").unwrap()..][..4], b"null");
         assert_eq!(locate(t, "/a/5"), None);
         assert_eq!(locate(t, "/zz"), None);
+    }
+
+    #[test]
+    fn lists_array_elements() {
+        let t = br#"{"a": [ 1, {"b": "]"} ,[2], "x" ], "c": 3, "e": []}"#;
+        let got = array_elements(t, "/a").unwrap();
+        assert_eq!(got, vec![8, 11, 23, 28]);
+        assert_eq!(&t[locate(&t[got[1]..], "/b").unwrap() + got[1]..][..3], b"\"]\"");
+        assert_eq!(array_elements(t, "/e"), Some(vec![]));
+        assert_eq!(array_elements(t, "/c"), None);
+        assert_eq!(array_elements(b"[1, 2", ""), None);
     }
 }

@@ -104,7 +104,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
 }
 
 /// Request header names that carry a client session id, lower case.
-const SESSION_HEADERS: &[&str] = &["x-claude-code-session-id", "session_id"];
+pub const SESSION_HEADERS: &[&str] = &["x-claude-code-session-id", "session_id"];
 
 /// The session id among recorded request headers (names case-insensitive; a
 /// value may be a string or a list of strings, the first non-empty one counts).

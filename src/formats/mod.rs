@@ -8,6 +8,7 @@ pub mod claude_code;
 pub mod codex_rollout;
 pub mod exchange_log;
 pub mod gemini;
+pub mod har;
 pub mod jsonl;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -36,6 +37,7 @@ pub const ALL: &[FormatId] = &[
     anthropic::ID,
     openai_chat::ID,
     vcr_cassette::ID,
+    har::ID,
 ];
 
 /// Whether `f` is a transcript format (pi session, Claude Code, Codex rollout).
@@ -208,6 +210,9 @@ fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
     if is_openclaw_trajectory(&v) {
         return Ok(Some(Detection::Unsupported(OPENCLAW_TRAJECTORY_DOCUMENT)));
     }
+    if har::sniff(&v) {
+        return Ok(Some(Detection::Format(har::ID)));
+    }
     Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
 }
 
@@ -360,8 +365,10 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
         };
     }
     let bytes = src.read_all()?;
-    let v: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| unfit(&format!("not one JSON document ({e}), so no request body")))?;
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        let what = if format == har::ID { "no HTTP Archive" } else { "no request body" };
+        unfit(&format!("not one JSON document ({e}), so {what}"))
+    })?;
     let (fits, missing) = match format {
         "openai-chat" | "anthropic-messages" | "bedrock-converse" => {
             (v.get("messages").is_some_and(Value::is_array), "no `messages` array")
@@ -376,6 +383,10 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
         "pydantic-ai-history" => {
             (pydantic_ai::sniff(&v), "not an array of messages with `kind` \"request\" or \"response\" and `parts`")
         }
+        "har" => match har::fit(&v) {
+            Ok(()) => (true, ""),
+            Err(missing) => (false, missing),
+        },
         _ => (true, ""),
     };
     if fits { Ok(()) } else { Err(unfit(missing)) }
@@ -582,6 +593,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         "exchange-log" => exchange_log::load(src, opts),
         "openclaw-trajectory" => openclaw_trajectory::load(src, opts),
         "vcr-cassette" => vcr_cassette::load(src, opts),
+        "har" => har::load(src, opts),
         f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
             path: src.display.clone().into(),

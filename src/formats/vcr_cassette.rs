@@ -161,8 +161,9 @@ pub fn uri_path(u: &str) -> &str {
     }
 }
 
-/// Endpoints that are not model calls even when their body looks like one.
-fn not_a_model_call(method: &str, path: &str) -> bool {
+/// Endpoints that are not model calls even when their body looks like one
+/// (`method` upper case; token counting, embeddings, files, model listing).
+pub fn not_a_model_call(method: &str, path: &str) -> bool {
     let p = path.to_ascii_lowercase();
     !matches!(method, "" | "POST" | "WEBSOCKET")
         || p.ends_with("/count_tokens")
@@ -309,8 +310,21 @@ fn response_id(r: &Resp) -> Option<Box<str>> {
         Some(Value::Object(o)) => o.get("string").and_then(Value::as_str)?,
         _ => return None,
     };
-    let text = body_text(text);
-    if let Ok(v) = serde_json::from_str::<Value>(&text) {
+    response_id_in_text(&body_text(text))
+}
+
+/// The id of a recorded response body given as text: JSON `id`,
+/// `responseId` or `response.id`, or (a streamed body) the first `data:`
+/// event carrying one.
+pub fn response_id_in_text(text: &str) -> Option<Box<str>> {
+    let id_of = |v: &Value| -> Option<Box<str>> {
+        v.get("id")
+            .or_else(|| v.get("responseId"))
+            .or_else(|| v.get("response").and_then(|r| r.get("id")))
+            .and_then(Value::as_str)
+            .map(Into::into)
+    };
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
         return id_of(&v);
     }
     // A streamed body: `data: {…}` events; the first carrying an id wins.

@@ -270,6 +270,7 @@ fn neutral_name(format: &str, index: usize, of: usize) -> String {
         "exchange-log" => "exchanges.jsonl".into(),
         "openclaw-trajectory" => "session.trajectory.jsonl".into(),
         "vcr-cassette" => "cassette.yaml".into(),
+        "har" => "archive.har".into(),
         "pydantic-ai-history" if of > 1 => format!("{:02}-history.json", index + 1),
         "pydantic-ai-history" => "history.json".into(),
         _ if of > 1 => format!("req{}.json", index + 1),

@@ -468,6 +468,7 @@ fn empty_file_is_a_clear_error_or_clean() {
         "codex-rollout",
         "exchange-log",
         "vcr-cassette",
+        "har",
         "openai-chat",
         "pydantic-ai-history",
     ] {
@@ -520,6 +521,7 @@ fn binary_files_are_clear_errors() {
             "codex-rollout",
             "exchange-log",
             "vcr-cassette",
+            "har",
             "anthropic-messages",
             "pydantic-ai-history",
         ] {

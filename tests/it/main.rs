@@ -18,6 +18,7 @@ mod fence_props;
 mod flood;
 mod formats_out;
 mod fuzz_regressions;
+mod har;
 mod inputs;
 mod output;
 mod output_cli;
