@@ -40,8 +40,8 @@ pub mod text;
 
 pub use error::{Error, Result};
 pub use finding::{Finding, Related, Severity};
-pub use rules::Unlisted;
 use rule_id::RuleId;
+pub use rules::Unlisted;
 
 use formats::LoadOptions;
 use inputs::{DiscoverOptions, Job, Skipped};
@@ -171,7 +171,8 @@ impl CheckReport {
     /// Whether a finding is at or above the failing severity of its configuration.
     pub fn failing(&self) -> bool {
         let fails = |path: &str, s: Severity| s >= self.fail_on.get(path).copied().unwrap_or(Severity::Warning);
-        self.findings.iter().any(|f| fails(&f.path, f.severity)) || self.unlisted.iter().any(|u| fails(&u.path, u.severity))
+        self.findings.iter().any(|f| fails(&f.path, f.severity))
+            || self.unlisted.iter().any(|u| fails(&u.path, u.severity))
     }
 
     /// Findings counted but not listed, in all.

@@ -1027,7 +1027,8 @@ fn emit_with(
     match file {
         Some(p) => {
             let mut w = MaskLines::new(std::io::BufWriter::with_capacity(BUF, ctxlint::safety::AtomicFile::create(p)?));
-            let written = render(&mut w).and_then(|()| w.finish()).and_then(|b| b.into_inner().map_err(|e| e.into_error()));
+            let written =
+                render(&mut w).and_then(|()| w.finish()).and_then(|b| b.into_inner().map_err(|e| e.into_error()));
             match written {
                 Ok(f) => f.commit(),
                 Err(e) => Err(Error::io(p, e)),

@@ -1,9 +1,9 @@
 //! `grouped`: findings under a heading per file (like ruff's `grouped`), each
 //! finding one line `  line:col CODE name message`, then the summary.
 
+use super::Out;
 use crate::{CheckReport, Severity};
 use owo_colors::OwoColorize;
-use super::Out;
 
 /// Renders a check report; `summary` false (`--quiet`) leaves the summary out.
 pub fn render(r: &CheckReport, color: bool, summary: bool) -> String {

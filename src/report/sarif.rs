@@ -48,27 +48,27 @@ pub fn write_in(r: &CheckReport, root: &Path, out: Out<'_>) -> std::io::Result<(
         })
         .collect();
     let result = |f: &crate::Finding| {
-            let mut region = serde_json::Map::new();
-            if let Some(l) = f.line {
-                region.insert("startLine".into(), json!(l));
-                if let Some(c) = f.column {
-                    region.insert("startColumn".into(), json!(c));
-                }
-                if let (Some(el), Some(ec)) = (f.end_line, f.end_column) {
-                    region.insert("endLine".into(), json!(el));
-                    region.insert("endColumn".into(), json!(ec));
-                }
-            } else {
-                region.insert("startLine".into(), json!(1));
+        let mut region = serde_json::Map::new();
+        if let Some(l) = f.line {
+            region.insert("startLine".into(), json!(l));
+            if let Some(c) = f.column {
+                region.insert("startColumn".into(), json!(c));
             }
-            if let Some(e) = super::excerpt(f) {
-                region.insert("snippet".into(), json!({"text": e}));
+            if let (Some(el), Some(ec)) = (f.end_line, f.end_column) {
+                region.insert("endLine".into(), json!(el));
+                region.insert("endColumn".into(), json!(ec));
             }
-            let mut msg = crate::text::mask_secrets(&f.message);
-            if !f.pointer.is_empty() {
-                msg.push_str(&format!(" (at {})", f.pointer));
-            }
-            let related: Vec<Value> = f
+        } else {
+            region.insert("startLine".into(), json!(1));
+        }
+        if let Some(e) = super::excerpt(f) {
+            region.insert("snippet".into(), json!({"text": e}));
+        }
+        let mut msg = crate::text::mask_secrets(&f.message);
+        if !f.pointer.is_empty() {
+            msg.push_str(&format!(" (at {})", f.pointer));
+        }
+        let related: Vec<Value> = f
                 .related
                 .iter()
                 .enumerate()
@@ -80,16 +80,16 @@ pub fn write_in(r: &CheckReport, root: &Path, out: Out<'_>) -> std::io::Result<(
                     })
                 })
                 .collect();
-            json!({
-                "ruleId": f.code,
-                "ruleIndex": RuleId::ALL.iter().position(|x| *x == f.rule).unwrap_or(0),
-                "level": level(f.severity),
-                "message": {"text": msg},
-                "locations": [{"physicalLocation": {"artifactLocation": location(&f.path), "region": Value::Object(region)}}],
-                "relatedLocations": related,
-                "partialFingerprints": {"ctxlintFingerprint/v1": f.fingerprint},
-                "properties": {"pointer": f.pointer, "rule": f.rule.name()},
-            })
+        json!({
+            "ruleId": f.code,
+            "ruleIndex": RuleId::ALL.iter().position(|x| *x == f.rule).unwrap_or(0),
+            "level": level(f.severity),
+            "message": {"text": msg},
+            "locations": [{"physicalLocation": {"artifactLocation": location(&f.path), "region": Value::Object(region)}}],
+            "relatedLocations": related,
+            "partialFingerprints": {"ctxlintFingerprint/v1": f.fingerprint},
+            "properties": {"pointer": f.pointer, "rule": f.rule.name()},
+        })
     };
     const SLOT: &str = "\u{0}results\u{0}";
     let v = json!({

@@ -37,11 +37,7 @@ fn torn_session(dir: &Path, torn: usize) -> String {
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = ctxlint().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
 
 #[test]

@@ -44,7 +44,10 @@ fn statistics_as_json() {
             "unanswered-tool-call": {"code": "CTX301", "count": 1, "errors": 1, "warnings": 0},
         })
     );
-    assert_eq!(v["summary"], json!({"files": 1, "skipped": 0, "failed": 0, "findings": 3, "errors": 2, "warnings": 1, "unlisted": 0}));
+    assert_eq!(
+        v["summary"],
+        json!({"files": 1, "skipped": 0, "failed": 0, "findings": 3, "errors": 2, "warnings": 1, "unlisted": 0})
+    );
 }
 
 #[test]
@@ -91,7 +94,10 @@ fn json_fields() {
     assert_eq!(code, 1);
     let v: Value = serde_json::from_str(&out).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["version", "tool", "tool_version", "findings", "files", "skipped", "failed", "unlisted", "summary"]);
+    assert_eq!(
+        keys,
+        ["version", "tool", "tool_version", "findings", "files", "skipped", "failed", "unlisted", "summary"]
+    );
     assert_eq!(v["tool_version"], env!("CARGO_PKG_VERSION"));
     let f = &v["findings"][0];
     let keys: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
