@@ -1,6 +1,7 @@
 //! Input formats: detection by content (SPEC §1) and the registry of loaders.
 //! One file per format; each documents the upstream source of its facts.
 
+pub mod aider;
 pub mod anthropic;
 pub mod bedrock;
 pub mod body;
@@ -34,6 +35,7 @@ pub const ALL: &[FormatId] = &[
     anthropic::ID,
     openai_chat::ID,
     vcr_cassette::ID,
+    aider::ID,
 ];
 
 /// Whether `f` is a transcript format (pi session, Claude Code, Codex rollout).
@@ -197,6 +199,10 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
         }
         return Ok(whole_document(src)?.unwrap_or(Detection::Unknown));
     }
+    // Text: an Aider LLM history opens with a `TO LLM <timestamp>` header.
+    if aider::sniff(t) {
+        return Ok(Detection::Format(aider::ID));
+    }
     let has = |needle: &[u8]| memchr::memmem::find(t, needle).is_some();
     if t.starts_with(b"interactions:") || has(b"\ninteractions:") || t.starts_with(b"---") && has(b"interactions:") {
         return Ok(Detection::Format(vcr_cassette::ID));
@@ -354,6 +360,9 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
             }
         }
         return Err(unfit(missing));
+    }
+    if format == aider::ID {
+        return if aider::fits(src)? { Ok(()) } else { Err(unfit(aider::MISSING)) };
     }
     if format == vcr_cassette::ID {
         return if vcr_cassette::has_interactions(src)? {
@@ -584,6 +593,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         "codex-rollout" => codex_rollout::load(src, opts),
         "exchange-log" => exchange_log::load(src, opts),
         "vcr-cassette" => vcr_cassette::load(src, opts),
+        "aider-llm-history" => aider::load(src, opts),
         f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
             path: src.display.clone().into(),
