@@ -198,7 +198,13 @@ const INJECTED_CONTEXT: &[&str] = &[
 
 /// Whether a user-role text is one of Aider's own context messages ([`INJECTED_CONTEXT`]).
 fn is_injected_context(text: &str) -> bool {
-    INJECTED_CONTEXT.iter().any(|p| text.starts_with(p))
+    injected_prefix(text).is_some()
+}
+
+/// The [`INJECTED_CONTEXT`] opening `text` starts with, if any (kept by
+/// `repro`'s anonymiser, so a reduced case classifies the message alike).
+pub fn injected_prefix(text: &str) -> Option<&'static str> {
+    INJECTED_CONTEXT.iter().copied().find(|p| text.starts_with(p))
 }
 
 /// Where an element of a block starts: 1-based line, 1-based column (in
