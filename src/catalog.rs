@@ -87,6 +87,12 @@ pub const FORMATS: &[FormatInfo] = &[
         location: "tests/cassettes/**/*.yaml in the project",
     },
     FormatInfo {
+        id: "aider-llm-history",
+        what: "Aider LLM history (TO LLM / LLM RESPONSE blocks)",
+        kind: "stream of requests",
+        location: ".aider.llm.history in the project (--llm-history-file)",
+    },
+    FormatInfo {
         id: "openclaw-trajectory",
         what: "OpenClaw trajectory JSONL (traceSchema \"openclaw-trajectory\")",
         kind: "stream of requests",
@@ -103,12 +109,6 @@ pub const FORMATS: &[FormatInfo] = &[
         what: "HTTP Archive of provider API traffic (browser, mitmproxy, Charles exports)",
         kind: "stream of requests",
         location: "wherever it was exported",
-    },
-    FormatInfo {
-        id: "aider-llm-history",
-        what: "Aider LLM history (TO LLM / LLM RESPONSE blocks)",
-        kind: "stream of requests",
-        location: ".aider.llm.history in the project (--llm-history-file)",
     },
     FormatInfo {
         id: "gemini-cli",

@@ -650,7 +650,7 @@ pub fn locate(parsed: &Parsed, header_line: u32, pointer: &str) -> Option<Pos> {
     exact.copied().or_else(|| {
         // A pointer below an element (none is made today): its element's start.
         let mut p = pointer;
-        while let Some((head, _)) = p.rsplit_once('/') {
+        while let Some((head, _)) = p.rsplit_once('/').filter(|(h, _)| !h.is_empty()) {
             if let Some(pos) = parsed.positions.get(&(header_line, head.to_string())) {
                 return Some(*pos);
             }
@@ -658,4 +658,170 @@ pub fn locate(parsed: &Parsed, header_line: u32, pointer: &str) -> Option<Pos> {
         }
         None
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Parsed {
+        parse_text("h", text.as_bytes())
+    }
+
+    /// (role, kind, pointer, first block's text) of each message of request `i`.
+    fn messages(p: &Parsed, i: usize) -> Vec<(&'static str, &'static str, String, String)> {
+        p.requests[i]
+            .messages
+            .iter()
+            .map(|m| {
+                let t = m.blocks.first().map(|b| b.text.to_string()).unwrap_or_default();
+                (m.role.as_str(), m.kind.as_str(), m.pointer.to_string(), t)
+            })
+            .collect()
+    }
+
+    fn reasons(p: &Parsed) -> Vec<(u32, String)> {
+        p.bad.kept.iter().map(|b| (b.line, b.reason.clone())).collect()
+    }
+
+    const TWO: &str = "TO LLM 2025-03-14T09:26:53\n-------\nSYSTEM Act as an expert.\nSYSTEM \nSYSTEM Be brief.\n-------\nUSER hi\n-------\nASSISTANT Ok.\n-------\nUSER Change it\nUSER   now\nLLM RESPONSE 2025-03-14T09:26:58\nASSISTANT Done.\nASSISTANT Really.\nTO LLM 2025-03-14T09:27:10\n-------\nSYSTEM Act as an expert.\nLLM RESPONSE 2025-03-14T09:27:11\n\n";
+
+    #[test]
+    fn blocks_are_requests_and_every_line_of_a_message_carries_its_role() {
+        let p = parse(TWO);
+        assert_eq!(p.requests.len(), 2);
+        assert!(p.bad.kept.is_empty(), "{:?}", reasons(&p));
+        assert_eq!(
+            messages(&p, 0),
+            vec![
+                ("system", "system", "/messages/0".into(), "Act as an expert.\n\nBe brief.".into()),
+                ("user", "user", "/messages/1".into(), "hi".into()),
+                ("assistant", "assistant", "/messages/2".into(), "Ok.".into()),
+                ("user", "user", "/messages/3".into(), "Change it\n  now".into()),
+            ]
+        );
+        let r = &p.requests[1];
+        assert_eq!((r.index, r.line, r.pointer.as_str(), r.body_format), (1, Some(16), "", ID));
+        assert_eq!(p.replies, vec![Some("Done.\nReally.".to_string()), Some(String::new())]);
+        // Positions: the message's first text line, after its tag.
+        assert_eq!(locate(&p, 1, "/messages/0"), Some(Pos { line: 3, column: 8, offset: 42 }));
+        assert_eq!(locate(&p, 1, "/messages/3"), Some(Pos { line: 11, column: 6, offset: 136 }));
+        assert_eq!(locate(&p, 16, ""), Some(Pos { line: 16, column: 1, offset: 224 }));
+        assert_eq!(locate(&p, 16, "/messages/1"), None);
+        assert_eq!((&TWO[42..45], &TWO[136..142], &TWO[224..230]), ("Act", "Change", "TO LLM"));
+    }
+
+    #[test]
+    fn crlf_reads_as_lf() {
+        let lf = parse(TWO);
+        let crlf = parse(&TWO.replace('\n', "\r\n"));
+        assert!(crlf.bad.kept.is_empty());
+        assert_eq!(messages(&lf, 0), messages(&crlf, 0));
+        assert_eq!(lf.requests[0].messages[3].json_hash, crlf.requests[0].messages[3].json_hash);
+        // Offsets count the `\r`s.
+        assert_eq!(locate(&crlf, 1, "/messages/3").map(|p| (p.line, p.offset)), Some((11, 146)));
+    }
+
+    #[test]
+    fn list_content_with_a_multi_line_text_equals_the_string_and_images_are_media() {
+        let list = "TO LLM 2025-03-14T09:26:53\n-------\nUSER type: text\nUSER text: I have *added these files to the chat* so you can edit them.\nraw second line\n\nUSER third\nUSER cache_control: {'type': 'ephemeral'}\n-------\nUSER type: text\nUSER text: Image file: a.png\nUSER type: image_url\nUSER Image_url URL: data:image/png;base64,AAAA\n";
+        let p = parse(list);
+        assert!(p.bad.kept.is_empty(), "{:?}", reasons(&p));
+        let m = &p.requests[0].messages[0];
+        assert_eq!(m.kind, MessageKind::Meta);
+        assert_eq!(&*m.blocks[0].text, "I have *added these files to the chat* so you can edit them.\nraw second line\n\nUSER third");
+        assert_eq!(m.blocks[0].pointer, "/messages/0/content/0");
+        // The same message logged as a string hashes alike (SPEC §1).
+        let s = parse("TO LLM 2025-03-14T09:26:53\n-------\nUSER I have *added these files to the chat* so you can edit them.\nUSER raw second line\nUSER \nUSER USER third\n");
+        assert_eq!(m.json_hash, s.requests[0].messages[0].json_hash);
+        assert_ne!(m.json_hash, 0);
+        let img = &p.requests[0].messages[1];
+        let kinds: Vec<BlockKind> = img.blocks.iter().map(|b| b.kind).collect();
+        assert_eq!(kinds, vec![BlockKind::Text, BlockKind::Media]);
+        assert_eq!(locate(&p, 1, "/messages/1/content/1").map(|p| p.line), Some(12));
+    }
+
+    #[test]
+    fn a_function_call_line_is_a_tool_call_and_an_empty_message_alternates() {
+        let t = "TO LLM 2025-03-14T09:26:53\n-------\nUSER go\n-------\nASSISTANT Function Call: {'name': 'replace_lines', 'arguments': '{\"a\": 1}'}\n-------\n-------\nASSISTANT Ok.\n";
+        let p = parse(t);
+        let m = &p.requests[0].messages;
+        assert_eq!(m.len(), 4);
+        assert_eq!(m[1].blocks.len(), 1);
+        assert_eq!((m[1].blocks[0].kind, m[1].blocks[0].tool_name.as_deref()), (BlockKind::ToolCall, Some("replace_lines")));
+        assert_eq!(m[1].blocks[0].pointer, "/messages/1/function_call");
+        // No line: the role the log does not give alternates with the one before.
+        assert_eq!((m[2].role, m[2].blocks[0].text.as_ref()), (Role::User, ""));
+        assert_eq!(locate(&p, 1, "/messages/2").map(|p| p.line), Some(6));
+    }
+
+    #[test]
+    fn garbage_lines_are_bad_lines_and_reading_goes_on() {
+        let t = "some preface\nTO LLM 2025-03-14T09:26:53\nstray\n-------\nUSER hi\nnot tagged\nASSISTANT wrong role\n-------\nnonsense\nLLM RESPONSE 2025-03-14T09:26:58\nASSISTANT ok\nbad reply line\nLLM RESPONSE 2025-03-14T09:26:59\nASSISTANT again\nTO LLM 2025-03-14T09:27:00\n-------\nUSER \u{0}x\nUSER fine\n";
+        let p = parse(t);
+        assert_eq!(
+            reasons(&p),
+            vec![
+                (1, "text before the first `TO LLM <timestamp>` header".to_string()),
+                (3, "a line of a `TO LLM` block before its first `-------` message line".to_string()),
+                (6, "a line of a USER message without its `USER ` tag".to_string()),
+                (7, "a line of a USER message without its `USER ` tag".to_string()),
+                (9, "a message line without a role tag (`SYSTEM `, `USER `, `ASSISTANT `, …)".to_string()),
+                (12, "a line of an `LLM RESPONSE` block without the `ASSISTANT ` tag".to_string()),
+                (13, "an `LLM RESPONSE` block with no `TO LLM` block of its own before it".to_string()),
+                (17, "NUL byte at column 6".to_string()),
+            ]
+        );
+        assert_eq!(p.requests.len(), 2);
+        assert_eq!(messages(&p, 0), vec![("user", "user", "/messages/0".into(), "hi".into())]);
+        assert_eq!(messages(&p, 1), vec![("user", "user", "/messages/0".into(), "fine".into())]);
+        // Invalid UTF-8 is a bad line too.
+        let p = parse_text("h", b"TO LLM 2025-03-14T09:26:53\n-------\nUSER \xff\xfe\nUSER ok\n");
+        assert_eq!(reasons(&p), vec![(3, "invalid UTF-8 at byte 6 (Aider writes the file as UTF-8)".to_string())]);
+    }
+
+    #[test]
+    fn a_block_cut_mid_line_is_not_loaded_but_a_block_without_reply_is() {
+        let cut = "TO LLM 2025-03-14T09:26:53\n-------\nUSER hi\nLLM RESPONSE 2025-03-14T09:26:58\nASSISTANT ok\nTO LLM 2025-03-14T09:27:00\n-------\nUSER hi\n-------\nASSIS";
+        let p = parse(cut);
+        assert_eq!(p.requests.len(), 1);
+        assert_eq!(reasons(&p), vec![(10, "the file ends mid-line in the `TO LLM` block of line 6 (a write cut short): that block is not checked".to_string())]);
+        let unanswered = "TO LLM 2025-03-14T09:26:53\n-------\nUSER hi\n";
+        let p = parse(unanswered);
+        assert_eq!((p.requests.len(), p.replies.clone()), (1, vec![None]));
+        assert!(p.bad.kept.is_empty());
+    }
+
+    #[test]
+    fn detection_needs_a_dated_to_llm_header_first() {
+        assert!(sniff(b"\n\nTO LLM 2025-03-14T09:26:53\n-------\n"));
+        assert!(sniff(b"\xEF\xBB\xBFTO LLM 2025-03-14T09:26:53\r\n"));
+        assert!(sniff(b"TO LLM 2025-03-14"));
+        for no in [
+            &b"TO LLM yesterday\n"[..],
+            b"LLM RESPONSE 2025-03-14T09:26:58\n",
+            b"TO LLM\n",
+            b"TO LLM 2025-3-14\n",
+            b"{\"messages\": []}\n",
+            b"interactions:\n",
+            b"",
+            b"\xff\xfe",
+        ] {
+            assert!(!sniff(no), "{:?}", String::from_utf8_lossy(no));
+        }
+    }
+
+    #[test]
+    fn no_input_panics() {
+        // Every prefix of a file with each shape in it, and odd bytes.
+        let all = format!("{TWO}TO LLM 2025-03-14T09:28:00\n-------\nUSER type: text\nUSER text: a\nb\n-------\nASSISTANT Function Call: {{'name\n\u{0}\r\r\n");
+        for k in 0..all.len() {
+            if all.is_char_boundary(k) {
+                let _ = parse(&all[..k]);
+            }
+        }
+        for junk in [&b"\r"[..], b"\n\n\n", b"-------\n", b"TO LLM 2025-01-01\n-------\n-------\n", b"USER type:\n"] {
+            let _ = parse_text("h", junk);
+        }
+    }
 }

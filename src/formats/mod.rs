@@ -139,7 +139,9 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
 /// [`MAX_SNIFF_BYTES`] past the 8th record), so any number of leading bookkeeping records
 /// (Claude Code `file-history-snapshot`, `summary`, `permission-mode`, … lines)
 /// never hide a format. Lines that do not parse are passed over. A single JSON
-/// document is recognised by its body; YAML by `interactions:`.
+/// document is recognised by its body; YAML by `interactions:`; an Aider
+/// LLM history by its first non-blank line, a `TO LLM <timestamp>` header
+/// ([`aider::sniff`]: text never read as JSON, and JSON never as it).
 pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     let head = src.peek(PEEK)?;
     let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
@@ -319,7 +321,8 @@ type RecordTest = fn(&Value) -> bool;
 /// requires (SPEC §1: otherwise an error naming what is missing, never a clean
 /// pass). JSONL formats: a record as detection recognises them (a line that does
 /// not parse fits nothing); body formats: the document's top-level fields; a
-/// cassette: a top-level `interactions` key.
+/// cassette: a top-level `interactions` key; an Aider LLM history: a
+/// `TO LLM <timestamp>` header line.
 pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
     let unfit = |missing: &str| Error::DoesNotFit {
         path: src.display.clone().into(),

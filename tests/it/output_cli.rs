@@ -389,10 +389,10 @@ fn formats_lists_every_format_id() {
         "bedrock-converse",
         "exchange-log",
         "vcr-cassette",
+        "aider-llm-history",
         "openclaw-trajectory",
         "otel-genai",
         "har",
-        "aider-llm-history",
         "gemini-cli",
         "cline-history",
         "copilot-cli",
@@ -404,7 +404,7 @@ fn formats_lists_every_format_id() {
     let got: Vec<&str> = v.iter().map(|f| f["id"].as_str().unwrap()).collect();
     assert_eq!(got, ids);
     let supported: Vec<&str> = v.iter().filter(|f| f["supported"] == true).map(|f| f["id"].as_str().unwrap()).collect();
-    assert_eq!(supported, ids[..11]);
+    assert_eq!(supported, ids[..12]);
     assert_eq!(v[1]["location"], "~/.claude/projects/*/*.jsonl (or $CLAUDE_CONFIG_DIR/projects)");
     let (code, out, _) = run(ctxlint().arg("formats"));
     assert_eq!(code, 0);
