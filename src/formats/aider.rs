@@ -304,7 +304,15 @@ struct Parser {
 
 impl Parser {
     fn new(path: Arc<str>) -> Self {
-        Parser { path, section: Section::Preamble, req: None, msg: None, reply: None, out: Parsed::default(), last: None }
+        Parser {
+            path,
+            section: Section::Preamble,
+            req: None,
+            msg: None,
+            reply: None,
+            out: Parsed::default(),
+            last: None,
+        }
     }
 
     fn bad(&mut self, no: u32, offset: u64, text: &str, reason: impl Into<String>) {
@@ -386,7 +394,9 @@ impl Parser {
                     Some(r) => reply.push(r.strip_prefix(' ').unwrap_or(r).to_string()),
                     // An empty reply is written as one blank line.
                     None if text.trim().is_empty() => {}
-                    None => self.bad(no, offset, text, "a line of an `LLM RESPONSE` block without the `ASSISTANT ` tag"),
+                    None => {
+                        self.bad(no, offset, text, "a line of an `LLM RESPONSE` block without the `ASSISTANT ` tag")
+                    }
                 }
             }
             Section::Request => {
@@ -729,10 +739,15 @@ mod tests {
         assert!(p.bad.kept.is_empty(), "{:?}", reasons(&p));
         let m = &p.requests[0].messages[0];
         assert_eq!(m.kind, MessageKind::Meta);
-        assert_eq!(&*m.blocks[0].text, "I have *added these files to the chat* so you can edit them.\nraw second line\n\nUSER third");
+        assert_eq!(
+            &*m.blocks[0].text,
+            "I have *added these files to the chat* so you can edit them.\nraw second line\n\nUSER third"
+        );
         assert_eq!(m.blocks[0].pointer, "/messages/0/content/0");
         // The same message logged as a string hashes alike (SPEC §1).
-        let s = parse("TO LLM 2025-03-14T09:26:53\n-------\nUSER I have *added these files to the chat* so you can edit them.\nUSER raw second line\nUSER \nUSER USER third\n");
+        let s = parse(
+            "TO LLM 2025-03-14T09:26:53\n-------\nUSER I have *added these files to the chat* so you can edit them.\nUSER raw second line\nUSER \nUSER USER third\n",
+        );
         assert_eq!(m.json_hash, s.requests[0].messages[0].json_hash);
         assert_ne!(m.json_hash, 0);
         let img = &p.requests[0].messages[1];
@@ -748,7 +763,10 @@ mod tests {
         let m = &p.requests[0].messages;
         assert_eq!(m.len(), 4);
         assert_eq!(m[1].blocks.len(), 1);
-        assert_eq!((m[1].blocks[0].kind, m[1].blocks[0].tool_name.as_deref()), (BlockKind::ToolCall, Some("replace_lines")));
+        assert_eq!(
+            (m[1].blocks[0].kind, m[1].blocks[0].tool_name.as_deref()),
+            (BlockKind::ToolCall, Some("replace_lines"))
+        );
         assert_eq!(m[1].blocks[0].pointer, "/messages/1/function_call");
         // No line: the role the log does not give alternates with the one before.
         assert_eq!((m[2].role, m[2].blocks[0].text.as_ref()), (Role::User, ""));
@@ -785,7 +803,14 @@ mod tests {
         let cut = "TO LLM 2025-03-14T09:26:53\n-------\nUSER hi\nLLM RESPONSE 2025-03-14T09:26:58\nASSISTANT ok\nTO LLM 2025-03-14T09:27:00\n-------\nUSER hi\n-------\nASSIS";
         let p = parse(cut);
         assert_eq!(p.requests.len(), 1);
-        assert_eq!(reasons(&p), vec![(10, "the file ends mid-line in the `TO LLM` block of line 6 (a write cut short): that block is not checked".to_string())]);
+        assert_eq!(
+            reasons(&p),
+            vec![(
+                10,
+                "the file ends mid-line in the `TO LLM` block of line 6 (a write cut short): that block is not checked"
+                    .to_string()
+            )]
+        );
         let unanswered = "TO LLM 2025-03-14T09:26:53\n-------\nUSER hi\n";
         let p = parse(unanswered);
         assert_eq!((p.requests.len(), p.replies.clone()), (1, vec![None]));
@@ -814,7 +839,9 @@ mod tests {
     #[test]
     fn no_input_panics() {
         // Every prefix of a file with each shape in it, and odd bytes.
-        let all = format!("{TWO}TO LLM 2025-03-14T09:28:00\n-------\nUSER type: text\nUSER text: a\nb\n-------\nASSISTANT Function Call: {{'name\n\u{0}\r\r\n");
+        let all = format!(
+            "{TWO}TO LLM 2025-03-14T09:28:00\n-------\nUSER type: text\nUSER text: a\nb\n-------\nASSISTANT Function Call: {{'name\n\u{0}\r\r\n"
+        );
         for k in 0..all.len() {
             if all.is_char_boundary(k) {
                 let _ = parse(&all[..k]);

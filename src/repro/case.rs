@@ -117,7 +117,8 @@ pub fn expected_json(info: &CaseInfo) -> String {
             let mut o = serde_json::Map::new();
             o.insert("rule".into(), json!(f.rule.name()));
             o.insert("path".into(), json!(f.path));
-            if matches!(f.format, "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "aider-llm-history") {
+            if matches!(f.format, "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "aider-llm-history")
+            {
                 if let Some(l) = f.line {
                     o.insert("line".into(), json!(l));
                 }

@@ -9,7 +9,8 @@ use serde_json::Value;
 const DIR: &str = "fixtures/formats/aider-llm-history";
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("ctxlint").unwrap().current_dir(env!("CARGO_MANIFEST_DIR")).args(args).output().unwrap();
+    let out =
+        Command::cargo_bin("ctxlint").unwrap().current_dir(env!("CARGO_MANIFEST_DIR")).args(args).output().unwrap();
     (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
 
@@ -89,10 +90,15 @@ fn the_system_prompt_twice_in_one_request() {
 fn detection_and_a_forced_format() {
     let dir = tempfile::tempdir().unwrap();
     // Walking finds the hidden `.aider.llm.history` and reads it by content.
-    let text = std::fs::read(format!("{}/{DIR}/duplicate-system-prompt.aider.llm.history", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let text = std::fs::read(format!("{}/{DIR}/duplicate-system-prompt.aider.llm.history", env!("CARGO_MANIFEST_DIR")))
+        .unwrap();
     std::fs::write(dir.path().join(".aider.llm.history"), &text).unwrap();
     // A JSON body beside it is still read as JSON.
-    std::fs::write(dir.path().join("req.json"), r#"{"model":"m","messages":[{"role":"user","content":"TO LLM 2025-03-14T09:26:53"}]}"#).unwrap();
+    std::fs::write(
+        dir.path().join("req.json"),
+        r#"{"model":"m","messages":[{"role":"user","content":"TO LLM 2025-03-14T09:26:53"}]}"#,
+    )
+    .unwrap();
     let d = dir.path().to_str().unwrap();
     let (_, out, _) = run(&["check", d, "--output-format", "json"]);
     let v: Value = serde_json::from_str(&out).unwrap();
@@ -106,7 +112,10 @@ fn detection_and_a_forced_format() {
         })
         .collect();
     formats.sort();
-    assert_eq!(formats, vec![(".aider.llm.history".into(), "aider-llm-history".into()), ("req.json".into(), "openai-chat".into())]);
+    assert_eq!(
+        formats,
+        vec![(".aider.llm.history".into(), "aider-llm-history".into()), ("req.json".into(), "openai-chat".into())]
+    );
     // Forced on a file that is not one: an error naming what is missing.
     let json = dir.path().join("req.json");
     let (code, _, err) = run(&["check", json.to_str().unwrap(), "--input-format", "aider-llm-history"]);
@@ -114,7 +123,8 @@ fn detection_and_a_forced_format() {
     assert!(err.contains("no line is a `TO LLM <timestamp>` header"), "{err}");
     // Forced on a history: the same findings as detected.
     let h = dir.path().join(".aider.llm.history");
-    let (code, out, _) = run(&["check", h.to_str().unwrap(), "--input-format", "aider-llm-history", "--output-format", "json"]);
+    let (code, out, _) =
+        run(&["check", h.to_str().unwrap(), "--input-format", "aider-llm-history", "--output-format", "json"]);
     assert_eq!(code, 1);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["findings"][0]["rule"], "duplicate-system-prompt");
@@ -144,20 +154,29 @@ fn detection_and_a_forced_format() {
 
 #[test]
 fn show_lists_each_block_as_a_request() {
-    let (code, out, err) = run(&["show", &format!("{DIR}/clean.aider.llm.history"), "--output-format", "json", "--full"]);
+    let (code, out, err) =
+        run(&["show", &format!("{DIR}/clean.aider.llm.history"), "--output-format", "json", "--full"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let reqs = v["requests"].as_array().unwrap();
     let counts: Vec<usize> = reqs.iter().map(|r| r["messages"].as_array().unwrap().len()).collect();
     assert_eq!(counts, vec![6, 8, 10]);
-    let kinds: Vec<&str> = reqs[0]["messages"].as_array().unwrap().iter().map(|m| m["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> =
+        reqs[0]["messages"].as_array().unwrap().iter().map(|m| m["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, vec!["system", "meta", "assistant", "meta", "assistant", "user"]);
 }
 
 #[test]
 fn diff_shows_the_edited_reply() {
-    let (code, out, err) =
-        run(&["diff", &format!("{DIR}/history-rewrite.aider.llm.history"), "--request", "1", "2", "--output-format", "json"]);
+    let (code, out, err) = run(&[
+        "diff",
+        &format!("{DIR}/history-rewrite.aider.llm.history"),
+        "--request",
+        "1",
+        "2",
+        "--output-format",
+        "json",
+    ]);
     assert_eq!(code, 1, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["verdict"], "rewrite");
