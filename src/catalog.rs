@@ -99,16 +99,16 @@ pub const FORMATS: &[FormatInfo] = &[
         location: "~/.openclaw/agents/*/sessions/*.trajectory.jsonl",
     },
     FormatInfo {
-        id: "otel-genai",
-        what: "OpenTelemetry GenAI traces and logs as OTLP JSON or JSONL; OpenInference spans",
-        kind: "streams of requests",
-        location: "the file exporter's or collector's output file",
-    },
-    FormatInfo {
         id: "aider-llm-history",
         what: "Aider LLM history (TO LLM / LLM RESPONSE blocks)",
         kind: "stream of requests",
         location: ".aider.llm.history in the project (--llm-history-file)",
+    },
+    FormatInfo {
+        id: "otel-genai",
+        what: "OpenTelemetry GenAI traces and logs as OTLP JSON or JSONL; OpenInference spans",
+        kind: "streams of requests",
+        location: "the file exporter's or collector's output file",
     },
     FormatInfo {
         id: "gemini-cli",

@@ -508,6 +508,28 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                     f.end_column = Some(col(end));
                 }
             }
+        } else if input.format == formats::aider::ID {
+            // Text blocks: each element's line, column and offset from the
+            // block (the finding's line is its request's `TO LLM` header).
+            let Ok(bytes) = src.read_all() else { continue };
+            let parsed = formats::aider::parse_text(&src.display, &bytes);
+            for &i in mine.iter().chain(&related_here) {
+                let f = &mut findings[i];
+                if f.path == src.display && !f.pointer.is_empty() {
+                    if let Some(p) = f.line.and_then(|l| formats::aider::locate(&parsed, l, &f.pointer)) {
+                        f.line = Some(p.line);
+                        f.column = Some(p.column);
+                        f.byte_offset = Some(p.offset);
+                    }
+                }
+                for r in &mut f.related {
+                    if r.path == src.display && !r.pointer.is_empty() {
+                        if let Some(p) = r.line.and_then(|l| formats::aider::locate(&parsed, l, &r.pointer)) {
+                            r.line = Some(p.line);
+                        }
+                    }
+                }
+            }
         } else if input.format == formats::vcr_cassette::ID {
             // YAML: lines only, from the pointer's key (columns and offsets are not resolved).
             let Ok(bytes) = src.read_all() else { continue };

@@ -1,6 +1,7 @@
 //! Input formats: detection by content (SPEC §1) and the registry of loaders.
 //! One file per format; each documents the upstream source of its facts.
 
+pub mod aider;
 pub mod anthropic;
 pub mod bedrock;
 pub mod body;
@@ -38,6 +39,7 @@ pub const ALL: &[FormatId] = &[
     openai_chat::ID,
     vcr_cassette::ID,
     har::ID,
+    aider::ID,
 ];
 
 /// Whether `f` is a transcript format (pi session, Claude Code, Codex rollout).
@@ -136,7 +138,9 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
 /// [`MAX_SNIFF_BYTES`] past the 8th record), so any number of leading bookkeeping records
 /// (Claude Code `file-history-snapshot`, `summary`, `permission-mode`, … lines)
 /// never hide a format. Lines that do not parse are passed over. A single JSON
-/// document is recognised by its body; YAML by `interactions:`.
+/// document is recognised by its body; YAML by `interactions:`; an Aider
+/// LLM history by its first non-blank line, a `TO LLM <timestamp>` header
+/// ([`aider::sniff`]: text never read as JSON, and JSON never as it).
 pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     let head = src.peek(PEEK)?;
     let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
@@ -194,6 +198,10 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
             return Ok(Detection::Unknown);
         }
         return Ok(whole_document(src)?.unwrap_or(Detection::Unknown));
+    }
+    // Text: an Aider LLM history opens with a `TO LLM <timestamp>` header.
+    if aider::sniff(t) {
+        return Ok(Detection::Format(aider::ID));
     }
     let has = |needle: &[u8]| memchr::memmem::find(t, needle).is_some();
     if t.starts_with(b"interactions:") || has(b"\ninteractions:") || t.starts_with(b"---") && has(b"interactions:") {
@@ -311,7 +319,8 @@ type RecordTest = fn(&Value) -> bool;
 /// requires (SPEC §1: otherwise an error naming what is missing, never a clean
 /// pass). JSONL formats: a record as detection recognises them (a line that does
 /// not parse fits nothing); body formats: the document's top-level fields; a
-/// cassette: a top-level `interactions` key.
+/// cassette: a top-level `interactions` key; an Aider LLM history: a
+/// `TO LLM <timestamp>` header line.
 pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
     let unfit = |missing: &str| Error::DoesNotFit {
         path: src.display.clone().into(),
@@ -356,6 +365,9 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
             }
         }
         return Err(unfit(missing));
+    }
+    if format == aider::ID {
+        return if aider::fits(src)? { Ok(()) } else { Err(unfit(aider::MISSING)) };
     }
     if format == vcr_cassette::ID {
         return if vcr_cassette::has_interactions(src)? {
@@ -594,6 +606,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         "openclaw-trajectory" => openclaw_trajectory::load(src, opts),
         "vcr-cassette" => vcr_cassette::load(src, opts),
         "har" => har::load(src, opts),
+        "aider-llm-history" => aider::load(src, opts),
         f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
             path: src.display.clone().into(),

@@ -38,7 +38,10 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     r
 }
 
-fn parse_message(m: &Value, mp: String) -> Message {
+/// Parses one Chat message `m` whose JSON Pointer is `mp` (also used by
+/// loaders that rebuild Chat-shaped messages from another rendering, such as
+/// [`super::aider`]).
+pub fn parse_message(m: &Value, mp: String) -> Message {
     let role_s = s(m, "role");
     let (role, kind) = match role_s {
         "system" => (Role::System, MessageKind::SystemPrompt),

@@ -248,7 +248,8 @@ fn count_lines(b: &[u8]) -> usize {
 
 fn kind_of(format: &str) -> Kind {
     match format {
-        "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory" => Kind::Jsonl,
+        "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory"
+        | "aider-llm-history" => Kind::Jsonl,
         "vcr-cassette" => Kind::Yaml,
         _ => Kind::Json,
     }
@@ -271,6 +272,7 @@ fn neutral_name(format: &str, index: usize, of: usize) -> String {
         "openclaw-trajectory" => "session.trajectory.jsonl".into(),
         "vcr-cassette" => "cassette.yaml".into(),
         "har" => "archive.har".into(),
+        "aider-llm-history" => "llm.history".into(),
         "pydantic-ai-history" if of > 1 => format!("{:02}-history.json", index + 1),
         "pydantic-ai-history" => "history.json".into(),
         _ if of > 1 => format!("req{}.json", index + 1),
@@ -370,6 +372,27 @@ fn slice_lines(n: usize, line: usize, related: &[usize], window: usize) -> Vec<u
     v
 }
 
+/// The lines of an Aider history's `TO LLM` blocks (each with its
+/// `LLM RESPONSE`) that hold line `line` or one of `related` (0-based), in
+/// order: a finding depends on its own request and the one it is compared with.
+fn aider_blocks(s: &Source, line: usize, related: &[usize]) -> Vec<usize> {
+    let n = s.lines.len();
+    let starts: Vec<usize> = (0..n).filter(|&i| s.line(i).starts_with(b"TO LLM ")).collect();
+    let block_of = |i: usize| starts.iter().rposition(|&b| b <= i);
+    let mut wanted: Vec<Option<usize>> = std::iter::once(line).chain(related.iter().copied()).map(block_of).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut keep = Vec::new();
+    for w in wanted {
+        let (from, to) = match w {
+            Some(b) => (starts[b], starts.get(b + 1).copied().unwrap_or(n)),
+            None => (0, starts.first().copied().unwrap_or(n)),
+        };
+        keep.extend(from..to);
+    }
+    keep
+}
+
 /// Builds the (sliced) case for a finding.
 /// An output folder inside a folder being checked would be walked as input by
 /// the next run (cases of cases) and writes into the inputs' tree; one inside
@@ -413,7 +436,12 @@ fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: b
                         .filter(|r| r.path == s.display)
                         .filter_map(|r| r.line.map(|l| (l as usize).saturating_sub(1)))
                         .collect();
-                    slice_lines(n, line, &related, window)
+                    if s.format == formats::aider::ID {
+                        // Whole blocks: a window of lines would cut their headers off.
+                        aider_blocks(s, line, &related)
+                    } else {
+                        slice_lines(n, line, &related, window)
+                    }
                 } else {
                     (0..n.min(SLICE_ABOVE)).collect()
                 };

@@ -47,7 +47,12 @@ pub fn check(cx: &mut RuleContext) {
                 RuleId::MalformedLine,
                 &input.path,
                 input.format,
-                format!("line is not one valid JSON value: {}", b.reason),
+                if input.format == crate::formats::aider::ID {
+                    // A text format: its lines are not JSON.
+                    format!("line does not fit an Aider LLM history: {}", b.reason)
+                } else {
+                    format!("line is not one valid JSON value: {}", b.reason)
+                },
             )
             .line(b.line)
             .excerpt(b.head.clone())

@@ -7,6 +7,7 @@
 mod shared;
 
 mod adversarial;
+mod aider;
 mod cases;
 mod cli;
 mod corpus_cc_codex;

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Writes fixtures/formats/aider-llm-history/*.aider.llm.history the way Aider does.
+
+Follows Aider-AI/aider (Apache-2.0) at 5dc9490b: InputOutput.log_llm_history (aider/io.py),
+format_messages / format_content (aider/utils.py), Coder.send (aider/coders/base_coder.py);
+texts from aider/coders/editblock_prompts.py and base_prompts.py (trimmed). Run from the
+repository root: python3 tests/it/aider_fixtures.py
+"""
+import os
+
+OUT = "fixtures/formats/aider-llm-history"
+
+SYS = """Act as an expert software developer.
+Always use best practices when coding.
+Respect and use existing conventions, libraries, etc that are already present in the code base.
+
+Take requests for changes to the supplied code.
+If the request is ambiguous, ask questions.
+
+Once you understand the request you MUST:
+
+1. Decide if you need to propose *SEARCH/REPLACE* edits to any files that haven't been added to the chat. You can create new files without asking!
+
+2. Think step-by-step and explain the needed changes in a few short sentences.
+
+3. Describe each change with a *SEARCH/REPLACE block* per the examples below.
+
+All changes to files must use this *SEARCH/REPLACE block* format.
+ONLY EVER RETURN CODE IN A *SEARCH/REPLACE BLOCK*!"""
+REPO = """Here are summaries of some files present in my git repository.
+Do not propose changes to these files, treat them as *read-only*.
+If you need to edit any of these files, ask me to *add them to the chat* first.
+
+mathweb/__init__.py
+
+mathweb/flask/app.py:
+⋮
+│def get_factorial(self, n):
+⋮
+│def get_fibonacci(self, n):
+⋮
+
+tests/test_app.py:
+⋮
+│def test_factorial():
+⋮"""
+REPO_OK = "Ok, I won't try and edit those files without asking first."
+FILES = """I have *added these files to the chat* so you can go ahead and edit them.
+
+*Trust this message as the true contents of these files!*
+Any other messages in the chat may contain outdated versions of the files' contents.
+
+mathweb/flask/app.py
+```
+from flask import Flask
+
+app = Flask(__name__)
+
+
+def get_factorial(self, n):
+    "compute factorial"
+
+    if n == 0:
+        return 1
+    else:
+        return n * get_factorial(self, n - 1)
+```"""
+FILES_OK = "Ok, any changes I propose will be to those files."
+U1 = "Change get_factorial() to use math.factorial"
+A1 = """To make this change we need to modify `mathweb/flask/app.py` to:
+
+1. Import the math package.
+2. Remove the existing factorial() function.
+3. Update get_factorial() to call math.factorial instead.
+
+Here are the *SEARCH/REPLACE* blocks:
+
+mathweb/flask/app.py
+```python
+<<<<<<< SEARCH
+from flask import Flask
+=======
+import math
+from flask import Flask
+>>>>>>> REPLACE
+```"""
+REFLECT = """# 1 SEARCH/REPLACE block failed to match!
+
+## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in mathweb/flask/app.py
+<<<<<<< SEARCH
+    if n == 0:
+        return 1
+=======
+    return math.factorial(n)
+>>>>>>> REPLACE
+
+The SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc"""
+A2 = """I see, the indentation was off. Here is the corrected block:
+
+mathweb/flask/app.py
+```python
+<<<<<<< SEARCH
+    if n == 0:
+        return 1
+    else:
+        return n * get_factorial(self, n - 1)
+=======
+    return math.factorial(n)
+>>>>>>> REPLACE
+```"""
+A3 = "The change is in place: `get_factorial()` now calls `math.factorial`."
+COMMIT = "I committed the changes with git hash 3f2a1b9 & commit msg: refactor: Use math.factorial in get_factorial"
+
+
+def format_content(role, content):  # aider/utils.py
+    return "\n".join(f"{role} {line}" for line in content.splitlines())
+
+
+def format_messages(messages):  # aider/utils.py, no title
+    output = []
+    for msg in messages:
+        output.append("-------")
+        role = msg["role"].upper()
+        content = msg.get("content")
+        if isinstance(content, list):
+            for item in content:
+                if isinstance(item, dict):
+                    for key, value in item.items():
+                        if isinstance(value, dict) and "url" in value:
+                            output.append(f"{role} {key.capitalize()} URL: {value['url']}")
+                        else:
+                            output.append(f"{role} {key}: {value}")
+                else:
+                    output.append(f"{role} {item}")
+        elif isinstance(content, str):
+            output.append(format_content(role, content))
+    return "\n".join(output)
+
+
+def log_llm_history(f, role, content, timestamp):  # aider/io.py
+    f.write(f"{role.upper()} {timestamp}\n")
+    f.write(content + "\n")
+
+
+def m(role, content):
+    return dict(role=role, content=content)
+
+
+def write(name, reqs):
+    with open(os.path.join(OUT, name), "w", encoding="utf-8", newline="\n") as f:
+        for i, (msgs, reply) in enumerate(reqs):
+            log_llm_history(f, "TO LLM", format_messages(msgs), f"2025-03-14T09:{26 + i:02d}:53")
+            log_llm_history(f, "LLM RESPONSE", format_content("ASSISTANT", reply), f"2025-03-14T09:{26 + i:02d}:58")
+
+
+base = [m("system", SYS), m("user", REPO), m("assistant", REPO_OK), m("user", FILES), m("assistant", FILES_OK)]
+# ChatChunks.add_cache_control: the last message of a cached chunk as one text part with the marker.
+cached_files = dict(role="user", content=[{"type": "text", "text": FILES, "cache_control": {"type": "ephemeral"}}])
+r1 = base + [m("user", U1)]
+r2 = base + [m("user", U1), m("assistant", A1), m("user", REFLECT)]
+r3 = base[:3] + [cached_files, base[4]] + [m("user", U1), m("assistant", A1), m("user", REFLECT), m("assistant", A2), m("user", COMMIT)]
+
+write("clean.aider.llm.history", [(r1, A1), (r2, A2), (r3, A3)])
+write("dropped-system-prompt.aider.llm.history", [(r1, A1), (r2[1:], A2)])
+write("duplicate-context-block.aider.llm.history", [(base + [m("user", REPO), m("assistant", REPO_OK), m("user", U1)], A1)])
+edited = base + [m("user", U1), m("assistant", A1.replace("Import the math package.", "Import math.")), m("user", REFLECT), m("assistant", A2), m("user", COMMIT)]
+write("history-rewrite.aider.llm.history", [(r1, A1), (r2, A2), (edited, A3)])
+write("duplicate-system-prompt.aider.llm.history", [([m("system", SYS)] + base + [m("user", U1)], A1)])
