@@ -212,6 +212,27 @@ pub fn elements(r: &Request) -> Vec<Element<'_>> {
     out
 }
 
+/// The elements of a request as its history is compared with another
+/// request's ([`links`], [`compare`]): floating context left out (it moves
+/// down as the history grows: [`crate::model::Floating`]), and a message
+/// with a reminder appended keyed as if sent without it.
+pub fn history_elements(r: &Request) -> Vec<Element<'_>> {
+    let mut v = elements(r);
+    let f = &r.floating;
+    if !f.messages.is_empty() {
+        v.retain(|e| !f.is_floating(e.msg));
+    }
+    if let Some((mi, _, key)) = f.appended {
+        if let Some(m) = r.messages.get(mi) {
+            let k = mix(role_code(m.role), key);
+            for e in v.iter_mut().filter(|e| e.msg == mi && e.block.is_none()) {
+                e.key = k;
+            }
+        }
+    }
+    v
+}
+
 /// Framings that open a history with a summary of an earlier, compacted one.
 const SUMMARY_OPENINGS: &[&str] = &[
     "The conversation history before this point was compacted into the following summary:",
@@ -298,7 +319,7 @@ fn link(a: &Request, b: &Request, prev: usize) -> Link {
             _ => Link::Continues { prev, chained: true },
         };
     }
-    let (ea, eb) = (elements(a), elements(b));
+    let (ea, eb) = (history_elements(a), history_elements(b));
     let ha: Vec<&Element> = ea.iter().filter(|e| !e.system).collect();
     let hb: Vec<&Element> = eb.iter().filter(|e| !e.system).collect();
     let (Some(fa), Some(fb)) = (ha.first(), hb.first()) else { return Link::NewConversation { prev } };
@@ -500,7 +521,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         return pair;
     }
     // Messages.
-    let (ea, eb) = (elements(a), elements(b));
+    let (ea, eb) = (history_elements(a), history_elements(b));
     // A history that is a prefix of the previous one's (a retry, or a fresh run
     // of the same prompt) still reads the cache: never a rewrite (SPEC §1);
     // its system prompts are still compared below.

@@ -877,6 +877,38 @@ pub struct Request {
     /// among the next request's messages (`/messages/4/content/0`): the same
     /// copy, which the duplicate rules report once.
     pub aliases: Vec<(String, String)>,
+    /// Context the runtime places after the history on every request, by
+    /// design (set by a loader that knows the runtime; empty otherwise).
+    pub floating: Floating,
+}
+
+/// Context a runtime re-places after the history on every request
+/// ([`Request::floating`]): it moves down as the history grows, so its old
+/// place is no history rewrite (`history-rewrite`), and a reminder repeated
+/// from the system prompt there is deliberate (`duplicate-context-block`).
+/// Aider is the case (`Coder.format_chat_chunks` and `ChatChunks.all_messages`,
+/// Aider-AI/aider `aider/coders/base_coder.py`, `chat_chunks.py`): the chat
+/// files and their canned reply come after the done messages, and the
+/// `system_reminder` ends every request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Floating {
+    /// Indices into [`Request::messages`] of floating messages (Aider's
+    /// chat-files message and its reply; the reminder sent as a last system
+    /// message).
+    pub messages: Vec<usize>,
+    /// A reminder appended to the text of the last message (Aider's
+    /// `reminder: user` models): that message's index, the byte length of
+    /// the appended text (separator included) at the end of its last text
+    /// block, and the message's history key without it (its
+    /// [`Message::json_hash`] as if it had been sent without the reminder).
+    pub appended: Option<(usize, usize, u64)>,
+}
+
+impl Floating {
+    /// Whether message `i` floats.
+    pub fn is_floating(&self, i: usize) -> bool {
+        self.messages.contains(&i)
+    }
 }
 
 /// How a recorded model call ended ([`Request::outcome`]).

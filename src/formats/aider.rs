@@ -207,6 +207,95 @@ pub fn injected_prefix(text: &str) -> Option<&'static str> {
     INJECTED_CONTEXT.iter().copied().find(|p| text.starts_with(p))
 }
 
+/// The openings of Aider's chat-files messages (`Coder.get_chat_files_messages`,
+/// `aider/coders/base_coder.py`; texts `files_content_prefix`,
+/// `files_no_full_files`, `files_no_full_files_with_repo_map` of
+/// `aider/coders/base_prompts.py`): sent after the done messages, each with a
+/// canned assistant reply, so they move down as the history grows.
+const CHAT_FILES: &[&str] = &[
+    "I have *added these files to the chat*",
+    "I am not sharing any files that you can edit yet.",
+    "Don't try and edit any existing code without asking me to add the files to the chat!",
+];
+
+/// The shortest text taken as a reminder (shorter repeats are no evidence).
+const MIN_REMINDER: usize = 32;
+
+/// The one full text of a message with a single text block.
+fn only_text(m: &Message) -> Option<&str> {
+    match m.blocks.as_slice() {
+        [b] if b.kind == BlockKind::Text && b.has_full_text() => Some(&b.text),
+        _ => None,
+    }
+}
+
+/// Whether `s` is the reminder at the end of system prompt `sys`:
+/// `Coder.format_chat_chunks` appends `"\n" + system_reminder` to the main
+/// system prompt, and sends the same text again at the end of the request.
+fn is_reminder_of(sys: &str, s: &str) -> bool {
+    s.len() >= MIN_REMINDER
+        && sys.len() > s.len()
+        && sys.ends_with(s)
+        && sys.as_bytes()[sys.len() - s.len() - 1] == b'\n'
+}
+
+/// Where Aider's `reminder: user` text starts in the last user message `u`
+/// (`final["content"] + "\n\n" + system_reminder`): the byte index of the
+/// `\n\n` before the longest such end of `u` that ends `sys` too (linear:
+/// only the common end of the two texts is searched).
+fn appended_reminder(sys: &str, u: &str) -> Option<usize> {
+    let common = u.bytes().rev().zip(sys.bytes().rev()).take_while(|(a, b)| a == b).count();
+    let from = u.len().saturating_sub(common + 2);
+    let bytes = u.as_bytes();
+    let mut p = from;
+    while p + 2 <= bytes.len() {
+        let Some(q) = memchr::memmem::find(&bytes[p..], b"\n\n") else { break };
+        let at = p + q;
+        // `u[at + 2..]` ends `sys` (it lies within the common end): O(1) checks only.
+        let n = u.len() - at - 2;
+        if n >= MIN_REMINDER && sys.len() > n && sys.as_bytes()[sys.len() - n - 1] == b'\n' {
+            return Some(at);
+        }
+        p = at + 1;
+    }
+    None
+}
+
+/// What of a request floats ([`Floating`]): the chat-files messages with
+/// their replies, and the `system_reminder` re-sent at the end (a last system
+/// message, or appended to the last user message).
+fn floating(msgs: &[Message]) -> Floating {
+    let mut f = Floating::default();
+    for (i, m) in msgs.iter().enumerate() {
+        if m.kind == MessageKind::Meta
+            && m.blocks.first().is_some_and(|b| CHAT_FILES.iter().any(|p| b.text.starts_with(p)))
+        {
+            f.messages.push(i);
+            if msgs.get(i + 1).is_some_and(|n| n.role == Role::Assistant) {
+                f.messages.push(i + 1);
+            }
+        }
+    }
+    let Some(sys) = msgs.first().filter(|m| m.role.is_system()).and_then(only_text) else { return f };
+    let last = msgs.len() - 1;
+    if last == 0 {
+        return f;
+    }
+    let lm = &msgs[last];
+    let Some(t) = only_text(lm) else { return f };
+    if lm.role.is_system() {
+        if is_reminder_of(sys, t) {
+            f.messages.push(last);
+        }
+    } else if lm.role == Role::User {
+        if let Some(at) = appended_reminder(sys, t) {
+            let key = super::body::chash(&json!({"role": "user", "content": &t[..at]}));
+            f.appended = Some((last, t.len() - at, key));
+        }
+    }
+    f
+}
+
 /// Where an element of a block starts: 1-based line, 1-based column (in
 /// characters), byte offset in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -576,6 +665,7 @@ impl Parser {
         let mut req = super::body::new_request(&self.path, ID, r.index, "");
         req.line = Some(r.line);
         req.messages = r.messages;
+        req.floating = floating(&req.messages);
         for (p, pos) in r.positions {
             self.out.positions.insert((r.line, p), pos);
         }
@@ -673,6 +763,60 @@ pub fn locate(parsed: &Parsed, header_line: u32, pointer: &str) -> Option<Pos> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reminder_is_the_end_of_the_system_prompt_sent_again() {
+        let rem = "# Rules:\n\nEvery block must use this format, exactly as shown.";
+        let sys = format!("Act as an expert.\n{rem}");
+        assert!(is_reminder_of(&sys, rem));
+        assert!(!is_reminder_of(&sys, "use this format, exactly as shown.")); // not at a line start
+        assert!(!is_reminder_of(rem, rem)); // the whole prompt is no reminder
+        assert!(!is_reminder_of("x\nshort", "short"));
+        let user = format!("Fix it\n\n{rem}");
+        assert_eq!(appended_reminder(&sys, &user), Some(6));
+        assert_eq!(appended_reminder(&sys, "Fix it\n\nsomething else entirely, not from the prompt at all"), None);
+        // Many paragraph breaks in both texts: linear, and the longest reminder wins.
+        let long: String = "\n\n".repeat(200_000);
+        let sys = format!("S\n{long}tail of the reminder text, long enough to count");
+        let user = format!("U{long}tail of the reminder text, long enough to count");
+        let at = appended_reminder(&sys, &user).unwrap();
+        assert!(is_reminder_of(&sys, &user[at + 2..]));
+        assert!(at <= 3, "{at}");
+    }
+
+    #[test]
+    fn floating_context_is_marked() {
+        let sys = "Act as an expert.\n# Rules: every block must use this format, exactly.";
+        let rem = "# Rules: every block must use this format, exactly.";
+        let msgs: Vec<Message> = [
+            json!({"role": "system", "content": sys}),
+            json!({"role": "user", "content": "I have *added these files to the chat* so you can go ahead and edit them."}),
+            json!({"role": "assistant", "content": "Ok, any changes I propose will be to those files."}),
+            json!({"role": "user", "content": "Fix it"}),
+            json!({"role": "system", "content": rem}),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut m = super::super::openai_chat::parse_message(v, format!("/messages/{i}"));
+            if m.kind == MessageKind::UserTurn && is_injected_context(&m.blocks[0].text) {
+                m.kind = MessageKind::Meta;
+            }
+            m
+        })
+        .collect();
+        let f = floating(&msgs);
+        assert_eq!(f.messages, vec![1, 2, 4]);
+        assert_eq!(f.appended, None);
+        let mut user = msgs[..4].to_vec();
+        user[3] = super::super::openai_chat::parse_message(
+            &json!({"role": "user", "content": format!("Fix it\n\n{rem}")}),
+            "/messages/3".into(),
+        );
+        let f = floating(&user);
+        assert_eq!(f.messages, vec![1, 2]);
+        assert_eq!(f.appended, Some((3, rem.len() + 2, msgs[3].json_hash)));
+    }
 
     fn parse(text: &str) -> Parsed {
         parse_text("h", text.as_bytes())

@@ -119,7 +119,12 @@ pub fn expected_json(info: &CaseInfo) -> String {
             o.insert("path".into(), json!(f.path));
             if matches!(
                 f.format,
-                "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory" | "aider-llm-history"
+                "pi-session"
+                    | "claude-code"
+                    | "codex-rollout"
+                    | "exchange-log"
+                    | "openclaw-trajectory"
+                    | "aider-llm-history"
             ) {
                 if let Some(l) = f.line {
                     o.insert("line".into(), json!(l));

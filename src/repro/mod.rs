@@ -248,7 +248,11 @@ fn count_lines(b: &[u8]) -> usize {
 
 fn kind_of(format: &str) -> Kind {
     match format {
-        "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory"
+        "pi-session"
+        | "claude-code"
+        | "codex-rollout"
+        | "exchange-log"
+        | "openclaw-trajectory"
         | "aider-llm-history" => Kind::Jsonl,
         "vcr-cassette" => Kind::Yaml,
         _ => Kind::Json,

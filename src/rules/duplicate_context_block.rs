@@ -49,7 +49,9 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
   built-in list below, with the upstream source of each), and text matching a
   `context-block-allow` pattern in `ctxlint.toml`;
 - text a more specific rule reports (system events: CTX101; system prompts: CTX103);
-- runtime-context carriers of older turns (stripped from later steps).
+- runtime-context carriers of older turns (stripped from later steps);
+- a reminder that repeats the end of the system prompt after the last user message's text,
+  by design (Aider's `system_reminder` for `reminder: user` models).
 
 ## Built-in wrappers
 {wrappers}
@@ -421,7 +423,18 @@ pub fn check(cx: &mut RuleContext) {
                         })
                     })
                 };
-                for cb in blocks(settings, &b.text) {
+                // A reminder appended to the last message repeats the end of
+                // the system prompt by design (Aider's `system_reminder`).
+                let text = match r.floating.appended {
+                    Some((mi, len, _))
+                        if occ.unit == mi as u32
+                            && m.is_some_and(|m| std::ptr::eq(m.blocks.last().unwrap_or(b), *b)) =>
+                    {
+                        b.text.get(..b.text.len().saturating_sub(len)).unwrap_or(&b.text)
+                    }
+                    _ => &b.text,
+                };
+                for cb in blocks(settings, text) {
                     let k = hash_str(&cb);
                     let first = seen.find_in_request(k, *occ, true);
                     let fresh_unit = !seen.has_unit(k, occ.unit);

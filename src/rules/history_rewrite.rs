@@ -38,7 +38,10 @@ message re-sent with its string content as a list of one text block, or back (Cl
 re-sends earlier user turns as strings); a request whose history is a prefix of the previous
 one's (a retry); a pydantic-ai dynamic prompt re-rendered in place; tools added or removed
 with `"defer_loading": true` (Anthropic's tool search: deferred tools are not part of the
-prompt, so they keep the cache). A system prompt that disappears is `dropped-system-prompt`
+prompt, so they keep the cache); context a runtime places after the history on every
+request by design, which moves down as the history grows (Aider's chat files and their
+reply, and its `system_reminder` sent again at the end: as a last system message, or after
+the last user message's text, which the next request re-sends without it). A system prompt that disappears is `dropped-system-prompt`
 only.
 "#,
 };

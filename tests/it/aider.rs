@@ -87,6 +87,40 @@ fn the_system_prompt_twice_in_one_request() {
 }
 
 #[test]
+fn the_reminder_and_the_moving_chat_files_are_by_design() {
+    // Aider re-sends its `system_reminder` at the end of every request (a last
+    // system message, or after the last user message's text) and places the chat
+    // files after the done messages: neither is a rewrite nor a duplicate block.
+    for name in ["reminder-sys.aider.llm.history", "reminder-user.aider.llm.history"] {
+        let (got, v) = check(name);
+        assert_eq!(got, vec![], "{name}");
+        assert_eq!(v["files"][0]["requests"], 3, "{name}");
+    }
+    for p in [["0", "1"], ["1", "2"]] {
+        let (code, out, err) = run(&[
+            "diff",
+            &format!("{DIR}/reminder-user.aider.llm.history"),
+            "--request",
+            p[0],
+            p[1],
+            "--output-format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["verdict"], "extension", "{p:?}");
+    }
+}
+
+#[test]
+fn a_rewrite_behind_the_reminder_is_still_found() {
+    // Request 2 re-sends the first reply (message 6 of request 1, line 206) edited,
+    // now message 4 (line 330): found, although the chat files and the reminder move.
+    let (got, _) = check("history-rewrite-reminder.aider.llm.history");
+    assert_eq!(got, vec![f("history-rewrite", 330, Some(11), "/messages/4", 2, &[(206, "/messages/6")])]);
+}
+
+#[test]
 fn detection_and_a_forced_format() {
     let dir = tempfile::tempdir().unwrap();
     // Walking finds the hidden `.aider.llm.history` and reads it by content.

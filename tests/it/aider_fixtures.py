@@ -166,3 +166,70 @@ write("duplicate-context-block.aider.llm.history", [(base + [m("user", REPO), m(
 edited = base + [m("user", U1), m("assistant", A1.replace("Import the math package.", "Import math.")), m("user", REFLECT), m("assistant", A2), m("user", COMMIT)]
 write("history-rewrite.aider.llm.history", [(r1, A1), (r2, A2), (edited, A3)])
 write("duplicate-system-prompt.aider.llm.history", [([m("system", SYS)] + base + [m("user", U1)], A1)])
+
+# A longer session as Aider really sends it (Coder.format_chat_chunks, ChatChunks.all_messages):
+# the system_reminder is appended to the main system prompt *and* sent again at the end, as a
+# last system message (Model.reminder == "sys") or after the last user message's text
+# (reminder == "user"); the chat files come after the done messages, so they move down as the
+# history grows; an applied edit changes the chat files and adds the commit note and "Ok." to
+# the done messages (Coder.move_back_cur_messages).
+REMINDER = """# *SEARCH/REPLACE block* Rules:
+
+Every *SEARCH/REPLACE block* must use this format:
+1. The *FULL* file path alone on a line, verbatim. No bold asterisks, no quotes around it, no escaping of characters, etc.
+2. The opening fence and code language, eg: ```python
+3. The start of search block: <<<<<<< SEARCH
+4. A contiguous chunk of lines to search for in the existing source code
+5. The dividing line: =======
+6. The lines to replace into the source code
+7. The end of the replace block: >>>>>>> REPLACE
+8. The closing fence: ```
+
+Use the *FULL* file path, as shown to you by the user.
+
+Every *SEARCH* section must *EXACTLY MATCH* the existing file content, character for character, including all comments, docstrings, etc.
+
+Only create *SEARCH/REPLACE* blocks for files that the user has added to the chat!
+
+ONLY EVER RETURN CODE IN A *SEARCH/REPLACE BLOCK*!
+"""
+MAIN_SYS = SYS + "\n" + REMINDER
+FILES_V2 = FILES.replace('from flask import Flask\n', 'import math\nfrom flask import Flask\n').replace(
+    '    if n == 0:\n        return 1\n    else:\n        return n * get_factorial(self, n - 1)', '    return math.factorial(n)')
+COMMIT_OK = "Ok."
+U2 = "Add a docstring to get_fibonacci"
+A4 = """mathweb/flask/app.py
+```python
+<<<<<<< SEARCH
+def get_factorial(self, n):
+=======
+def get_factorial(self, n):
+    \"\"\"Return n!\"\"\"
+>>>>>>> REPLACE
+```"""
+
+
+def session(mode, edit=False):
+    head = [m("system", MAIN_SYS), m("user", REPO), m("assistant", REPO_OK)]
+
+    def cur(msgs):
+        if mode == "sys":
+            return msgs + [m("system", REMINDER)]
+        *rest, last = msgs
+        return rest + [m(last["role"], last["content"] + "\n\n" + REMINDER)]
+
+    files1 = [m("user", FILES), m("assistant", FILES_OK)]
+    files2 = [m("user", FILES_V2), m("assistant", FILES_OK)]
+    a1 = A1.replace("Import the math package.", "Import math.") if edit else A1
+    done1 = [m("user", U1), m("assistant", a1), m("user", REFLECT), m("assistant", A2), m("user", COMMIT), m("assistant", COMMIT_OK)]
+    return [
+        (head + files1 + cur([m("user", U1)]), A1),
+        (head + files1 + cur([m("user", U1), m("assistant", A1), m("user", REFLECT)]), A2),
+        (head + done1 + files2 + cur([m("user", U2)]), A4),
+    ]
+
+
+write("reminder-sys.aider.llm.history", session("sys"))
+write("reminder-user.aider.llm.history", session("user"))
+# The same session with a real rewrite: request 2 re-sends the first reply edited.
+write("history-rewrite-reminder.aider.llm.history", session("user", edit=True))
