@@ -41,8 +41,8 @@ with `"defer_loading": true` (Anthropic's tool search: deferred tools are not pa
 prompt, so they keep the cache); context a runtime places after the history on every
 request by design, which moves down as the history grows (Aider's chat files and their
 reply, and its `system_reminder` sent again at the end: as a last system message, or after
-the last user message's text, which the next request re-sends without it). A system prompt that disappears is `dropped-system-prompt`
-only.
+the last user message's text, which the next request re-sends without it). A system
+prompt that disappears is `dropped-system-prompt` only.
 "#,
 };
 
