@@ -191,7 +191,8 @@ With no PATH, check scans the session folders of the agents installed on this ma
 
 Input formats (detected by content; --input-format ID forces one): pi-session, claude-code,
 codex-rollout, pydantic-ai-history, openai-chat, openai-responses, anthropic-messages, gemini,
-bedrock-converse, exchange-log, vcr-cassette, har. `ctxlint formats` lists them with where
+bedrock-converse, exchange-log, vcr-cassette, har, openclaw-trajectory, otel-genai. `ctxlint
+formats` lists them with where
 each agent keeps its files.
 
 Configuration: for each input, the nearest ctxlint.toml from the input's folder upward, else

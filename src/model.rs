@@ -877,6 +877,10 @@ pub struct Request {
     /// among the next request's messages (`/messages/4/content/0`): the same
     /// copy, which the duplicate rules report once.
     pub aliases: Vec<(String, String)>,
+    /// How the recording names this request, for finding messages (an
+    /// OpenTelemetry span: "span `chat gpt-4o` (trace …, span …)"); `None`
+    /// when the index and pointer say enough.
+    pub label: Option<Box<str>>,
 }
 
 /// How a recorded model call ended ([`Request::outcome`]).

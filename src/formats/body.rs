@@ -59,6 +59,7 @@ pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &st
         raw: None,
         outcome: None,
         aliases: Vec::new(),
+        label: None,
     }
 }
 

@@ -119,7 +119,7 @@ pub fn expected_json(info: &CaseInfo) -> String {
             o.insert("path".into(), json!(f.path));
             if matches!(
                 f.format,
-                "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory"
+                "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory" | "otel-genai"
             ) {
                 if let Some(l) = f.line {
                     o.insert("line".into(), json!(l));

@@ -248,7 +248,9 @@ fn count_lines(b: &[u8]) -> usize {
 
 fn kind_of(format: &str) -> Kind {
     match format {
-        "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory" => Kind::Jsonl,
+        "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory" | "otel-genai" => {
+            Kind::Jsonl
+        }
         "vcr-cassette" => Kind::Yaml,
         _ => Kind::Json,
     }
@@ -271,6 +273,7 @@ fn neutral_name(format: &str, index: usize, of: usize) -> String {
         "openclaw-trajectory" => "session.trajectory.jsonl".into(),
         "vcr-cassette" => "cassette.yaml".into(),
         "har" => "archive.har".into(),
+        "otel-genai" => "traces.jsonl".into(),
         "pydantic-ai-history" if of > 1 => format!("{:02}-history.json", index + 1),
         "pydantic-ai-history" => "history.json".into(),
         _ if of > 1 => format!("req{}.json", index + 1),
