@@ -144,7 +144,9 @@ fn dump_ids(o: &Map<String, Value>) -> Option<(String, String)> {
         Some((norm_id(t), m.get(s).and_then(Value::as_str).map(norm_id).unwrap_or_default()))
     };
     pick(o, "traceId", "spanId")
-        .or_else(|| ["_spanContext", "spanContext"].iter().find_map(|k| pick(o.get(*k)?.as_object()?, "traceId", "spanId")))
+        .or_else(|| {
+            ["_spanContext", "spanContext"].iter().find_map(|k| pick(o.get(*k)?.as_object()?, "traceId", "spanId"))
+        })
         .or_else(|| pick(o.get("context")?.as_object()?, "trace_id", "span_id"))
         .or_else(|| pick(o, "trace_id", "span_id"))
 }
@@ -301,9 +303,11 @@ fn attr_str(enc: Enc, a: &[Attr<'_>], key: &str) -> Option<String> {
 /// of nanoseconds (OTLP), `[seconds, nanos]` (JS hrtime) or ISO 8601 (Python).
 fn nanos(v: Option<&Value>) -> Option<i64> {
     match v? {
-        Value::String(s) => s.trim().parse::<i64>().ok().or_else(|| {
-            chrono::DateTime::parse_from_rfc3339(s.trim()).ok().and_then(|t| t.timestamp_nanos_opt())
-        }),
+        Value::String(s) => s
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .or_else(|| chrono::DateTime::parse_from_rfc3339(s.trim()).ok().and_then(|t| t.timestamp_nanos_opt())),
         Value::Number(n) => n.as_i64().or_else(|| n.as_u64().map(|u| u.min(i64::MAX as u64) as i64)),
         Value::Array(a) => match a.as_slice() {
             [s, ns] => Some(s.as_i64()?.saturating_mul(1_000_000_000).saturating_add(ns.as_i64()?)),
@@ -340,7 +344,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut st = State::default();
     let mut acc = Acc::default();
     let (bad_lines, _) = super::jsonl::read_lines(src, |line| {
-        let bytes = if line.no == 1 { line.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line.bytes) } else { line.bytes };
+        let bytes =
+            if line.no == 1 { line.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line.bytes) } else { line.bytes };
         match acc.push(line.no, bytes) {
             Gathered::More => super::jsonl::LineVerdict::Ok,
             Gathered::Record(start, buf) => match serde_json::from_slice::<Value>(&buf) {
@@ -533,9 +538,10 @@ fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, multi: Option<&
                         sp.get("traceId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
                         sp.get("spanId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
                     );
-                    let ok = sp.get("status").and_then(|s| s.get("code")).is_some_and(|c| {
-                        c.as_str() == Some("STATUS_CODE_ERROR") || c.as_i64() == Some(2)
-                    });
+                    let ok = sp
+                        .get("status")
+                        .and_then(|s| s.get("code"))
+                        .is_some_and(|c| c.as_str() == Some("STATUS_CODE_ERROR") || c.as_i64() == Some(2));
                     let name = sp.get("name").and_then(Value::as_str).unwrap_or("").to_string();
                     let time = nanos(sp.get("startTimeUnixNano"));
                     span(st, path, Enc::Otlp, sp, &base, ids, name, time, ok, &line_of);
@@ -552,7 +558,9 @@ fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, multi: Option<&
                         lr.get("traceId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
                         lr.get("spanId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
                     );
-                    let time = nanos(lr.get("timeUnixNano")).filter(|t| *t > 0).or_else(|| nanos(lr.get("observedTimeUnixNano")));
+                    let time = nanos(lr.get("timeUnixNano"))
+                        .filter(|t| *t > 0)
+                        .or_else(|| nanos(lr.get("observedTimeUnixNano")));
                     let event = lr.get("eventName").and_then(Value::as_str).map(str::to_string);
                     log(st, path, Enc::Otlp, lr, &base, ids, event, time, &line_of);
                 }
@@ -576,7 +584,8 @@ fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, multi: Option<&
             .or_else(|| nanos(o.get("hrTime")))
             .or_else(|| nanos(o.get("timestamp")))
             .or_else(|| nanos(o.get("observed_timestamp")));
-        let event = ["eventName", "event_name"].iter().find_map(|k| o.get(*k).and_then(Value::as_str)).map(str::to_string);
+        let event =
+            ["eventName", "event_name"].iter().find_map(|k| o.get(*k).and_then(Value::as_str)).map(str::to_string);
         log(st, path, Enc::Plain, v, "", ids, event, time, &line_of);
     } else {
         let name = o.get("name").and_then(Value::as_str).unwrap_or("").to_string();
@@ -589,10 +598,16 @@ fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, multi: Option<&
     }
 }
 
-/// The `gen_ai.operation.name`s of model calls (others — `invoke_agent`,
-/// `execute_tool`, `embeddings`, `create_agent` — are no request).
+/// Whether a `gen_ai.operation.name` may be a model call: any but the
+/// operations that are not one (`invoke_agent`, `execute_tool`,
+/// `embeddings`, `create_agent`, `invoke_workflow`, `retrieval`); the model
+/// calls are `chat`, `text_completion` and `generate_content`, but an
+/// instrumentation's own name (or none) with prompt content is read too.
 fn is_inference_op(op: Option<&str>) -> bool {
-    matches!(op, None | Some("chat" | "text_completion" | "generate_content" | "completion"))
+    !matches!(
+        op,
+        Some("invoke_agent" | "execute_tool" | "embeddings" | "create_agent" | "invoke_workflow" | "retrieval")
+    )
 }
 
 const CONTENT_KEYS: &[&str] = &["gen_ai.input.messages", "gen_ai.system_instructions"];
@@ -1162,7 +1177,8 @@ mod tests {
         let lines = serde_json::to_string_pretty(&late).unwrap().lines().count() as u32;
         assert_eq!(rs[0].line, Some(lines + 1));
         // The pretty-printed record: the line of its input attribute's value.
-        let want = serde_json::to_string_pretty(&late).unwrap().lines().position(|l| l.contains("stringValue")).unwrap();
+        let want =
+            serde_json::to_string_pretty(&late).unwrap().lines().position(|l| l.contains("stringValue")).unwrap();
         assert_eq!(rs[1].line, Some(want as u32 + 1));
         assert!(input.bad_lines.is_empty());
     }
@@ -1206,11 +1222,19 @@ mod tests {
     fn sniffing_accepts_exports_and_genai_dumps_only() {
         assert!(sniff(&json!({"resourceSpans": []})));
         assert!(sniff(&json!({"resourceLogs": []})));
-        assert!(sniff(&json!({"name":"chat","context":{"trace_id":"0x1","span_id":"0x2"},"attributes":{"gen_ai.input.messages":"[]"}})));
+        assert!(sniff(
+            &json!({"name":"chat","context":{"trace_id":"0x1","span_id":"0x2"},"attributes":{"gen_ai.input.messages":"[]"}})
+        ));
         assert!(!sniff(&json!({"name":"GET","context":{"trace_id":"0x1"},"attributes":{"http.method":"GET"}})));
         assert!(!sniff(&json!({"messages": []})));
-        let two = format!("{}\n{}", serde_json::to_string_pretty(&json!({"name":"x","context":{"trace_id":"0x1"},"attributes":{}})).unwrap(),
-            serde_json::to_string_pretty(&json!({"name":"chat","context":{"trace_id":"0x1"},"attributes":{"gen_ai.operation.name":"chat"}})).unwrap());
+        let two = format!(
+            "{}\n{}",
+            serde_json::to_string_pretty(&json!({"name":"x","context":{"trace_id":"0x1"},"attributes":{}})).unwrap(),
+            serde_json::to_string_pretty(
+                &json!({"name":"chat","context":{"trace_id":"0x1"},"attributes":{"gen_ai.operation.name":"chat"}})
+            )
+            .unwrap()
+        );
         assert!(sniff_concatenated(two.as_bytes()));
         assert!(!sniff_concatenated(b"{\"a\":1}\n{\"b\":2}"));
     }
