@@ -465,7 +465,7 @@ fn otel_span(bytes: &[u8], pointer: &str) -> Option<(usize, usize)> {
 }
 
 /// Findings on a request that names itself ([`model::Request::label`]: an
-/// OpenTelemetry span) say which: "…; in span `chat m` (trace …, span …)".
+/// OpenTelemetry span) say which: "…; in span `chat m` (trace `…`, span `…`)".
 fn name_requests(s: &model::Stream, findings: &mut [Finding]) {
     if s.requests.iter().all(|r| r.label.is_none()) {
         return;

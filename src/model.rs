@@ -878,7 +878,7 @@ pub struct Request {
     /// copy, which the duplicate rules report once.
     pub aliases: Vec<(String, String)>,
     /// How the recording names this request, for finding messages (an
-    /// OpenTelemetry span: "span `chat gpt-4o` (trace …, span …)"); `None`
+    /// OpenTelemetry span: "span `chat gpt-4o` (trace `…`, span `…`)"); `None`
     /// when the index and pointer say enough.
     pub label: Option<Box<str>>,
 }

@@ -682,10 +682,11 @@ fn push_call(st: &mut State, ids: (String, String), c: Call) {
     st.calls.push(c);
 }
 
-/// How findings name a span.
+/// How findings name a span; the ids are quoted, so that `repro`'s message
+/// skeleton (quoted text and digits aside) survives anonymised ids.
 fn label(name: &str, ids: &(String, String)) -> Box<str> {
     let name = if name.is_empty() { "(unnamed)" } else { name };
-    format!("span `{name}` (trace {}, span {})", ids.0, ids.1).into()
+    format!("span `{name}` (trace `{}`, span `{}`)", ids.0, ids.1).into()
 }
 
 /// A request for one call, with its grouping and location facts.
@@ -1117,7 +1118,7 @@ mod tests {
         assert_eq!((r.line, r.pointer.as_str()), (Some(1), "/resourceSpans/0/scopeSpans/0/spans/0"));
         assert_eq!(r.session_id.as_deref(), Some("trace:ab01"));
         assert_eq!(r.endpoint.as_deref(), Some("openai/gpt"));
-        assert_eq!(r.label.as_deref(), Some("span `chat m` (trace ab01, span cd02)"));
+        assert_eq!(r.label.as_deref(), Some("span `chat m` (trace `ab01`, span `cd02`)"));
         assert_eq!(r.slots[0].pointer, format!("{base}/4/value/stringValue"));
         assert_eq!(&*r.slots[0].parts[0].pointer, format!("{base}/4/value/stringValue/0"));
         let kinds: Vec<(Role, MessageKind, &str)> = r.messages.iter().map(|m| (m.role, m.kind, &*m.pointer)).collect();
