@@ -343,9 +343,21 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let path: Arc<str> = src.display.as_str().into();
     let mut st = State::default();
     let mut acc = Acc::default();
+    // Records cut short (torn) before a new record began: reported at their first line.
+    let mut torn: Vec<BadLine> = Vec::new();
     let (bad_lines, _) = super::jsonl::read_lines(src, |line| {
         let bytes =
             if line.no == 1 { line.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line.bytes) } else { line.bytes };
+        // A record that begins at column 0 while one is being gathered: the
+        // gathered one was cut short (a torn JSONL line, or a dump cut off).
+        // A whole JSONL record is itself read; a lone `{` starts a new one.
+        if acc.start.is_some() && bytes.first() == Some(&b'{') {
+            let whole = bytes.trim_ascii() == b"{" || serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
+            if whole {
+                torn.push(acc.torn("a new record begins on a later line before this one ends (cut short)"));
+                acc.reset();
+            }
+        }
         if acc.start.is_none() {
             // The usual case, one record per line: parsed once.
             match serde_json::from_slice::<Value>(bytes) {
@@ -360,7 +372,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 Err(_) => {}
             }
         }
-        match acc.push(line.no, bytes) {
+        match acc.push(line.no, line.offset, bytes) {
             Gathered::More => super::jsonl::LineVerdict::Ok,
             Gathered::Record(start, buf) => match serde_json::from_slice::<Value>(&buf) {
                 Ok(v) => {
@@ -383,13 +395,14 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         }
     })?;
     let mut bad = bad_lines;
-    if let Some(start) = acc.start.filter(|_| !acc.buf.is_empty()) {
-        bad.push_with(|| BadLine {
-            line: start,
-            offset: 0,
-            reason: "the file ends inside this record (cut short)".into(),
-            head: crate::text::prefix(&String::from_utf8_lossy(&acc.buf), 80).to_string(),
-        });
+    if acc.start.is_some() && !acc.buf.is_empty() {
+        torn.push(acc.torn("the file ends inside this record (cut short)"));
+    }
+    if !torn.is_empty() {
+        for b in torn {
+            bad.push_with(|| b);
+        }
+        bad.kept.sort_by_key(|b| b.line);
     }
     Ok(finish(src, st, bad))
 }
@@ -449,6 +462,8 @@ fn finish(src: &SourceRef, st: State, bad: BadLines) -> Input {
 struct Acc {
     buf: Vec<u8>,
     start: Option<u32>,
+    /// Byte offset of the start line.
+    offset: u64,
     depth: usize,
     in_str: bool,
     esc: bool,
@@ -493,7 +508,17 @@ impl Acc {
         self.esc = false;
     }
 
-    fn push(&mut self, no: u32, bytes: &[u8]) -> Gathered {
+    /// The gathered record as a bad line (`reason` says why it is one).
+    fn torn(&self, reason: &str) -> BadLine {
+        BadLine {
+            line: self.start.unwrap_or(1),
+            offset: self.offset,
+            reason: reason.into(),
+            head: crate::text::prefix(&String::from_utf8_lossy(&self.buf), 80).to_string(),
+        }
+    }
+
+    fn push(&mut self, no: u32, offset: u64, bytes: &[u8]) -> Gathered {
         if self.start.is_none() {
             // A line that is no whole value (the caller parses whole ones first).
             let t = bytes.trim_ascii();
@@ -508,6 +533,7 @@ impl Acc {
                 return Gathered::Record(no, out);
             }
             self.start = Some(no);
+            self.offset = offset;
             self.buf.extend_from_slice(t);
             return Gathered::More;
         }
@@ -1231,6 +1257,19 @@ mod tests {
         let input = load_text("{\"resourceSpans\": [\n");
         assert_eq!(input.bad_lines.len(), 1);
         assert_eq!(input.bad_lines[0].line, 1);
+    }
+
+    #[test]
+    fn a_torn_line_is_one_bad_line_and_the_records_after_it_are_read() {
+        let m = r#"[{"role":"user","parts":[{"type":"text","content":"hi"}]}]"#;
+        let a = otlp_span("t", "a", "1", vec![("gen_ai.input.messages", sv(m))]);
+        let b = otlp_span("t", "b", "2", vec![("gen_ai.input.messages", sv(m))]);
+        let torn = r#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x"#;
+        let input = load_text(&format!("{a}\n{torn}\n{b}\n"));
+        let bad: Vec<(u32, u64)> = input.bad_lines.iter().map(|b| (b.line, b.offset)).collect();
+        assert_eq!(bad, [(2, a.to_string().len() as u64 + 1)]);
+        let lines: Vec<Option<u32>> = requests(&input).iter().map(|r| r.line).collect();
+        assert_eq!(lines, [Some(1), Some(3)]);
     }
 
     #[test]
