@@ -18,6 +18,12 @@ Generates seeded pi sessions with ../shared/bench/gen_session.py (about 30, 100 
   - `ctxlint repro --all` on the largest session (one reduced, anonymised case per planted
     defect): wall time, peak RSS, the largest case, and whether every case passes
     ../shared/cases/run_cases.py.
+  - `otel-genai`: an OTLP/JSON lines trace file built by repeating the spans of
+    fixtures/formats/otel-genai/span.clean.jsonl with fresh trace and span ids (and a
+    marker in each conversation's first user message) up to --otel-mb MB (1,000; --quick 50),
+    and an exchange log of the same requests as Chat bodies, about the same size: `check` on
+    both, wall time, peak RSS and the ratio (targets: otel within 2x of the exchange log's
+    time, and no more memory than it). `--only otel` runs this step alone.
 It checks that `check` found exactly the truth file's findings, prints a table, and
 writes every figure to <out>/bench.json. Peak RSS is per process (os.wait4).
 """
@@ -111,13 +117,125 @@ def gen(turns, out, truth, seed=7):
         subprocess.run([sys.executable, GEN, "--turns", str(turns), "--seed", str(seed), "--out", out, "--truth", truth], check=True)
 
 
+OTEL_FIXTURE = os.path.join(ROOT, "fixtures", "formats", "otel-genai", "span.clean.jsonl")
+
+
+def otel_files(out, target_mb):
+    """Writes <out>/otel-<N>mb.jsonl (OTLP/JSON lines) and <out>/otel-<N>mb.exchanges.jsonl
+    (the same requests as Chat bodies in an exchange log), each about target_mb MB; returns
+    both paths and the number of requests."""
+    otel = os.path.join(out, f"otel-{target_mb}mb.jsonl")
+    ex = os.path.join(out, f"otel-{target_mb}mb.exchanges.jsonl")
+    records = [json.loads(l) for l in open(OTEL_FIXTURE, encoding="utf-8")]
+    target = target_mb * 1_000_000
+
+    def chat(msgs):
+        out = []
+        for m in msgs:
+            parts = m.get("parts", [])
+            texts = [p.get("content", "") for p in parts if p.get("type") == "text"]
+            calls = [p for p in parts if p.get("type") == "tool_call"]
+            results = [p for p in parts if p.get("type") == "tool_call_response"]
+            if results:
+                out += [{"role": "tool", "tool_call_id": r.get("id"), "content": str(r.get("response", ""))} for r in results]
+            elif calls:
+                out.append({"role": "assistant", "content": None, "tool_calls": [
+                    {"id": c.get("id"), "type": "function", "function": {"name": c.get("name"), "arguments": json.dumps(c.get("arguments"))}} for c in calls]})
+            else:
+                out.append({"role": m["role"], "content": "\n".join(texts)})
+        return out
+
+    n = 0
+    with open(otel, "w", encoding="utf-8") as fo, open(ex, "w", encoding="utf-8") as fe:
+        rep = 0
+        while fo.tell() < target:
+            rep += 1
+            for rec in records:
+                rec = json.loads(json.dumps(rec))
+                for rs in rec.get("resourceSpans", []):
+                    for ss in rs.get("scopeSpans", []):
+                        for sp in ss.get("spans", []):
+                            # Fresh ids: each repetition is its own trace.
+                            sp["traceId"] = f"{rep:016x}" + sp["traceId"][16:]
+                            sp["spanId"] = f"{rep:08x}" + sp["spanId"][8:]
+                            if "parentSpanId" in sp:
+                                sp["parentSpanId"] = f"{rep:08x}" + sp["parentSpanId"][8:]
+                            for at in sp.get("attributes", []):
+                                if at["key"] != "gen_ai.input.messages":
+                                    continue
+                                msgs = json.loads(at["value"]["stringValue"])
+                                for m in msgs:
+                                    if m["role"] == "user":
+                                        m["parts"][0]["content"] = f"[run {rep}] " + m["parts"][0]["content"]
+                                        break
+                                at["value"]["stringValue"] = json.dumps(msgs, separators=(",", ":"))
+                                fe.write(json.dumps({"request": {"path": "/v1/chat/completions", "body": {"model": "gpt-4o-mini", "messages": chat(msgs)}},
+                                                     "response": {"status": 200, "body": {"id": f"chatcmpl-{rep}-{n}"}}}, separators=(",", ":")) + "\n")
+                                n += 1
+                fo.write(json.dumps(rec, separators=(",", ":")) + "\n")
+        # Pad the exchange log to the same size with its own lines repeated under fresh markers.
+    while os.path.getsize(ex) < os.path.getsize(otel):
+        with open(ex, "r+", encoding="utf-8") as fe:
+            lines = fe.read().splitlines()
+            fe.seek(0, 2)
+            for i, l in enumerate(lines):
+                fe.write(l.replace("[run ", f"[pad {i} run ") + "\n")
+                if fe.tell() >= os.path.getsize(otel):
+                    break
+    return otel, ex, n
+
+
+def otel_step(a, report, rows):
+    mb = a.otel_mb or (50 if a.quick else 1000)
+    otel, ex, n = otel_files(a.out, mb)
+    res = {}
+    for what, path in (("otel", otel), ("exchange_log", ex)):
+        out = subprocess.run([a.bin, "check", path, "--output-format", "json"], capture_output=True)
+        doc = json.loads(out.stdout)
+        r = median_run([a.bin, "check", path, "--output-format", "json"], a.runs)
+        size = os.path.getsize(path) / 1e6
+        r.update({"size_mb": round(size, 1), "requests": doc["files"][0]["requests"], "findings": len(doc["findings"]),
+                  "mb_per_s": size / r["wall_s"], "rss_pct_of_file": 100.0 * r["rss_mb"] / size})
+        res[what] = r
+        rows.append((f"check {what} {size:.0f} MB", r["wall_s"], f"{r['requests']} requests", 0, r["mb_per_s"], r["rss_mb"], f"{r['findings']} findings, RSS {r['rss_pct_of_file']:.0f}% of file"))
+    ratio = res["otel"]["wall_s"] / res["exchange_log"]["wall_s"]
+    res["ratio_otel_vs_exchange_log"] = ratio
+    report["otel"] = res
+    report["targets"]["otel_within_2x_of_exchange_log"] = ratio <= 2.0
+    # Streams of requests hold every request (no packed arena as transcripts have):
+    # memory is compared with the exchange log's, and its share of the file recorded.
+    report["targets"]["otel_rss_at_most_exchange_log"] = res["otel"]["rss_mb"] <= res["exchange_log"]["rss_mb"]
+    rows.append(("otel / exchange log", res["otel"]["wall_s"], f"exchange log {res['exchange_log']['wall_s']:.2f}s", ratio, 0, res["otel"]["rss_mb"], ""))
+
+
+def print_rows(rows):
+    print(f"{'what':<22} {'median s':>9}  {'baseline':<30} {'ratio':>6} {'MB/s':>8} {'peak MB':>8}  note")
+    for what, s, base, ratio, mbs, rss, note in rows:
+        print(f"{what:<22} {s:>9.3f}  {base:<30} {ratio:>6.2f} {mbs:>8.0f} {rss:>8.1f}  {note}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "ctxlint"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench-out"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+    ap.add_argument("--otel-mb", type=int, default=0, help="size of the otel-genai files (default 1000; --quick 50)")
+    ap.add_argument("--only", choices=["otel"], help="run one step alone")
     a = ap.parse_args()
+    if a.only == "otel":
+        if not os.path.exists(a.bin):
+            sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
+        os.makedirs(a.out, exist_ok=True)
+        report, rows = {"targets": {}}, []
+        otel_step(a, report, rows)
+        with open(os.path.join(a.out, "bench-otel.json"), "w") as f:
+            json.dump(report, f, indent=1)
+        print_rows(rows)
+        for k, v in report["targets"].items():
+            print(f"target {k}: {'met' if v else 'NOT met'}")
+        print(f"written: {os.path.join(a.out, 'bench-otel.json')}")
+        return
     if not os.path.exists(GEN):
         sys.exit(f"bench: {GEN} is missing (the shared folder must sit beside the project)")
     if not os.path.exists(a.bin):
@@ -186,6 +304,8 @@ def main():
         gb_s = (os.path.getsize(path) + os.path.getsize(new)) / 2 / 1e9 / fence["wall_s"]
         report["fence"] = {"ctxlint": fence, "sha256sum": sha, "cmp": cmpr, "gb_per_s": gb_s, "ratio_vs_sha256sum": fence["wall_s"] / sha["wall_s"], "ratio_vs_cmp": fence["wall_s"] / cmpr["wall_s"]}
         rows.append((f"fence {size_mb:.0f} MB", fence["wall_s"], f"sha256sum {sha['wall_s']:.2f}s cmp {cmpr['wall_s']:.2f}s", fence["wall_s"] / cmpr["wall_s"], gb_s * 1000, fence["rss_mb"], ""))
+    # otel-genai against an exchange log of the same requests.
+    otel_step(a, report, rows)
     # Many small sessions.
     many = os.path.join(a.out, "many")
     n_files = 500 if a.quick else 5000

@@ -106,7 +106,7 @@ pub const FORMATS: &[FormatInfo] = &[
     },
     FormatInfo {
         id: "otel-genai",
-        what: "OpenTelemetry GenAI traces and logs as OTLP JSON or JSONL; OpenInference spans",
+        what: "OpenTelemetry GenAI traces and logs (semconv 1.37+ gen_ai.input.messages, operation-details events, v1.30 per-message events) as OTLP JSON or SDK JSON dumps; OpenInference spans",
         kind: "streams of requests",
         location: "the file exporter's or collector's output file",
     },

@@ -267,6 +267,9 @@ pub fn check_input_counted(input: &Input, job: &Job, config: &config::Config) ->
     if let model::Body::Transcript(t) = &input.body {
         set_step_indices(t, &mut findings);
     }
+    if let model::Body::Stream(s) = &input.body {
+        name_requests(s, &mut findings);
+    }
     resolve_positions(job, input, &mut findings);
     (findings, unlisted)
 }
@@ -446,6 +449,36 @@ fn line_offset(input: &Input, line: u32) -> Option<u64> {
     input.bad_lines.binary_search_by_key(&line, |b| b.line).ok().map(|i| input.bad_lines[i].offset)
 }
 
+/// Where an `otel-genai` pointer lies in its record's line: the pointer cut
+/// after a JSON-string attribute ([`formats::otel_genai::located_pointer`]),
+/// then, for the SDK dumps' plain attributes (a string holding JSON, a
+/// pretty-printed record's partial line), cut segment by segment until it
+/// resolves.
+fn otel_span(bytes: &[u8], pointer: &str) -> Option<(usize, usize)> {
+    let mut p = formats::otel_genai::located_pointer(pointer);
+    loop {
+        if let Some(s) = locate::locate_span(bytes, p) {
+            return Some(s);
+        }
+        p = &p[..p.rfind('/')?];
+    }
+}
+
+/// Findings on a request that names itself ([`model::Request::label`]: an
+/// OpenTelemetry span) say which: "…; in span `chat m` (trace `…`, span `…`)".
+fn name_requests(s: &model::Stream, findings: &mut [Finding]) {
+    if s.requests.iter().all(|r| r.label.is_none()) {
+        return;
+    }
+    for f in findings {
+        let Some(k) = f.request else { continue };
+        let r = s.requests.get(k).filter(|r| r.index == k).or_else(|| s.requests.iter().find(|r| r.index == k));
+        if let Some(l) = r.and_then(|r| r.label.as_deref()) {
+            f.message = format!("{}; in {l}", f.message);
+        }
+    }
+}
+
 /// Fills `column` and `byte_offset` (and `line` for JSON documents) from the source bytes.
 fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
     if findings.is_empty() {
@@ -455,8 +488,10 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
         Job::File(s, _) => vec![s],
         Job::Stream(_, _, v) => v.iter().collect(),
     };
-    let jsonl =
-        matches!(input.format, "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory");
+    let jsonl = matches!(
+        input.format,
+        "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory" | "otel-genai"
+    );
     for src in sources {
         let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].path == src.display).collect();
         // Findings elsewhere whose related location is in this file (e.g. the
@@ -496,7 +531,12 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
             for &i in &mine {
                 let f = &mut findings[i];
                 if let Some((off, bytes)) = f.line.and_then(|l| lines.get(&l)) {
-                    let (at, end) = locate::locate_span(bytes, &f.pointer).unwrap_or((0, bytes.len()));
+                    let (at, end) = if input.format == formats::otel_genai::ID {
+                        otel_span(bytes, &f.pointer)
+                    } else {
+                        locate::locate_span(bytes, &f.pointer)
+                    }
+                    .unwrap_or((0, bytes.len()));
                     f.byte_offset = Some(off + at as u64);
                     // Columns count characters; a parsed line is UTF-8, so
                     // counting the bytes that start a character is enough.

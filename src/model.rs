@@ -880,6 +880,10 @@ pub struct Request {
     /// Context the runtime places after the history on every request, by
     /// design (set by a loader that knows the runtime; empty otherwise).
     pub floating: Floating,
+    /// How the recording names this request, for finding messages (an
+    /// OpenTelemetry span: "span `chat gpt-4o` (trace `…`, span `…`)"); `None`
+    /// when the index and pointer say enough.
+    pub label: Option<Box<str>>,
 }
 
 /// Context a runtime re-places after the history on every request

@@ -14,6 +14,7 @@ pub mod jsonl;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod openclaw_trajectory;
+pub mod otel_genai;
 pub mod pi_session;
 pub mod pydantic_ai;
 pub mod vcr_cassette;
@@ -40,6 +41,7 @@ pub const ALL: &[FormatId] = &[
     vcr_cassette::ID,
     har::ID,
     aider::ID,
+    otel_genai::ID,
 ];
 
 /// Whether `f` is a transcript format (pi session, Claude Code, Codex rollout).
@@ -172,6 +174,11 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                         if let Some(d) = whole_document(src)? {
                             return Ok(d);
                         }
+                        // Pretty-printed records one after another (the
+                        // OpenTelemetry SDKs' console and file exporters).
+                        if otel_genai::sniff_concatenated(body) {
+                            return Ok(Detection::Format(otel_genai::ID));
+                        }
                     }
                 }
                 if let Ok(v) = parsed {
@@ -220,6 +227,9 @@ fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
     }
     if har::sniff(&v) {
         return Ok(Some(Detection::Format(har::ID)));
+    }
+    if otel_genai::sniff(&v) {
+        return Ok(Some(Detection::Format(otel_genai::ID)));
     }
     Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
 }
@@ -274,6 +284,9 @@ pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
     }
     if o.get("request").is_some_and(Value::is_object) {
         return Some(exchange_log::ID);
+    }
+    if otel_genai::sniff(v) {
+        return Some(otel_genai::ID);
     }
     None
 }
@@ -353,6 +366,26 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
         )),
         _ => None,
     };
+    if format == otel_genai::ID {
+        // Records may be pretty-printed over several lines: any line that is a
+        // record, or a head that begins with one, or one whole document.
+        let mut lr = src.lines()?;
+        while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
+            let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
+            if !l.too_long && serde_json::from_slice::<Value>(bytes).is_ok_and(|v| otel_genai::sniff(&v)) {
+                return Ok(());
+            }
+        }
+        let head = src.peek(PEEK)?;
+        if otel_genai::sniff_concatenated(&head)
+            || serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| otel_genai::sniff(&v))
+        {
+            return Ok(());
+        }
+        return Err(unfit(
+            "no record is an OTLP/JSON export (`resourceSpans` or `resourceLogs`) or a span or log record with `gen_ai.*` or `llm.*` attributes",
+        ));
+    }
     if let Some((fits, missing)) = record {
         let mut lr = src.lines()?;
         while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
@@ -607,6 +640,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         "vcr-cassette" => vcr_cassette::load(src, opts),
         "har" => har::load(src, opts),
         "aider-llm-history" => aider::load(src, opts),
+        "otel-genai" => otel_genai::load(src, opts),
         f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
             path: src.display.clone().into(),

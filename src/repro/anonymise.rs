@@ -104,6 +104,10 @@ const KEEP_KEYS: &[&str] = &[
     "entrypoint",
     "transport",
     "event",
+    // OpenTelemetry: event names and the SDK's span kind say what a record is.
+    "eventName",
+    "event_name",
+    "event.name",
 ];
 
 /// Hosts of public model APIs, kept in request URIs.
@@ -139,6 +143,13 @@ const ID_KEYS: &[&str] = &[
     "session_id",
     "tool_call_id",
     "toolCallId",
+    // OpenTelemetry trace and span ids (OTLP/JSON, the JS and Python SDK dumps).
+    "traceId",
+    "spanId",
+    "parentSpanId",
+    "trace_id",
+    "span_id",
+    "parent_id",
     "tool_use_id",
     "call_id",
     "callId",
@@ -369,6 +380,14 @@ impl Anonymiser {
             Node::Str(_, s) => {
                 let k = key.unwrap_or("");
                 if KEEP_KEYS.contains(&k) {
+                    return;
+                }
+                // An OTLP attribute's name (`{"key": "gen_ai.input.messages", "value": …}`)
+                // is schema, not content.
+                if k == "key"
+                    && !s.is_empty()
+                    && s.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || b"._".contains(&c))
+                {
                     return;
                 }
                 // A tool name is kept (rules pair on it), but for an MCP tool's

@@ -125,6 +125,7 @@ pub fn expected_json(info: &CaseInfo) -> String {
                     | "exchange-log"
                     | "openclaw-trajectory"
                     | "aider-llm-history"
+                    | "otel-genai"
             ) {
                 if let Some(l) = f.line {
                     o.insert("line".into(), json!(l));

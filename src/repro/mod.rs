@@ -253,7 +253,8 @@ fn kind_of(format: &str) -> Kind {
         | "codex-rollout"
         | "exchange-log"
         | "openclaw-trajectory"
-        | "aider-llm-history" => Kind::Jsonl,
+        | "aider-llm-history"
+        | "otel-genai" => Kind::Jsonl,
         "vcr-cassette" => Kind::Yaml,
         _ => Kind::Json,
     }
@@ -277,6 +278,7 @@ fn neutral_name(format: &str, index: usize, of: usize) -> String {
         "vcr-cassette" => "cassette.yaml".into(),
         "har" => "archive.har".into(),
         "aider-llm-history" => "llm.history".into(),
+        "otel-genai" => "traces.jsonl".into(),
         "pydantic-ai-history" if of > 1 => format!("{:02}-history.json", index + 1),
         "pydantic-ai-history" => "history.json".into(),
         _ if of > 1 => format!("req{}.json", index + 1),

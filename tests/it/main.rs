@@ -21,6 +21,7 @@ mod formats_out;
 mod fuzz_regressions;
 mod har;
 mod inputs;
+mod otel;
 mod output;
 mod output_cli;
 mod readme;

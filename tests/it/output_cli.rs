@@ -410,7 +410,7 @@ fn formats_lists_every_format_id() {
     let got: Vec<&str> = v.iter().map(|f| f["id"].as_str().unwrap()).collect();
     assert_eq!(got, ids);
     let supported: Vec<&str> = v.iter().filter(|f| f["supported"] == true).map(|f| f["id"].as_str().unwrap()).collect();
-    assert_eq!(supported, ids[..14]);
+    assert_eq!(supported, ids[..15]);
     assert_eq!(v[1]["location"], "~/.claude/projects/*/*.jsonl (or $CLAUDE_CONFIG_DIR/projects)");
     let (code, out, _) = run(ctxlint().arg("formats"));
     assert_eq!(code, 0);
