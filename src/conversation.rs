@@ -122,7 +122,11 @@ impl Element<'_> {
             };
         }
         match self.block {
-            Some(b) => format!("{} {} block", m.role.as_str(), m.blocks[b].kind.as_str()),
+            // "tool result block", not "tool tool result block", for a role-`tool` message.
+            Some(b) => match (m.role.as_str(), m.blocks[b].kind.as_str()) {
+                (role, kind) if kind.starts_with(role) => format!("{kind} block"),
+                (role, kind) => format!("{role} {kind} block"),
+            },
             None => match m.blocks.as_slice() {
                 [b] if b.kind != BlockKind::Text => format!("{} item", b.kind.as_str()),
                 _ => format!("{} message", m.role.as_str()),

@@ -218,3 +218,13 @@ fn repro_reduces_a_dropped_system_prompt_to_a_case_that_run_cases_passes() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed, 0 failed"));
 }
+
+#[test]
+fn a_rewritten_tool_result_is_named_once_as_a_tool_result_block() {
+    let (_, v) = check("span.history-rewrite");
+    let msg = v["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("this tool result block differs from the tool result block the previous request sent here"),
+        "{msg}"
+    );
+}
