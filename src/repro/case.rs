@@ -117,16 +117,7 @@ pub fn expected_json(info: &CaseInfo) -> String {
             let mut o = serde_json::Map::new();
             o.insert("rule".into(), json!(f.rule.name()));
             o.insert("path".into(), json!(f.path));
-            if matches!(
-                f.format,
-                "pi-session"
-                    | "claude-code"
-                    | "codex-rollout"
-                    | "exchange-log"
-                    | "openclaw-trajectory"
-                    | "aider-llm-history"
-                    | "otel-genai"
-            ) {
+            if super::kind_of(f.format) == super::Kind::Jsonl {
                 if let Some(l) = f.line {
                     o.insert("line".into(), json!(l));
                 }

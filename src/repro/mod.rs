@@ -246,6 +246,8 @@ fn count_lines(b: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', b).count() + usize::from(!b.ends_with(b"\n"))
 }
 
+/// How a case in `format` is written: JSONL for the line-oriented formats, whose
+/// findings also carry a line in `expected.json`.
 fn kind_of(format: &str) -> Kind {
     match format {
         "pi-session"

@@ -6,6 +6,8 @@
 
 use assert_cmd::Command;
 use serde_json::Value;
+
+use crate::found::{Located, located};
 use std::path::Path;
 
 const DIR: &str = "fixtures/formats/har";
@@ -25,34 +27,6 @@ fn check(name: &str) -> (i32, Value, String) {
     let out = ctxlint().args(["check", "--isolated", "--output-format", "json", &har(name)]).output().unwrap();
     let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (out.status.code().unwrap(), v, String::from_utf8(out.stderr).unwrap())
-}
-
-/// One finding: (code, line, column, pointer, request, related (line, pointer)).
-type Located = (String, u64, u64, String, u64, Vec<(u64, String)>);
-
-fn located(v: &Value) -> Vec<Located> {
-    let s = |x: &Value| x.as_str().unwrap().to_string();
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let related = f["related"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| (r["line"].as_u64().unwrap(), s(&r["pointer"])))
-                .collect();
-            (
-                s(&f["code"]),
-                f["line"].as_u64().unwrap(),
-                f["column"].as_u64().unwrap(),
-                s(&f["pointer"]),
-                f["request"].as_u64().unwrap(),
-                related,
-            )
-        })
-        .collect()
 }
 
 fn one(code: &str, line: u64, pointer: &str, request: u64, related: &[(u64, &str)]) -> Located {

@@ -18,6 +18,7 @@ mod fence;
 mod fence_props;
 mod flood;
 mod formats_out;
+mod found;
 mod fuzz_regressions;
 mod har;
 mod inputs;

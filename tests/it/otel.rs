@@ -7,6 +7,8 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+use crate::found::{Located, located};
+
 const DIR: &str = "fixtures/formats/otel-genai";
 
 fn ctxlint() -> Command {
@@ -22,34 +24,6 @@ fn file(name: &str) -> String {
 fn check(name: &str) -> (i32, Value) {
     let out = ctxlint().args(["check", "--isolated", "--output-format", "json", &file(name)]).output().unwrap();
     (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
-}
-
-/// (code, line, column, pointer, request, related (line, pointer)).
-type Located = (String, u64, u64, String, u64, Vec<(u64, String)>);
-
-fn located(v: &Value) -> Vec<Located> {
-    let s = |x: &Value| x.as_str().unwrap().to_string();
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let related = f["related"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| (r["line"].as_u64().unwrap(), s(&r["pointer"])))
-                .collect();
-            (
-                s(&f["code"]),
-                f["line"].as_u64().unwrap(),
-                f["column"].as_u64().unwrap(),
-                s(&f["pointer"]),
-                f["request"].as_u64().unwrap(),
-                related,
-            )
-        })
-        .collect()
 }
 
 fn one(code: &str, line: u64, col: u64, pointer: &str, request: u64, related: &[(u64, &str)]) -> Located {
