@@ -112,9 +112,9 @@ pub const FORMATS: &[FormatInfo] = &[
     },
     FormatInfo {
         id: "gemini-cli",
-        what: "Gemini CLI chats (JSONL and legacy JSON); Qwen Code chats",
+        what: "Gemini CLI chat recordings (JSONL, and the legacy whole-file JSON); Qwen Code chats",
         kind: "transcript",
-        location: "~/.gemini/tmp/<project hash>/chats/session-*.jsonl; Qwen Code: ~/.qwen/projects/*/chats/*.jsonl",
+        location: "~/.gemini/tmp/<project>/chats/session-*.jsonl (or $GEMINI_CLI_HOME/.gemini); Qwen Code: ~/.qwen/projects/*/chats/*.jsonl (or $QWEN_HOME, $QWEN_RUNTIME_DIR)",
     },
     FormatInfo {
         id: "cline-history",
@@ -133,6 +133,24 @@ pub const FORMATS: &[FormatInfo] = &[
         what: "OpenCode / Kilo CLI SQLite store and its legacy storage/ JSON files",
         kind: "transcripts",
         location: "~/.local/share/opencode/opencode.db (legacy: ~/.local/share/opencode/storage/)",
+    },
+    FormatInfo {
+        id: "openai-agents-session",
+        what: "OpenAI Agents SDK session items (a JSON list of Responses input items, or a SQLiteSession database)",
+        kind: "history snapshots",
+        location: "wherever the application saves it",
+    },
+    FormatInfo {
+        id: "langgraph-state",
+        what: "LangGraph thread state / checkpoint JSON (values.messages of LangChain messages)",
+        kind: "history snapshot",
+        location: "the LangGraph API's GET /threads/{id}/state, or the application's dump",
+    },
+    FormatInfo {
+        id: "ai-sdk-ui-messages",
+        what: "Vercel AI SDK UIMessage[] JSON (parts with tool-* / tool-invocation states)",
+        kind: "history snapshot",
+        location: "wherever the application persists its chats",
     },
 ];
 

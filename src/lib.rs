@@ -491,7 +491,7 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
     let jsonl = matches!(
         input.format,
         "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory" | "otel-genai"
-    );
+    ) || (input.format == formats::gemini_cli::ID && !formats::gemini_cli::is_document(input));
     for src in sources {
         let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].path == src.display).collect();
         // Findings elsewhere whose related location is in this file (e.g. the

@@ -685,6 +685,24 @@ fn agent_folders() -> (Vec<String>, Vec<String>) {
     }
     // The first place looked at is the OpenClaw pattern, already expanded above.
     out.extend(looked.iter().skip(usize::from(home.is_some())).filter(|p| p.is_dir()).cloned());
+    // Gemini CLI (`$GEMINI_CLI_HOME` replaces the home folder: gemini-cli
+    // `packages/core/src/utils/paths.ts`) and Qwen Code (`$QWEN_RUNTIME_DIR`,
+    // else `$QWEN_HOME`, else `~/.qwen`): only the `chats` folders, not the
+    // logs and checkpoints beside them.
+    let gemini = env_dir("GEMINI_CLI_HOME").or_else(|| home.clone()).map(|h| h.join(".gemini/tmp"));
+    let qwen = env_dir("QWEN_RUNTIME_DIR")
+        .or_else(|| env_dir("QWEN_HOME"))
+        .or_else(|| home.as_ref().map(|h| h.join(".qwen")))
+        .map(|d| d.join("projects"));
+    for root in [gemini, qwen].into_iter().flatten() {
+        looked.push(root.join("*/chats"));
+        if let Ok(rd) = std::fs::read_dir(&root) {
+            let mut v: Vec<PathBuf> =
+                rd.filter_map(|e| e.ok().map(|e| e.path().join("chats"))).filter(|p| p.is_dir()).collect();
+            v.sort();
+            out.extend(v);
+        }
+    }
     let s = |v: Vec<PathBuf>| v.into_iter().map(|p| p.to_string_lossy().into_owned()).collect();
     (s(out), s(looked))
 }

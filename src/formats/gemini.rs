@@ -45,8 +45,7 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     set_tools(&mut r, base, "tools", v.get("tools"));
     let Some(contents) = v.get("contents").and_then(Value::as_array) else { return r };
     // Calls without ids pair by order and name: give them synthetic ids.
-    let mut pending: Vec<(String, String)> = Vec::new(); // (name, synthetic id)
-    let mut counter = 0usize;
+    let mut pairs = Pairing::default();
     for (i, c) in contents.iter().enumerate() {
         let mp = ptr_idx(&ptr_join(base, "contents"), i);
         let (role, kind) = match s(c, "role") {
@@ -57,48 +56,7 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         let mut m = message(role, kind, mp.clone());
         let pp = ptr_join(&mp, "parts");
         for (j, p) in c.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
-            let ptr = ptr_idx(&pp, j);
-            let b = if let Some(fc) = p.get("functionCall").or_else(|| p.get("function_call")) {
-                let mut b =
-                    text_block(BlockKind::ToolCall, ptr, &fc.get("args").map(Value::to_string).unwrap_or_default(), p);
-                let name = s(fc, "name").to_string();
-                b.tool_id = Some(match fc.get("id").and_then(Value::as_str) {
-                    Some(id) => id.into(),
-                    None => {
-                        counter += 1;
-                        let id = format!("#gemini-call-{counter}");
-                        pending.push((name.clone(), id.clone()));
-                        id.into()
-                    }
-                });
-                b.tool_name = Some(name.into());
-                b
-            } else if let Some(fr) = p.get("functionResponse").or_else(|| p.get("function_response")) {
-                let mut b = text_block(
-                    BlockKind::ToolResult,
-                    ptr,
-                    &fr.get("response").map(Value::to_string).unwrap_or_default(),
-                    p,
-                );
-                let name = s(fr, "name").to_string();
-                b.tool_id = Some(match fr.get("id").and_then(Value::as_str) {
-                    Some(id) => id.into(),
-                    None => match pending.iter().position(|(n, _)| *n == name) {
-                        Some(k) => pending.remove(k).1.into(),
-                        None => format!("#gemini-unmatched-{name}").into(),
-                    },
-                });
-                b.tool_name = Some(name.into());
-                b
-            } else if p.get("thought").and_then(Value::as_bool) == Some(true) {
-                text_block(BlockKind::Thinking, ptr, s(p, "text"), p)
-            } else if let Some(t) = p.get("text").and_then(Value::as_str) {
-                text_block(BlockKind::Text, ptr, t, p)
-            } else if p.get("inlineData").is_some() || p.get("fileData").is_some() || p.get("inline_data").is_some() {
-                text_block(BlockKind::Media, ptr, "", p)
-            } else {
-                text_block(BlockKind::Other, ptr, "", p)
-            };
+            let b = part_block(p, ptr_idx(&pp, j), &mut pairs);
             m.blocks.push(b);
         }
         if role == Role::User {
@@ -109,4 +67,54 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         r.messages.push(m);
     }
     r
+}
+
+/// Pairs Gemini `functionCall`s and `functionResponse`s that carry no `id`
+/// by order and name (the API's rule), with synthetic ids.
+#[derive(Debug, Default)]
+pub struct Pairing {
+    pending: Vec<(String, String)>, // (name, synthetic id)
+    counter: usize,
+}
+
+/// One Gemini `Part` (`{text}`, `{thought, text}`, `{functionCall}`,
+/// `{functionResponse}`, `{inlineData}`/`{fileData}`, snake_case too) as a
+/// block at `ptr`; calls and responses without `id` are paired by `pairs`.
+pub fn part_block(p: &Value, ptr: String, pairs: &mut Pairing) -> Block {
+    if let Some(fc) = p.get("functionCall").or_else(|| p.get("function_call")) {
+        let mut b = text_block(BlockKind::ToolCall, ptr, &fc.get("args").map(Value::to_string).unwrap_or_default(), p);
+        let name = s(fc, "name").to_string();
+        b.tool_id = Some(match fc.get("id").and_then(Value::as_str) {
+            Some(id) => id.into(),
+            None => {
+                pairs.counter += 1;
+                let id = format!("#gemini-call-{}", pairs.counter);
+                pairs.pending.push((name.clone(), id.clone()));
+                id.into()
+            }
+        });
+        b.tool_name = Some(name.into());
+        b
+    } else if let Some(fr) = p.get("functionResponse").or_else(|| p.get("function_response")) {
+        let mut b =
+            text_block(BlockKind::ToolResult, ptr, &fr.get("response").map(Value::to_string).unwrap_or_default(), p);
+        let name = s(fr, "name").to_string();
+        b.tool_id = Some(match fr.get("id").and_then(Value::as_str) {
+            Some(id) => id.into(),
+            None => match pairs.pending.iter().position(|(n, _)| *n == name) {
+                Some(k) => pairs.pending.remove(k).1.into(),
+                None => format!("#gemini-unmatched-{name}").into(),
+            },
+        });
+        b.tool_name = Some(name.into());
+        b
+    } else if p.get("thought").and_then(Value::as_bool) == Some(true) {
+        text_block(BlockKind::Thinking, ptr, s(p, "text"), p)
+    } else if let Some(t) = p.get("text").and_then(Value::as_str) {
+        text_block(BlockKind::Text, ptr, t, p)
+    } else if p.get("inlineData").is_some() || p.get("fileData").is_some() || p.get("inline_data").is_some() {
+        text_block(BlockKind::Media, ptr, "", p)
+    } else {
+        text_block(BlockKind::Other, ptr, "", p)
+    }
 }

@@ -9,6 +9,7 @@ pub mod claude_code;
 pub mod codex_rollout;
 pub mod exchange_log;
 pub mod gemini;
+pub mod gemini_cli;
 pub mod har;
 pub mod jsonl;
 pub mod openai_chat;
@@ -42,11 +43,13 @@ pub const ALL: &[FormatId] = &[
     har::ID,
     aider::ID,
     otel_genai::ID,
+    gemini_cli::ID,
 ];
 
-/// Whether `f` is a transcript format (pi session, Claude Code, Codex rollout).
+/// Whether `f` is a transcript format (pi session, Claude Code, Codex
+/// rollout, Gemini CLI / Qwen Code).
 pub fn is_transcript(f: FormatId) -> bool {
-    matches!(f, "pi-session" | "claude-code" | "codex-rollout")
+    matches!(f, "pi-session" | "claude-code" | "codex-rollout" | "gemini-cli")
 }
 
 /// Formats whose files are single request bodies (several in one directory form a stream).
@@ -181,6 +184,18 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                         }
                     }
                 }
+                if let Err(e) = &parsed {
+                    // Two records fused on one line (a torn append): the first
+                    // one still tells the format (the loader reports the line).
+                    if e.to_string().starts_with("trailing characters") {
+                        let first = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>().next();
+                        if let Some(Ok(v)) = first {
+                            if let Sniff::Decided(f) = sniff_record(&v) {
+                                weak.get_or_insert(f);
+                            }
+                        }
+                    }
+                }
                 if let Ok(v) = parsed {
                     objects += u32::from(v.is_object());
                     match sniff_record(&v) {
@@ -231,6 +246,9 @@ fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
     if otel_genai::sniff(&v) {
         return Ok(Some(Detection::Format(otel_genai::ID)));
     }
+    if gemini_cli::sniff_document(&v) {
+        return Ok(Some(Detection::Format(gemini_cli::ID)));
+    }
     Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
 }
 
@@ -275,6 +293,10 @@ pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
     }
     if pi_session::sniff(v) {
         return Some(pi_session::ID);
+    }
+    // Before Claude Code: Qwen Code records carry `uuid` and `sessionId` too.
+    if gemini_cli::sniff_qwen_record(v) || gemini_cli::sniff_record(v) {
+        return Some(gemini_cli::ID);
     }
     if codex_rollout_record(o) {
         return Some(codex_rollout::ID);
@@ -360,6 +382,10 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
             "no record has `timestamp`, `payload` and `type` session_meta, response_item, event_msg, turn_context or compacted",
         )),
         "exchange-log" => Some((|v| v.get("request").is_some_and(Value::is_object), "no line has a `request` object")),
+        "gemini-cli" => Some((
+            gemini_cli::fits,
+            "no record is a Gemini CLI chat record (`sessionId` with `projectHash`, or `id`, `timestamp`, `type` and `content`, or `$set` / `$rewindTo`) or a Qwen Code record (`uuid`, `sessionId`, `type`, `message.parts`)",
+        )),
         "openclaw-trajectory" => Some((
             openclaw_trajectory::sniff,
             "no record has `traceSchema` \"openclaw-trajectory\" and a `type` (an OpenClaw trajectory event)",
@@ -396,6 +422,12 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
             if serde_json::from_slice::<Value>(bytes).is_ok_and(|v| fits(&v)) {
                 return Ok(());
             }
+        }
+        // Gemini CLI's legacy chat is one (pretty-printed) document.
+        if format == gemini_cli::ID
+            && serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| gemini_cli::sniff_document(&v))
+        {
+            return Ok(());
         }
         return Err(unfit(missing));
     }
@@ -546,11 +578,11 @@ fn load_snapshot(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Resul
 /// the line cannot be read or is no longer the line that was checked (the
 /// file changed since), or carries no message.
 pub fn reload_message(format: FormatId, t: &Transcript, e: &Entry) -> Option<Message> {
-    message_from_line(format, t, reload_line(t, e)?)
+    message_from_line(format, t, reload_line(t, e)?, e.id.as_deref())
 }
 
 /// The message of one entry's line, loaded again with every text.
-fn message_from_line(format: FormatId, t: &Transcript, bytes: Vec<u8>) -> Option<Message> {
+fn message_from_line(format: FormatId, t: &Transcript, bytes: Vec<u8>, want: Option<&str>) -> Option<Message> {
     let src = t.source.as_ref()?;
     let one =
         SourceRef { display: src.display.clone(), origin: crate::source::Origin::Memory(bytes.into()), seen: None };
@@ -559,7 +591,14 @@ fn message_from_line(format: FormatId, t: &Transcript, bytes: Vec<u8>) -> Option
     let opts = LoadOptions { forced: None, texts: crate::packed::Texts::AsLoaded };
     let input = load_format(&one, format, &opts).ok()?;
     let t = input.as_transcript()?;
-    t.message(t.entries.first()?)
+    // One line may give several entries (a Gemini CLI record and its
+    // results): the one with the entry's id, else the first.
+    let first = t.entries.first()?;
+    let e = match &want {
+        Some(id) => t.entries.iter().find(|x| x.id.as_deref() == Some(id)).unwrap_or(first),
+        None => first,
+    };
+    t.message(e)
 }
 
 /// Reads many lines of one transcript again (`show`'s first lines of texts
@@ -599,7 +638,7 @@ impl<'t> Reloader<'t> {
     /// `e`'s message with every text, as [`reload_message`] gives it.
     pub fn message(&mut self, e: &Entry) -> Option<Message> {
         let bytes = self.line(e)?;
-        message_from_line(self.format, self.t, bytes)
+        message_from_line(self.format, self.t, bytes, e.id.as_deref())
     }
 }
 
@@ -641,6 +680,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         "har" => har::load(src, opts),
         "aider-llm-history" => aider::load(src, opts),
         "otel-genai" => otel_genai::load(src, opts),
+        "gemini-cli" => gemini_cli::load(src, opts),
         f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
             path: src.display.clone().into(),

@@ -256,7 +256,8 @@ fn kind_of(format: &str) -> Kind {
         | "exchange-log"
         | "openclaw-trajectory"
         | "aider-llm-history"
-        | "otel-genai" => Kind::Jsonl,
+        | "otel-genai"
+        | "gemini-cli" => Kind::Jsonl,
         "vcr-cassette" => Kind::Yaml,
         _ => Kind::Json,
     }
@@ -281,6 +282,7 @@ fn neutral_name(format: &str, index: usize, of: usize) -> String {
         "har" => "archive.har".into(),
         "aider-llm-history" => "llm.history".into(),
         "otel-genai" => "traces.jsonl".into(),
+        "gemini-cli" => "session.jsonl".into(),
         "pydantic-ai-history" if of > 1 => format!("{:02}-history.json", index + 1),
         "pydantic-ai-history" => "history.json".into(),
         _ if of > 1 => format!("req{}.json", index + 1),

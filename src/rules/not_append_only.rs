@@ -61,6 +61,11 @@ pub fn check(cx: &mut RuleContext) {
             prev_line = rl.line; // a line seen once: neither a repeat nor repeated later
             continue;
         }
+        // A line re-written by design inside a run of repeated lines
+        // neither repeats nor ends the run (one finding per run).
+        if rl.exempt && seen.contains_key(&rl.hash) {
+            continue;
+        }
         let repeat = !rl.exempt && seen.contains_key(&rl.hash);
         if repeat {
             repeated_lines.insert(rl.line);

@@ -213,7 +213,11 @@ fn no_path_scans_installed_agent_folders() {
     // and a piped standard input with no PATH is refused, tests/inputs.rs).
     let bin = || {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlint"));
-        c.env_remove("CLAUDE_CONFIG_DIR").env_remove("CODEX_HOME");
+        c.env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
+            .env_remove("QWEN_HOME")
+            .env_remove("QWEN_RUNTIME_DIR");
         c
     };
     // An OpenClaw trajectory beside its session is checked too.
@@ -224,13 +228,31 @@ fn no_path_scans_installed_agent_folders() {
         oc.join("s.trajectory.jsonl"),
     )
     .unwrap();
+    // Gemini CLI and Qwen Code chats: only their `chats` folders are walked
+    // (the logs beside them are not session files).
+    let gem = home.path().join(".gemini/tmp/proj/chats");
+    std::fs::create_dir_all(&gem).unwrap();
+    std::fs::copy(fixture("formats/gemini-cli/unanswered-tool-call.jsonl"), gem.join("session-1.jsonl")).unwrap();
+    std::fs::write(home.path().join(".gemini/tmp/proj/logs.json"), "[]").unwrap();
+    let qw = home.path().join(".qwen/projects/-w-proj/chats");
+    std::fs::create_dir_all(&qw).unwrap();
+    std::fs::copy(fixture("formats/gemini-cli/recorded/qwen-clean.jsonl"), qw.join("q.jsonl")).unwrap();
     let out = bin().env("HOME", home.path()).arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(".gemini/tmp/proj/chats") && err.contains(".qwen/projects/-w-proj/chats"), "{err}");
+    assert!(!err.contains("logs.json"), "{err}");
     assert!(String::from_utf8_lossy(&out.stderr).contains(".pi/agent/sessions"));
     let json = bin().env("HOME", home.path()).args(["check", "--output-format", "json"]).output().unwrap();
     let v: Value = serde_json::from_slice(&json.stdout).unwrap();
     let formats: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["format"].as_str().unwrap()).collect();
     assert!(formats.contains(&"openclaw-trajectory"), "{formats:?}");
+    assert_eq!(formats.iter().filter(|f| **f == "gemini-cli").count(), 2, "{formats:?}");
+    assert!(
+        v["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "unanswered-tool-call"
+            && f["format"] == "gemini-cli"
+            && f["pointer"] == "/toolCalls/0")
+    );
     assert!(v["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "orphan-tool-result"
         && f["format"] == "openclaw-trajectory"
         && f["pointer"] == "/data/messages/2"));

@@ -20,6 +20,7 @@ mod flood;
 mod formats_out;
 mod found;
 mod fuzz_regressions;
+mod gemini_cli;
 mod har;
 mod inputs;
 mod otel;

@@ -1,0 +1,127 @@
+//! The `gemini-cli` input format (Gemini CLI chats, JSONL and legacy JSON;
+//! Qwen Code chats) on the files of `fixtures/formats/gemini-cli`: the
+//! recordings made by running the real CLIs against a stub provider (see
+//! `recorded/README.md`) have no findings; each defect fixture gives exactly
+//! its finding, at its line and JSON Pointer.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const DIR: &str = "fixtures/formats/gemini-cli";
+
+fn ctxlint() -> Command {
+    let mut c = Command::cargo_bin("ctxlint").unwrap();
+    c.current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+    c
+}
+
+/// (exit code, JSON report) of `check` on one fixture.
+fn check(name: &str) -> (i32, Value) {
+    let out =
+        ctxlint().args(["check", "--isolated", "--output-format", "json", &format!("{DIR}/{name}")]).output().unwrap();
+    (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
+}
+
+/// Every finding as (rule, line, pointer).
+fn found(v: &Value) -> Vec<(String, u64, String)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (f["rule"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["pointer"].as_str().unwrap().into())
+        })
+        .collect()
+}
+
+#[test]
+fn the_recorded_sessions_load_and_have_no_findings() {
+    let mut n = 0;
+    for e in std::fs::read_dir(format!("{}/{DIR}/recorded", env!("CARGO_MANIFEST_DIR"))).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".md") {
+            continue;
+        }
+        let (code, v) = check(&format!("recorded/{name}"));
+        assert_eq!((code, found(&v)), (0, vec![]), "{name}");
+        assert_eq!(v["files"][0]["format"], "gemini-cli", "{name}");
+        assert!(v["files"][0]["entries"].as_u64().unwrap() >= 3, "{name}");
+        n += 1;
+    }
+    assert_eq!(n, 15);
+}
+
+#[test]
+fn the_traps_and_clean_files_have_no_findings() {
+    for name in [
+        "clean.jsonl",
+        "legacy-clean.json",
+        "trap-rewind.jsonl",
+        "trap-checkpoint.jsonl",
+        "qwen-trap-merge-and-rewind.jsonl",
+    ] {
+        let (code, v) = check(name);
+        assert_eq!((code, found(&v)), (0, vec![]), "{name}");
+    }
+}
+
+/// (rule, line, pointer) of one expected finding.
+type Want = (&'static str, u64, &'static str);
+
+#[test]
+fn each_defect_is_found_at_its_line_and_pointer() {
+    let cases: &[(&str, &[Want])] = &[
+        ("unanswered-tool-call.jsonl", &[("unanswered-tool-call", 3, "/toolCalls/0")]),
+        ("legacy-unanswered.json", &[("unanswered-tool-call", 27, "/messages/1/toolCalls/0")]),
+        ("orphan-tool-result.jsonl", &[("orphan-tool-result", 3, "/content/0")]),
+        ("duplicate-user-turn.jsonl", &[("duplicate-user-turn", 4, "")]),
+        ("duplicate-context-block.jsonl", &[("duplicate-context-block", 4, "/content/0")]),
+        ("duplicate-reply.jsonl", &[("duplicate-reply", 4, "/content")]),
+        ("malformed-line.jsonl", &[("malformed-line", 6, "")]),
+        ("not-append-only.jsonl", &[("not-append-only", 7, "")]),
+        ("qwen-broken-parent-chain.jsonl", &[("broken-parent-chain", 6, "")]),
+        ("qwen-unanswered-tool-call.jsonl", &[("unanswered-tool-call", 4, "/message/parts/0")]),
+    ];
+    for (name, want) in cases {
+        let (code, v) = check(name);
+        let want: Vec<(String, u64, String)> =
+            want.iter().map(|(r, l, p)| (r.to_string(), *l, p.to_string())).collect();
+        assert_eq!((code, found(&v)), (1, want), "{name}");
+    }
+}
+
+#[test]
+fn a_repeated_id_is_an_update_and_a_resumed_session_is_read_as_sent() {
+    // The tool call is written first without, then with its result (same id):
+    // the update, not the first record, is the message.
+    let (_, v) = check("clean.jsonl");
+    assert_eq!(v["files"][0]["entries"], 9);
+    // 0.61 also records the live results as a `user` record; the resumed
+    // session's steps see each result once.
+    let (_, v) = check("recorded/gemini-0.61-resumed.jsonl");
+    assert_eq!(found(&v), vec![]);
+}
+
+#[test]
+fn detection_fits_and_show() {
+    // A forced format the file does not fit is an error naming what is missing.
+    let out = ctxlint()
+        .args(["check", "--isolated", "--input-format", "gemini-cli", "fixtures/formats/har/clean.har"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("projectHash"), "{}", String::from_utf8_lossy(&out.stderr));
+    // Forced on its own format, the legacy document still fits.
+    let out = ctxlint()
+        .args(["check", "--isolated", "--input-format", "gemini-cli", &format!("{DIR}/legacy-clean.json")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = ctxlint().args(["show", &format!("{DIR}/recorded/gemini-0.61-clean.jsonl")]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("gemini-cli"), "{text}");
+    assert!(text.contains("2 steps"), "{text}");
+    assert!(text.contains("<session_context>"), "{text}");
+    assert!(!text.contains("compaction summary"), "{text}");
+}
