@@ -117,6 +117,12 @@ pub const FORMATS: &[FormatInfo] = &[
         location: "~/.gemini/tmp/<project>/chats/session-*.jsonl (or $GEMINI_CLI_HOME/.gemini); Qwen Code: ~/.qwen/projects/*/chats/*.jsonl (or $QWEN_HOME, $QWEN_RUNTIME_DIR)",
     },
     FormatInfo {
+        id: "ai-sdk-ui-messages",
+        what: "Vercel AI SDK UIMessage[] JSON (parts with tool-* / tool-invocation states)",
+        kind: "history snapshot",
+        location: "wherever the application persists its chats",
+    },
+    FormatInfo {
         id: "cline-history",
         what: "Cline / Roo Code / Kilo Code task folders (api_conversation_history.json, ui_messages.json)",
         kind: "history snapshot",
@@ -145,12 +151,6 @@ pub const FORMATS: &[FormatInfo] = &[
         what: "LangGraph thread state / checkpoint JSON (values.messages of LangChain messages)",
         kind: "history snapshot",
         location: "the LangGraph API's GET /threads/{id}/state, or the application's dump",
-    },
-    FormatInfo {
-        id: "ai-sdk-ui-messages",
-        what: "Vercel AI SDK UIMessage[] JSON (parts with tool-* / tool-invocation states)",
-        kind: "history snapshot",
-        location: "wherever the application persists its chats",
     },
 ];
 

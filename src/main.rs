@@ -187,12 +187,13 @@ up to 512 MiB when none can be made), never beside an input. At most 4 GiB is re
 save a larger input to a file and name the file.
 
 With no PATH, check scans the session folders of the agents installed on this machine:
-~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions.
+~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions,
+~/.gemini/tmp/*/chats, ~/.qwen/projects/*/chats.
 
 Input formats (detected by content; --input-format ID forces one): pi-session, claude-code,
 codex-rollout, pydantic-ai-history, openai-chat, openai-responses, anthropic-messages, gemini,
 bedrock-converse, exchange-log, vcr-cassette, har, openclaw-trajectory, aider-llm-history,
-otel-genai. `ctxlint formats` lists them with where each agent keeps its files.
+otel-genai, gemini-cli, ai-sdk-ui-messages. `ctxlint formats` lists them with where each agent keeps its files.
 
 Configuration: for each input, the nearest ctxlint.toml from the input's folder upward, else
 the working directory's (`--config PATH` names one, `--isolated` ignores all; `--show-settings

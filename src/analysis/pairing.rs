@@ -94,11 +94,12 @@ pub fn request(r: &Request) -> Vec<Pairing> {
         }
         prev_assistant = is_assistant;
     }
-    // A pydantic-ai history snapshot that ends with the model's response is a
-    // stored run, not a request: calls still pending at its end (deferred or
-    // human-in-the-loop tools) are not yet due, as at the end of a transcript path.
-    let stored_run =
-        r.body_format == "pydantic-ai-history" && r.messages.last().is_some_and(|m| m.role == Role::Assistant);
+    // A history snapshot (pydantic-ai, AI SDK UI messages) that ends with the
+    // model's response is a stored run, not a request: calls still pending at
+    // its end (deferred or human-in-the-loop tools) are not yet due, as at the
+    // end of a transcript path.
+    let stored_run = crate::formats::is_snapshot_format(r.body_format)
+        && r.messages.last().is_some_and(|m| m.role == Role::Assistant);
     if !stored_run {
         flush(&mut open, &mut out);
     }

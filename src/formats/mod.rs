@@ -1,6 +1,7 @@
 //! Input formats: detection by content (SPEC §1) and the registry of loaders.
 //! One file per format; each documents the upstream source of its facts.
 
+pub mod ai_sdk;
 pub mod aider;
 pub mod anthropic;
 pub mod bedrock;
@@ -44,6 +45,7 @@ pub const ALL: &[FormatId] = &[
     aider::ID,
     otel_genai::ID,
     gemini_cli::ID,
+    ai_sdk::ID,
 ];
 
 /// Whether `f` is a transcript format (pi session, Claude Code, Codex
@@ -62,7 +64,14 @@ pub fn is_body_format(f: FormatId) -> bool {
             | "gemini"
             | "bedrock-converse"
             | "pydantic-ai-history"
+            | "ai-sdk-ui-messages"
     )
+}
+
+/// Formats whose files are history snapshots (a stored run, read as one
+/// request-like element), not request bodies.
+pub fn is_snapshot_format(f: FormatId) -> bool {
+    matches!(f, "pydantic-ai-history" | "ai-sdk-ui-messages")
 }
 
 /// Loading options.
@@ -460,6 +469,10 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
         "pydantic-ai-history" => {
             (pydantic_ai::sniff(&v), "not an array of messages with `kind` \"request\" or \"response\" and `parts`")
         }
+        "ai-sdk-ui-messages" => (
+            ai_sdk::sniff(&v),
+            "not an array of UI messages with `role` (system, user, assistant), `parts` of typed parts, and an `id`",
+        ),
         "har" => match har::fit(&v) {
             Ok(()) => (true, ""),
             Err(missing) => (false, missing),
@@ -472,6 +485,9 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
 /// Recognises a request body (or a pydantic-ai history).
 pub fn sniff_body(v: &Value) -> Option<FormatId> {
     if v.is_array() {
+        if ai_sdk::sniff(v) {
+            return Some(ai_sdk::ID);
+        }
         return pydantic_ai::sniff(v).then_some(pydantic_ai::ID);
     }
     if !v.is_object() {
@@ -501,6 +517,7 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
         "gemini" => gemini::parse(v, path, index, base),
         "bedrock-converse" => bedrock::parse(v, path, index, base),
         "pydantic-ai-history" => pydantic_ai::parse(v, path, index, base),
+        "ai-sdk-ui-messages" => ai_sdk::parse(v, path, index, base),
         _ => return None,
     })
 }

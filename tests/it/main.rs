@@ -7,6 +7,7 @@
 mod shared;
 
 mod adversarial;
+mod ai_sdk;
 mod aider;
 mod cases;
 mod cli;

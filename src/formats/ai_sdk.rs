@@ -1,0 +1,216 @@
+//! `ai-sdk-ui-messages`: a Vercel AI SDK chat as the application persists it,
+//! a JSON array of `UIMessage`s (`{id, role, parts[], metadata?}`).
+//!
+//! Format facts from vercel/ai `packages/ai/src/ui/ui-messages.ts` (v5:
+//! `UIMessagePart`) and `convert-to-model-messages.ts` (how the history is
+//! sent again), checked against files the SDK itself built
+//! (`readUIMessageStream`, ai 5.0; `appendResponseMessages`, ai 4.3):
+//! - roles `system`, `user`, `assistant`; user parts `text` and `file`;
+//!   assistant parts `text`, `reasoning`, `file`, `source-*`, `step-start`
+//!   (a new model call), `data-*` (never sent), and tool parts:
+//!   v5 `tool-<name>` / `dynamic-tool` (`toolCallId`, `state`
+//!   `input-streaming` | `input-available` | `output-available` |
+//!   `output-error`, `input`, `output`, `errorText`), v4 `tool-invocation`
+//!   (`toolInvocation: {toolCallId, toolName, args, state: partial-call |
+//!   call | result, result}`).
+//! - a tool part is sent as the model's tool call and, once it has an output
+//!   (`output-available`, `output-error`; v4 `result`), as a tool result
+//!   right after the step that made it. A tool part without an output is
+//!   a call without a result: pending at the end of the chat (a client-side
+//!   tool waiting for the user), unanswered once a later message follows.
+//!
+//! One file is one history snapshot (SPEC §1): a request-like element. A user
+//! or system `UIMessage` is one message (pointer `/i`) with a block per part
+//! (`/i/parts/j`); an assistant `UIMessage` is one message per step, and the
+//! step's tool results one tool-role message after it, each result a block at
+//! `/i/parts/j/output` (`/errorText`; v4 `/toolInvocation/result`). Ids, timestamps, `state` and `providerMetadata`
+//! are not compared.
+
+use super::body::*;
+use crate::model::*;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// Format id.
+pub const ID: FormatId = "ai-sdk-ui-messages";
+
+/// Whether a document is a `UIMessage[]`: a non-empty array of objects with
+/// `role` (system, user, assistant) and `parts`, every part an object with a
+/// string `type`, and at least one message with an `id`.
+pub fn sniff(v: &Value) -> bool {
+    let Some(a) = v.as_array() else { return false };
+    !a.is_empty()
+        && a.iter().any(|m| m.get("id").is_some_and(Value::is_string))
+        && a.iter().all(|m| {
+            matches!(m.get("role").and_then(Value::as_str), Some("system" | "user" | "assistant"))
+                && m.get("parts")
+                    .and_then(Value::as_array)
+                    .is_some_and(|ps| ps.iter().all(|p| p.get("type").is_some_and(Value::is_string)))
+        })
+}
+
+/// A tool part's call and result, whichever version wrote it:
+/// (call id, tool name, input, result pointer suffix and value, is error).
+struct ToolPart<'a> {
+    id: Option<&'a str>,
+    name: String,
+    input: Option<&'a Value>,
+    result: Option<(&'static str, &'a Value, bool)>,
+}
+
+fn tool_part(p: &Value) -> Option<ToolPart<'_>> {
+    let ty = s(p, "type");
+    if ty == "tool-invocation" {
+        let ti = p.get("toolInvocation")?;
+        let result = (s(ti, "state") == "result")
+            .then(|| ti.get("result").map(|r| ("toolInvocation/result", r, false)))
+            .flatten();
+        return Some(ToolPart {
+            id: ti.get("toolCallId").and_then(Value::as_str),
+            name: s(ti, "toolName").to_string(),
+            input: ti.get("args"),
+            result,
+        });
+    }
+    let name = if ty == "dynamic-tool" { s(p, "toolName").to_string() } else { ty.strip_prefix("tool-")?.to_string() };
+    let result = match s(p, "state") {
+        "output-available" => p.get("output").map(|o| ("output", o, false)),
+        "output-error" => p.get("errorText").map(|o| ("errorText", o, true)),
+        _ => None,
+    };
+    Some(ToolPart { id: p.get("toolCallId").and_then(Value::as_str), name, input: p.get("input"), result })
+}
+
+/// Parses a `UIMessage[]` document at `base` into one request-like element.
+pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
+    let mut r = new_request(path, ID, index, base);
+    let Some(msgs) = v.as_array() else { return r };
+    for (i, m) in msgs.iter().enumerate() {
+        let mp = ptr_idx(base, i);
+        let pp = ptr_join(&mp, "parts");
+        let parts = m.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        match s(m, "role") {
+            "assistant" => {
+                // One message per model call (`step-start` opens the next);
+                // the step's tool results follow it as one tool message.
+                let mut step = message(Role::Assistant, MessageKind::Assistant, mp.clone());
+                step.assistant = assistant_info(None);
+                let mut results = message(Role::Tool, MessageKind::ToolResult, mp.clone());
+                results.result = Some(Box::default());
+                let flush = |r: &mut Request, step: &mut Message, results: &mut Message| {
+                    if !step.blocks.is_empty() {
+                        step.json_hash = chash(&Value::Array(step.blocks.iter().map(|b| json!(b.json_hash)).collect()));
+                        let mut next = message(Role::Assistant, MessageKind::Assistant, mp.clone());
+                        next.assistant = assistant_info(None);
+                        r.messages.push(std::mem::replace(step, next));
+                    }
+                    if !results.blocks.is_empty() {
+                        results.json_hash =
+                            chash(&Value::Array(results.blocks.iter().map(|b| json!(b.json_hash)).collect()));
+                        let mut next = message(Role::Tool, MessageKind::ToolResult, mp.clone());
+                        next.result = Some(Box::default());
+                        r.messages.push(std::mem::replace(results, next));
+                    }
+                };
+                for (j, p) in parts.iter().enumerate() {
+                    let ptr = ptr_idx(&pp, j);
+                    let ty = s(p, "type");
+                    if ty == "step-start" {
+                        flush(&mut r, &mut step, &mut results);
+                        continue;
+                    }
+                    if step.blocks.is_empty() {
+                        step.pointer = ptr.clone().into();
+                    }
+                    if let Some(tp) = tool_part(p) {
+                        let args = tp.input.map(Value::to_string).unwrap_or_default();
+                        let sent = json!({"toolCallId": tp.id, "toolName": tp.name, "input": tp.input});
+                        let mut b = text_block(BlockKind::ToolCall, ptr.clone(), &args, &sent);
+                        b.tool_id = tp.id.map(Into::into);
+                        b.tool_name = Some(tp.name.as_str().into());
+                        step.blocks.push(b);
+                        if let Some((suffix, out, is_error)) = tp.result {
+                            let rp = format!("{ptr}/{suffix}");
+                            let text = out.as_str().map(str::to_string).unwrap_or_else(|| out.to_string());
+                            if results.blocks.is_empty() {
+                                results.pointer = rp.clone().into();
+                            }
+                            let mut rb = text_block(BlockKind::ToolResult, rp, &text, out);
+                            rb.tool_id = tp.id.map(Into::into);
+                            rb.tool_name = Some(tp.name.as_str().into());
+                            results.blocks.push(rb);
+                            if is_error {
+                                results.result = Some(Box::new(ResultInfo { is_error, ..Default::default() }));
+                            }
+                        }
+                    } else {
+                        let kind = match ty {
+                            "text" => BlockKind::Text,
+                            "reasoning" => BlockKind::Thinking,
+                            "file" => BlockKind::Media,
+                            // Data parts and sources are UI-only: never sent.
+                            _ => continue,
+                        };
+                        let sent = json!({"type": ty, "text": p.get("text"), "url": p.get("url")});
+                        step.blocks.push(text_block(kind, ptr, s(p, "text"), &sent));
+                    }
+                }
+                flush(&mut r, &mut step, &mut results);
+            }
+            role => {
+                let (role, kind) = match role {
+                    "system" => (Role::System, MessageKind::SystemPrompt),
+                    _ => (Role::User, MessageKind::UserTurn),
+                };
+                let mut msg = message(role, kind, mp.clone());
+                for (j, p) in parts.iter().enumerate() {
+                    let ptr = ptr_idx(&pp, j);
+                    let bk = match s(p, "type") {
+                        "text" => BlockKind::Text,
+                        "file" => BlockKind::Media,
+                        _ => continue,
+                    };
+                    let sent = json!({"type": s(p, "type"), "text": p.get("text"), "url": p.get("url")});
+                    msg.blocks.push(text_block(bk, ptr, s(p, "text"), &sent));
+                }
+                msg.json_hash = chash(&Value::Array(msg.blocks.iter().map(|b| json!(b.json_hash)).collect()));
+                r.messages.push(msg);
+            }
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_parts_are_a_call_and_its_result_after_the_step() {
+        let v = json!([
+            {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "weather?"}]},
+            {"id": "a1", "role": "assistant", "parts": [
+                {"type": "step-start"},
+                {"type": "tool-getWeather", "toolCallId": "c1", "state": "output-available", "input": {"city": "Paris"}, "output": {"t": 21}},
+                {"type": "step-start"},
+                {"type": "text", "text": "sunny", "state": "done"}]}
+        ]);
+        assert!(sniff(&v));
+        let r = parse(&v, &Arc::from("chat.json"), 0, "");
+        let kinds: Vec<(Role, &str)> = r.messages.iter().map(|m| (m.role, &*m.pointer)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (Role::User, "/0"),
+                (Role::Assistant, "/1/parts/1"),
+                (Role::Tool, "/1/parts/1/output"),
+                (Role::Assistant, "/1/parts/3"),
+            ]
+        );
+        assert_eq!(r.messages[2].blocks[0].tool_id.as_deref(), Some("c1"));
+        assert_eq!(&*r.messages[0].blocks[0].pointer, "/0/parts/0");
+        // A pydantic-ai history or a Gemini `contents` list is not one.
+        assert!(!sniff(&json!([{"kind": "request", "parts": []}])));
+        assert!(!sniff(&json!([{"role": "user", "parts": [{"text": "hi"}]}])));
+    }
+}
