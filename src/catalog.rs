@@ -123,6 +123,18 @@ pub const FORMATS: &[FormatInfo] = &[
         location: "wherever the application persists its chats",
     },
     FormatInfo {
+        id: "openai-agents-session",
+        what: "OpenAI Agents SDK session items (a JSON list of Responses input items, or a SQLiteSession database)",
+        kind: "history snapshots",
+        location: "wherever the application saves it",
+    },
+    FormatInfo {
+        id: "langgraph-state",
+        what: "LangGraph thread state / checkpoint JSON (values.messages of LangChain messages)",
+        kind: "history snapshot",
+        location: "the LangGraph API's GET /threads/{id}/state, or the application's dump",
+    },
+    FormatInfo {
         id: "cline-history",
         what: "Cline / Roo Code / Kilo Code task folders (api_conversation_history.json, ui_messages.json)",
         kind: "history snapshot",
@@ -139,18 +151,6 @@ pub const FORMATS: &[FormatInfo] = &[
         what: "OpenCode / Kilo CLI SQLite store and its legacy storage/ JSON files",
         kind: "transcripts",
         location: "~/.local/share/opencode/opencode.db (legacy: ~/.local/share/opencode/storage/)",
-    },
-    FormatInfo {
-        id: "openai-agents-session",
-        what: "OpenAI Agents SDK session items (a JSON list of Responses input items, or a SQLiteSession database)",
-        kind: "history snapshots",
-        location: "wherever the application saves it",
-    },
-    FormatInfo {
-        id: "langgraph-state",
-        what: "LangGraph thread state / checkpoint JSON (values.messages of LangChain messages)",
-        kind: "history snapshot",
-        location: "the LangGraph API's GET /threads/{id}/state, or the application's dump",
     },
 ];
 

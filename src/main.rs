@@ -193,7 +193,7 @@ With no PATH, check scans the session folders of the agents installed on this ma
 Input formats (detected by content; --input-format ID forces one): pi-session, claude-code,
 codex-rollout, pydantic-ai-history, openai-chat, openai-responses, anthropic-messages, gemini,
 bedrock-converse, exchange-log, vcr-cassette, har, openclaw-trajectory, aider-llm-history,
-otel-genai, gemini-cli, ai-sdk-ui-messages. `ctxlint formats` lists them with where each agent keeps its files.
+otel-genai, gemini-cli, ai-sdk-ui-messages, openai-agents-session, langgraph-state. `ctxlint formats` lists them with where each agent keeps its files.
 
 Configuration: for each input, the nearest ctxlint.toml from the input's folder upward, else
 the working directory's (`--config PATH` names one, `--isolated` ignores all; `--show-settings

@@ -880,6 +880,11 @@ pub struct Request {
     /// Context the runtime places after the history on every request, by
     /// design (set by a loader that knows the runtime; empty otherwise).
     pub floating: Floating,
+    /// A history snapshot that holds its own beginning again after itself
+    /// (the whole history saved again instead of appended): (pointer of the
+    /// first repeated element, pointer of the element it repeats, how many
+    /// elements repeat). The repeated elements are not in `messages`.
+    pub resaved: Option<(String, String, usize)>,
     /// How the recording names this request, for finding messages (an
     /// OpenTelemetry span: "span `chat gpt-4o` (trace `…`, span `…`)"); `None`
     /// when the index and pointer say enough.

@@ -60,6 +60,7 @@ pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &st
         outcome: None,
         aliases: Vec::new(),
         floating: Default::default(),
+        resaved: None,
         label: None,
     }
 }

@@ -13,6 +13,8 @@ pub mod gemini;
 pub mod gemini_cli;
 pub mod har;
 pub mod jsonl;
+pub mod langgraph;
+pub mod openai_agents;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod openclaw_trajectory;
@@ -46,6 +48,8 @@ pub const ALL: &[FormatId] = &[
     otel_genai::ID,
     gemini_cli::ID,
     ai_sdk::ID,
+    openai_agents::ID,
+    langgraph::ID,
 ];
 
 /// Whether `f` is a transcript format (pi session, Claude Code, Codex
@@ -65,13 +69,15 @@ pub fn is_body_format(f: FormatId) -> bool {
             | "bedrock-converse"
             | "pydantic-ai-history"
             | "ai-sdk-ui-messages"
+            | "openai-agents-session"
+            | "langgraph-state"
     )
 }
 
 /// Formats whose files are history snapshots (a stored run, read as one
 /// request-like element), not request bodies.
 pub fn is_snapshot_format(f: FormatId) -> bool {
-    matches!(f, "pydantic-ai-history" | "ai-sdk-ui-messages")
+    matches!(f, "pydantic-ai-history" | "ai-sdk-ui-messages" | "openai-agents-session" | "langgraph-state")
 }
 
 /// Loading options.
@@ -473,6 +479,13 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
             ai_sdk::sniff(&v),
             "not an array of UI messages with `role` (system, user, assistant), `parts` of typed parts, and an `id`",
         ),
+        "openai-agents-session" => (
+            openai_agents::sniff(&v),
+            "not an array of Responses input items (`type` message, function_call, function_call_output, …, or `{role, content}`)",
+        ),
+        "langgraph-state" => {
+            (langgraph::sniff(&v), "no `values.messages` list of LangChain messages (`type` human, ai, tool, system)")
+        }
         "har" => match har::fit(&v) {
             Ok(()) => (true, ""),
             Err(missing) => (false, missing),
@@ -488,12 +501,17 @@ pub fn sniff_body(v: &Value) -> Option<FormatId> {
         if ai_sdk::sniff(v) {
             return Some(ai_sdk::ID);
         }
+        if openai_agents::sniff(v) {
+            return Some(openai_agents::ID);
+        }
         return pydantic_ai::sniff(v).then_some(pydantic_ai::ID);
     }
     if !v.is_object() {
         return None;
     }
-    if gemini::sniff(v) {
+    if langgraph::sniff(v) {
+        Some(langgraph::ID)
+    } else if gemini::sniff(v) {
         Some(gemini::ID)
     } else if openai_responses::sniff(v) {
         Some(openai_responses::ID)
@@ -518,6 +536,8 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
         "bedrock-converse" => bedrock::parse(v, path, index, base),
         "pydantic-ai-history" => pydantic_ai::parse(v, path, index, base),
         "ai-sdk-ui-messages" => ai_sdk::parse(v, path, index, base),
+        "openai-agents-session" => openai_agents::parse(v, path, index, base),
+        "langgraph-state" => langgraph::parse(v, path, index, base),
         _ => return None,
     })
 }

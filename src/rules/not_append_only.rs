@@ -44,6 +44,26 @@ repeats with *different* content is `broken-parent-chain`, not this rule. Blank 
 
 /// Reports runs of lines repeated byte for byte, and id repeats with equal content.
 pub fn check(cx: &mut RuleContext) {
+    if let Some(stream) = cx.stream {
+        // A history snapshot saved again after itself (openai-agents-session).
+        for r in &stream.requests {
+            let Some((at, first, n)) = &r.resaved else { continue };
+            let mut f = Finding::new(
+                RuleId::NotAppendOnly,
+                &r.path,
+                cx.input.format,
+                format!("the session's first {n} items are saved again from here: the whole history was added again instead of only the new items"),
+            )
+            .pointer(at.clone())
+            .request(r.index)
+            .key(format!("resaved:{at}"))
+            .related(&r.path, r.line, first.clone(), "first saved here")
+            .help("add only the items of the new turn to the session (the runner already appends them)");
+            f.line = r.line;
+            cx.report(f);
+        }
+        return;
+    }
     let Some((t, _)) = cx.transcript else { return };
     let input = cx.input;
     // Only hashes that occur twice or more can repeat: find them with one

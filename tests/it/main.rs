@@ -5,6 +5,7 @@
 //! under CI) when the `../shared` corpus and cases are absent.
 
 mod shared;
+mod snapshot_formats;
 
 mod adversarial;
 mod ai_sdk;
