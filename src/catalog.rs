@@ -117,6 +117,12 @@ pub const FORMATS: &[FormatInfo] = &[
         location: "~/.gemini/tmp/<project>/chats/session-*.jsonl (or $GEMINI_CLI_HOME/.gemini); Qwen Code: ~/.qwen/projects/*/chats/*.jsonl (or $QWEN_HOME, $QWEN_RUNTIME_DIR)",
     },
     FormatInfo {
+        id: "copilot-cli",
+        what: "GitHub Copilot CLI session event logs (events.jsonl)",
+        kind: "transcript",
+        location: "~/.copilot/session-state/<id>/events.jsonl (or $COPILOT_HOME/session-state)",
+    },
+    FormatInfo {
         id: "ai-sdk-ui-messages",
         what: "Vercel AI SDK UIMessage[] JSON (parts with tool-* / tool-invocation states)",
         kind: "history snapshot",
@@ -139,12 +145,6 @@ pub const FORMATS: &[FormatInfo] = &[
         what: "Cline / Roo Code / Kilo Code task folders (api_conversation_history.json, ui_messages.json)",
         kind: "history snapshot",
         location: "the editor's globalStorage: <extension id>/tasks/<task id>/",
-    },
-    FormatInfo {
-        id: "copilot-cli",
-        what: "GitHub Copilot CLI session events",
-        kind: "transcript",
-        location: "~/.copilot/session-state/<id>/events.jsonl",
     },
     FormatInfo {
         id: "opencode",

@@ -490,7 +490,13 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
     };
     let jsonl = matches!(
         input.format,
-        "pi-session" | "claude-code" | "codex-rollout" | "exchange-log" | "openclaw-trajectory" | "otel-genai"
+        "pi-session"
+            | "claude-code"
+            | "codex-rollout"
+            | "exchange-log"
+            | "openclaw-trajectory"
+            | "otel-genai"
+            | "copilot-cli"
     ) || (input.format == formats::gemini_cli::ID && !formats::gemini_cli::is_document(input));
     for src in sources {
         let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].path == src.display).collect();

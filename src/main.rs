@@ -188,12 +188,13 @@ save a larger input to a file and name the file.
 
 With no PATH, check scans the session folders of the agents installed on this machine:
 ~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions,
-~/.gemini/tmp/*/chats, ~/.qwen/projects/*/chats.
+~/.gemini/tmp/*/chats, ~/.qwen/projects/*/chats, ~/.copilot/session-state/*/events.jsonl.
 
 Input formats (detected by content; --input-format ID forces one): pi-session, claude-code,
 codex-rollout, pydantic-ai-history, openai-chat, openai-responses, anthropic-messages, gemini,
 bedrock-converse, exchange-log, vcr-cassette, har, openclaw-trajectory, aider-llm-history,
-otel-genai, gemini-cli, ai-sdk-ui-messages, openai-agents-session, langgraph-state. `ctxlint formats` lists them with where each agent keeps its files.
+otel-genai, gemini-cli, copilot-cli, ai-sdk-ui-messages, openai-agents-session,
+langgraph-state. `ctxlint formats` lists them with where each agent keeps its files.
 
 Configuration: for each input, the nearest ctxlint.toml from the input's folder upward, else
 the working directory's (`--config PATH` names one, `--isolated` ignores all; `--show-settings
@@ -695,6 +696,18 @@ fn agent_folders() -> (Vec<String>, Vec<String>) {
         .or_else(|| env_dir("QWEN_HOME"))
         .or_else(|| home.as_ref().map(|h| h.join(".qwen")))
         .map(|d| d.join("projects"));
+    // Copilot CLI: each session folder's `events.jsonl` (`$COPILOT_HOME`, else
+    // `~/.copilot`), not the workspace files and checkpoints beside it.
+    if let Some(root) = env_dir("COPILOT_HOME").or_else(|| home.as_ref().map(|h| h.join(".copilot"))) {
+        let root = root.join("session-state");
+        looked.push(root.join("*/events.jsonl"));
+        if let Ok(rd) = std::fs::read_dir(&root) {
+            let mut v: Vec<PathBuf> =
+                rd.filter_map(|e| e.ok().map(|e| e.path().join("events.jsonl"))).filter(|p| p.is_file()).collect();
+            v.sort();
+            out.extend(v);
+        }
+    }
     for root in [gemini, qwen].into_iter().flatten() {
         looked.push(root.join("*/chats"));
         if let Ok(rd) = std::fs::read_dir(&root) {

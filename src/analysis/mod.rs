@@ -61,6 +61,21 @@ impl Analysis {
         let replays = replays::replays(t);
         let mut an = Analysis { tree, chain_defects, tainted, replays, pairing: Vec::new() };
         an.pairing = pairing::transcript(t, &an);
+        // A call whose result was on a torn line after it is a consequence of
+        // that line (reported by `malformed-line`), not an unanswered call.
+        if !input.bad_lines.is_empty() {
+            an.pairing.retain(|p| match *p {
+                Pairing::Unanswered { unit, block } => {
+                    let e = &t.entries[unit as usize];
+                    let id = t.packed(e).and_then(|m| m.blocks().nth(block as usize).and_then(|b| b.tool_id));
+                    !id.is_some_and(|id| {
+                        let quoted = format!("\"{id}\"");
+                        input.bad_lines.iter().any(|b| b.line > e.line && b.head.contains(&quoted))
+                    })
+                }
+                Pairing::Orphan { .. } => true,
+            });
+        }
         an
     }
 }

@@ -8,6 +8,7 @@ pub mod bedrock;
 pub mod body;
 pub mod claude_code;
 pub mod codex_rollout;
+pub mod copilot_cli;
 pub mod exchange_log;
 pub mod gemini;
 pub mod gemini_cli;
@@ -47,15 +48,16 @@ pub const ALL: &[FormatId] = &[
     aider::ID,
     otel_genai::ID,
     gemini_cli::ID,
+    copilot_cli::ID,
     ai_sdk::ID,
     openai_agents::ID,
     langgraph::ID,
 ];
 
 /// Whether `f` is a transcript format (pi session, Claude Code, Codex
-/// rollout, Gemini CLI / Qwen Code).
+/// rollout, Gemini CLI / Qwen Code, Copilot CLI).
 pub fn is_transcript(f: FormatId) -> bool {
-    matches!(f, "pi-session" | "claude-code" | "codex-rollout" | "gemini-cli")
+    matches!(f, "pi-session" | "claude-code" | "codex-rollout" | "gemini-cli" | "copilot-cli")
 }
 
 /// Formats whose files are single request bodies (several in one directory form a stream).
@@ -319,6 +321,9 @@ pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
     if claude_code_record(o) {
         return Some(claude_code::ID);
     }
+    if copilot_cli::sniff(v) {
+        return Some(copilot_cli::ID);
+    }
     if o.get("request").is_some_and(Value::is_object) {
         return Some(exchange_log::ID);
     }
@@ -400,6 +405,10 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
         "gemini-cli" => Some((
             gemini_cli::fits,
             "no record is a Gemini CLI chat record (`sessionId` with `projectHash`, or `id`, `timestamp`, `type` and `content`, or `$set` / `$rewindTo`) or a Qwen Code record (`uuid`, `sessionId`, `type`, `message.parts`)",
+        )),
+        "copilot-cli" => Some((
+            copilot_cli::sniff,
+            "no record is a Copilot CLI event (`type` such as user.message, a `data` object, `id`, `parentId`, `timestamp`)",
         )),
         "openclaw-trajectory" => Some((
             openclaw_trajectory::sniff,
@@ -718,6 +727,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         "aider-llm-history" => aider::load(src, opts),
         "otel-genai" => otel_genai::load(src, opts),
         "gemini-cli" => gemini_cli::load(src, opts),
+        "copilot-cli" => copilot_cli::load(src, opts),
         f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
             path: src.display.clone().into(),

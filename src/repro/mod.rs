@@ -257,7 +257,8 @@ fn kind_of(format: &str) -> Kind {
         | "openclaw-trajectory"
         | "aider-llm-history"
         | "otel-genai"
-        | "gemini-cli" => Kind::Jsonl,
+        | "gemini-cli"
+        | "copilot-cli" => Kind::Jsonl,
         "vcr-cassette" => Kind::Yaml,
         _ => Kind::Json,
     }
@@ -283,6 +284,7 @@ fn neutral_name(format: &str, index: usize, of: usize) -> String {
         "aider-llm-history" => "llm.history".into(),
         "otel-genai" => "traces.jsonl".into(),
         "gemini-cli" => "session.jsonl".into(),
+        "copilot-cli" => "events.jsonl".into(),
         "pydantic-ai-history" if of > 1 => format!("{:02}-history.json", index + 1),
         "pydantic-ai-history" => "history.json".into(),
         _ if of > 1 => format!("req{}.json", index + 1),

@@ -217,7 +217,8 @@ fn no_path_scans_installed_agent_folders() {
             .env_remove("CODEX_HOME")
             .env_remove("GEMINI_CLI_HOME")
             .env_remove("QWEN_HOME")
-            .env_remove("QWEN_RUNTIME_DIR");
+            .env_remove("QWEN_RUNTIME_DIR")
+            .env_remove("COPILOT_HOME");
         c
     };
     // An OpenClaw trajectory beside its session is checked too.
@@ -237,9 +238,17 @@ fn no_path_scans_installed_agent_folders() {
     let qw = home.path().join(".qwen/projects/-w-proj/chats");
     std::fs::create_dir_all(&qw).unwrap();
     std::fs::copy(fixture("formats/gemini-cli/recorded/qwen-clean.jsonl"), qw.join("q.jsonl")).unwrap();
+    // Copilot CLI: each session's `events.jsonl`, not the workspace files beside it.
+    let cp = home.path().join(".copilot/session-state/0197-a/");
+    std::fs::create_dir_all(cp.join("checkpoints")).unwrap();
+    std::fs::copy(fixture("formats/copilot-cli/clean.jsonl"), cp.join("events.jsonl")).unwrap();
+    std::fs::write(cp.join("workspace.yaml"), "cwd: /w\n").unwrap();
+    std::fs::write(cp.join("checkpoints/index.md"), "# checkpoints\n").unwrap();
     let out = bin().env("HOME", home.path()).arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(".copilot/session-state/0197-a/events.jsonl"), "{err}");
+    assert!(!err.contains("workspace.yaml") && !err.contains("index.md"), "{err}");
     assert!(err.contains(".gemini/tmp/proj/chats") && err.contains(".qwen/projects/-w-proj/chats"), "{err}");
     assert!(!err.contains("logs.json"), "{err}");
     assert!(String::from_utf8_lossy(&out.stderr).contains(".pi/agent/sessions"));
@@ -248,6 +257,7 @@ fn no_path_scans_installed_agent_folders() {
     let formats: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["format"].as_str().unwrap()).collect();
     assert!(formats.contains(&"openclaw-trajectory"), "{formats:?}");
     assert_eq!(formats.iter().filter(|f| **f == "gemini-cli").count(), 2, "{formats:?}");
+    assert!(formats.contains(&"copilot-cli"), "{formats:?}");
     assert!(
         v["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "unanswered-tool-call"
             && f["format"] == "gemini-cli"

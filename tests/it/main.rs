@@ -12,6 +12,7 @@ mod ai_sdk;
 mod aider;
 mod cases;
 mod cli;
+mod copilot_cli;
 mod corpus_cc_codex;
 mod corpus_pi;
 mod corpus_streams;

@@ -400,11 +400,11 @@ fn formats_lists_every_format_id() {
         "aider-llm-history",
         "otel-genai",
         "gemini-cli",
+        "copilot-cli",
         "ai-sdk-ui-messages",
         "openai-agents-session",
         "langgraph-state",
         "cline-history",
-        "copilot-cli",
         "opencode",
     ];
     let (code, out, _) = run(ctxlint().args(["formats", "--output-format", "json"]));
@@ -413,7 +413,7 @@ fn formats_lists_every_format_id() {
     let got: Vec<&str> = v.iter().map(|f| f["id"].as_str().unwrap()).collect();
     assert_eq!(got, ids);
     let supported: Vec<&str> = v.iter().filter(|f| f["supported"] == true).map(|f| f["id"].as_str().unwrap()).collect();
-    assert_eq!(supported, ids[..19]);
+    assert_eq!(supported, ids[..20]);
     assert_eq!(v[1]["location"], "~/.claude/projects/*/*.jsonl (or $CLAUDE_CONFIG_DIR/projects)");
     let (code, out, _) = run(ctxlint().arg("formats"));
     assert_eq!(code, 0);

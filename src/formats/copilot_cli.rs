@@ -1,0 +1,285 @@
+//! `copilot-cli`: GitHub Copilot CLI session event logs
+//! (`$COPILOT_HOME/session-state/<session id>/events.jsonl`, `~/.copilot`
+//! by default).
+//!
+//! Format facts from the CLI's published package (npm `@github/copilot`
+//! 1.0.60: `schemas/session-events.schema.json`,
+//! `copilot-sdk/generated/session-events.d.ts`, and the replay in `app.js`,
+//! `Session.processEventForState`; the CLI's source is not public) and its
+//! issue tracker (github/copilot-cli #2649, #2012, #2490, #4098, #2217):
+//! - every line is an event `{type, data, id, timestamp, parentId,
+//!   ephemeral?, agentId?}`; `parentId` is the previous persisted event (a
+//!   linear log, with gaps where ephemeral events were not written), so the
+//!   log is read in line order, never as a tree.
+//! - the request is rebuilt by replaying the events in order:
+//!   `system.message` is the system prompt (upserted: the latest one is
+//!   sent, [`Transcript::base_instructions`] here); `user.message` is a user
+//!   turn sent as `transformedContent` (else `content`; with a `source` it
+//!   was injected: not user-authored); `assistant.message` (not ephemeral,
+//!   not a sub-agent's: no `agentId` / `parentToolCallId`) is one model call
+//!   with its `content`, `reasoningText` and `toolRequests[]`
+//!   (`toolCallId`, `name`, `arguments`); `tool.execution_complete` is the
+//!   call's result (`result.content`, or `error.message` when `success` is
+//!   false); a second result for one call is dropped by the runtime, as is a
+//!   result without a call (they are bookkeeping here).
+//! - `abort` and a cold `session.resume` give every call still waiting a
+//!   synthetic result ("The execution of this tool, or a previous tool was
+//!   interrupted."): read as a synthetic results entry, and an `abort` as a
+//!   failed attempt; a persisted `session.error` is a failed attempt too.
+//! - `session.compaction_complete` with `success` and `summaryContent`
+//!   replaces the history before its `session.compaction_start` with the
+//!   summary; what arrived in between is kept.
+//! - everything else (turn markers, usage, tool starts, hooks, permissions,
+//!   truncation notes, shutdown) is bookkeeping.
+//! - torn lines: the runtime's reader splits lines at U+2028 / U+2029 too, so
+//!   an event holding either unescaped is torn for it (#2012, #2490) and a
+//!   `malformed-line` here; an event whose text held raw newlines is split
+//!   over several lines (#2649): one `malformed-line` at its first line.
+
+use super::body::{chash, message, text_block};
+use super::{LoadOptions, jsonl};
+use crate::error::Result;
+use crate::hash::hash_bytes;
+use crate::model::*;
+use crate::source::SourceRef;
+use serde_json::Value;
+
+/// Format id.
+pub const ID: FormatId = "copilot-cli";
+
+/// Whether a JSONL record is a Copilot CLI event: a dotted `type`, a `data`
+/// object, `id`, `timestamp` and a `parentId` key.
+pub fn sniff(v: &Value) -> bool {
+    let Some(o) = v.as_object() else { return false };
+    o.get("type").and_then(Value::as_str).is_some_and(|t| t.contains('.') || t == "abort")
+        && o.get("data").is_some_and(Value::is_object)
+        && o.get("id").is_some_and(Value::is_string)
+        && o.contains_key("parentId")
+        && o.contains_key("timestamp")
+}
+
+/// The synthetic result the runtime gives calls cut off by an abort or a resume.
+const INTERRUPTED: &str = "The execution of this tool, or a previous tool was interrupted.";
+
+/// Loads an `events.jsonl`.
+pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
+    let texts = opts.texts;
+    let mut t = Transcript::default();
+    let mut unknown = 0usize;
+    // Calls made and not yet answered, in order; calls answered.
+    let mut pending: Vec<(Box<str>, Option<Box<str>>)> = Vec::new();
+    let mut compaction_start: Option<usize> = None;
+    // A line that ended inside a string: the start of an event torn by raw newlines.
+    let mut torn_open = false;
+    let (mut bad_lines, lines) = jsonl::read_lines(src, |line| {
+        let hash = hash_bytes(line.bytes);
+        if let Some(i) = memchr::memmem::find(line.bytes, "\u{2028}".as_bytes())
+            .or_else(|| memchr::memmem::find(line.bytes, "\u{2029}".as_bytes()))
+        {
+            torn_open = false;
+            return jsonl::LineVerdict::Malformed(format!(
+                "raw U+2028/U+2029 at byte {}: the Copilot CLI's reader splits the event there (escape it as \\u2028)",
+                i + 1
+            ));
+        }
+        let v: Value = match serde_json::from_slice(line.bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                let reason = jsonl::describe_line_error(line.bytes, &e);
+                // The rest of an event torn by a raw newline: part of the
+                // finding at its first line.
+                let continues = torn_open && !line.bytes.starts_with(b"{");
+                torn_open = e.is_eof() || continues;
+                if continues {
+                    return jsonl::LineVerdict::Malformed(format!("{CONTINUATION}{reason}"));
+                }
+                return jsonl::LineVerdict::Malformed(reason);
+            }
+        };
+        torn_open = false;
+        let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
+        let data = v.get("data").unwrap_or(&Value::Null);
+        let ephemeral = v.get("ephemeral").and_then(Value::as_bool) == Some(true);
+        let sub_agent = v.get("agentId").is_some_and(|a| !a.is_null())
+            || data.get("parentToolCallId").is_some_and(|a| !a.is_null());
+        let mut e = Entry::at(line, ty, hash);
+        e.id = v.get("id").and_then(Value::as_str).map(Into::into);
+        e.time = v.get("timestamp").and_then(Value::as_str).map_or(0, parse_time);
+        let mut out: Vec<(Entry, Message)> = Vec::new();
+        match ty {
+            "session.start" if t.header.is_none() => {
+                t.header = Some(Header {
+                    line: line.no,
+                    version: data.get("version").and_then(Value::as_u64).unwrap_or(1) as u32,
+                    session_id: data.get("sessionId").and_then(Value::as_str).map(Into::into),
+                });
+            }
+            "system.message" if !ephemeral && !sub_agent => {
+                let text = data.get("content").and_then(Value::as_str).unwrap_or("");
+                let mut m = message(Role::System, MessageKind::SystemPrompt, "/data".into());
+                m.blocks.push(text_block(BlockKind::Text, "/data/content".into(), text, data));
+                // Upserted: the latest system prompt is the one sent.
+                t.base_instructions = Some(m);
+                t.base_instructions_line = line.no;
+            }
+            "user.message" if !sub_agent => {
+                let (key, text) = match data.get("transformedContent").and_then(Value::as_str) {
+                    Some(tc) => ("transformedContent", tc),
+                    None => ("content", data.get("content").and_then(Value::as_str).unwrap_or("")),
+                };
+                let injected = data.get("source").is_some_and(|s| !s.is_null());
+                let kind = if injected { MessageKind::Meta } else { MessageKind::UserTurn };
+                let mut m = message(Role::User, kind, "/data".into());
+                m.blocks.push(text_block(BlockKind::Text, format!("/data/{key}"), text, &Value::String(text.into())));
+                m.json_hash = m.blocks[0].json_hash;
+                e.class = Class::Conversation;
+                out.push((e, m));
+            }
+            "system.notification" if !sub_agent && s(data, "kind") != "instruction_discovered" => {
+                let text = data.get("content").and_then(Value::as_str).unwrap_or("");
+                let mut m = message(Role::User, MessageKind::Meta, "/data".into());
+                m.blocks.push(text_block(BlockKind::Text, "/data/content".into(), text, data));
+                e.class = Class::Conversation;
+                out.push((e, m));
+            }
+            "assistant.message" if !ephemeral && !sub_agent => {
+                let mut m = message(Role::Assistant, MessageKind::Assistant, "/data".into());
+                if let Some(r) = data.get("reasoningText").and_then(Value::as_str).filter(|r| !r.is_empty()) {
+                    m.blocks.push(text_block(BlockKind::Thinking, "/data/reasoningText".into(), r, data));
+                }
+                let text = data.get("content").and_then(Value::as_str).unwrap_or("");
+                if !text.is_empty() {
+                    m.blocks.push(text_block(
+                        BlockKind::Text,
+                        "/data/content".into(),
+                        text,
+                        &Value::String(text.into()),
+                    ));
+                }
+                let calls = data.get("toolRequests").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+                for (i, c) in calls.iter().enumerate() {
+                    let args = match c.get("arguments") {
+                        Some(Value::String(a)) => a.clone(),
+                        Some(a) => a.to_string(),
+                        None => String::new(),
+                    };
+                    let mut b = text_block(BlockKind::ToolCall, format!("/data/toolRequests/{i}"), &args, c);
+                    b.tool_id = c.get("toolCallId").and_then(Value::as_str).map(Into::into);
+                    b.tool_name = c.get("name").and_then(Value::as_str).map(Into::into);
+                    if let Some(id) = &b.tool_id {
+                        pending.push((id.clone(), b.tool_name.clone()));
+                    }
+                    m.blocks.push(b);
+                }
+                m.assistant = Some(Box::new(AssistantInfo {
+                    stop: if calls.is_empty() { Stop::Normal } else { Stop::ToolUse },
+                    model: data.get("model").and_then(Value::as_str).map(Into::into),
+                    ..Default::default()
+                }));
+                m.json_hash = chash(&serde_json::json!([data.get("content"), data.get("toolRequests")]));
+                e.class = Class::Conversation;
+                e.is_model_call = true;
+                out.push((e, m));
+            }
+            "tool.execution_complete" if !sub_agent => {
+                let id = data.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+                let waiting = pending.iter().position(|(p, _)| &**p == id);
+                // The runtime drops a second result and a result without a call.
+                if let Some(k) = waiting.filter(|_| data.get("isUserRequested").and_then(Value::as_bool) != Some(true))
+                {
+                    let (id, name) = pending.remove(k);
+                    let success = data.get("success").and_then(Value::as_bool).unwrap_or(true);
+                    let (ptr, text) = if success {
+                        ("/data/result/content", data.pointer("/result/content").and_then(Value::as_str).unwrap_or(""))
+                    } else {
+                        ("/data/error/message", data.pointer("/error/message").and_then(Value::as_str).unwrap_or(""))
+                    };
+                    let mut m = message(Role::Tool, MessageKind::ToolResult, "/data".into());
+                    let mut b = text_block(BlockKind::ToolResult, ptr.into(), text, &Value::String(text.into()));
+                    b.tool_id = Some(id.clone());
+                    b.tool_name = name;
+                    m.json_hash = b.json_hash;
+                    m.blocks.push(b);
+                    m.result = Some(Box::new(ResultInfo { is_error: !success, ..Default::default() }));
+                    e.class = Class::Conversation;
+                    out.push((e, m));
+                }
+            }
+            "abort" | "session.resume" | "session.error" => {
+                let cold = ty == "abort"
+                    || (ty == "session.resume"
+                        && data.get("continuePendingWork").and_then(Value::as_bool) != Some(true));
+                if cold && !pending.is_empty() {
+                    let mut m = message(Role::Tool, MessageKind::ToolResult, "".into());
+                    for (id, name) in pending.drain(..) {
+                        let mut b = text_block(BlockKind::ToolResult, "".into(), INTERRUPTED, &Value::Null);
+                        b.tool_id = Some(id);
+                        b.tool_name = name;
+                        m.blocks.push(b);
+                    }
+                    m.result = Some(Box::new(ResultInfo { synthetic_or_aborted: true, ..Default::default() }));
+                    let mut re = Entry::at(line, ty, hash);
+                    re.time = e.time;
+                    re.class = Class::Conversation;
+                    out.push((re, m));
+                }
+                if ty != "session.resume" && !ephemeral {
+                    // A failed attempt: a stub, never sent.
+                    let mut m = message(Role::Assistant, MessageKind::Assistant, "/data".into());
+                    let stop = if ty == "abort" { Stop::Aborted } else { Stop::Error };
+                    m.assistant = Some(Box::new(AssistantInfo { stop, ..Default::default() }));
+                    e.class = Class::Conversation;
+                    out.push((e, m));
+                }
+            }
+            "session.compaction_start" => compaction_start = Some(t.entries.len()),
+            "session.compaction_complete" => {
+                let summary = data.get("summaryContent").and_then(Value::as_str);
+                if let (Some(summary), true) = (summary, data.get("success").and_then(Value::as_bool) == Some(true)) {
+                    let start = compaction_start.take().unwrap_or(t.entries.len());
+                    let first_kept =
+                        (start..t.entries.len()).find(|&i| t.entries[i].class == Class::Conversation).map(|i| i as u32);
+                    let mut m = message(Role::User, MessageKind::CompactionSummary, "/data".into());
+                    m.blocks.push(text_block(BlockKind::Compaction, "/data/summaryContent".into(), summary, data));
+                    e.class = Class::Compaction;
+                    e.set_compaction(Some(Compaction { first_kept, new_root: false }));
+                    out.push((e, m));
+                }
+            }
+            _ if ty.is_empty() => unknown += 1,
+            _ => {}
+        }
+        if out.is_empty() {
+            t.push_other_line(line.no, hash, false);
+        }
+        for (n, (e, m)) in out.into_iter().enumerate() {
+            t.push(e, Some(&crate::packed::pack(&m, texts)));
+            if n > 0 {
+                t.mark_last_exempt();
+            }
+        }
+        jsonl::LineVerdict::Ok
+    })?;
+    // An event torn by raw newlines is one finding, at its first line.
+    let continued: Vec<u32> =
+        bad_lines.kept.iter().filter(|b| b.reason.starts_with(CONTINUATION)).map(|b| b.line).collect();
+    bad_lines.kept.retain(|b| !b.reason.starts_with(CONTINUATION));
+    for b in &mut bad_lines.kept {
+        if continued.contains(&(b.line + 1)) {
+            b.reason.push_str(
+                "; the event goes on over the next lines: a raw newline was written inside a string (copilot-cli #2649)",
+            );
+        }
+    }
+    t.lines = lines;
+    t.has_ids = false;
+    super::link_linearly(&mut t);
+    Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
+}
+
+/// Marks the later lines of an event torn by raw newlines (dropped from the findings).
+const CONTINUATION: &str = "\u{0}continuation: ";
+
+fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
