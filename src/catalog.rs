@@ -130,7 +130,7 @@ pub const FORMATS: &[FormatInfo] = &[
     },
     FormatInfo {
         id: "openai-agents-session",
-        what: "OpenAI Agents SDK session items (a JSON list of Responses input items, or a SQLiteSession database)",
+        what: "OpenAI Agents SDK session items (a JSON list of Responses input items, as get_items() returns them; the SQLiteSession database is not read yet)",
         kind: "history snapshots",
         location: "wherever the application saves it",
     },

@@ -257,7 +257,7 @@ fn group(
     for (dir, files) in by_dir {
         let mut streams: BTreeMap<FormatId, Vec<SourceRef>> = BTreeMap::new();
         for (src, f) in files {
-            if formats::is_body_format(f) && !opts.no_stream {
+            if formats::joins_stream(f) && !opts.no_stream {
                 streams.entry(f).or_default().push(src);
             } else {
                 plan.jobs.push(Job::File(src, f));

@@ -275,6 +275,9 @@ pub struct AssistantInfo {
     pub api_error: bool,
     /// OpenClaw delivery mirror of a send.
     pub delivery_mirror: bool,
+    /// A model message written again as history, not a new output (Gemini
+    /// CLI `$set.messages`): in context, never a reply.
+    pub rewritten: bool,
 }
 
 /// Facts about a tool result that pairing and reply rules need.

@@ -197,6 +197,7 @@ const A_TRANSCRIPT_ONLY: u8 = 1;
 const A_API_ERROR: u8 = 2;
 const A_DELIVERY_MIRROR: u8 = 4;
 const A_MODEL: u8 = 8;
+const A_REWRITTEN: u8 = 16;
 
 const R_SYNTHETIC: u8 = 1;
 const R_DELIVERED: u8 = 2;
@@ -302,6 +303,7 @@ pub fn pack(m: &Message, texts: Texts) -> Box<[u8]> {
         af |= if a.transcript_only { A_TRANSCRIPT_ONLY } else { 0 };
         af |= if a.api_error { A_API_ERROR } else { 0 };
         af |= if a.delivery_mirror { A_DELIVERY_MIRROR } else { 0 };
+        af |= if a.rewritten { A_REWRITTEN } else { 0 };
         af |= if a.model.is_some() { A_MODEL } else { 0 };
     }
     if let Some(r) = &m.result {
@@ -390,6 +392,7 @@ impl<'a> PackedMessage<'a> {
                 transcript_only: af & A_TRANSCRIPT_ONLY != 0,
                 api_error: af & A_API_ERROR != 0,
                 delivery_mirror: af & A_DELIVERY_MIRROR != 0,
+                rewritten: af & A_REWRITTEN != 0,
             }
         })
     }
@@ -434,6 +437,7 @@ impl<'a> PackedMessage<'a> {
             transcript_only: head[3] & A_TRANSCRIPT_ONLY != 0,
             api_error: head[3] & A_API_ERROR != 0,
             delivery_mirror: head[3] & A_DELIVERY_MIRROR != 0,
+            rewritten: head[3] & A_REWRITTEN != 0,
         })
     }
 
@@ -871,6 +875,7 @@ mod tests {
                 transcript_only: true,
                 api_error: false,
                 delivery_mirror: true,
+                rewritten: true,
             })),
             result: Some(Box::new(ResultInfo { synthetic_or_aborted: true, delivered: false, is_error: true })),
             dynamic_ref: Some("ref".into()),

@@ -61,17 +61,39 @@ impl Analysis {
         let replays = replays::replays(t);
         let mut an = Analysis { tree, chain_defects, tainted, replays, pairing: Vec::new() };
         an.pairing = pairing::transcript(t, &an);
-        // A call whose result was on a torn line after it is a consequence of
-        // that line (reported by `malformed-line`), not an unanswered call.
+        // A call whose result was on a torn line after it (or a result whose
+        // call was on one before it) is a consequence of that line, reported
+        // by `malformed-line`: not a pairing defect.
         if !input.bad_lines.is_empty() {
+            let bad: Vec<u32> = input.bad_lines.iter().map(|b| b.line).collect();
+            let torn_between = |a: u32, b: u32| bad.iter().any(|&l| a < l && l < b);
+            let quoted_in = |id: &str, keep: &dyn Fn(u32) -> bool| {
+                let quoted = format!("\"{id}\"");
+                input.bad_lines.iter().any(|b| keep(b.line) && b.head.contains(&quoted))
+            };
+            // The line of the user turn before entry `i` in write order, and of
+            // the next user turn or model call after it.
+            let turn_before = |i: usize| t.entries[..i].iter().rev().find(|x| x.is_user_turn()).map_or(0, |x| x.line);
+            let next_stop = |i: usize| {
+                t.entries[i + 1..].iter().find(|x| x.is_user_turn() || x.is_model_call).map_or(u32::MAX, |x| x.line)
+            };
+            let tool_id = |unit: u32, block: u32| {
+                t.packed(&t.entries[unit as usize])
+                    .and_then(|m| m.blocks().nth(block as usize).and_then(|b| b.tool_id.map(str::to_string)))
+            };
             an.pairing.retain(|p| match *p {
                 Pairing::Unanswered { unit, block } => {
-                    let e = &t.entries[unit as usize];
-                    let id = t.packed(e).and_then(|m| m.blocks().nth(block as usize).and_then(|b| b.tool_id));
-                    !id.is_some_and(|id| {
-                        let quoted = format!("\"{id}\"");
-                        input.bad_lines.iter().any(|b| b.line > e.line && b.head.contains(&quoted))
-                    })
+                    let line = t.entries[unit as usize].line;
+                    let cut = torn_between(line, next_stop(unit as usize))
+                        || tool_id(unit, block).is_some_and(|id| quoted_in(&id, &|l| l > line));
+                    !cut
+                }
+                // A result whose call was on a torn line before it.
+                Pairing::Orphan { unit, block, second: false } => {
+                    let line = t.entries[unit as usize].line;
+                    let cut = torn_between(turn_before(unit as usize), line)
+                        || tool_id(unit, block).is_some_and(|id| quoted_in(&id, &|l| l < line));
+                    !cut
                 }
                 Pairing::Orphan { .. } => true,
             });

@@ -24,7 +24,8 @@
 //! (`/i/parts/j`); an assistant `UIMessage` is one message per step, and the
 //! step's tool results one tool-role message after it, each result a block at
 //! `/i/parts/j/output` (`/errorText`; v4 `/toolInvocation/result`). Ids, timestamps, `state` and `providerMetadata`
-//! are not compared.
+//! are not compared. The first user or assistant message's `id` names the chat:
+//! snapshots whose first such messages differ in id are different conversations.
 
 use super::body::*;
 use crate::model::*;
@@ -85,6 +86,15 @@ fn tool_part(p: &Value) -> Option<ToolPart<'_>> {
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
     let Some(msgs) = v.as_array() else { return r };
+    // A chat's messages keep their ids: snapshots whose first user or
+    // assistant messages differ in id are different chats (a folder of one
+    // file per chat).
+    r.conversation_id = msgs
+        .iter()
+        .find(|m| s(m, "role") != "system")
+        .and_then(|m| m.get("id"))
+        .and_then(Value::as_str)
+        .map(|id| format!("ui-message:{id}").into());
     for (i, m) in msgs.iter().enumerate() {
         let mp = ptr_idx(base, i);
         let pp = ptr_join(&mp, "parts");

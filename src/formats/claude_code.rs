@@ -505,6 +505,7 @@ fn assistant_message(m: &RawMessage, api_error_flag: bool, aborted: bool) -> (Me
         transcript_only: false,
         api_error,
         delivery_mirror: false,
+        rewritten: false,
     };
     let msg = Message {
         role: Role::Assistant,

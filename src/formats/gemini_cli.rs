@@ -42,6 +42,10 @@
 //!   results entry built from `toolCalls[].result` is dropped for calls it
 //!   answers. The doubled results of a resumed request are not reported.
 //!
+//! Every record is an upsert by design (messages by id, metadata patches,
+//! the metadata line a resume writes again), so lines written again are
+//! never `not-append-only` here; `fence` judges rewrites.
+//!
 //! Each message record is one entry (a `gemini` record with results is two:
 //! the model turn, and its results with id `<id>_response`, both at the
 //! record's line). An `error` record stands for a failed attempt (a stub that
@@ -161,6 +165,8 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
 struct Live {
     first: u32,
     last: u32,
+    /// Canonical hash of the record that wrote it (0 inside a checkpoint).
+    content: u64,
 }
 
 /// The runtime's map of messages, in order of first appearance.
@@ -187,6 +193,8 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let mut unknown = 0usize;
     let mut chain = Chain::default();
     let mut seen_ids: HashMap<Box<str>, u32> = HashMap::new();
+    // The latest version of every message written, by id.
+    let mut known: HashMap<Box<str>, Live> = HashMap::new();
     let (bad_lines, lines) = jsonl::read_lines(src, |line| {
         let hash = hash_bytes(line.bytes);
         let v: Value = match serde_json::from_slice(line.bytes) {
@@ -198,54 +206,56 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 Some(k) => chain.order.truncate(k),
                 None => chain.order.clear(),
             }
-            t.push_other_line(line.no, hash, false);
+            // Metadata patches and rewinds are idempotent: written again by
+            // design (each resume writes the same `$set {sessionId}`).
+            t.push_other_line(line.no, hash, true);
             return jsonl::LineVerdict::Ok;
         }
         if let Some(set) = v.get("$set") {
-            let msgs = set.get("messages").and_then(Value::as_array);
-            if let Some(msgs) = msgs.filter(|_| chain.order.is_empty() && t.entries.is_empty()) {
-                // The first history (0.6x opens a session with its
-                // `<session_context>` this way): the messages themselves.
-                let mut prev = Parent::Root;
-                for (i, msg) in msgs.iter().enumerate() {
-                    let base = format!("/$set/messages/{i}");
-                    let first = t.entries.len() as u32;
-                    for (mut e, packed) in record_entries(msg, line, hash, &base, texts, &mut unknown) {
-                        e.parent = prev;
-                        prev = Parent::Entry(t.entries.len() as u32);
-                        t.push(e, packed.as_deref());
-                        if t.entries.len() > 1 {
+            match set.get("messages").and_then(Value::as_array) {
+                Some(msgs) => {
+                    // The history as it now stands (`loadConversationRecord`
+                    // clears and rebuilds its map): a message already written
+                    // with the same content at the same place is kept; the
+                    // others are written here (the first history of a session,
+                    // the history a resume writes again, masked tool output,
+                    // a compression's summary).
+                    let mut order = Vec::with_capacity(msgs.len());
+                    let mut tip = Parent::Root;
+                    let before = t.entries.len();
+                    for (k, msg) in msgs.iter().enumerate() {
+                        let Some(id) = msg.get("id").and_then(Value::as_str) else { continue };
+                        let h = chash(msg);
+                        if let Some(l) =
+                            known.get(id).filter(|l| l.content == h && t.entries[l.first as usize].parent == tip)
+                        {
+                            order.push((Box::from(id), *l));
+                            tip = Parent::Entry(l.last);
+                            continue;
+                        }
+                        let base = format!("/$set/messages/{k}");
+                        let first = t.entries.len() as u32;
+                        for (mut e, packed) in record_entries(msg, line, hash, &base, texts, &mut unknown, true) {
+                            e.parent = tip;
+                            tip = Parent::Entry(t.entries.len() as u32);
+                            t.push(e, packed.as_deref());
+                            // Written by design: a second resume writes the same line again.
                             t.mark_last_exempt();
                         }
-                    }
-                    if let Some(id) = msg.get("id").and_then(Value::as_str) {
                         if t.entries.len() as u32 > first {
-                            let live = Live { first, last: t.entries.len() as u32 - 1 };
-                            chain.order.push((id.into(), live));
-                            seen_ids.entry(id.into()).or_insert(first);
+                            let live = Live { first, last: t.entries.len() as u32 - 1, content: h };
+                            known.insert(id.into(), live);
+                            order.push((id.into(), live));
                         }
                     }
-                }
-                if t.entries.is_empty() {
-                    t.push_other_line(line.no, hash, false);
-                }
-            } else if let Some(msgs) = msgs {
-                // A checkpoint: the history is replaced by design.
-                let mut e = Entry::at(line, "$set", hash);
-                e.class = Class::Compaction;
-                e.set_compaction(Some(Compaction { first_kept: None, new_root: true }));
-                e.parent = Parent::Root;
-                let m = checkpoint_message(msgs, "/$set/messages");
-                let idx = t.entries.len() as u32;
-                t.push(e, Some(&crate::packed::pack(&m, texts)));
-                chain.order.clear();
-                for msg in msgs {
-                    if let Some(id) = msg.get("id").and_then(Value::as_str) {
-                        chain.order.push((id.into(), Live { first: idx, last: idx }));
+                    chain.order = order;
+                    if t.entries.len() == before {
+                        t.push_other_line(line.no, hash, true);
                     }
                 }
-            } else {
-                t.push_other_line(line.no, hash, false);
+                // Metadata patches are idempotent: written again by design
+                // (each resume writes the same `$set {sessionId}`).
+                None => t.push_other_line(line.no, hash, true),
             }
             return jsonl::LineVerdict::Ok;
         }
@@ -257,7 +267,8 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     session_id: v.get("sessionId").and_then(Value::as_str).map(Into::into),
                 });
             }
-            t.push_other_line(line.no, hash, false);
+            // Written again by design: a resume appends the metadata line again.
+            t.push_other_line(line.no, hash, true);
             return jsonl::LineVerdict::Ok;
         }
         let Some(id) = v.get("id").and_then(Value::as_str) else {
@@ -270,7 +281,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             Some(k) => (chain.tip_before(k), Some(k)),
             None => (chain.tip_before(chain.order.len()), None),
         };
-        let entries = record_entries(&v, line, hash, "", texts, &mut unknown);
+        let entries = record_entries(&v, line, hash, "", texts, &mut unknown, false);
         let first = t.entries.len() as u32;
         let mut prev = parent;
         for (n, (mut e, packed)) in entries.into_iter().enumerate() {
@@ -284,7 +295,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             }
         }
         let last = t.entries.len() as u32 - 1;
-        let live = Live { first, last };
+        let live = Live { first, last, content: chash(&v) };
         match replaces {
             Some(k) => {
                 // The earlier version is superseded: bookkeeping, off the tree.
@@ -306,6 +317,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             }
             None => chain.order.push((id.into(), live)),
         }
+        known.insert(id.into(), live);
         seen_ids.entry(id.into()).or_insert(first);
         jsonl::LineVerdict::Ok
     })?;
@@ -385,7 +397,9 @@ fn load_document(src: &SourceRef, bytes: &[u8], v: &Value) -> Result<Input> {
         let hash = hash_bytes(raw);
         let base = format!("/messages/{i}");
         for (n, (mut e, packed)) in
-            record_entries(m, &line, hash, &base, crate::packed::Texts::AsLoaded, &mut unknown).into_iter().enumerate()
+            record_entries(m, &line, hash, &base, crate::packed::Texts::AsLoaded, &mut unknown, false)
+                .into_iter()
+                .enumerate()
         {
             e.parent = prev;
             prev = Parent::Entry(t.entries.len() as u32);
@@ -454,6 +468,7 @@ fn record_entries(
     base: &str,
     texts: crate::packed::Texts,
     unknown: &mut usize,
+    copy: bool,
 ) -> Vec<(Entry, Option<Box<[u8]>>)> {
     let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
     let id = v.get("id").and_then(Value::as_str);
@@ -514,6 +529,9 @@ fn record_entries(
                     Stop::Unknown
                 },
                 model: v.get("model").and_then(Value::as_str).map(Into::into),
+                // A message written again by a `$set.messages` is history,
+                // not a new model output.
+                rewritten: copy,
                 ..Default::default()
             }));
             m.json_hash = chash(&serde_json::json!([
@@ -521,7 +539,7 @@ fn record_entries(
                 calls.iter().map(|c| (c.get("id"), c.get("name"), c.get("args"))).collect::<Vec<_>>()
             ]));
             e.class = Class::Conversation;
-            e.is_model_call = !m.blocks.is_empty();
+            e.is_model_call = !m.blocks.is_empty() && !copy;
             let results = results_message(calls, base, &mut pairs);
             out.push((e, Some(crate::packed::pack(&m, texts))));
             if let Some(r) = results {
@@ -587,27 +605,6 @@ fn results_message(calls: &[Value], base: &str, pairs: &mut Pairing) -> Option<M
     m.json_hash = chash(&Value::Array(calls.iter().map(|c| c.get("result").cloned().unwrap_or(Value::Null)).collect()));
     m.result = Some(Box::new(info));
     Some(m)
-}
-
-/// The history a `$set.messages` checkpoint puts in place, as the content of
-/// its compaction boundary (model-side text is not prompt text).
-fn checkpoint_message(msgs: &[Value], base: &str) -> Message {
-    let mut m = message(Role::User, MessageKind::CompactionSummary, base.to_string());
-    let mut pairs = Pairing::default();
-    for (i, msg) in msgs.iter().enumerate() {
-        let mp = ptr_idx(base, i);
-        let content = msg.get("content").unwrap_or(&Value::Null);
-        let before = m.blocks.len();
-        content_blocks(content, &ptr_join(&mp, "content"), &mut pairs, &mut m.blocks);
-        if msg.get("type").and_then(Value::as_str) != Some("user") {
-            for b in &mut m.blocks[before..] {
-                if b.kind == BlockKind::Text {
-                    b.kind = BlockKind::Other;
-                }
-            }
-        }
-    }
-    m
 }
 
 // ---------------------------------------------------------------------------

@@ -76,6 +76,14 @@ pub fn is_body_format(f: FormatId) -> bool {
     )
 }
 
+/// Whether files of format `f` in one directory form one stream (SPEC §1):
+/// request bodies and history snapshots, except OpenAI Agents SDK sessions,
+/// which the SDK keeps one per session and appends to in place (files side
+/// by side are different sessions).
+pub fn joins_stream(f: FormatId) -> bool {
+    is_body_format(f) && f != "openai-agents-session"
+}
+
 /// Formats whose files are history snapshots (a stored run, read as one
 /// request-like element), not request bodies.
 pub fn is_snapshot_format(f: FormatId) -> bool {
@@ -489,8 +497,8 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
             "not an array of UI messages with `role` (system, user, assistant), `parts` of typed parts, and an `id`",
         ),
         "openai-agents-session" => (
-            openai_agents::sniff(&v),
-            "not an array of Responses input items (`type` message, function_call, function_call_output, …, or `{role, content}`)",
+            openai_agents::fits(&v),
+            "not an array of Responses input items (each with a `type` such as message, function_call or function_call_output, or an easy message `{role, content}`)",
         ),
         "langgraph-state" => {
             (langgraph::sniff(&v), "no `values.messages` list of LangChain messages (`type` human, ai, tool, system)")

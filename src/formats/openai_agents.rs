@@ -75,6 +75,23 @@ pub fn sniff(v: &Value) -> bool {
         })
 }
 
+/// Whether a document can be read as an item list when the format is forced
+/// (`--input-format`): as [`sniff`], but a list of easy messages alone
+/// (`[{role, content}, …]`, which the SDK keeps for a chat without tool
+/// calls) fits too.
+pub fn fits(v: &Value) -> bool {
+    sniff(v)
+        || v.as_array().is_some_and(|a| {
+            !a.is_empty()
+                && a.iter().all(|it| {
+                    it.get("type").is_none()
+                        && it.get("role").is_some_and(Value::is_string)
+                        && it.get("content").is_some()
+                        && it.get("parts").is_none()
+                })
+        })
+}
+
 /// Parses an item list at `base` into one request-like element.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);

@@ -337,6 +337,7 @@ pub fn parse_message(m: &Value, mp: String) -> Option<Message> {
                 transcript_only: provider == "openclaw",
                 api_error: false,
                 delivery_mirror: model == "delivery-mirror",
+                rewritten: false,
             }));
             msg
         }

@@ -677,6 +677,7 @@ fn message(m: &RawMessage) -> (Class, Option<Message>, bool) {
                 transcript_only,
                 api_error: false,
                 delivery_mirror: mirror,
+                rewritten: false,
             }));
             (Class::Conversation, Some(msg), !transcript_only)
         }

@@ -93,7 +93,7 @@ pub fn check(cx: &mut RuleContext) {
         // (entry, pointer, text, the call's entries when some of its text was not kept)
         let mut reply: Option<(u32, String, String, Option<Vec<u32>>)> = None;
         if let Some(a) = m.assistant_facts() {
-            if a.transcript_only || a.delivery_mirror {
+            if a.transcript_only || a.delivery_mirror || a.rewritten {
                 continue;
             }
             for b in m.blocks() {

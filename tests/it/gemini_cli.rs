@@ -43,7 +43,15 @@ fn the_recorded_sessions_load_and_have_no_findings() {
             continue;
         }
         let (code, v) = check(&format!("recorded/{name}"));
-        assert_eq!((code, found(&v)), (0, vec![]), "{name}");
+        // 0.61's resume writes the history again with each tool result twice
+        // (the request it then sent held both: see recorded/README.md).
+        let want = match name.as_str() {
+            "gemini-0.61-resumed.jsonl" => {
+                (1, vec![("orphan-tool-result".to_string(), 15, "/$set/messages/4/content/0".to_string())])
+            }
+            _ => (0, vec![]),
+        };
+        assert_eq!((code, found(&v)), want, "{name}");
         assert_eq!(v["files"][0]["format"], "gemini-cli", "{name}");
         assert!(v["files"][0]["entries"].as_u64().unwrap() >= 3, "{name}");
         n += 1;
@@ -58,6 +66,8 @@ fn the_traps_and_clean_files_have_no_findings() {
         "legacy-clean.json",
         "trap-rewind.jsonl",
         "trap-checkpoint.jsonl",
+        // Every record is an upsert: lines written again are not a rewrite.
+        "trap-reappended.jsonl",
         "qwen-trap-merge-and-rewind.jsonl",
     ] {
         let (code, v) = check(name);
@@ -78,7 +88,6 @@ fn each_defect_is_found_at_its_line_and_pointer() {
         ("duplicate-context-block.jsonl", &[("duplicate-context-block", 4, "/content/0")]),
         ("duplicate-reply.jsonl", &[("duplicate-reply", 4, "/content")]),
         ("malformed-line.jsonl", &[("malformed-line", 6, "")]),
-        ("not-append-only.jsonl", &[("not-append-only", 7, "")]),
         ("qwen-broken-parent-chain.jsonl", &[("broken-parent-chain", 6, "")]),
         ("qwen-unanswered-tool-call.jsonl", &[("unanswered-tool-call", 4, "/message/parts/0")]),
     ];
@@ -96,10 +105,12 @@ fn a_repeated_id_is_an_update_and_a_resumed_session_is_read_as_sent() {
     // the update, not the first record, is the message.
     let (_, v) = check("clean.jsonl");
     assert_eq!(v["files"][0]["entries"], 9);
-    // 0.61 also records the live results as a `user` record; the resumed
-    // session's steps see each result once.
+    // 0.61 also records the live results as a `user` record: the live steps
+    // see each result once (lines 8 and 21 are not reported); only the
+    // history its resume wrote again holds one twice.
     let (_, v) = check("recorded/gemini-0.61-resumed.jsonl");
-    assert_eq!(found(&v), vec![]);
+    assert_eq!(found(&v).len(), 1);
+    assert!(v["findings"][0]["message"].as_str().unwrap().contains("a second time"));
 }
 
 #[test]

@@ -55,7 +55,14 @@ fn openai_agents_session_items() {
     expect(
         "fixtures/formats/openai-agents-session",
         "openai-agents-session",
-        &["clean.items.json", "streamed.items.json", "maxturns.items.json", "trap-pending-approval.items.json"],
+        &[
+            "clean.items.json",
+            "streamed.items.json",
+            "maxturns.items.json",
+            "trap-pending-approval.items.json",
+            // Files side by side are different sessions, never one stream.
+            "trap-two-sessions",
+        ],
         &[
             ("duplicated.items.json", &[("not-append-only", "duplicated.items.json", 32, "/4")]),
             ("orphan.items.json", &[("orphan-tool-result", "orphan.items.json", 2, "/0")]),
@@ -63,7 +70,6 @@ fn openai_agents_session_items() {
                 "unanswered-tool-call.items.json",
                 &[("unanswered-tool-call", "unanswered-tool-call.items.json", 6, "/1")],
             ),
-            ("history-rewrite", &[("history-rewrite", "02-session.json", 14, "/2")]),
         ],
     );
 }
