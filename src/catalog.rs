@@ -123,6 +123,12 @@ pub const FORMATS: &[FormatInfo] = &[
         location: "~/.copilot/session-state/<id>/events.jsonl (or $COPILOT_HOME/session-state)",
     },
     FormatInfo {
+        id: "cline-history",
+        what: "Cline / Roo Code / Kilo Code task histories (api_conversation_history.json; Cline SDK/CLI <id>.messages.json)",
+        kind: "transcript",
+        location: "the editor's globalStorage: <extension id>/tasks/<task id>/api_conversation_history.json; ~/.cline/data/tasks/*/, ~/.cline/data/sessions/*/*.messages.json",
+    },
+    FormatInfo {
         id: "ai-sdk-ui-messages",
         what: "Vercel AI SDK UIMessage[] JSON (parts with tool-* / tool-invocation states)",
         kind: "history snapshot",
@@ -139,12 +145,6 @@ pub const FORMATS: &[FormatInfo] = &[
         what: "LangGraph thread state / checkpoint JSON (values.messages of LangChain messages)",
         kind: "history snapshot",
         location: "the LangGraph API's GET /threads/{id}/state, or the application's dump",
-    },
-    FormatInfo {
-        id: "cline-history",
-        what: "Cline / Roo Code / Kilo Code task folders (api_conversation_history.json, ui_messages.json)",
-        kind: "history snapshot",
-        location: "the editor's globalStorage: <extension id>/tasks/<task id>/",
     },
     FormatInfo {
         id: "opencode",

@@ -188,12 +188,13 @@ save a larger input to a file and name the file.
 
 With no PATH, check scans the session folders of the agents installed on this machine:
 ~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions,
-~/.gemini/tmp/*/chats, ~/.qwen/projects/*/chats, ~/.copilot/session-state/*/events.jsonl.
+~/.gemini/tmp/*/chats, ~/.qwen/projects/*/chats, ~/.copilot/session-state/*/events.jsonl,
+Cline / Roo Code / Kilo Code task histories in VS Code's globalStorage and ~/.cline/data.
 
 Input formats (detected by content; --input-format ID forces one): pi-session, claude-code,
 codex-rollout, pydantic-ai-history, openai-chat, openai-responses, anthropic-messages, gemini,
 bedrock-converse, exchange-log, vcr-cassette, har, openclaw-trajectory, aider-llm-history,
-otel-genai, gemini-cli, copilot-cli, ai-sdk-ui-messages, openai-agents-session,
+otel-genai, gemini-cli, copilot-cli, cline-history, ai-sdk-ui-messages, openai-agents-session,
 langgraph-state. `ctxlint formats` lists them with where each agent keeps its files.
 
 Configuration: for each input, the nearest ctxlint.toml from the input's folder upward, else
@@ -704,6 +705,43 @@ fn agent_folders() -> (Vec<String>, Vec<String>) {
         if let Ok(rd) = std::fs::read_dir(&root) {
             let mut v: Vec<PathBuf> =
                 rd.filter_map(|e| e.ok().map(|e| e.path().join("events.jsonl"))).filter(|p| p.is_file()).collect();
+            v.sort();
+            out.extend(v);
+        }
+    }
+    // Cline, Roo Code and Kilo Code task folders in VS Code's globalStorage
+    // (Linux and macOS), and the Cline CLI's: each task's
+    // `api_conversation_history.json` and each SDK session's `*.messages.json`
+    // (not the UI logs and manifests beside them).
+    if let Some(home) = &home {
+        let mut roots: Vec<PathBuf> = Vec::new();
+        for code in [".config/Code/User/globalStorage", "Library/Application Support/Code/User/globalStorage"] {
+            for ext in ["saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.kilo-code"] {
+                roots.push(home.join(code).join(ext).join("tasks"));
+            }
+        }
+        roots.push(home.join(".cline/data/tasks"));
+        for root in roots {
+            looked.push(root.join("*/api_conversation_history.json"));
+            if let Ok(rd) = std::fs::read_dir(&root) {
+                let mut v: Vec<PathBuf> = rd
+                    .filter_map(|e| e.ok().map(|e| e.path().join("api_conversation_history.json")))
+                    .filter(|p| p.is_file())
+                    .collect();
+                v.sort();
+                out.extend(v);
+            }
+        }
+        let sessions = home.join(".cline/data/sessions");
+        looked.push(sessions.join("*/*.messages.json"));
+        if let Ok(rd) = std::fs::read_dir(&sessions) {
+            let mut v: Vec<PathBuf> = rd
+                .filter_map(|e| e.ok())
+                .filter_map(|e| std::fs::read_dir(e.path()).ok())
+                .flatten()
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.to_string_lossy().ends_with(".messages.json"))
+                .collect();
             v.sort();
             out.extend(v);
         }

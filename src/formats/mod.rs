@@ -7,6 +7,7 @@ pub mod anthropic;
 pub mod bedrock;
 pub mod body;
 pub mod claude_code;
+pub mod cline_history;
 pub mod codex_rollout;
 pub mod copilot_cli;
 pub mod exchange_log;
@@ -49,15 +50,16 @@ pub const ALL: &[FormatId] = &[
     otel_genai::ID,
     gemini_cli::ID,
     copilot_cli::ID,
+    cline_history::ID,
     ai_sdk::ID,
     openai_agents::ID,
     langgraph::ID,
 ];
 
 /// Whether `f` is a transcript format (pi session, Claude Code, Codex
-/// rollout, Gemini CLI / Qwen Code, Copilot CLI).
+/// rollout, Gemini CLI / Qwen Code, Copilot CLI, Cline task histories).
 pub fn is_transcript(f: FormatId) -> bool {
-    matches!(f, "pi-session" | "claude-code" | "codex-rollout" | "gemini-cli" | "copilot-cli")
+    matches!(f, "pi-session" | "claude-code" | "codex-rollout" | "gemini-cli" | "copilot-cli" | "cline-history")
 }
 
 /// Formats whose files are single request bodies (several in one directory form a stream).
@@ -273,6 +275,9 @@ fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
     }
     if gemini_cli::sniff_document(&v) {
         return Ok(Some(Detection::Format(gemini_cli::ID)));
+    }
+    if cline_history::sniff_document(&v) {
+        return Ok(Some(Detection::Format(cline_history::ID)));
     }
     Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
 }
@@ -499,6 +504,10 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
         "openai-agents-session" => (
             openai_agents::fits(&v),
             "not an array of Responses input items (each with a `type` such as message, function_call or function_call_output, or an easy message `{role, content}`)",
+        ),
+        "cline-history" => (
+            cline_history::sniff_document(&v),
+            "not a Cline task history (an array of `{role, content}` messages with Cline's `ts`, or `{sessionId, messages, system_prompt}`)",
         ),
         "langgraph-state" => {
             (langgraph::sniff(&v), "no `values.messages` list of LangChain messages (`type` human, ai, tool, system)")
@@ -736,6 +745,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         "otel-genai" => otel_genai::load(src, opts),
         "gemini-cli" => gemini_cli::load(src, opts),
         "copilot-cli" => copilot_cli::load(src, opts),
+        "cline-history" => cline_history::load(src, opts),
         f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
             path: src.display.clone().into(),

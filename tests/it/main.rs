@@ -12,6 +12,7 @@ mod ai_sdk;
 mod aider;
 mod cases;
 mod cli;
+mod cline_history;
 mod copilot_cli;
 mod corpus_cc_codex;
 mod corpus_pi;

@@ -401,10 +401,10 @@ fn formats_lists_every_format_id() {
         "otel-genai",
         "gemini-cli",
         "copilot-cli",
+        "cline-history",
         "ai-sdk-ui-messages",
         "openai-agents-session",
         "langgraph-state",
-        "cline-history",
         "opencode",
     ];
     let (code, out, _) = run(ctxlint().args(["formats", "--output-format", "json"]));
@@ -413,7 +413,7 @@ fn formats_lists_every_format_id() {
     let got: Vec<&str> = v.iter().map(|f| f["id"].as_str().unwrap()).collect();
     assert_eq!(got, ids);
     let supported: Vec<&str> = v.iter().filter(|f| f["supported"] == true).map(|f| f["id"].as_str().unwrap()).collect();
-    assert_eq!(supported, ids[..20]);
+    assert_eq!(supported, ids[..21]);
     assert_eq!(v[1]["location"], "~/.claude/projects/*/*.jsonl (or $CLAUDE_CONFIG_DIR/projects)");
     let (code, out, _) = run(ctxlint().arg("formats"));
     assert_eq!(code, 0);

@@ -1,0 +1,150 @@
+//! `cline-history`: Cline / Roo Code / Kilo Code task histories.
+//!
+//! Format facts from cline/cline (Apache-2.0) `src/core/storage/disk.ts`,
+//! `src/core/task/index.ts` and `src/shared/messages/content.ts` (classic
+//! task engine, commit 9ee61811), its SDK `sdk/packages/core` (commit
+//! 21cb8d25: `fixtures/session/*.messages.json`), and RooCodeInc/Roo-Code
+//! `src/core/task-persistence/apiMessages.ts`:
+//! - classic: `<globalStorage>/<extension id>/tasks/<task id>/api_conversation_history.json`,
+//!   a JSON array written whole: Anthropic `MessageParam`s as sent (`role`,
+//!   `content` string or blocks `text`, `image`, `tool_use`, `tool_result`,
+//!   `thinking`, …) plus `ts` (ms), `modelInfo`, `metrics`. The system
+//!   prompt is not stored. The user message is written before its request;
+//!   a retry sends the same history again without writing it again; an
+//!   aborted or failed stream is written as an assistant message ending in
+//!   `[Response interrupted by user]` or `[Response interrupted by API Error]`.
+//! - Cline's SDK and CLI: `~/.cline/data/sessions/<id>/<id>.messages.json`,
+//!   `{version, sessionId, agent, messages, system_prompt}` with the same
+//!   messages (and `file` blocks); the system prompt is stored.
+//!
+//! The file is one transcript of linear entries, one per message (pointer
+//! `/<i>`, or `/messages/<i>`), at the line where the message starts. An
+//! interrupted assistant message is a failed attempt: the same user message
+//! written again after it is a replay (`duplicate-user-turn`). A user message
+//! holding tool results and only the `<environment_details>` Cline adds to
+//! every request is not a user turn.
+
+use super::anthropic::parse_message;
+use super::body::{message, text_block};
+use crate::error::Result;
+use crate::hash::hash_bytes;
+use crate::model::*;
+use crate::source::{Line, SourceRef};
+use serde_json::Value;
+
+/// Format id.
+pub const ID: FormatId = "cline-history";
+
+fn is_message(m: &Value) -> bool {
+    matches!(m.get("role").and_then(Value::as_str), Some("user" | "assistant"))
+        && m.get("content").is_some_and(|c| c.is_string() || c.is_array())
+        && m.get("parts").is_none()
+        && m.get("type").is_none()
+}
+
+/// Whether a document is a Cline task history: an array of Anthropic-shaped
+/// messages of which at least one carries Cline's `ts` (ms) or `modelInfo`,
+/// or an SDK messages file (`sessionId`, `messages`, `system_prompt`).
+pub fn sniff_document(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => {
+            !a.is_empty()
+                && a.iter().all(is_message)
+                && a.iter().any(|m| m.get("ts").is_some_and(Value::is_number) || m.get("modelInfo").is_some())
+        }
+        Value::Object(o) => {
+            o.get("sessionId").is_some_and(Value::is_string)
+                && o.contains_key("system_prompt")
+                && o.get("messages").and_then(Value::as_array).is_some_and(|a| a.iter().all(is_message))
+        }
+        _ => false,
+    }
+}
+
+/// Loads a task history (either layout).
+pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
+    let bytes = src.read_all()?;
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| crate::error::Error::BadInput {
+        path: src.display.clone().into(),
+        format: ID.to_string(),
+        reason: format!("not one JSON document: {e}"),
+    })?;
+    let mut t = Transcript::default();
+    let (list, base) = match &v {
+        Value::Array(a) => (a.as_slice(), ""),
+        _ => (v.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]), "/messages"),
+    };
+    let mut line_starts = vec![0usize];
+    line_starts.extend(memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1));
+    let line_of = |at: usize| line_starts.partition_point(|&s| s <= at) as u32;
+    t.header = Some(Header {
+        line: 1,
+        version: v.get("version").and_then(Value::as_u64).unwrap_or(0) as u32,
+        session_id: v.get("sessionId").and_then(Value::as_str).map(Into::into),
+    });
+    if let Some(sp) = v.get("system_prompt").and_then(Value::as_str) {
+        let mut m = message(Role::System, MessageKind::SystemPrompt, "/system_prompt".into());
+        m.blocks.push(text_block(BlockKind::Text, "/system_prompt".into(), sp, &Value::String(sp.into())));
+        t.base_instructions = Some(m);
+        t.base_instructions_line = crate::locate::locate(&bytes, "/system_prompt").map_or(1, &line_of);
+    }
+    let starts = crate::locate::array_elements(&bytes, if base.is_empty() { "" } else { base }).unwrap_or_default();
+    for (i, m) in list.iter().enumerate() {
+        let ptr = format!("{base}/{i}");
+        let start = starts.get(i).copied().unwrap_or(0);
+        let end = crate::locate::locate_span(&bytes, &ptr).map_or(start, |(_, e)| e);
+        let raw = &bytes[start..end.max(start)];
+        let line = Line {
+            no: line_of(start),
+            offset: start as u64,
+            bytes: raw,
+            terminated: true,
+            too_long: false,
+            len: raw.len() as u64,
+        };
+        let mut e = Entry::at(&line, m.get("role").and_then(Value::as_str).unwrap_or(""), hash_bytes(raw));
+        e.id = m.get("id").and_then(Value::as_str).map(Into::into);
+        e.time = m.get("ts").and_then(Value::as_u64).map_or(0, |ms| u32::try_from(ms / 1000).unwrap_or(0));
+        let mut msg = parse_message(m, ptr);
+        match msg.role {
+            Role::Assistant => {
+                let text: String =
+                    msg.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.to_string()).collect();
+                let has_call = msg.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
+                let stop = if text.trim_end().ends_with("[Response interrupted by user]") {
+                    Stop::Aborted
+                } else if text.trim_end().ends_with("[Response interrupted by API Error]") {
+                    Stop::Error
+                } else if has_call {
+                    Stop::ToolUse
+                } else {
+                    Stop::Normal
+                };
+                let model = m.pointer("/modelInfo/modelId").and_then(Value::as_str);
+                msg.assistant =
+                    Some(Box::new(AssistantInfo { stop, model: model.map(Into::into), ..Default::default() }));
+                e.is_model_call = true;
+            }
+            _ => {
+                let results = msg.blocks.iter().any(|b| b.kind == BlockKind::ToolResult);
+                let only_env = msg
+                    .blocks
+                    .iter()
+                    .filter(|b| b.kind == BlockKind::Text)
+                    .all(|b| b.text.trim_start().starts_with("<environment_details>"));
+                if results && only_env {
+                    msg.kind = MessageKind::ToolResults;
+                }
+                if results {
+                    msg.result = Some(Box::default());
+                }
+            }
+        }
+        e.class = Class::Conversation;
+        t.push(e, Some(&crate::packed::pack(&msg, crate::packed::Texts::AsLoaded)));
+    }
+    t.lines = line_starts.len() as u32;
+    t.has_ids = false;
+    super::link_linearly(&mut t);
+    Ok(Input::from_transcript(&src.display, ID, t, BadLines::default(), 0))
+}

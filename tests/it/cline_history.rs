@@ -1,0 +1,70 @@
+//! The `cline-history` input format on `fixtures/formats/cline-history`:
+//! Cline's own SDK session fixtures (Apache-2.0) load without findings; each
+//! classic task-folder fixture gives exactly its finding.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const DIR: &str = "fixtures/formats/cline-history";
+
+/// (rule, line, pointer) of one expected finding.
+type Want = (&'static str, u64, &'static str);
+
+fn check(name: &str) -> (i32, Value) {
+    let out = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["check", "--isolated", "--output-format", "json", &format!("{DIR}/{name}")])
+        .output()
+        .unwrap();
+    (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
+}
+
+fn found(v: &Value) -> Vec<(String, u64, String)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (f["rule"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["pointer"].as_str().unwrap().into())
+        })
+        .collect()
+}
+
+#[test]
+fn cline_fixtures_and_clean_tasks_have_no_findings() {
+    for name in [
+        "cline-sdk/basic.compaction.json",
+        "cline-sdk/agentic.compaction.json",
+        "clean.api_conversation_history.json",
+        "trap-retry/api_conversation_history.json",
+    ] {
+        let (code, v) = check(name);
+        assert_eq!((code, found(&v)), (0, vec![]), "{name}");
+        assert_eq!(v["files"][0]["format"], "cline-history", "{name}");
+    }
+    // The SDK layout stores the system prompt: it is in every step's context.
+    let out = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["show", &format!("{DIR}/cline-sdk/basic.compaction.json")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(cline-history)") && text.contains("system"), "{text}");
+}
+
+#[test]
+fn each_task_defect_is_found() {
+    let cases: &[(&str, &[Want])] = &[
+        ("duplicate-user-turn", &[("duplicate-user-turn", 39, "/2")]),
+        ("unanswered-tool-call", &[("unanswered-tool-call", 23, "/1/content/1")]),
+        ("orphan-tool-result", &[("orphan-tool-result", 55, "/2/content/1")]),
+        ("duplicate-context-block", &[("duplicate-context-block", 50, "/2/content/1")]),
+    ];
+    for (name, want) in cases {
+        let (code, v) = check(&format!("{name}/api_conversation_history.json"));
+        let want: Vec<_> = want.iter().map(|(r, l, p)| (r.to_string(), *l, p.to_string())).collect();
+        assert_eq!((code, found(&v)), (1, want), "{name}");
+    }
+}
