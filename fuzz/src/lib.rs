@@ -23,6 +23,9 @@ pub const TARGETS: &[&str] = &[
     "openclaw_trajectory",
     "har",
     "aider",
+    "gemini_cli",
+    "copilot_cli",
+    "cline_history",
     "bodies",
     "line_reader",
     "locate",
@@ -41,6 +44,9 @@ pub fn run(name: &str, data: &[u8]) {
         "openclaw_trajectory" => load_and_check("session.trajectory.jsonl", data, "openclaw-trajectory"),
         "har" => load_and_check("archive.har", data, "har"),
         "aider" => load_and_check("llm.history", data, "aider-llm-history"),
+        "gemini_cli" => load_and_check("session.jsonl", data, "gemini-cli"),
+        "copilot_cli" => load_and_check("events.jsonl", data, "copilot-cli"),
+        "cline_history" => load_and_check("api_conversation_history.json", data, "cline-history"),
         "bodies" => bodies(data),
         "line_reader" => line_reader(data),
         "locate" => locate(data),
@@ -97,8 +103,17 @@ pub fn render_all(r: &ctxlint::CheckReport) {
     let _ = gitlab::render(r);
 }
 
-const BODY_FORMATS: &[&str] =
-    &["anthropic-messages", "openai-chat", "openai-responses", "gemini", "bedrock-converse", "pydantic-ai-history"];
+const BODY_FORMATS: &[&str] = &[
+    "anthropic-messages",
+    "openai-chat",
+    "openai-responses",
+    "gemini",
+    "bedrock-converse",
+    "pydantic-ai-history",
+    "ai-sdk-ui-messages",
+    "openai-agents-session",
+    "langgraph-state",
+];
 
 /// Request bodies: detection, then the detected body loader; and every body
 /// parser forced on any JSON value the bytes hold (parsers must cope with a

@@ -1,0 +1,6 @@
+//! The cline-history loader (Cline task histories), format forced, then every rule and position resolution.
+//! The logic is in `src/lib.rs` (shared with tests/fuzz_regressions.rs).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| ctxlint_fuzz::run("cline_history", data));
