@@ -406,7 +406,7 @@ fn fence_once(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fen
             if app.lines.iter().all(|l| l.malformed.is_none()) && !glued && fmt.id.is_none() {
                 return Err(Error::UnknownFormat {
                     path: new.into(),
-                    tried: "pi-session, claude-code, codex-rollout".into(),
+                    tried: "pi-session, claude-code, codex-rollout, gemini-cli, copilot-cli".into(),
                     hint: "; fence needs a session format to judge who owns the appended entries".into(),
                 });
             }
@@ -936,6 +936,50 @@ fn judge_fields(
             let ptype = s(payload.get("type"));
             l.kind_owned =
                 owned.is_none_or(|list| owned_by_list(list, &[Some(&kind), ptype.as_deref(), l.role.as_deref()]));
+            Ok(())
+        }
+        // Gemini CLI writes every record of its chat (`chatRecordingService.ts`):
+        // message records (`id`, `type`), `$set` and `$rewindTo` records, and
+        // the metadata line (`sessionId`, `projectHash`). A repeated id is an
+        // update by design, so ids are not checked against OLD. The kind is
+        // the message `type`, or `$set` / `$rewindTo` / `metadata`.
+        Some("gemini-cli") if m.contains_key("uuid") => {
+            // Qwen Code: `uuid` / `parentUuid` records of `type` user,
+            // assistant, tool_result, system.
+            let Some(kind) = kind else { return Err("record has no `type`".into()) };
+            l.kind = Some(kind.clone());
+            l.session = s(m.get("sessionId"));
+            l.kind_owned = owned.is_none_or(|list| owned_by_list(list, &[Some(&kind)]));
+            Ok(())
+        }
+        Some("gemini-cli") => {
+            let kind = if m.contains_key("$set") {
+                "$set".to_string()
+            } else if m.contains_key("$rewindTo") {
+                "$rewindTo".to_string()
+            } else if m.contains_key("sessionId") && m.contains_key("projectHash") {
+                "metadata".to_string()
+            } else {
+                match (m.get("id").and_then(Value::as_str), kind) {
+                    (Some(_), Some(k)) => k,
+                    _ => {
+                        return Err("record is neither a message (`id` and `type`), a `$set`, a `$rewindTo` nor the metadata line".into());
+                    }
+                }
+            };
+            l.kind = Some(kind.clone());
+            l.kind_owned = owned.is_none_or(|list| owned_by_list(list, &[Some(&kind)]));
+            Ok(())
+        }
+        // Copilot CLI: every event `{type, data, id, timestamp, parentId}` is
+        // the CLI's own; the kind is the event `type`.
+        Some("copilot-cli") => {
+            let (Some(kind), true, true) =
+                (kind, m.get("data").is_some_and(Value::is_object), m.get("id").is_some_and(Value::is_string))
+            else {
+                return Err("event lacks `type`, a `data` object or an `id`".into());
+            };
+            l.kind_owned = owned.is_none_or(|list| owned_by_list(list, &[Some(&kind)]));
             Ok(())
         }
         _ => Ok(()),

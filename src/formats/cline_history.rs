@@ -22,7 +22,10 @@
 //! interrupted assistant message is a failed attempt: the same user message
 //! written again after it is a replay (`duplicate-user-turn`). A user message
 //! holding tool results and only the `<environment_details>` Cline adds to
-//! every request is not a user turn.
+//! every request is not a user turn, nor is Cline's `[TASK RESUMPTION]` notice.
+//! Roo Code's condensing keeps the replaced messages with `condenseParent`
+//! (or `truncationParent`): they are not sent; its summary (`isSummary`) is a
+//! compaction boundary; its `{type: "reasoning"}` entries are not messages.
 
 use super::anthropic::parse_message;
 use super::body::{message, text_block};
@@ -36,10 +39,17 @@ use serde_json::Value;
 pub const ID: FormatId = "cline-history";
 
 fn is_message(m: &Value) -> bool {
-    matches!(m.get("role").and_then(Value::as_str), Some("user" | "assistant"))
+    (matches!(m.get("role").and_then(Value::as_str), Some("user" | "assistant"))
         && m.get("content").is_some_and(|c| c.is_string() || c.is_array())
         && m.get("parts").is_none()
-        && m.get("type").is_none()
+        && m.get("type").is_none())
+        || is_reasoning_item(m)
+}
+
+/// Roo Code keeps an OpenAI reasoning model's reasoning as its own entry
+/// (`{type: "reasoning", …}`) between the messages.
+fn is_reasoning_item(m: &Value) -> bool {
+    m.get("type").and_then(Value::as_str) == Some("reasoning") && m.get("role").is_none()
 }
 
 /// Whether a document is a Cline task history: an array of Anthropic-shaped
@@ -105,7 +115,24 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
         let mut e = Entry::at(&line, m.get("role").and_then(Value::as_str).unwrap_or(""), hash_bytes(raw));
         e.id = m.get("id").and_then(Value::as_str).map(Into::into);
         e.time = m.get("ts").and_then(Value::as_u64).map_or(0, |ms| u32::try_from(ms / 1000).unwrap_or(0));
-        let mut msg = parse_message(m, ptr);
+        if is_reasoning_item(m) {
+            // Model-side state sent back to the same provider: not a message of its own here.
+            e.class = Class::Hidden;
+            t.push(e, None);
+            continue;
+        }
+        let mut msg = parse_message(m, ptr.clone());
+        // Cline SDK `file` blocks carry the file's text, sent as text.
+        if let Some(blocks) = m.get("content").and_then(Value::as_array) {
+            for (j, b) in blocks.iter().enumerate() {
+                if b.get("type").and_then(Value::as_str) == Some("file") {
+                    if let (Some(slot), Some(text)) = (msg.blocks.get_mut(j), b.get("content").and_then(Value::as_str))
+                    {
+                        *slot = text_block(BlockKind::Text, format!("{ptr}/content/{j}"), text, b);
+                    }
+                }
+            }
+        }
         match msg.role {
             Role::Assistant => {
                 let text: String =
@@ -140,7 +167,26 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
                 }
             }
         }
-        e.class = Class::Conversation;
+        // Roo Code condenses without deleting: messages a summary (`isSummary`)
+        // or a truncation marker replaced carry `condenseParent` /
+        // `truncationParent` and are not sent (`getEffectiveApiHistory`).
+        let hidden = m.get("condenseParent").is_some_and(|x| !x.is_null())
+            || m.get("truncationParent").is_some_and(|x| !x.is_null());
+        if m.get("isSummary").and_then(Value::as_bool) == Some(true) {
+            msg.kind = MessageKind::CompactionSummary;
+            e.class = Class::Compaction;
+            e.set_compaction(Some(Compaction { first_kept: None, new_root: false }));
+        } else {
+            e.class = if hidden { Class::Hidden } else { Class::Conversation };
+        }
+        if msg.role == Role::User && msg.kind == MessageKind::UserTurn {
+            let text: String =
+                msg.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.to_string()).collect();
+            // Cline's own resume notice, written on every resume: not user-authored.
+            if text.trim_start().starts_with("[TASK RESUMPTION]") {
+                msg.kind = MessageKind::Meta;
+            }
+        }
         t.push(e, Some(&crate::packed::pack(&msg, crate::packed::Texts::AsLoaded)));
     }
     t.lines = line_starts.len() as u32;

@@ -69,14 +69,18 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     // Calls made and not yet answered, in order; calls answered.
     let mut pending: Vec<(Box<str>, Option<Box<str>>)> = Vec::new();
     let mut compaction_start: Option<usize> = None;
-    // A line that ended inside a string: the start of an event torn by raw newlines.
-    let mut torn_open = false;
+    // The system prompts in force: (role/name, text, line), in order.
+    let mut system: Vec<(String, String, u32)> = Vec::new();
+    // The line of an event that ended inside a string (torn by raw newlines)
+    // while its later lines follow; the first lines that had such lines.
+    let mut open_first: Option<u32> = None;
+    let mut continued: Vec<u32> = Vec::new();
     let (mut bad_lines, lines) = jsonl::read_lines(src, |line| {
         let hash = hash_bytes(line.bytes);
         if let Some(i) = memchr::memmem::find(line.bytes, "\u{2028}".as_bytes())
             .or_else(|| memchr::memmem::find(line.bytes, "\u{2029}".as_bytes()))
         {
-            torn_open = false;
+            open_first = None;
             return jsonl::LineVerdict::Malformed(format!(
                 "raw U+2028/U+2029 at byte {}: the Copilot CLI's reader splits the event there (escape it as \\u2028)",
                 i + 1
@@ -88,15 +92,22 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 let reason = jsonl::describe_line_error(line.bytes, &e);
                 // The rest of an event torn by a raw newline: part of the
                 // finding at its first line.
-                let continues = torn_open && !line.bytes.starts_with(b"{");
-                torn_open = e.is_eof() || continues;
+                let continues = open_first.is_some();
                 if continues {
+                    if let Some(first) = open_first {
+                        if !continued.contains(&first) {
+                            continued.push(first);
+                        }
+                    }
                     return jsonl::LineVerdict::Malformed(format!("{CONTINUATION}{reason}"));
+                }
+                if e.is_eof() {
+                    open_first = Some(line.no);
                 }
                 return jsonl::LineVerdict::Malformed(reason);
             }
         };
-        torn_open = false;
+        open_first = None;
         let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
         let data = v.get("data").unwrap_or(&Value::Null);
         let ephemeral = v.get("ephemeral").and_then(Value::as_bool) == Some(true);
@@ -115,12 +126,11 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 });
             }
             "system.message" if !ephemeral && !sub_agent => {
-                let text = data.get("content").and_then(Value::as_str).unwrap_or("");
-                let mut m = message(Role::System, MessageKind::SystemPrompt, "/data".into());
-                m.blocks.push(text_block(BlockKind::Text, "/data/content".into(), text, data));
-                // Upserted: the latest system prompt is the one sent.
-                t.base_instructions = Some(m);
-                t.base_instructions_line = line.no;
+                // Upserted per role and name: the latest of each is sent.
+                let key = format!("{}/{}", s(data, "role"), s(data, "name"));
+                let text = data.get("content").and_then(Value::as_str).unwrap_or("").to_string();
+                system.retain(|(k, _, _)| *k != key);
+                system.push((key, text, line.no));
             }
             "user.message" if !sub_agent => {
                 let (key, text) = match data.get("transformedContent").and_then(Value::as_str) {
@@ -261,15 +271,23 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         jsonl::LineVerdict::Ok
     })?;
     // An event torn by raw newlines is one finding, at its first line.
-    let continued: Vec<u32> =
-        bad_lines.kept.iter().filter(|b| b.reason.starts_with(CONTINUATION)).map(|b| b.line).collect();
     bad_lines.kept.retain(|b| !b.reason.starts_with(CONTINUATION));
     for b in &mut bad_lines.kept {
-        if continued.contains(&(b.line + 1)) {
+        if continued.contains(&b.line) {
             b.reason.push_str(
                 "; the event goes on over the next lines: a raw newline was written inside a string (copilot-cli #2649)",
             );
         }
+    }
+    if !system.is_empty() {
+        // One system message of the latest prompt per role (the pointers of
+        // a prompt from an earlier line say `/data/content` of that line).
+        let mut m = message(Role::System, MessageKind::SystemPrompt, "/data".into());
+        for (_, text, _) in &system {
+            m.blocks.push(text_block(BlockKind::Text, "/data/content".into(), text, &Value::String(text.clone())));
+        }
+        t.base_instructions = Some(m);
+        t.base_instructions_line = system.last().map_or(0, |x| x.2);
     }
     t.lines = lines;
     t.has_ids = false;

@@ -132,6 +132,12 @@ pub const WRAPPERS: &[Wrapper] = &[
         pattern: r"<ide_opened_file>(?s:.*?)</ide_opened_file>|<ide_selection>(?s:.*?)</ide_selection>|<ide_diagnostics>(?s:.*?)</ide_diagnostics>",
         source: "Claude Code IDE integration (VS Code / JetBrains extensions); shapes as written in Claude Code session files (daaain/claude-code-log test/test_data/real_projects)",
     },
+    Wrapper {
+        runtime: "Cline",
+        what: "the resume notice written into the task on every resume: the `[TASK RESUMPTION] This task was interrupted …` paragraph",
+        pattern: r"^\[TASK RESUMPTION\](?s:.*?)(?:\n[ \t]*\n|\z)",
+        source: "cline/cline src/core/prompts/responses.ts (taskResumption), as written in api_conversation_history.json",
+    },
 ];
 
 /// Markers of a runtime event delivered as a user-role message (OpenClaw's
@@ -174,6 +180,7 @@ const NEEDLES: &[&str] = &[
     "<command-",
     "<bash-",
     "<ide_",
+    "[TASK RESUMPTION]",
 ];
 
 static WRAPPER_NEEDLES: LazyLock<aho_corasick::AhoCorasick> =
@@ -520,6 +527,7 @@ mod tests {
             "<bash-stdout>ok</bash-stdout><bash-stderr></bash-stderr>",
             "<ide_opened_file>The user opened the file /w/a.rs in the IDE.</ide_opened_file>",
             "<ide_selection>The user selected the lines 1 to 2:\nfn main() {}\n\nThis may or may not be related to the current task.</ide_selection>",
+            "[TASK RESUMPTION] This task was interrupted just now. It may or may not be complete, so please reassess the task context.",
         ];
         for ex in examples {
             let text = format!("before\n\n{ex}\n\nafter");

@@ -387,3 +387,66 @@ fn a_difference_far_into_a_long_line_has_its_true_column() {
     assert_eq!(f["column"], (pre.len() + 150_000 + 1) as u64);
     assert_eq!(v["first_difference"]["byte_offset"], (head.len() + 1 + pre.len() + 150_000) as u64);
 }
+
+/// Writes `old` (the first `keep` lines of `src`) and `new` (all of `src`,
+/// then `extra` lines) into a temporary folder.
+fn snapshot_pair(src: &str, keep: usize, extra: &[&str]) -> tempfile::TempDir {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(src)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let d = tempfile::tempdir().unwrap();
+    let mut old = lines[..keep].join("\n");
+    old.push('\n');
+    let mut new = lines.join("\n");
+    new.push('\n');
+    for l in extra {
+        new.push_str(l);
+        new.push('\n');
+    }
+    std::fs::write(d.path().join("old.jsonl"), old).unwrap();
+    std::fs::write(d.path().join("new.jsonl"), new).unwrap();
+    d
+}
+
+#[test]
+fn gemini_cli_chats_are_fenced_by_record_kind() {
+    let src = "fixtures/formats/gemini-cli/recorded/gemini-0.61-clean.jsonl";
+    // The CLI's own appends: message records, their updates and `$set` records.
+    let d = snapshot_pair(src, 4, &[]);
+    let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl"]);
+    assert_eq!((code, v["verdict"].as_str(), v["format"].as_str()), (0, Some("append-owned"), Some("gemini-cli")));
+    assert_eq!(v["appended"].as_array().map(Vec::len), Some(7));
+    // The runner owns only its model's records: a `user` record appended by
+    // another process is foreign.
+    let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl", "--owned", "gemini,$set"]);
+    assert_eq!((code, v["verdict"].as_str()), (1, Some("append-foreign")));
+    assert_eq!(triples(&v["findings"]), vec![("foreign-append".into(), "new.jsonl".into(), Some(8))]);
+    // A torn append (a record without its end) is reported at its line.
+    let d =
+        snapshot_pair(src, 11, &[r#"{"id":"x1","timestamp":"2026-12-02T14:40:00.000Z","type":"user","content":[{"te"#]);
+    let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl"]);
+    assert_eq!(code, 1);
+    assert_eq!(triples(&v["findings"]), vec![("malformed-line".into(), "new.jsonl".into(), Some(12))]);
+    // A record that is neither a message, a `$set`, a `$rewindTo` nor metadata.
+    let d = snapshot_pair(src, 11, &[r#"{"timestamp":"2026-12-02T14:40:00.000Z","type":"user"}"#]);
+    let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl"]);
+    assert_eq!(code, 1);
+    assert!(v["findings"][0]["message"].as_str().unwrap().contains("neither a message"), "{v}");
+}
+
+#[test]
+fn copilot_cli_event_logs_are_fenced_by_event_type() {
+    let src = "fixtures/formats/copilot-cli/clean.jsonl";
+    let d = snapshot_pair(src, 6, &[]);
+    let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl"]);
+    assert_eq!((code, v["verdict"].as_str(), v["format"].as_str()), (0, Some("append-owned"), Some("copilot-cli")));
+    // Only the assistant side is the runner's: the appended `user.message` is foreign.
+    let owned = "assistant.turn_start,assistant.message,assistant.turn_end,tool.execution_start,tool.execution_complete,system.message";
+    let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl", "--owned", owned]);
+    assert_eq!((code, v["verdict"].as_str()), (1, Some("append-foreign")));
+    assert_eq!(triples(&v["findings"]), vec![("foreign-append".into(), "new.jsonl".into(), Some(7))]);
+    // The log rewritten (the first event changed) is not append-only.
+    let text = std::fs::read_to_string(d.path().join("new.jsonl")).unwrap();
+    std::fs::write(d.path().join("new.jsonl"), text.replacen("gpt-5-mini", "gpt-5-nano", 1)).unwrap();
+    let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl"]);
+    assert_eq!((code, v["verdict"].as_str()), (1, Some("rewrite")));
+}
