@@ -71,6 +71,63 @@ pub fn sniff_document(v: &Value) -> bool {
     }
 }
 
+/// What Roo Code sends of a history that holds condensed or truncated
+/// messages (RooCodeInc/Roo-Code cb836567 `src/core/condense/index.ts`
+/// `getEffectiveApiHistory`): with a summary (`isSummary`), the messages from
+/// the last one on, without the `tool_result`s whose `tool_use` was condensed
+/// away; messages whose `truncationParent` names a truncation marker of the
+/// file are hidden, and without a summary so are those whose `condenseParent`
+/// names a summary's `condenseId` (a tag whose summary is gone, after a
+/// rewind, is kept).
+struct Effective {
+    /// Index of the last summary.
+    summary: Option<usize>,
+    /// Tool-use ids of the assistant messages from the last summary on.
+    calls: std::collections::HashSet<String>,
+    summary_ids: std::collections::HashSet<String>,
+    truncation_ids: std::collections::HashSet<String>,
+}
+
+impl Effective {
+    fn of(list: &[Value]) -> Effective {
+        let str_of = |m: &Value, k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
+        let summary = list.iter().rposition(|m| m.get("isSummary").and_then(Value::as_bool) == Some(true));
+        let from = summary.unwrap_or(0);
+        let calls = list[from..]
+            .iter()
+            .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+            .filter_map(|m| m.get("content").and_then(Value::as_array))
+            .flatten()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+            .filter_map(|b| str_of(b, "id"))
+            .collect();
+        let summary_ids = list
+            .iter()
+            .filter(|m| m.get("isSummary").and_then(Value::as_bool) == Some(true))
+            .filter_map(|m| str_of(m, "condenseId"))
+            .collect();
+        let truncation_ids = list[from..]
+            .iter()
+            .filter(|m| m.get("isTruncationMarker").and_then(Value::as_bool) == Some(true))
+            .filter_map(|m| str_of(m, "truncationId"))
+            .collect();
+        Effective { summary, calls, summary_ids, truncation_ids }
+    }
+
+    fn hidden(&self, i: usize, m: &Value) -> bool {
+        let tag = |k: &str| m.get(k).and_then(Value::as_str);
+        if tag("truncationParent").is_some_and(|t| self.truncation_ids.contains(t)) {
+            return true;
+        }
+        // Only the messages from the last summary on are sent (the ones
+        // before it are not judged: a condense makes a fresh start).
+        match self.summary {
+            Some(s) => i < s,
+            None => tag("condenseParent").is_some_and(|c| self.summary_ids.contains(c)),
+        }
+    }
+}
+
 /// Loads a task history (either layout).
 pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
     let bytes = src.read_all()?;
@@ -98,6 +155,7 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
         t.base_instructions = Some(m);
         t.base_instructions_line = crate::locate::locate(&bytes, "/system_prompt").map_or(1, &line_of);
     }
+    let effective = Effective::of(list);
     let starts = crate::locate::array_elements(&bytes, if base.is_empty() { "" } else { base }).unwrap_or_default();
     for (i, m) in list.iter().enumerate() {
         let ptr = format!("{base}/{i}");
@@ -167,11 +225,14 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
                 }
             }
         }
-        // Roo Code condenses without deleting: messages a summary (`isSummary`)
-        // or a truncation marker replaced carry `condenseParent` /
-        // `truncationParent` and are not sent (`getEffectiveApiHistory`).
-        let hidden = m.get("condenseParent").is_some_and(|x| !x.is_null())
-            || m.get("truncationParent").is_some_and(|x| !x.is_null());
+        let hidden = effective.hidden(i, m);
+        if i >= effective.summary.unwrap_or(usize::MAX) && msg.role == Role::User {
+            // Results whose call was condensed away are not sent.
+            msg.blocks.retain(|b| {
+                b.kind != BlockKind::ToolResult || b.tool_id.as_deref().is_some_and(|id| effective.calls.contains(id))
+            });
+        }
+        let hidden = hidden || msg.blocks.is_empty();
         if m.get("isSummary").and_then(Value::as_bool) == Some(true) {
             msg.kind = MessageKind::CompactionSummary;
             e.class = Class::Compaction;

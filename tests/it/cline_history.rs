@@ -38,6 +38,10 @@ fn cline_fixtures_and_clean_tasks_have_no_findings() {
         "cline-sdk/agentic.compaction.json",
         "clean.api_conversation_history.json",
         "trap-retry/api_conversation_history.json",
+        // Roo Code: a condense summary makes a fresh start, and a result whose
+        // call was condensed away is not sent; reasoning entries are not messages.
+        "trap-roo-condense/api_conversation_history.json",
+        "trap-roo-reasoning/api_conversation_history.json",
     ] {
         let (code, v) = check(name);
         assert_eq!((code, found(&v)), (0, vec![]), "{name}");
