@@ -36,7 +36,7 @@
 //!   `malformed-line` here; an event whose text held raw newlines is split
 //!   over several lines (#2649): one `malformed-line` at its first line.
 
-use super::body::{chash, message, text_block};
+use super::body::{chash, message, s, text_block};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::hash::hash_bytes;
@@ -297,7 +297,3 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
 
 /// Marks the later lines of an event torn by raw newlines (dropped from the findings).
 const CONTINUATION: &str = "\u{0}continuation: ";
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}

@@ -2,33 +2,14 @@
 //! Cline's own SDK session fixtures (Apache-2.0) load without findings; each
 //! classic task-folder fixture gives exactly its finding.
 
+use crate::found::{Want, assert_findings, check_json, rule_line_pointer as found};
 use assert_cmd::Command;
 use serde_json::Value;
 
 const DIR: &str = "fixtures/formats/cline-history";
 
-/// (rule, line, pointer) of one expected finding.
-type Want = (&'static str, u64, &'static str);
-
 fn check(name: &str) -> (i32, Value) {
-    let out = Command::cargo_bin("ctxlint")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["check", "--isolated", "--output-format", "json", &format!("{DIR}/{name}")])
-        .output()
-        .unwrap();
-    (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
-}
-
-fn found(v: &Value) -> Vec<(String, u64, String)> {
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (f["rule"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["pointer"].as_str().unwrap().into())
-        })
-        .collect()
+    check_json(&format!("{DIR}/{name}"))
 }
 
 #[test]
@@ -61,14 +42,10 @@ fn cline_fixtures_and_clean_tasks_have_no_findings() {
 #[test]
 fn each_task_defect_is_found() {
     let cases: &[(&str, &[Want])] = &[
-        ("duplicate-user-turn", &[("duplicate-user-turn", 39, "/2")]),
-        ("unanswered-tool-call", &[("unanswered-tool-call", 23, "/1/content/1")]),
-        ("orphan-tool-result", &[("orphan-tool-result", 55, "/2/content/1")]),
-        ("duplicate-context-block", &[("duplicate-context-block", 50, "/2/content/1")]),
+        ("duplicate-user-turn/api_conversation_history.json", &[("duplicate-user-turn", 39, "/2")]),
+        ("unanswered-tool-call/api_conversation_history.json", &[("unanswered-tool-call", 23, "/1/content/1")]),
+        ("orphan-tool-result/api_conversation_history.json", &[("orphan-tool-result", 55, "/2/content/1")]),
+        ("duplicate-context-block/api_conversation_history.json", &[("duplicate-context-block", 50, "/2/content/1")]),
     ];
-    for (name, want) in cases {
-        let (code, v) = check(&format!("{name}/api_conversation_history.json"));
-        let want: Vec<_> = want.iter().map(|(r, l, p)| (r.to_string(), *l, p.to_string())).collect();
-        assert_eq!((code, found(&v)), (1, want), "{name}");
-    }
+    assert_findings(DIR, cases);
 }

@@ -4,33 +4,13 @@
 //! schema) gives exactly its finding; torn lines are one `malformed-line`
 //! each, at the line the CLI's reader fails on.
 
-use assert_cmd::Command;
+use crate::found::{Want, assert_findings, check_json, rule_line_pointer as found};
 use serde_json::Value;
 
 const DIR: &str = "fixtures/formats/copilot-cli";
 
-/// (rule, line, pointer) of one expected finding.
-type Want = (&'static str, u64, &'static str);
-
 fn check(name: &str) -> (i32, Value) {
-    let out = Command::cargo_bin("ctxlint")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["check", "--isolated", "--output-format", "json", &format!("{DIR}/{name}")])
-        .output()
-        .unwrap();
-    (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
-}
-
-fn found(v: &Value) -> Vec<(String, u64, String)> {
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (f["rule"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["pointer"].as_str().unwrap().into())
-        })
-        .collect()
+    check_json(&format!("{DIR}/{name}"))
 }
 
 #[test]
@@ -65,11 +45,7 @@ fn each_defect_is_found_at_its_line() {
         ("torn-u2028.jsonl", &[("malformed-line", 12, "")]),
         ("torn-fused.jsonl", &[("malformed-line", 12, "")]),
     ];
-    for (name, want) in cases {
-        let (code, v) = check(name);
-        let want: Vec<_> = want.iter().map(|(r, l, p)| (r.to_string(), *l, p.to_string())).collect();
-        assert_eq!((code, found(&v)), (1, want), "{name}");
-    }
+    assert_findings(DIR, cases);
     let (_, v) = check("torn-raw-newline.jsonl");
     let msg = v["findings"][0]["message"].as_str().unwrap();
     assert!(msg.contains("raw newline"), "{msg}");

@@ -33,3 +33,43 @@ pub fn located(v: &Value) -> Vec<Located> {
         })
         .collect()
 }
+
+/// (exit code, JSON report) of `ctxlint check --isolated --output-format json
+/// PATH`, run from the project folder (`Null` when stdout is not JSON).
+pub fn check_json(path: &str) -> (i32, Value) {
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["check", "--isolated", "--output-format", "json", path])
+        .output()
+        .unwrap();
+    (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
+}
+
+/// One finding as (rule, 1-based line, pointer).
+pub type Found = (String, u64, String);
+
+/// An expected [`Found`].
+pub type Want = (&'static str, u64, &'static str);
+
+/// Every finding of a JSON report as (rule, line, pointer), in report order.
+pub fn rule_line_pointer(v: &Value) -> Vec<Found> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (f["rule"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["pointer"].as_str().unwrap().into())
+        })
+        .collect()
+}
+
+/// Checks each `(file under dir, expected findings)`: exit 1 and exactly
+/// those findings, as (rule, line, pointer).
+pub fn assert_findings(dir: &str, cases: &[(&str, &[Want])]) {
+    for (name, want) in cases {
+        let (code, v) = check_json(&format!("{dir}/{name}"));
+        let want: Vec<Found> = want.iter().map(|(r, l, p)| (r.to_string(), *l, p.to_string())).collect();
+        assert_eq!((code, rule_line_pointer(&v)), (1, want), "{name}");
+    }
+}

@@ -4,6 +4,7 @@
 //! `recorded/README.md`) have no findings; each defect fixture gives exactly
 //! its finding, at its line and JSON Pointer.
 
+use crate::found::{Want, assert_findings, check_json, rule_line_pointer as found};
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -15,23 +16,8 @@ fn ctxlint() -> Command {
     c
 }
 
-/// (exit code, JSON report) of `check` on one fixture.
 fn check(name: &str) -> (i32, Value) {
-    let out =
-        ctxlint().args(["check", "--isolated", "--output-format", "json", &format!("{DIR}/{name}")]).output().unwrap();
-    (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
-}
-
-/// Every finding as (rule, line, pointer).
-fn found(v: &Value) -> Vec<(String, u64, String)> {
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (f["rule"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["pointer"].as_str().unwrap().into())
-        })
-        .collect()
+    check_json(&format!("{DIR}/{name}"))
 }
 
 #[test]
@@ -75,9 +61,6 @@ fn the_traps_and_clean_files_have_no_findings() {
     }
 }
 
-/// (rule, line, pointer) of one expected finding.
-type Want = (&'static str, u64, &'static str);
-
 #[test]
 fn each_defect_is_found_at_its_line_and_pointer() {
     let cases: &[(&str, &[Want])] = &[
@@ -91,12 +74,7 @@ fn each_defect_is_found_at_its_line_and_pointer() {
         ("qwen-broken-parent-chain.jsonl", &[("broken-parent-chain", 6, "")]),
         ("qwen-unanswered-tool-call.jsonl", &[("unanswered-tool-call", 4, "/message/parts/0")]),
     ];
-    for (name, want) in cases {
-        let (code, v) = check(name);
-        let want: Vec<(String, u64, String)> =
-            want.iter().map(|(r, l, p)| (r.to_string(), *l, p.to_string())).collect();
-        assert_eq!((code, found(&v)), (1, want), "{name}");
-    }
+    assert_findings(DIR, cases);
 }
 
 #[test]

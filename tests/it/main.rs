@@ -8,7 +8,6 @@ mod shared;
 mod snapshot_formats;
 
 mod adversarial;
-mod ai_sdk;
 mod aider;
 mod cases;
 mod cli;

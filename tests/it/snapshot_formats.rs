@@ -1,24 +1,15 @@
 //! History-snapshot formats recorded with the real libraries against a stub
 //! provider (`openai-agents-session`: openai-agents 0.24; `langgraph-state`:
-//! a `langgraph dev` server, langgraph 1.2): every recorded file loads in its
+//! a `langgraph dev` server, langgraph 1.2; `ai-sdk-ui-messages`: the AI SDK
+//! 5.0 and 4.3, see each fixture folder's README): every recorded file loads in its
 //! format, the clean ones and the pending calls have no findings, and each
 //! defect is found at its file, line and pointer.
 
-use assert_cmd::Command;
+use crate::found::check_json as check;
 use serde_json::Value;
 
 /// (rule, file name, line, pointer) of one expected finding.
 type Want = (&'static str, &'static str, u64, &'static str);
-
-fn check(path: &str) -> (i32, Value) {
-    let out = Command::cargo_bin("ctxlint")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["check", "--isolated", "--output-format", "json", path])
-        .output()
-        .unwrap();
-    (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
-}
 
 fn found(v: &Value) -> Vec<(String, String, u64, String)> {
     v["findings"]
@@ -97,6 +88,42 @@ fn langgraph_thread_states() {
                 &[("unanswered-tool-call", "unanswered-tool-call.state.json", 36, "/values/messages/1/tool_calls/0")],
             ),
             ("history-rewrite", &[("history-rewrite", "02-state.json", 54, "/values/messages/2")]),
+        ],
+    );
+}
+
+#[test]
+fn ai_sdk_ui_messages() {
+    expect(
+        "fixtures/formats/ai-sdk-ui-messages",
+        "ai-sdk-ui-messages",
+        &[
+            "clean.v5.json",
+            "clean.v4.json",
+            "tool-error.v5.json",
+            // A client-side tool waiting for the user at the end of the chat is pending, not unanswered.
+            "trap-pending-client-tool.v5.json",
+            "trap-pending-after-error.v4.json",
+        ],
+        &[
+            (
+                "unanswered-tool-call.v5.json",
+                &[("unanswered-tool-call", "unanswered-tool-call.v5.json", 19, "/1/parts/1")],
+            ),
+            (
+                "unanswered-tool-call.v4.json",
+                &[("unanswered-tool-call", "unanswered-tool-call.v4.json", 34, "/1/parts/1")],
+            ),
+            (
+                "duplicate-context-block.v5.json",
+                &[("duplicate-context-block", "duplicate-context-block.v5.json", 54, "/2/parts/1")],
+            ),
+            (
+                "duplicate-system-prompt.v5.json",
+                &[("duplicate-system-prompt", "duplicate-system-prompt.v5.json", 56, "/3/parts/0")],
+            ),
+            ("dropped-system-prompt", &[("dropped-system-prompt", "02-chat.json", 1, "")]),
+            ("history-rewrite", &[("history-rewrite", "02-chat.json", 35, "/1/parts/3")]),
         ],
     );
 }
