@@ -22,11 +22,14 @@
 //!    terminated by `\n`, carry the fields its format requires, have a fresh id
 //!    and a parent that resolves, and be of a kind the runner owns.
 //!
-//! Formats: `pi-session` (ids from v2 on; v1 entries are not id-checked),
-//! `claude-code` (`uuid`/`parentUuid`/`sessionId`; records without `uuid` are
-//! state snapshots with no id check) and `codex-rollout` (no ids; the session
-//! id is the `session_meta` payload `id`). The format is detected on OLD's
-//! first parseable lines (NEW's when OLD is empty) with
+//! Formats: every JSONL session format with a
+//! [`crate::formats::record::RecordSchema`] (`pi-session`, `claude-code`,
+//! `codex-rollout`, `gemini-cli`, `copilot-cli`). Fence does not parse records
+//! itself: each line is classified by the format's own loader code
+//! ([`RecordSchema::classify`]), which gives its kind, role, tree id and
+//! parent, session and whether the runtime writes it; the same function gives
+//! `check` its entry ids and parents. The format is detected on OLD's first
+//! parseable lines (NEW's when OLD is empty) with
 //! [`crate::formats::sniff_jsonl_record`].
 //!
 //! Line numbers are 1-based lines of NEW; byte offsets are 0-based offsets in
@@ -38,10 +41,11 @@
 use crate::error::{Error, Result};
 use crate::finding::Finding;
 use crate::formats::jsonl::describe_json_error;
+use crate::formats::record::{self, Record, RecordSchema, Sessions};
 use crate::model::FormatId;
 use crate::rule_id::RuleId;
 use crate::source::{LineReader, MAX_LINE, open_regular};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -315,7 +319,8 @@ fn fence_once(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fen
     let needles = app.as_ref().map(|a| a.needles()).unwrap_or_default();
     // Search OLD for the quoted ids; when that cannot be relied on (ids a JSON
     // writer may escape), parse every line of OLD after the pass instead.
-    let scan = needles.iter().all(|n| is_plain(n)).then(|| PrefixScan::new(&needles));
+    let id_keys = fmt.schema.map_or(DEFAULT_ID_KEYS, |s| s.id_keys);
+    let scan = needles.iter().all(|n| is_plain(n)).then(|| PrefixScan::new(&needles, id_keys));
     let searched = scan.is_some();
     let mut prefix = scan.unwrap_or_else(PrefixScan::lines_only);
 
@@ -385,7 +390,7 @@ fn fence_once(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fen
             report.first_difference = Some(Difference { byte_offset: d, line });
             let at = Divergence { byte_offset: d, line, line_start: prefix.line_start, replaced };
             let f = match old_f.as_mut() {
-                Some(of) => rewrite_finding(of, &mut new_f, &head, old_name, new, format_id, at),
+                Some(of) => rewrite_finding(of, &mut new_f, &head, old_name, new, &fmt, at),
                 None => return Err(Error::Internal("fence: a divergence without OLD".into())),
             };
             report.findings.push(f);
@@ -406,7 +411,7 @@ fn fence_once(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fen
             if app.lines.iter().all(|l| l.malformed.is_none()) && !glued && fmt.id.is_none() {
                 return Err(Error::UnknownFormat {
                     path: new.into(),
-                    tried: "pi-session, claude-code, codex-rollout, gemini-cli, copilot-cli".into(),
+                    tried: record::FORMATS.join(", "),
                     hint: "; fence needs a session format to judge who owns the appended entries".into(),
                 });
             }
@@ -458,15 +463,16 @@ fn rewrite_finding(
     old_head: &[u8],
     old_name: &str,
     new: &str,
-    format: FormatId,
+    fmt: &Format,
     at: Divergence,
 ) -> Finding {
+    let format = fmt.id.unwrap_or("unknown");
     let Divergence { byte_offset: d, line, line_start, replaced } = at;
     let max_lines = if replaced { 1 } else { DIFF_LINES };
     let (diff, column, excerpt) =
         rewrite_diff(old, new_f, line_start, d, line, old_name, new, max_lines).unwrap_or_default();
     let message = if replaced {
-        match header_ids(old_head, new_f) {
+        match header_ids(fmt, old_head, new_f) {
             (Some(a), Some(b)) if a != b => {
                 format!("the session header (line 1) was replaced: session id `{a}` became `{b}`")
             }
@@ -539,11 +545,13 @@ fn plausible_prefix(old: Option<&mut File>, new: &mut File, base: u64) -> io::Re
 // ---------------------------------------------------------------------------
 // Format facts
 
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Copy, Default)]
 struct Format {
     id: Option<FormatId>,
-    /// pi session version (1 when absent).
-    pi_version: u64,
+    /// The format's record facts (the loader's own classification).
+    schema: Option<&'static RecordSchema>,
+    /// The header's format version (pi; 1 when absent, 0 without a header).
+    version: u64,
     /// Line 1 is a session header (pi): a change there is `replaced`.
     header_first_line: bool,
 }
@@ -571,10 +579,11 @@ impl Format {
                 continue;
             };
             if let Some(id) = crate::formats::sniff_jsonl_record(&v) {
-                let mut f = Format { id: Some(id), pi_version: 1, header_first_line: false };
-                if id == "pi-session" {
+                let schema = record::schema(id);
+                let mut f = Format { id: Some(id), schema, version: 0, header_first_line: false };
+                if let Some(rec) = f.classify(line).ok().filter(|r| r.header) {
                     f.header_first_line = i == 0;
-                    f.pi_version = v.get("version").and_then(Value::as_u64).unwrap_or(1);
+                    f.version = rec.version.unwrap_or(1);
                 }
                 return f;
             }
@@ -582,67 +591,48 @@ impl Format {
         Format::default()
     }
 
-    fn has_ids(&self) -> bool {
-        match self.id {
-            Some("pi-session") => self.pi_version >= 2,
-            Some("claude-code") => true,
-            _ => false,
+    /// The loader's facts of one line of this file.
+    fn classify<'a>(&self, line: &'a [u8]) -> std::result::Result<Record<'a>, String> {
+        match self.schema {
+            Some(s) => (s.classify)(line, &record::Context { version: self.version }),
+            None => Err("no record schema".into()),
         }
+    }
+
+    fn sessions(&self) -> Sessions {
+        self.schema.map_or(Sessions::Unchecked, |s| s.sessions)
     }
 }
 
 /// The session ids of the line 1 headers of OLD (from `head`) and NEW.
-fn header_ids(head: &[u8], new: &mut File) -> (Option<String>, Option<String>) {
-    fn id_of(b: &[u8]) -> Option<String> {
+fn header_ids(fmt: &Format, head: &[u8], new: &mut File) -> (Option<String>, Option<String>) {
+    let id_of = |b: &[u8]| -> Option<String> {
         let line = b.split(|&c| c == b'\n').next()?;
-        let v: Value = serde_json::from_slice(line).ok()?;
-        v.get("id").and_then(Value::as_str).map(str::to_string)
-    }
+        let rec = fmt.classify(line).ok().filter(|r| r.header)?;
+        rec.id.map(|c| c.into_owned())
+    };
     let new_head = read_at(new, 0, HEAD_BYTES).unwrap_or_default();
     (id_of(head), id_of(&new_head))
-}
-
-/// A loose view of one record, for ids and sessions.
-#[derive(Deserialize, Default)]
-struct Probe {
-    #[serde(rename = "type")]
-    kind: Option<Value>,
-    id: Option<Value>,
-    uuid: Option<Value>,
-    #[serde(rename = "sessionId")]
-    session_id: Option<Value>,
-}
-
-fn as_str(v: &Option<Value>) -> Option<&str> {
-    v.as_ref().and_then(Value::as_str)
 }
 
 /// What OLD is known to contain, for judging appended entries.
 #[derive(Debug, Default)]
 struct Known {
-    /// Entry ids (pi `id`, Claude Code `uuid`) found in OLD, with their line.
+    /// Tree ids (pi `id`, Claude Code `uuid`) found in OLD, with their line.
     ids: HashMap<String, u32>,
-    /// Claude Code session ids found in OLD.
+    /// Session ids found in OLD.
     sessions: HashSet<String>,
 }
 
 impl Known {
-    fn add(&mut self, fmt: &Format, p: &Probe, line: u32) {
-        match fmt.id {
-            Some("pi-session") if as_str(&p.kind) != Some("session") => {
-                if let Some(id) = as_str(&p.id) {
-                    self.ids.entry(id.to_string()).or_insert(line);
-                }
+    fn add(&mut self, rec: &Record<'_>, line: u32) {
+        if rec.tree && !rec.header {
+            if let Some(id) = rec.id.as_deref() {
+                self.ids.entry(id.to_string()).or_insert(line);
             }
-            Some("claude-code") => {
-                if let Some(id) = as_str(&p.uuid) {
-                    self.ids.entry(id.to_string()).or_insert(line);
-                }
-                if let Some(s) = as_str(&p.session_id) {
-                    self.sessions.insert(s.to_string());
-                }
-            }
-            _ => {}
+        }
+        if let Some(s) = rec.session.as_deref() {
+            self.sessions.insert(s.to_string());
         }
     }
 }
@@ -650,18 +640,19 @@ impl Known {
 /// Facts read from OLD's first and last bytes.
 #[derive(Debug, Default)]
 struct OldWindows {
-    /// OLD has at least one entry (pi: a line after the header; Claude Code: a record with `uuid`).
+    /// OLD has at least one tree entry (pi v2+: an entry after the header;
+    /// Claude Code: a record with `uuid`).
     has_root: bool,
-    /// Codex: the `session_meta` payload `id` of OLD's first session record.
-    codex_session: Option<String>,
-    /// Claude Code: session ids seen.
+    /// The first session id seen (Codex: OLD's first `session_meta` payload `id`).
+    first_session: Option<String>,
+    /// Session ids seen.
     sessions: HashSet<String>,
 }
 
 impl OldWindows {
     fn read(f: &mut File, base: u64, fmt: &Format) -> io::Result<OldWindows> {
         let mut w = OldWindows::default();
-        if base == 0 {
+        if base == 0 || fmt.schema.is_none() {
             return Ok(w);
         }
         let head = read_at(f, 0, HEAD_BYTES.min(usize::try_from(base).unwrap_or(HEAD_BYTES)))?;
@@ -672,29 +663,19 @@ impl OldWindows {
             if !from_start && !lines.is_empty() {
                 lines.remove(0); // partial first line
             }
-            for (i, line) in lines.iter().enumerate() {
+            for line in lines {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                match fmt.id {
-                    Some("pi-session") if !(from_start && i == 0) => w.has_root = true,
-                    Some("claude-code") => {
-                        if let Ok(p) = serde_json::from_slice::<Probe>(line) {
-                            if as_str(&p.uuid).is_some() {
-                                w.has_root = true;
-                            }
-                            if let Some(s) = as_str(&p.session_id) {
-                                w.sessions.insert(s.to_string());
-                            }
-                        }
+                let Ok(rec) = fmt.classify(line) else { continue };
+                if rec.tree && !rec.header {
+                    w.has_root = true;
+                }
+                if let Some(s) = rec.session {
+                    if w.first_session.is_none() {
+                        w.first_session = Some(s.to_string());
                     }
-                    Some("codex-rollout") if w.codex_session.is_none() => {
-                        let v = serde_json::from_slice::<Value>(line).unwrap_or(Value::Null);
-                        if v.get("type").and_then(Value::as_str) == Some("session_meta") {
-                            w.codex_session = v.pointer("/payload/id").and_then(Value::as_str).map(str::to_string);
-                        }
-                    }
-                    _ => {}
+                    w.sessions.insert(s.into_owned());
                 }
             }
         };
@@ -717,6 +698,8 @@ struct AppLine {
     role: Option<String>,
     id: Option<String>,
     parent: Option<String>,
+    /// A node of the file's id tree ([`Record::tree`]): its id and parent are checked.
+    tree: bool,
     /// Has an id and no parent (pi: `parentId` null or absent; Claude Code: `parentUuid: null`).
     root: bool,
     /// A root by design (Claude Code `compact_boundary`, sidechain start).
@@ -808,27 +791,22 @@ fn judge_line(fmt: &Format, line: &crate::source::Line<'_>, first_in_file: bool,
     } else {
         None
     };
-    let v = match screened {
-        Some(p) => {
+    if let Some(p) = screened {
+        problem.get_or_insert(p);
+    } else if fmt.schema.is_some() {
+        if let Err(p) = judge_record(fmt, b, first_in_file, opts, &mut l) {
             problem.get_or_insert(p);
-            None
         }
-        None => match serde_json::from_slice::<Value>(b) {
-            Ok(Value::Object(m)) => Some(m),
+    } else {
+        // No record schema (an unknown format): any JSON object is an entry.
+        match serde_json::from_slice::<Value>(b) {
+            Ok(Value::Object(m)) => l.kind = m.get("type").and_then(Value::as_str).map(str::to_string),
             Ok(_) => {
                 problem.get_or_insert("not a JSON object: an entry must be an object".into());
-                None
             }
             Err(e) => {
                 problem.get_or_insert(format!("not one valid JSON value: {}", describe_json_error(&e)));
-                None
             }
-        },
-    };
-    if let Some(m) = &v {
-        let fields = judge_fields(fmt, m, first_in_file, opts, &mut l);
-        if let Err(p) = fields {
-            problem.get_or_insert(p);
         }
     }
     if problem.is_some() {
@@ -838,151 +816,47 @@ fn judge_line(fmt: &Format, line: &crate::source::Line<'_>, first_in_file: bool,
     l
 }
 
-fn owned_by_list(list: &[String], kinds: &[Option<&str>]) -> bool {
-    kinds.iter().flatten().any(|k| list.iter().any(|o| o == k))
-}
-
-/// Fills the format-specific facts of `l`; `Err` = a required field is missing.
-fn judge_fields(
+/// Fills the facts of `l` from the format's own record classification
+/// ([`RecordSchema::classify`], the loader's parser); `Err` = the line is not
+/// a record of the format, or a field the runtime always writes is missing.
+fn judge_record(
     fmt: &Format,
-    m: &serde_json::Map<String, Value>,
+    line: &[u8],
     first_in_file: bool,
     opts: &FenceOptions,
     l: &mut AppLine,
 ) -> std::result::Result<(), String> {
-    let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
-    let kind = s(m.get("type"));
-    l.kind = kind.clone();
-    let owned = opts.owned.as_deref();
-    match fmt.id {
-        Some("pi-session") => {
-            let Some(kind) = kind else {
-                return Err("entry has no `type`".into());
-            };
-            if kind == "session" {
-                l.header = true;
-                // The header of a file that was empty; anywhere else it is a second header.
-                l.kind_owned = first_in_file;
-                return Ok(());
-            }
-            if kind == "message" {
-                l.role = s(m.get("message").and_then(|x| x.get("role")));
-                if l.role.is_none() {
-                    return Err("message entry has no `message.role`".into());
-                }
-            }
-            l.kind_owned = match owned {
-                Some(list) => {
-                    owned_by_list(list, &[Some(&kind), if kind == "message" { l.role.as_deref() } else { None }])
-                }
-                None => match kind.as_str() {
-                    "message" => matches!(l.role.as_deref(), Some("assistant" | "toolResult" | "bashExecution")),
-                    "custom" | "label" | "session_info" => true,
-                    _ => false,
-                },
-            };
-            if fmt.pi_version >= 2 {
-                match m.get("parentId") {
-                    None | Some(Value::Null) => l.root = true,
-                    Some(Value::String(p)) => l.parent = Some(p.clone()),
-                    Some(_) => return Err("`parentId` is neither a string nor null".into()),
-                }
-                match m.get("id") {
-                    Some(Value::String(id)) if !id.is_empty() => l.id = Some(id.clone()),
-                    Some(Value::String(_)) => return Err("entry has an empty `id`".into()),
-                    Some(_) => return Err("entry `id` is not a string".into()),
-                    None => {
-                        return Err(format!("entry has no `id` (required in pi session v{})", fmt.pi_version));
-                    }
-                }
-            }
-            Ok(())
+    let rec = fmt.classify(line)?;
+    if let (None, Some(p)) = (&rec.kind, &rec.problem) {
+        // A record without its kind: nothing else is read from it.
+        return Err(p.clone());
+    }
+    l.kind = rec.kind.as_deref().map(str::to_string);
+    l.role = rec.role.as_deref().map(str::to_string);
+    l.session = rec.session.as_deref().map(str::to_string);
+    l.header = rec.header;
+    l.root_exempt = rec.root_exempt;
+    if rec.tree {
+        l.tree = true;
+        l.id = rec.id.as_deref().map(str::to_string);
+        match &rec.parent {
+            record::Parent::Null => l.root = true,
+            record::Parent::Id(p) => l.parent = Some(p.to_string()),
+            record::Parent::Absent => {}
         }
-        Some("claude-code") => {
-            if kind.is_none() {
-                return Err("record has no `type`".into());
-            }
-            l.role = s(m.get("message").and_then(|x| x.get("role")));
-            match m.get("uuid") {
-                None => {}
-                Some(Value::String(u)) if !u.is_empty() => {
-                    l.id = Some(u.clone());
-                    match m.get("parentUuid") {
-                        // Claude Code always writes `parentUuid`; a record without the
-                        // key (hand-made or converted transcripts) is not judged a root.
-                        None => {}
-                        Some(Value::Null) => l.root = true,
-                        Some(Value::String(p)) => l.parent = Some(p.clone()),
-                        Some(_) => return Err("`parentUuid` is neither a string nor null".into()),
-                    }
-                }
-                Some(_) => return Err("record `uuid` is not a non-empty string".into()),
-            }
-            l.root_exempt = (kind.as_deref() == Some("system")
-                && m.get("subtype").and_then(Value::as_str) == Some("compact_boundary"))
-                || m.get("isSidechain").and_then(Value::as_bool) == Some(true);
-            l.session = s(m.get("sessionId"));
-            l.kind_owned = owned.is_none_or(|list| owned_by_list(list, &[kind.as_deref(), l.role.as_deref()]));
-            Ok(())
+    }
+    l.kind_owned = if rec.header {
+        // The header of a file that was empty; anywhere else it is a second header.
+        first_in_file
+    } else {
+        match opts.owned.as_deref() {
+            Some(list) => rec.owned_names().any(|k| list.iter().any(|o| o == k)),
+            None => rec.runner_writes,
         }
-        Some("codex-rollout") => {
-            let (Some(kind), Some(payload)) = (kind, m.get("payload")) else {
-                return Err("record lacks `type` or `payload`".into());
-            };
-            l.role = s(payload.get("role"));
-            if kind == "session_meta" {
-                l.session = s(payload.get("id"));
-            }
-            let ptype = s(payload.get("type"));
-            l.kind_owned =
-                owned.is_none_or(|list| owned_by_list(list, &[Some(&kind), ptype.as_deref(), l.role.as_deref()]));
-            Ok(())
-        }
-        // Gemini CLI writes every record of its chat (`chatRecordingService.ts`):
-        // message records (`id`, `type`), `$set` and `$rewindTo` records, and
-        // the metadata line (`sessionId`, `projectHash`). A repeated id is an
-        // update by design, so ids are not checked against OLD. The kind is
-        // the message `type`, or `$set` / `$rewindTo` / `metadata`.
-        Some("gemini-cli") if m.contains_key("uuid") => {
-            // Qwen Code: `uuid` / `parentUuid` records of `type` user,
-            // assistant, tool_result, system.
-            let Some(kind) = kind else { return Err("record has no `type`".into()) };
-            l.kind = Some(kind.clone());
-            l.session = s(m.get("sessionId"));
-            l.kind_owned = owned.is_none_or(|list| owned_by_list(list, &[Some(&kind)]));
-            Ok(())
-        }
-        Some("gemini-cli") => {
-            let kind = if m.contains_key("$set") {
-                "$set".to_string()
-            } else if m.contains_key("$rewindTo") {
-                "$rewindTo".to_string()
-            } else if m.contains_key("sessionId") && m.contains_key("projectHash") {
-                "metadata".to_string()
-            } else {
-                match (m.get("id").and_then(Value::as_str), kind) {
-                    (Some(_), Some(k)) => k,
-                    _ => {
-                        return Err("record is neither a message (`id` and `type`), a `$set`, a `$rewindTo` nor the metadata line".into());
-                    }
-                }
-            };
-            l.kind = Some(kind.clone());
-            l.kind_owned = owned.is_none_or(|list| owned_by_list(list, &[Some(&kind)]));
-            Ok(())
-        }
-        // Copilot CLI: every event `{type, data, id, timestamp, parentId}` is
-        // the CLI's own; the kind is the event `type`.
-        Some("copilot-cli") => {
-            let (Some(kind), true, true) =
-                (kind, m.get("data").is_some_and(Value::is_object), m.get("id").is_some_and(Value::is_string))
-            else {
-                return Err("event lacks `type`, a `data` object or an `id`".into());
-            };
-            l.kind_owned = owned.is_none_or(|list| owned_by_list(list, &[Some(&kind)]));
-            Ok(())
-        }
-        _ => Ok(()),
+    };
+    match rec.problem {
+        Some(p) => Err(p),
+        None => Ok(()),
     }
 }
 
@@ -1019,13 +893,13 @@ fn judge_append(
     } else {
         first_line
     };
-    let ids = fmt.has_ids();
     let mut app_ids: HashMap<&str, u32> = HashMap::new();
     let mut has_root = w.has_root || !known.ids.is_empty();
     // Claude Code: the sessions of OLD; when OLD has none, the first appended one.
-    let mut claude_sessions: HashSet<&str> =
-        w.sessions.iter().chain(known.sessions.iter()).map(String::as_str).collect();
-    let mut codex_session: Option<&str> = w.codex_session.as_deref();
+    // AnyOfFile (Claude Code): the sessions of OLD; when OLD has none, the first appended one.
+    let mut file_sessions: HashSet<&str> = w.sessions.iter().chain(known.sessions.iter()).map(String::as_str).collect();
+    // Single (Codex): OLD's first session; when OLD has none, the first appended one.
+    let mut single_session: Option<&str> = w.first_session.as_deref();
     for l in &app.lines {
         let line = lines_start.saturating_add(l.rel);
         let mut entry = AppendedEntry {
@@ -1064,7 +938,7 @@ fn judge_append(
         }
         // Ids and parents (pi v2+, Claude Code records with a uuid).
         let mut chain: Option<(String, Option<u32>)> = None;
-        if ids {
+        if l.tree {
             if let Some(id) = l.id.as_deref() {
                 if let Some(&first) = known.ids.get(id).or_else(|| app_ids.get(id)) {
                     chain = Some((format!("appended entry reuses the id `{id}` of line {first}"), Some(first)));
@@ -1096,14 +970,14 @@ fn judge_append(
             continue;
         }
         // Ownership: kind, then session.
-        let session_ok = match (fmt.id, l.session.as_deref()) {
-            (Some("claude-code"), Some(s)) => {
-                if claude_sessions.is_empty() {
-                    claude_sessions.insert(s);
+        let session_ok = match (fmt.sessions(), l.session.as_deref()) {
+            (Sessions::AnyOfFile, Some(s)) => {
+                if file_sessions.is_empty() {
+                    file_sessions.insert(s);
                 }
-                claude_sessions.contains(s)
+                file_sessions.contains(s)
             }
-            (Some("codex-rollout"), Some(s)) => *codex_session.get_or_insert(s) == s,
+            (Sessions::Single, Some(s)) => *single_session.get_or_insert(s) == s,
             _ => true,
         };
         entry.owned = l.kind_owned && session_ok;
@@ -1201,8 +1075,9 @@ enum Searcher {
 
 /// Above this many needles, looking up every id value beats one search per needle.
 const MAX_FINDERS: usize = 16;
-/// The keys whose values the [`Searcher::Keys`] search looks up.
-const ID_KEYS: [&[u8]; 3] = [b"\"id\"", b"\"uuid\"", b"\"sessionId\""];
+/// The keys whose values the [`Searcher::Keys`] search looks up when the
+/// format has no record schema (else its [`RecordSchema::id_keys`]).
+const DEFAULT_ID_KEYS: &[&str] = &["id", "uuid", "sessionId"];
 /// Whitespace allowed around the `:` after a key by the [`Searcher::Keys`] search
 /// (more is not found across a block boundary).
 const KEY_SLACK: usize = 32;
@@ -1248,8 +1123,9 @@ struct PrefixScan {
 }
 
 impl PrefixScan {
-    /// A scan looking for `needles` (quoted, plain ids: see [`is_plain`]).
-    fn new(needles: &[Vec<u8>]) -> PrefixScan {
+    /// A scan looking for `needles` (quoted, plain ids: see [`is_plain`]); a
+    /// long list is looked up as the values of `id_keys`.
+    fn new(needles: &[Vec<u8>], id_keys: &[&str]) -> PrefixScan {
         let searcher = if needles.is_empty() {
             Searcher::None
         } else if needles.len() <= MAX_FINDERS {
@@ -1257,12 +1133,15 @@ impl PrefixScan {
         } else {
             let values: HashSet<Vec<u8>> = needles.iter().map(|n| n[1..n.len() - 1].to_vec()).collect();
             let longest = values.iter().map(Vec::len).max().unwrap_or(0);
-            let keys = ID_KEYS.iter().map(|k| memchr::memmem::Finder::new(k).into_owned()).collect();
+            let keys = id_keys
+                .iter()
+                .map(|k| memchr::memmem::Finder::new(format!("\"{k}\"").as_bytes()).into_owned())
+                .collect();
             Searcher::Keys { keys, values, longest }
         };
         let longest = needles.iter().map(Vec::len).max().unwrap_or(1);
         let keep = match searcher {
-            Searcher::Keys { .. } => ID_KEYS.iter().map(|k| k.len()).max().unwrap_or(0) + 2 * KEY_SLACK + longest,
+            Searcher::Keys { .. } => id_keys.iter().map(|k| k.len() + 2).max().unwrap_or(0) + 2 * KEY_SLACK + longest,
             _ => longest.saturating_sub(1),
         };
         PrefixScan {
@@ -1702,8 +1581,8 @@ fn verify_candidates(f: &mut File, cands: &BTreeMap<u64, u32>, limit: u64, fmt: 
     let mut k = Known::default();
     for (&off, &line) in cands {
         let bytes = read_line_at(f, off, limit)?;
-        if let Ok(p) = serde_json::from_slice::<Probe>(&bytes) {
-            k.add(fmt, &p, line);
+        if let Ok(rec) = fmt.classify(&bytes) {
+            k.add(&rec, line);
         }
     }
     Ok(k)
@@ -1715,8 +1594,8 @@ fn scan_all(f: &mut File, limit: u64, fmt: &Format) -> io::Result<Known> {
     f.seek(SeekFrom::Start(0))?;
     let mut lr = LineReader::new(f.take(limit));
     while let Some(l) = lr.next_line()? {
-        if let Ok(p) = serde_json::from_slice::<Probe>(l.bytes) {
-            k.add(fmt, &p, l.no);
+        if let Ok(rec) = fmt.classify(l.bytes) {
+            k.add(&rec, l.no);
         }
     }
     Ok(k)
@@ -2114,7 +1993,7 @@ mod tests {
     #[test]
     fn needles_straddling_blocks_are_found() {
         // An id split across two feeds is still found, with the right line.
-        let mut s = PrefixScan::new(&[b"\"abcdef\"".to_vec()]);
+        let mut s = PrefixScan::new(&[b"\"abcdef\"".to_vec()], DEFAULT_ID_KEYS);
         let text = b"x\n{\"id\":\"abcdef\"}\n";
         s.feed(0, &text[..10]);
         s.feed(10, &text[10..]);
@@ -2148,7 +2027,7 @@ mod tests {
     #[test]
     fn many_needles_are_looked_up_by_key() {
         let needles: Vec<Vec<u8>> = (0..20).map(|i| format!("\"n{i:02}\"").into_bytes()).collect();
-        let mut s = PrefixScan::new(&needles);
+        let mut s = PrefixScan::new(&needles, DEFAULT_ID_KEYS);
         assert!(matches!(s.searcher, Searcher::Keys { .. }));
         let text = b"{\"parentId\":\"n05\",\"t\":\"n06\"}\n{\"x\":1,\"id\" : \"n07\"}\n{\"uuid\":\"n03\",\"sessionId\":\"zz\"}\n";
         // Split inside the second line's id value, across two feeds.

@@ -79,12 +79,75 @@ struct RawRecord<'a> {
     attachment: Option<&'a RawValue>,
     #[serde(default, borrow)]
     timestamp: Option<&'a RawValue>,
+    #[serde(rename = "sessionId", default, borrow)]
+    session_id: Option<&'a RawValue>,
+}
+
+/// The record facts of a Claude Code session (used by [`load`] and by
+/// `fence`): records with a `uuid` form the tree (`parentUuid`, `null` = a
+/// root; a `compact_boundary` or a sidechain start is a root by design), every
+/// record names its `sessionId`, and every record is the runtime's own.
+pub static SCHEMA: super::record::RecordSchema = super::record::RecordSchema {
+    format: ID,
+    classify: classify_line,
+    id_keys: &["uuid", "sessionId"],
+    sessions: super::record::Sessions::AnyOfFile,
+};
+
+fn classify_line<'a>(
+    bytes: &'a [u8],
+    _: &super::record::Context,
+) -> std::result::Result<super::record::Record<'a>, String> {
+    let raw: RawRecord = super::record::parse_object(bytes, "Claude Code record")?;
+    let msg = parse_message(raw.message);
+    Ok(record(&raw, msg.as_ref()).into_owned())
+}
+
+/// The record facts of one parsed record; `msg` is its parsed `message`.
+fn record<'b>(raw: &'b RawRecord<'_>, msg: Option<&'b RawMessage<'_>>) -> super::record::Record<'b> {
+    use super::record::{Parent, Record};
+    let kind = rstr(raw.rtype);
+    let mut r = Record { runner_writes: true, ..Default::default() };
+    if kind.is_none() {
+        r.problem = Some("record has no `type`".into());
+    }
+    r.role = msg.and_then(|m| rstr(m.role));
+    r.session = rstr(raw.session_id);
+    match (raw.uuid, rstr(raw.uuid)) {
+        (None, _) => {}
+        (Some(_), Some(u)) if !u.is_empty() => {
+            r.id = Some(u);
+            r.tree = true;
+            r.parent = match raw.parent_uuid {
+                // Claude Code always writes `parentUuid`; a record without the
+                // key (hand-made or converted transcripts) is read linearly.
+                None => Parent::Absent,
+                Some(None) => Parent::Null,
+                Some(Some(p)) => match rstr(Some(p)) {
+                    Some(p) => Parent::Id(p),
+                    None => {
+                        r.problem.get_or_insert("`parentUuid` is neither a string nor null".into());
+                        Parent::Null
+                    }
+                },
+            };
+        }
+        (Some(_), _) => {
+            r.problem.get_or_insert("record `uuid` is not a non-empty string".into());
+        }
+    }
+    r.root_exempt = (kind.as_deref() == Some("system") && rstr(raw.subtype).as_deref() == Some("compact_boundary"))
+        || rtrue(raw.is_sidechain);
+    r.kind = kind;
+    r
 }
 
 #[derive(Deserialize, Default)]
 struct RawMessage<'a> {
     #[serde(default, borrow)]
     id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    role: Option<&'a RawValue>,
     #[serde(default, borrow)]
     model: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -237,31 +300,39 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
         Err(jsonl::Rejected::Malformed(reason)) => return Parsed::Malformed(reason),
         Err(jsonl::Rejected::Unknown) => return Parsed::Unknown(hash),
     };
-    let uuid = rstr(raw.uuid);
     let rtype = rstr(raw.rtype);
-    let etype = rtype.as_deref().unwrap_or("");
+    let msg = match rtype.as_deref() {
+        Some("user" | "assistant") => parse_message(raw.message),
+        _ => None,
+    };
+    let rec = record(&raw, msg.as_ref());
+    let etype = rec.kind.as_deref().unwrap_or("");
     let mut entry = Entry::at(line, etype, hash);
-    entry.id = uuid.as_deref().map(Into::into);
+    entry.id = rec.id.as_deref().map(Into::into);
     entry.sidechain = rtrue(raw.is_sidechain);
     entry.time = rstr(raw.timestamp).as_deref().map_or(0, crate::model::parse_time);
-    let parent = raw.parent_uuid.map(|p| rstr(p).as_deref().map(Into::into));
+    let parent = match &rec.parent {
+        super::record::Parent::Absent => None,
+        super::record::Parent::Null => Some(None),
+        super::record::Parent::Id(p) => Some(Some(p.as_ref().into())),
+    };
     let mut unknown = false;
     let mut packed = None;
     match etype {
-        "user" => match parse_message(raw.message) {
+        "user" => match msg.as_ref() {
             Some(m) => {
                 entry.class = Class::Conversation;
                 packed = Some(crate::packed::pack(
-                    &user_message(&m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)),
+                    &user_message(m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)),
                     texts,
                 ));
             }
             None => unknown = true,
         },
-        "assistant" => match parse_message(raw.message) {
+        "assistant" => match msg.as_ref() {
             Some(m) => {
                 let (msg, group, model_call) =
-                    assistant_message(&m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
+                    assistant_message(m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
                 entry.class = Class::Conversation;
                 packed = Some(crate::packed::pack(&msg, texts));
                 entry.set_call_group(group);

@@ -68,6 +68,46 @@ struct RawLineRec<'a> {
     timestamp: Option<&'a RawValue>,
 }
 
+/// The record facts of a Codex rollout (used by [`load`] and by `fence`):
+/// `{timestamp, type, payload}` lines, no ids (the rollout is linear), the
+/// session named once by the `session_meta` payload `id`, and every line the
+/// CLI's own (`codex-rs/core/src/rollout/recorder.rs` writes them all).
+pub static SCHEMA: super::record::RecordSchema = super::record::RecordSchema {
+    format: ID,
+    classify: classify_line,
+    id_keys: &["id"],
+    sessions: super::record::Sessions::Single,
+};
+
+fn classify_line<'a>(
+    bytes: &'a [u8],
+    _: &super::record::Context,
+) -> std::result::Result<super::record::Record<'a>, String> {
+    let rec: RawLineRec = super::record::parse_object(bytes, "Codex rollout line")?;
+    let rtype = rstr(rec.rtype);
+    let payload = rec.payload.and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
+    Ok(record(rtype.as_deref(), payload.as_ref()).into_owned())
+}
+
+/// The record facts of one line: its `type` and its parsed `payload`.
+fn record<'b>(rtype: Option<&'b str>, payload: Option<&'b Value>) -> super::record::Record<'b> {
+    use std::borrow::Cow;
+    let mut r = super::record::Record { runner_writes: true, ..Default::default() };
+    let (Some(kind), Some(payload)) = (rtype, payload) else {
+        r.kind = rtype.map(Cow::Borrowed);
+        r.problem = Some("record lacks `type` or `payload`".into());
+        return r;
+    };
+    let get = |k: &str| payload.get(k).and_then(Value::as_str).map(Cow::Borrowed);
+    r.kind = Some(Cow::Borrowed(kind));
+    r.role = get("role");
+    r.subkind = get("type");
+    if kind == "session_meta" {
+        r.session = get("id");
+    }
+    r
+}
+
 /// The `type` of an `event_msg` payload.
 #[derive(Deserialize)]
 struct EventHead {
@@ -173,7 +213,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             t.header = Some(Header {
                 line: line.no,
                 version: 0,
-                session_id: v.get("id").and_then(Value::as_str).map(Into::into),
+                session_id: record(Some(kind), Some(&v)).session.as_deref().map(Into::into),
             });
             if let Some(m) = base_instructions(&v, base) {
                 t.base_instructions = Some(m);
@@ -189,12 +229,9 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         match kind {
             "response_item" => {
                 let v = value(payload).unwrap_or(Value::Null);
-                let ty = v.get("type").and_then(Value::as_str).unwrap_or(if v.get("role").is_some() {
-                    "message"
-                } else {
-                    ""
-                });
-                let role = v.get("role").and_then(Value::as_str).unwrap_or("");
+                let rec = record(Some(kind), Some(&v));
+                let role = rec.role.as_deref().unwrap_or("");
+                let ty = rec.subkind.as_deref().unwrap_or(if v.get("role").is_some() { "message" } else { "" });
                 if ty == "ghost_snapshot" {
                     // An undo point for the UI; filtered out of every prompt.
                 } else {

@@ -61,6 +61,50 @@ pub fn sniff(v: &Value) -> bool {
 /// The synthetic result the runtime gives calls cut off by an abort or a resume.
 const INTERRUPTED: &str = "The execution of this tool, or a previous tool was interrupted.";
 
+/// The record facts of an `events.jsonl` (used by [`load`] and by `fence`):
+/// every event `{type, data, id, timestamp, parentId}` is the CLI's own
+/// (`--owned` narrows that); the kind is the event `type`. `parentId` links
+/// events in write order, not a tree ctxlint checks (a resume continues the
+/// chain from any event). A raw U+2028 / U+2029 in a line is a torn event:
+/// the CLI's own reader splits there (github/copilot-cli#2012).
+pub static SCHEMA: super::record::RecordSchema = super::record::RecordSchema {
+    format: ID,
+    classify: classify_line,
+    id_keys: &["id"],
+    sessions: super::record::Sessions::Unchecked,
+};
+
+fn classify_line<'a>(
+    bytes: &'a [u8],
+    _: &super::record::Context,
+) -> std::result::Result<super::record::Record<'a>, String> {
+    if let Some(reason) = torn_by_separator(bytes) {
+        return Err(reason);
+    }
+    let v: serde_json::Map<String, Value> = super::record::parse_object(bytes, "Copilot CLI event")?;
+    Ok(record(&v).into_owned())
+}
+
+/// Why a line holding a raw U+2028 / U+2029 is a torn event, if it holds one.
+fn torn_by_separator(bytes: &[u8]) -> Option<String> {
+    let i = memchr::memmem::find(bytes, "\u{2028}".as_bytes())
+        .or_else(|| memchr::memmem::find(bytes, "\u{2029}".as_bytes()))?;
+    Some(format!(
+        "raw U+2028/U+2029 at byte {}: the Copilot CLI's reader splits the event there (escape it as \\u2028)",
+        i + 1
+    ))
+}
+
+/// The record facts of one parsed event.
+fn record(m: &serde_json::Map<String, Value>) -> super::record::Record<'_> {
+    use super::record::{Record, value_str};
+    let mut r = Record { runner_writes: true, kind: value_str(m, "type"), ..Default::default() };
+    if r.kind.is_none() || !m.get("data").is_some_and(Value::is_object) || !m.get("id").is_some_and(Value::is_string) {
+        r.problem = Some("event lacks `type`, a `data` object or an `id`".into());
+    }
+    r
+}
+
 /// Loads an `events.jsonl`.
 pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let texts = opts.texts;
@@ -77,14 +121,9 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let mut continued: Vec<u32> = Vec::new();
     let (mut bad_lines, lines) = jsonl::read_lines(src, |line| {
         let hash = hash_bytes(line.bytes);
-        if let Some(i) = memchr::memmem::find(line.bytes, "\u{2028}".as_bytes())
-            .or_else(|| memchr::memmem::find(line.bytes, "\u{2029}".as_bytes()))
-        {
+        if let Some(reason) = torn_by_separator(line.bytes) {
             open_first = None;
-            return jsonl::LineVerdict::Malformed(format!(
-                "raw U+2028/U+2029 at byte {}: the Copilot CLI's reader splits the event there (escape it as \\u2028)",
-                i + 1
-            ));
+            return jsonl::LineVerdict::Malformed(reason);
         }
         let v: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
@@ -108,7 +147,8 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             }
         };
         open_first = None;
-        let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
+        let rec = v.as_object().map(record).unwrap_or_default();
+        let ty = rec.kind.as_deref().unwrap_or("");
         let data = v.get("data").unwrap_or(&Value::Null);
         let ephemeral = v.get("ephemeral").and_then(Value::as_bool) == Some(true);
         let sub_agent = v.get("agentId").is_some_and(|a| !a.is_null())

@@ -121,6 +121,59 @@ pub fn sniff_qwen_record(v: &Value) -> bool {
                 && o.get("systemPayload").is_some_and(Value::is_object)))
 }
 
+/// The record facts of a Gemini CLI or Qwen Code recording (used by the
+/// loaders and by `fence`). Gemini CLI writes every record of its chat
+/// (`chatRecordingService.ts`): message records (`id`, `type`), `$set` and
+/// `$rewindTo` records, and the metadata line (`sessionId`, `projectHash`);
+/// the kind is the message `type`, or `$set` / `$rewindTo` / `metadata`. A
+/// repeated id is an update by design, so ids are not tree ids. Qwen Code's
+/// `uuid` / `parentUuid` records (`type` user, assistant, tool_result,
+/// system) repeat a uuid by design too (`aggregateRecords`).
+pub static SCHEMA: super::record::RecordSchema = super::record::RecordSchema {
+    format: ID,
+    classify: classify_line,
+    id_keys: &["id", "uuid", "sessionId"],
+    sessions: super::record::Sessions::Unchecked,
+};
+
+fn classify_line<'a>(
+    bytes: &'a [u8],
+    _: &super::record::Context,
+) -> std::result::Result<super::record::Record<'a>, String> {
+    let v: serde_json::Map<String, Value> = super::record::parse_object(bytes, "Gemini CLI record")?;
+    Ok(record(&v).into_owned())
+}
+
+/// The record facts of one parsed record.
+fn record(m: &serde_json::Map<String, Value>) -> super::record::Record<'_> {
+    use super::record::{Record, value_str};
+    use std::borrow::Cow;
+    let mut r = Record { runner_writes: true, ..Default::default() };
+    let kind = value_str(m, "type");
+    if m.contains_key("uuid") {
+        r.session = value_str(m, "sessionId");
+        if kind.is_none() {
+            r.problem = Some("record has no `type`".into());
+        }
+        r.kind = kind;
+        return r;
+    }
+    r.kind = if m.contains_key("$rewindTo") {
+        Some(Cow::Borrowed("$rewindTo"))
+    } else if m.contains_key("$set") {
+        Some(Cow::Borrowed("$set"))
+    } else if m.contains_key("sessionId") && m.contains_key("projectHash") {
+        Some(Cow::Borrowed("metadata"))
+    } else if m.get("id").is_some_and(Value::is_string) && kind.is_some() {
+        kind
+    } else {
+        r.problem =
+            Some("record is neither a message (`id` and `type`), a `$set`, a `$rewindTo` nor the metadata line".into());
+        kind
+    };
+    r
+}
+
 /// Qwen Code `ChatRecord.type`s.
 const QWEN_TYPES: &[&str] = &["user", "assistant", "tool_result", "system"];
 
@@ -201,7 +254,14 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             Ok(v) => v,
             Err(e) => return jsonl::LineVerdict::Malformed(jsonl::describe_line_error(line.bytes, &e)),
         };
-        if let Some(id) = v.get("$rewindTo").and_then(Value::as_str) {
+        let Some(obj) = v.as_object() else {
+            unknown += 1;
+            t.push_other_line(line.no, hash, false);
+            return jsonl::LineVerdict::Ok;
+        };
+        let rec = record(obj);
+        let kind = rec.kind.as_deref();
+        if let (Some("$rewindTo"), Some(id)) = (kind, v.get("$rewindTo").and_then(Value::as_str)) {
             match chain.position(id) {
                 Some(k) => chain.order.truncate(k),
                 None => chain.order.clear(),
@@ -211,7 +271,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             t.push_other_line(line.no, hash, true);
             return jsonl::LineVerdict::Ok;
         }
-        if let Some(set) = v.get("$set") {
+        if let (Some("$set"), Some(set)) = (kind, v.get("$set")) {
             match set.get("messages").and_then(Value::as_array) {
                 Some(msgs) => {
                     // The history as it now stands (`loadConversationRecord`
@@ -259,7 +319,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             }
             return jsonl::LineVerdict::Ok;
         }
-        if v.get("sessionId").is_some_and(Value::is_string) && v.get("projectHash").is_some() {
+        if kind == Some("metadata") && v.get("sessionId").is_some_and(Value::is_string) {
             if t.header.is_none() {
                 t.header = Some(Header {
                     line: line.no,

@@ -23,6 +23,7 @@ pub mod openclaw_trajectory;
 pub mod otel_genai;
 pub mod pi_session;
 pub mod pydantic_ai;
+pub mod record;
 pub mod vcr_cassette;
 
 use crate::error::{Error, Result};

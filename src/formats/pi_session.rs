@@ -40,6 +40,71 @@ pub fn sniff(first: &serde_json::Value) -> bool {
         && (first.get("id").is_some() || first.get("version").is_some() || first.get("cwd").is_some())
 }
 
+/// The record facts of a pi session (SPEC §1; used by [`load`] and by `fence`):
+/// ids and parents from v2 on, `session` headers, and the kinds the runner
+/// writes itself (`assistant`, `toolResult` and `bashExecution` messages,
+/// `custom`, `label`, `session_info`; user messages and the rest come from
+/// other writers, see pi-mono `session-manager.ts` `appendMessage` callers).
+pub static SCHEMA: super::record::RecordSchema = super::record::RecordSchema {
+    format: ID,
+    classify: classify_line,
+    id_keys: &["id"],
+    sessions: super::record::Sessions::Unchecked,
+};
+
+fn classify_line<'a>(
+    bytes: &'a [u8],
+    cx: &super::record::Context,
+) -> std::result::Result<super::record::Record<'a>, String> {
+    let raw: RawEntry = super::record::parse_object(bytes, "pi session entry")?;
+    Ok(record(&raw, cx.version).into_owned())
+}
+
+/// The record facts of one parsed entry. `version` is the file's header
+/// version (0 when unknown: ids are read but their absence is no problem).
+fn record<'b>(raw: &'b RawEntry<'_>, version: u64) -> super::record::Record<'b> {
+    use super::record::{Parent, Record};
+    let kind = raw.etype.as_deref();
+    let mut r = Record { kind: kind.map(Cow::Borrowed), ..Default::default() };
+    let Some(kind) = kind else {
+        r.problem = Some("entry has no `type`".into());
+        return r;
+    };
+    if kind == "session" {
+        r.header = true;
+        r.id = raw.id.as_deref().map(Cow::Borrowed);
+        r.version = Some(raw.version.map_or(1, u64::from));
+        return r;
+    }
+    if kind == "message" {
+        r.role = raw.message.as_ref().and_then(|m| m.role.as_deref()).map(Cow::Borrowed);
+        if r.role.is_none() {
+            r.problem = Some("message entry has no `message.role`".into());
+        }
+    }
+    r.runner_writes = match kind {
+        "message" => matches!(r.role.as_deref(), Some("assistant" | "toolResult" | "bashExecution")),
+        "custom" | "label" | "session_info" => true,
+        _ => false,
+    };
+    r.id = raw.id.as_deref().map(Cow::Borrowed);
+    r.parent = match &raw.parent_id {
+        None | Some(None) => Parent::Null,
+        Some(Some(p)) => Parent::Id(Cow::Borrowed(p.as_ref())),
+    };
+    if version >= 2 {
+        r.tree = true;
+        match raw.id.as_deref() {
+            Some("") => r.problem = r.problem.take().or(Some("entry has an empty `id`".into())),
+            Some(_) => {}
+            None => {
+                r.problem = r.problem.take().or(Some(format!("entry has no `id` (required in pi session v{version})")))
+            }
+        }
+    }
+    r
+}
+
 #[derive(Deserialize)]
 struct RawEntry<'a> {
     #[serde(rename = "type", borrow)]
@@ -65,8 +130,10 @@ struct RawEntry<'a> {
     timestamp: Option<Cow<'a, str>>,
     /// `custom` entries: the extension's data (OpenClaw `openclaw:prompt-error`:
     /// `{timestamp, runId, sessionId, provider, model, api, error}`).
+    /// (Any JSON: an extension's data may be of any shape, so it is parsed
+    /// only for the custom types ctxlint reads.)
     #[serde(borrow)]
-    data: Option<RawCustomData<'a>>,
+    data: Option<&'a RawValue>,
 }
 
 /// The fields of a `custom` entry's `data` that ctxlint reads.
@@ -324,14 +391,18 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
         Err(jsonl::Rejected::Malformed(reason)) => return Parsed::Malformed(reason),
         Err(jsonl::Rejected::Unknown) => return Parsed::Unknown(hash),
     };
-    let etype = raw.etype.as_deref().unwrap_or("");
-    if etype == "session" {
-        return Parsed::Header { hash, version: raw.version, id: raw.id.as_deref().map(Into::into) };
+    let rec = record(&raw, 0);
+    let etype = rec.kind.as_deref().unwrap_or("");
+    if rec.header {
+        return Parsed::Header { hash, version: raw.version, id: rec.id.as_deref().map(Into::into) };
     }
     let mut entry = Entry::at(line, etype, hash);
-    entry.id = raw.id.as_deref().map(Into::into);
+    entry.id = rec.id.as_deref().map(Into::into);
     entry.time = raw.timestamp.as_deref().map_or(0, crate::model::parse_time);
-    let parent = raw.parent_id.map(|p| p.map(|s| s.as_ref().into()));
+    let parent = match &rec.parent {
+        super::record::Parent::Id(p) => Some(Some(p.as_ref().into())),
+        _ => None,
+    };
     let mut first_kept = None;
     let mut unknown = false;
     let mut packed = None;
@@ -382,7 +453,8 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
             // same user message again. It is a failed attempt (SPEC §1): a failed
             // assistant stub, never sent and not a model call, that informs
             // `duplicate-user-turn` and `duplicate-reply`.
-            let model = raw.data.as_ref().and_then(|d| match (d.provider.as_deref(), d.model.as_deref()) {
+            let data = raw.data.and_then(|d| serde_json::from_str::<RawCustomData>(d.get()).ok());
+            let model = data.as_ref().and_then(|d| match (d.provider.as_deref(), d.model.as_deref()) {
                 (Some(p), Some(m)) => Some(format!("{p}/{m}").into_boxed_str()),
                 (None, Some(m)) => Some(m.into()),
                 _ => None,

@@ -450,3 +450,42 @@ fn copilot_cli_event_logs_are_fenced_by_event_type() {
     let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl"]);
     assert_eq!((code, v["verdict"].as_str()), (1, Some("rewrite")));
 }
+
+#[test]
+fn fence_judges_an_appended_line_as_check_reads_it() {
+    // One parser per format: a Copilot event torn by a raw U+2028 (the CLI's
+    // reader splits there) is a malformed line to `check` and to `fence`, with
+    // the same reason at the same line.
+    let src = "fixtures/formats/copilot-cli/clean.jsonl";
+    let torn = "{\"type\":\"user.message\",\"data\":{\"content\":\"a\u{2028}b\"},\"id\":\"torn-1\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"parentId\":null}";
+    let d = snapshot_pair(src, 6, &[torn]);
+    let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl"]);
+    assert_eq!((code, v["verdict"].as_str()), (1, Some("append-malformed")));
+    let lines = std::fs::read_to_string(d.path().join("new.jsonl")).unwrap().lines().count() as u64;
+    assert_eq!(triples(&v["findings"]), vec![("malformed-line".into(), "new.jsonl".into(), Some(lines))]);
+    let fence_msg = v["findings"][0]["message"].as_str().unwrap().to_string();
+    let (_, c) = run_json(d.path(), &["check", "new.jsonl"]);
+    let f = c["findings"].as_array().unwrap().iter().find(|f| f["rule"] == "malformed-line").expect("check finds it");
+    assert_eq!(f["line"].as_u64(), Some(lines));
+    let reason = f["message"].as_str().unwrap().split(": ").skip(1).collect::<Vec<_>>().join(": ");
+    assert!(reason.starts_with("raw U+2028/U+2029 at byte"), "{reason}");
+    assert!(fence_msg.ends_with(&reason), "fence: {fence_msg}\ncheck: {reason}");
+    // A pi extension's `custom` entry carries data of any shape: still owned.
+    let d = tempfile::tempdir().unwrap();
+    let old = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#,
+        "\n",
+        r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+        "\n"
+    );
+    let new = format!(
+        "{old}{}\n",
+        r#"{"type":"custom","id":"c1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","customType":"ext","data":["any",1]}"#
+    );
+    std::fs::write(d.path().join("old.jsonl"), old).unwrap();
+    std::fs::write(d.path().join("new.jsonl"), new).unwrap();
+    let (code, v) = run_json(d.path(), &["fence", "old.jsonl", "new.jsonl"]);
+    assert_eq!((code, v["verdict"].as_str()), (0, Some("append-owned")), "{v}");
+    let (_, c) = run_json(d.path(), &["check", "new.jsonl"]);
+    assert_eq!(c["findings"].as_array().map(Vec::len), Some(0), "{c}");
+}
