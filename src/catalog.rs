@@ -136,9 +136,9 @@ pub const FORMATS: &[FormatInfo] = &[
     },
     FormatInfo {
         id: "openai-agents-session",
-        what: "OpenAI Agents SDK session items (a JSON list of Responses input items, as get_items() returns them; the SQLiteSession database is not read yet)",
+        what: "OpenAI Agents SDK session items: a JSON list of Responses input items, as get_items() returns them, or a SQLiteSession database (one history per session, read-only)",
         kind: "history snapshots",
-        location: "wherever the application saves it",
+        location: "wherever the application saves it (SQLiteSession(session_id, db_path))",
     },
     FormatInfo {
         id: "langgraph-state",

@@ -24,6 +24,7 @@ pub mod otel_genai;
 pub mod pi_session;
 pub mod pydantic_ai;
 pub mod record;
+pub mod sqlite;
 pub mod vcr_cassette;
 
 use crate::error::{Error, Result};
@@ -176,6 +177,9 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
 /// ([`aider::sniff`]: text never read as JSON, and JSON never as it).
 pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     let head = src.peek(PEEK)?;
+    if sqlite::is_database(&head) {
+        return Ok(detect_database(src));
+    }
     let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
     let Some(start) = body.iter().position(|c| !c.is_ascii_whitespace()) else {
         return Ok(Detection::Unknown);
@@ -396,6 +400,12 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
         format: format.to_string(),
         missing: missing.to_string(),
     };
+    if src.peek(16).is_ok_and(|h| sqlite::is_database(&h)) {
+        return match detect_database(src) {
+            Detection::Format(f) if f == format => Ok(()),
+            _ => Err(unfit("an SQLite database, not one of this format's stores")),
+        };
+    }
     let record: Option<(RecordTest, &str)> = match format {
         "pi-session" => Some((
             pi_session::sniff,
@@ -568,6 +578,29 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
         _ => return None,
     })
 }
+
+/// What an SQLite database holds: an Agents SDK `SQLiteSession` store, an
+/// OpenCode database (not read yet), or something else (unknown, also when
+/// SQLite cannot open it).
+fn detect_database(src: &SourceRef) -> Detection {
+    let Ok(db) = sqlite::open(src) else { return Detection::Unsupported(DAMAGED_DATABASE) };
+    let Ok(tables) = sqlite::tables(&db.conn) else { return Detection::Unsupported(DAMAGED_DATABASE) };
+    if openai_agents::items_table(&tables).is_some() {
+        return Detection::Format(openai_agents::ID);
+    }
+    let has = |n: &str| tables.iter().any(|(t, _)| t == n);
+    if has("session") && has("message") && has("part") {
+        return Detection::Unsupported(OPENCODE_DATABASE);
+    }
+    Detection::Unknown
+}
+
+/// The [`Detection::Unsupported`] reason of a database SQLite cannot read.
+pub const DAMAGED_DATABASE: &str = "an SQLite database that SQLite cannot read (truncated, damaged or encrypted), so its tables cannot tell its format";
+
+/// The [`Detection::Unsupported`] reason of an OpenCode database.
+pub const OPENCODE_DATABASE: &str =
+    "an OpenCode database (`opencode.db`: session, message and part tables); the `opencode` format is not read yet";
 
 /// Loads one input of a known format. Body formats give a one-request stream.
 pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
@@ -747,6 +780,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         "gemini-cli" => gemini_cli::load(src, opts),
         "copilot-cli" => copilot_cli::load(src, opts),
         "cline-history" => cline_history::load(src, opts),
+        "openai-agents-session" if src.peek(16).is_ok_and(|h| sqlite::is_database(&h)) => openai_agents::load_db(src),
         f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
             path: src.display.clone().into(),

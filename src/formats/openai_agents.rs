@@ -96,22 +96,130 @@ pub fn fits(v: &Value) -> bool {
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
     let Some(items) = v.as_array() else { return r };
-    let hashes: Vec<u64> = items.iter().map(chash).collect();
+    let items: Vec<(String, &Value)> = items.iter().enumerate().map(|(i, it)| (ptr_idx(base, i), it)).collect();
+    read_items(&mut r, &items);
+    r
+}
+
+/// Reads a session's items (each with its JSON Pointer) into `r`'s messages.
+fn read_items(r: &mut Request, items: &[(String, &Value)]) {
+    let hashes: Vec<u64> = items.iter().map(|(_, it)| chash(it)).collect();
     let copy = resaved_at(&hashes).map_or(0..0, |(at, n)| {
-        r.resaved = Some((ptr_idx(base, at), ptr_idx(base, 0), n));
+        r.resaved = Some((items[at].0.clone(), items[0].0.clone(), n));
         at..at + n
     });
-    for (i, it) in items.iter().enumerate() {
+    for (i, (ptr, it)) in items.iter().enumerate() {
         if copy.contains(&i) {
             continue;
         }
-        let mut m = parse_item(it, ptr_idx(base, i));
+        let mut m = parse_item(it, ptr.clone());
         if m.kind == MessageKind::ToolResult {
             m.result = Some(Box::default());
         }
         r.messages.push(m);
     }
-    r
+}
+
+/// The items table of an Agents SDK `SQLiteSession` database: the table
+/// with `id`, `session_id` and `message_data` columns (`agent_messages` by
+/// default; `SQLiteSession(messages_table=…)` renames it).
+pub fn items_table(tables: &[(String, Vec<String>)]) -> Option<&str> {
+    let has = |cols: &[String], c: &str| cols.iter().any(|x| x == c);
+    tables
+        .iter()
+        .filter(|(_, cols)| has(cols, "id") && has(cols, "session_id") && has(cols, "message_data"))
+        .min_by_key(|(n, _)| n != "agent_messages")
+        .map(|(n, _)| n.as_str())
+}
+
+/// Loads an Agents SDK `SQLiteSession` database (`sqlite_session.py`:
+/// `agent_sessions(session_id, created_at, updated_at)` and
+/// `agent_messages(id INTEGER PRIMARY KEY AUTOINCREMENT, session_id,
+/// message_data TEXT, created_at)`; `add_items` inserts one row per item,
+/// `get_items` returns a session's rows in insertion order). Every session
+/// is one history snapshot of the stream, named by its session id (sessions
+/// are never one conversation), in the order of their first row. A message's
+/// pointer is `/<table>/<row id>/message_data` and then into the item. A row
+/// whose `message_data` is not JSON is not read, and `check` warns about it.
+pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
+    use super::sqlite;
+    let db = sqlite::open(src)?;
+    let bad = |e: rusqlite::Error| crate::error::Error::BadInput {
+        path: src.display.clone().into(),
+        format: ID.to_string(),
+        reason: format!("cannot read the session database: {e}"),
+    };
+    let tables = sqlite::tables(&db.conn).map_err(bad)?;
+    let Some(table) = items_table(&tables) else {
+        return Err(crate::error::Error::BadInput {
+            path: src.display.clone().into(),
+            format: ID.to_string(),
+            reason: "an SQLite database without an Agents SDK items table (columns `id`, `session_id`, `message_data`)"
+                .into(),
+        });
+    };
+    let sql = format!("SELECT id, session_id, message_data FROM {} ORDER BY id", sqlite::ident(table));
+    let mut st = db.conn.prepare(&sql).map_err(bad)?;
+    let rows = st
+        .query_map([], |r| {
+            let id: i64 = r.get(0)?;
+            let sid: String = r.get::<_, Option<String>>(1)?.unwrap_or_default();
+            let data = match r.get_ref(2)? {
+                rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => Ok(t.to_vec()),
+                _ => Err(()),
+            };
+            Ok((id, sid, data))
+        })
+        .map_err(bad)?;
+    let mut sessions: Vec<(String, Vec<(String, Value)>)> = Vec::new();
+    let mut unread = Vec::new();
+    for row in rows {
+        let (id, sid, data) = row.map_err(bad)?;
+        let ptr = format!("/{}/{id}/message_data", sqlite::pointer_token(table));
+        let item = match data.map(|d| serde_json::from_slice::<Value>(&d)) {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => {
+                unread.push(Unread {
+                    line: None,
+                    pointer: ptr,
+                    what: format!("row {id} of `{table}`: `message_data` is not JSON ({e})"),
+                });
+                continue;
+            }
+            Err(()) => {
+                unread.push(Unread {
+                    line: None,
+                    pointer: ptr,
+                    what: format!("row {id} of `{table}`: `message_data` is not text"),
+                });
+                continue;
+            }
+        };
+        match sessions.iter_mut().find(|(s, _)| *s == sid) {
+            Some((_, items)) => items.push((ptr, item)),
+            None => sessions.push((sid, vec![(ptr, item)])),
+        }
+    }
+    let path: Arc<str> = src.display.as_str().into();
+    let mut requests = Vec::with_capacity(sessions.len());
+    for (i, (sid, items)) in sessions.iter().enumerate() {
+        let mut r = new_request(&path, ID, i, &format!("/{}", sqlite::pointer_token(table)));
+        let refs: Vec<(String, &Value)> = items.iter().map(|(p, v)| (p.clone(), v)).collect();
+        read_items(&mut r, &refs);
+        r.session_id = Some(sid.as_str().into());
+        r.label = Some(format!("session `{sid}`").into());
+        requests.push(r);
+    }
+    Ok(Input {
+        path: src.display.clone(),
+        format: ID,
+        body: Body::Stream(Stream { requests }),
+        bad_lines: Vec::new(),
+        more_bad_lines: 0,
+        skipped: 0,
+        unknown_records: 0,
+        unread,
+    })
 }
 
 /// Where the list repeats its own beginning: `(start of the copy, items

@@ -8,6 +8,7 @@ mod shared;
 mod snapshot_formats;
 
 mod adversarial;
+mod agents_sqlite;
 mod aider;
 mod cases;
 mod cli;

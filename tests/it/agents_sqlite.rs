@@ -1,0 +1,175 @@
+//! The OpenAI Agents SDK's `SQLiteSession` database (`openai-agents-session`):
+//! recorded databases, and databases made here with the SDK's schema.
+
+use crate::found::check_json;
+use serde_json::Value;
+use std::path::Path;
+
+const DIR: &str = "fixtures/formats/openai-agents-session/sqlite";
+
+/// (rule, pointer, message) of every finding.
+fn rpm(v: &Value) -> Vec<(String, String, String)> {
+    let s = |x: &Value| x.as_str().unwrap_or_default().to_string();
+    v["findings"].as_array().unwrap().iter().map(|f| (s(&f["rule"]), s(&f["pointer"]), s(&f["message"]))).collect()
+}
+
+#[test]
+fn recorded_databases_give_exactly_their_findings() {
+    for name in ["clean", "two-sessions", "interrupted", "popped", "advanced"] {
+        let (code, v) = check_json(&format!("{DIR}/{name}.db"));
+        assert_eq!((code, rpm(&v)), (0, vec![]), "{name}");
+        assert_eq!(v["files"][0]["format"], "openai-agents-session", "{name}");
+    }
+    // One request-like element per session, in the order of their first row.
+    let (_, v) = check_json(&format!("{DIR}/two-sessions.db"));
+    assert_eq!(v["files"][0]["requests"], 2);
+    let (_, v) = check_json(&format!("{DIR}/interrupted.db"));
+    assert_eq!(v["files"][0]["requests"], 3);
+    // A function_call row without its output row (written by hand with the
+    // SDK's `add_items`): the finding names the table, the row and the session.
+    let (code, v) = check_json(&format!("{DIR}/orphan.db"));
+    assert_eq!(
+        (code, rpm(&v)),
+        (
+            1,
+            vec![(
+                "unanswered-tool-call".into(),
+                "/agent_messages/2/message_data".into(),
+                "tool call `call_orphan1` (get_weather) has no matching result; in session `orphan-1`".into()
+            )]
+        )
+    );
+}
+
+/// A database with the SDK's schema (`sqlite_session.py`) and `rows`
+/// (session id, item JSON), in WAL mode like the SDK's.
+fn make_db(path: &Path, rows: &[(&str, &str)]) -> rusqlite::Connection {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(
+        "PRAGMA journal_mode=WAL;
+         CREATE TABLE agent_sessions (session_id TEXT PRIMARY KEY, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);
+         CREATE TABLE agent_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, message_data TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);",
+    )
+    .unwrap();
+    for (s, m) in rows {
+        c.execute("INSERT OR IGNORE INTO agent_sessions (session_id) VALUES (?1)", [s]).unwrap();
+        c.execute("INSERT INTO agent_messages (session_id, message_data) VALUES (?1, ?2)", [s, m]).unwrap();
+    }
+    c
+}
+
+const TURN: [&str; 4] = [
+    r#"{"content": "What's the weather in Paris?", "role": "user"}"#,
+    r#"{"arguments": "{\"city\": \"Paris\"}", "call_id": "call_1", "name": "get_weather", "type": "function_call", "id": "fc_1", "status": "completed"}"#,
+    r#"{"call_id": "call_1", "output": "sunny", "type": "function_call_output"}"#,
+    r#"{"id": "msg_1", "content": [{"annotations": [], "text": "It is sunny.", "type": "output_text"}], "role": "assistant", "status": "completed", "type": "message"}"#,
+];
+
+fn listing(d: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_live_database_is_read_with_its_wal_and_nothing_is_written_beside_it() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("live.db");
+    let mut rows: Vec<(&str, &str)> = TURN.iter().map(|m| ("s1", *m)).collect();
+    // The whole history saved again after itself, then a new message: the
+    // session was re-saved, not appended.
+    rows.extend(TURN.iter().map(|m| ("s1", *m)));
+    rows.push(("s1", r#"{"content": "And tomorrow?", "role": "user"}"#));
+    // Another session whose call lost its output, and a row that is not JSON.
+    rows.push(("s2", TURN[0]));
+    rows.push(("s2", TURN[1]));
+    rows.push(("s2", "{not json"));
+    rows.push(("s2", r#"{"content": "Hello?", "role": "user"}"#));
+    // The connection stays open: the rows are still in `live.db-wal`.
+    let conn = make_db(&db, &rows);
+    let before = listing(d.path());
+    assert!(before.contains(&"live.db-wal".to_string()), "{before:?}");
+    let wal = std::fs::read(d.path().join("live.db-wal")).unwrap();
+    let main = std::fs::read(&db).unwrap();
+    let (code, v) = check_json(db.to_str().unwrap());
+    assert_eq!(code, 1, "{v}");
+    let got = rpm(&v);
+    let want = vec![
+        (
+            "not-append-only".to_string(),
+            "/agent_messages/5/message_data".to_string(),
+            "history snapshot holds its own first 4 elements again from element 5 (pointer `/agent_messages/1/message_data`); the history was saved again instead of appended; in session `s1`".to_string(),
+        ),
+        (
+            "unanswered-tool-call".to_string(),
+            "/agent_messages/11/message_data".to_string(),
+            "tool call `call_1` (get_weather) has no matching result; in session `s2`".to_string(),
+        ),
+    ];
+    assert_eq!(
+        got.iter().map(|x| (&x.0, &x.1)).collect::<Vec<_>>(),
+        want.iter().map(|x| (&x.0, &x.1)).collect::<Vec<_>>(),
+        "{got:#?}"
+    );
+    assert!(got[1].2 == want[1].2, "{got:#?}");
+    // The row that is not JSON is named in a warning, and the rest is read.
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", "--isolated", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("row 12 of `agent_messages`: `message_data` is not JSON"), "{err}");
+    // Nothing beside the database changed: no `-shm`, no journal, same bytes.
+    assert_eq!(listing(d.path()), before);
+    assert_eq!(std::fs::read(d.path().join("live.db-wal")).unwrap(), wal);
+    assert_eq!(std::fs::read(&db).unwrap(), main);
+    drop(conn);
+}
+
+#[test]
+fn a_closed_database_is_opened_immutable_and_renamed_tables_are_found() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("renamed.sqlite");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        // `SQLiteSession(sessions_table="s", messages_table="items")`.
+        c.execute_batch(
+            "CREATE TABLE s (session_id TEXT PRIMARY KEY);
+             CREATE TABLE items (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, message_data TEXT NOT NULL, created_at TIMESTAMP);",
+        )
+        .unwrap();
+        for m in &TURN[..2] {
+            c.execute("INSERT INTO items (session_id, message_data) VALUES ('x', ?1)", [m]).unwrap();
+        }
+        c.execute(
+            "INSERT INTO items (session_id, message_data) VALUES ('x', ?1)",
+            [r#"{"content": "next", "role": "user"}"#],
+        )
+        .unwrap();
+    }
+    let before = listing(d.path());
+    let (code, v) = check_json(db.to_str().unwrap());
+    assert_eq!(code, 1);
+    assert_eq!(rpm(&v)[0].1, "/items/2/message_data");
+    assert_eq!(listing(d.path()), before);
+    // Forced: `--input-format openai-agents-session` fits; another format does not.
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", "--isolated", "--input-format", "pi-session", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("an SQLite database"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // An SQLite database of another application is skipped as unrecognised, not an error.
+    let other = d.path().join("other.db");
+    rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (a INTEGER);").unwrap();
+    let (code, v) = check_json(d.path().to_str().unwrap());
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["skipped"].as_array().map(Vec::len), Some(1), "{v}");
+}
