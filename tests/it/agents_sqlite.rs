@@ -95,7 +95,7 @@ fn a_live_database_is_read_with_its_wal_and_nothing_is_written_beside_it() {
     let (code, v) = check_json(db.to_str().unwrap());
     assert_eq!(code, 1, "{v}");
     let got = rpm(&v);
-    let want = vec![
+    let want = [
         (
             "not-append-only".to_string(),
             "/agent_messages/5/message_data".to_string(),
