@@ -148,9 +148,9 @@ pub const FORMATS: &[FormatInfo] = &[
     },
     FormatInfo {
         id: "opencode",
-        what: "OpenCode / Kilo CLI SQLite store and its legacy storage/ JSON files",
+        what: "OpenCode / Kilo CLI SQLite store (one transcript per session; the legacy storage/ JSON tree of OpenCode 1.1 and earlier is not read)",
         kind: "transcripts",
-        location: "~/.local/share/opencode/opencode.db (legacy: ~/.local/share/opencode/storage/)",
+        location: "~/.local/share/opencode/opencode.db, Kilo CLI: ~/.local/share/kilo/kilo.db (or $XDG_DATA_HOME)",
     },
 ];
 

@@ -155,7 +155,7 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
                 }
             };
             match detect_or(&src, opts) {
-                Ok(Detection::Format(f)) => plan.jobs.push(Job::File(src, f)),
+                Ok(Detection::Format(f)) => push_file(&mut plan, src, f),
                 Ok(d) => {
                     plan.skipped.push(Skipped { path: name.clone(), reason: skip_reason(d) });
                     plan.unrecognised.push(unknown(&name, d));
@@ -186,6 +186,30 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
         });
     }
     Ok(plan)
+}
+
+/// Whether `path` is `<db>-wal`, `<db>-shm` or `<db>-journal` beside an existing `<db>`.
+fn is_sqlite_sidecar(path: &Path) -> bool {
+    let s = path.as_os_str().to_string_lossy();
+    ["-wal", "-shm", "-journal"]
+        .iter()
+        .any(|suffix| s.strip_suffix(suffix).is_some_and(|db| !db.is_empty() && Path::new(db).is_file()))
+}
+
+/// Plans one file: one job, or, for a store that holds several transcripts
+/// (an OpenCode database), one job per session ([`SourceRef::session`]).
+fn push_file(plan: &mut Plan, src: SourceRef, f: FormatId) {
+    if f == formats::opencode::ID && src.session.is_none() {
+        if let Ok(ids) = formats::opencode::sessions(&src) {
+            if !ids.is_empty() {
+                for id in ids {
+                    plan.jobs.push(Job::File(SourceRef { session: Some(id), ..src.clone() }, f));
+                }
+                return;
+            }
+        }
+    }
+    plan.jobs.push(Job::File(src, f));
 }
 
 fn unknown(path: &str, d: Detection) -> Error {
@@ -260,7 +284,7 @@ fn group(
             if formats::joins_stream(f) && !opts.no_stream {
                 streams.entry(f).or_default().push(src);
             } else {
-                plan.jobs.push(Job::File(src, f));
+                push_file(plan, src, f);
             }
         }
         for (f, mut srcs) in streams {
@@ -326,6 +350,11 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
             continue;
         }
         let path = ent.path().to_path_buf();
+        // An SQLite database's WAL, shared memory or journal beside it: part
+        // of that database (read with it), not an input of its own.
+        if ent.depth() > 0 && is_sqlite_sidecar(&path) {
+            continue;
+        }
         let display = display_of(arg, root, &path);
         if !ft.is_file() && !std::fs::metadata(&path).map(|m| m.is_file()).unwrap_or(false) {
             plan.skipped.push(Skipped { path: display, reason: "not a regular file".into() });

@@ -484,6 +484,14 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
     if findings.is_empty() {
         return;
     }
+    if input.format == formats::opencode::ID {
+        // A database has no lines: an entry's line is its place in the
+        // session, so findings name messages and rows instead.
+        if let Some(t) = input.as_transcript() {
+            formats::opencode::name_rows(t, findings);
+        }
+        return;
+    }
     let sources: Vec<&SourceRef> = match job {
         Job::File(s, _) => vec![s],
         Job::Stream(_, _, v) => v.iter().collect(),

@@ -755,6 +755,19 @@ fn agent_folders() -> (Vec<String>, Vec<String>) {
             out.extend(v);
         }
     }
+    // OpenCode and Kilo CLI keep every session in one SQLite store in their
+    // XDG data folder (`$XDG_DATA_HOME`, else `~/.local/share`; opencode
+    // `packages/opencode/src/global/index.ts`): the database file only, not
+    // its snapshots and logs.
+    let data = env_dir("XDG_DATA_HOME").or_else(|| home.as_ref().map(|h| h.join(".local/share")));
+    if let Some(data) = data {
+        for db in [data.join("opencode/opencode.db"), data.join("kilo/kilo.db")] {
+            if db.is_file() {
+                out.push(db.clone());
+            }
+            looked.push(db);
+        }
+    }
     let s = |v: Vec<PathBuf>| v.into_iter().map(|p| p.to_string_lossy().into_owned()).collect();
     (s(out), s(looked))
 }

@@ -247,7 +247,8 @@ pub fn spool(
     temp: impl FnOnce() -> io::Result<File>,
 ) -> Result<SourceRef> {
     let fail = |why: String| Error::io(display, io::Error::other(why));
-    let mem = |b: Vec<u8>| SourceRef { display: display.into(), origin: Origin::Memory(b.into()), seen: None };
+    let mem =
+        |b: Vec<u8>| SourceRef { display: display.into(), origin: Origin::Memory(b.into()), seen: None, session: None };
     let save = "save it to a file and name the file instead (`ctxlint check FILE`): a file is read where it lies, with no such limit";
     let mut head = Vec::new();
     let keep = u64::try_from(limits.in_memory).unwrap_or(u64::MAX).min(limits.max);
@@ -304,7 +305,12 @@ pub fn spool(
         }
         file.write_all(&chunk[..n]).map_err(unwritable)?;
     }
-    Ok(SourceRef { display: display.into(), origin: Origin::Spooled(Spool { file: Arc::new(file), len }), seen: None })
+    Ok(SourceRef {
+        display: display.into(),
+        origin: Origin::Spooled(Spool { file: Arc::new(file), len }),
+        seen: None,
+        session: None,
+    })
 }
 
 /// An input to read: its display path (as given) and where its bytes are.
@@ -320,12 +326,16 @@ pub struct SourceRef {
     /// and reads it as that many bytes (`None`: not detected from a file, or
     /// not known; then it is read up to its size when opened).
     pub seen: Option<Stamp>,
+    /// The one session this source stands for, in a store that holds several
+    /// (an OpenCode database: one transcript per session); `None` for the
+    /// whole input.
+    pub session: Option<Box<str>>,
 }
 
 impl SourceRef {
     /// A file source.
     pub fn file(display: impl Into<String>, path: impl Into<PathBuf>) -> Self {
-        SourceRef { display: display.into(), origin: Origin::File(path.into()), seen: None }
+        SourceRef { display: display.into(), origin: Origin::File(path.into()), seen: None, session: None }
     }
 
     /// The compression the first bytes announce (gzip, zstd, bzip2, xz magic numbers).
@@ -919,7 +929,7 @@ mod tests {
         std::fs::write(&p, &data).unwrap();
         for src in [
             SourceRef::file("f", &p),
-            SourceRef { display: "m".into(), origin: Origin::Memory(data.clone().into()), seen: None },
+            SourceRef { display: "m".into(), origin: Origin::Memory(data.clone().into()), seen: None, session: None },
             spool("s", &data[..], &small(), tempfile::tempfile).unwrap(),
         ] {
             let mut r = src.range_reader().expect("uncompressed");

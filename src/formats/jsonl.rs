@@ -322,7 +322,8 @@ mod tests {
             }
         }
         text.extend_from_slice(b"{\"last\":true}"); // no final newline
-        let src = SourceRef { display: "t.jsonl".into(), origin: Origin::Memory(text.into()), seen: None };
+        let src =
+            SourceRef { display: "t.jsonl".into(), origin: Origin::Memory(text.into()), seen: None, session: None };
         let parse = |l: &Line<'_>| {
             (l.no, l.offset, l.bytes.to_vec(), serde_json::from_slice::<serde_json::Value>(l.bytes).is_ok())
         };

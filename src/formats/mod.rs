@@ -20,6 +20,7 @@ pub mod openai_agents;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod openclaw_trajectory;
+pub mod opencode;
 pub mod otel_genai;
 pub mod pi_session;
 pub mod pydantic_ai;
@@ -56,12 +57,16 @@ pub const ALL: &[FormatId] = &[
     ai_sdk::ID,
     openai_agents::ID,
     langgraph::ID,
+    opencode::ID,
 ];
 
 /// Whether `f` is a transcript format (pi session, Claude Code, Codex
 /// rollout, Gemini CLI / Qwen Code, Copilot CLI, Cline task histories).
 pub fn is_transcript(f: FormatId) -> bool {
-    matches!(f, "pi-session" | "claude-code" | "codex-rollout" | "gemini-cli" | "copilot-cli" | "cline-history")
+    matches!(
+        f,
+        "pi-session" | "claude-code" | "codex-rollout" | "gemini-cli" | "copilot-cli" | "cline-history" | "opencode"
+    )
 }
 
 /// Formats whose files are single request bodies (several in one directory form a stream).
@@ -580,7 +585,7 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
 }
 
 /// What an SQLite database holds: an Agents SDK `SQLiteSession` store, an
-/// OpenCode database (not read yet), or something else (unknown, also when
+/// OpenCode store, or something else (unknown, also when
 /// SQLite cannot open it).
 fn detect_database(src: &SourceRef) -> Detection {
     let Ok(db) = sqlite::open(src) else { return Detection::Unsupported(DAMAGED_DATABASE) };
@@ -588,9 +593,8 @@ fn detect_database(src: &SourceRef) -> Detection {
     if openai_agents::items_table(&tables).is_some() {
         return Detection::Format(openai_agents::ID);
     }
-    let has = |n: &str| tables.iter().any(|(t, _)| t == n);
-    if has("session") && has("message") && has("part") {
-        return Detection::Unsupported(OPENCODE_DATABASE);
+    if opencode::is_store(&tables) {
+        return Detection::Format(opencode::ID);
     }
     Detection::Unknown
 }
@@ -619,7 +623,8 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
     let mut input = load_snapshot(src, format, opts)?;
     if let Body::Transcript(t) = &mut input.body {
         // Lines are read again by offset, verified by hash: no size to hold to.
-        t.source = Some(SourceRef { seen: None, ..src.clone() });
+        // (A database has no lines: its texts are all kept.)
+        t.source = (format != opencode::ID).then(|| SourceRef { seen: None, ..src.clone() });
         t.messages.seal();
     }
     Ok(input)
@@ -681,8 +686,12 @@ pub fn reload_message(format: FormatId, t: &Transcript, e: &Entry) -> Option<Mes
 /// The message of one entry's line, loaded again with every text.
 fn message_from_line(format: FormatId, t: &Transcript, bytes: Vec<u8>, want: Option<&str>) -> Option<Message> {
     let src = t.source.as_ref()?;
-    let one =
-        SourceRef { display: src.display.clone(), origin: crate::source::Origin::Memory(bytes.into()), seen: None };
+    let one = SourceRef {
+        display: src.display.clone(),
+        origin: crate::source::Origin::Memory(bytes.into()),
+        seen: None,
+        session: None,
+    };
     // Not forced: one line alone need not fit the format's detection (a pi
     // message line has no session header); the loader is named directly.
     let opts = LoadOptions { forced: None, texts: crate::packed::Texts::AsLoaded };
@@ -780,6 +789,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         "gemini-cli" => gemini_cli::load(src, opts),
         "copilot-cli" => copilot_cli::load(src, opts),
         "cline-history" => cline_history::load(src, opts),
+        "opencode" => opencode::load(src, opts),
         "openai-agents-session" if src.peek(16).is_ok_and(|h| sqlite::is_database(&h)) => openai_agents::load_db(src),
         f if is_body_format(f) => load_body_file(src, f),
         other => Err(Error::BadInput {
@@ -991,6 +1001,7 @@ pub(crate) fn load_str_for_test(load: fn(&SourceRef, &LoadOptions) -> Result<Inp
         display: name.into(),
         origin: crate::source::Origin::Memory(text.as_bytes().to_vec().into()),
         seen: None,
+        session: None,
     };
     load(&src, &LoadOptions::default()).expect("loads")
 }
@@ -1155,6 +1166,7 @@ mod detect_tests {
             display: "x.jsonl".into(),
             origin: crate::source::Origin::Memory(text.as_bytes().to_vec().into()),
             seen: None,
+            session: None,
         };
         detect_input(&src).expect("reads")
     }

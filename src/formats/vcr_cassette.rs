@@ -568,8 +568,12 @@ mod tests {
     use crate::source::Origin;
 
     fn load_str(y: &str) -> Input {
-        let src =
-            SourceRef { display: "c.yaml".into(), origin: Origin::Memory(y.as_bytes().to_vec().into()), seen: None };
+        let src = SourceRef {
+            display: "c.yaml".into(),
+            origin: Origin::Memory(y.as_bytes().to_vec().into()),
+            seen: None,
+            session: None,
+        };
         load(&src, &LoadOptions::default()).expect("loads")
     }
 

@@ -129,7 +129,12 @@ pub fn check_files(files: &[(String, Vec<u8>)]) -> Option<(Vec<Finding>, Vec<&'s
     let mut streams: BTreeMap<&'static str, Vec<SourceRef>> = BTreeMap::new();
     let mut detected = Vec::new();
     for (name, bytes) in files {
-        let src = SourceRef { display: name.clone(), origin: Origin::Memory(bytes.clone().into()), seen: None };
+        let src = SourceRef {
+            display: name.clone(),
+            origin: Origin::Memory(bytes.clone().into()),
+            seen: None,
+            session: None,
+        };
         let f = formats::detect(&src).ok()??;
         detected.push(f);
         if formats::is_body_format(f) {

@@ -218,7 +218,8 @@ fn no_path_scans_installed_agent_folders() {
             .env_remove("GEMINI_CLI_HOME")
             .env_remove("QWEN_HOME")
             .env_remove("QWEN_RUNTIME_DIR")
-            .env_remove("COPILOT_HOME");
+            .env_remove("COPILOT_HOME")
+            .env_remove("XDG_DATA_HOME");
         c
     };
     // An OpenClaw trajectory beside its session is checked too.
@@ -253,6 +254,11 @@ fn no_path_scans_installed_agent_folders() {
     )
     .unwrap();
     std::fs::write(task.join("ui_messages.json"), "[]").unwrap();
+    // OpenCode: the store, one transcript per session (not its snapshots and logs).
+    let oc_data = home.path().join(".local/share/opencode");
+    std::fs::create_dir_all(oc_data.join("log")).unwrap();
+    std::fs::copy(fixture("formats/opencode/two-sessions.db"), oc_data.join("opencode.db")).unwrap();
+    std::fs::write(oc_data.join("log/dev.log"), "INFO started\n").unwrap();
     let out = bin().env("HOME", home.path()).arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -268,6 +274,8 @@ fn no_path_scans_installed_agent_folders() {
     assert!(formats.contains(&"openclaw-trajectory"), "{formats:?}");
     assert_eq!(formats.iter().filter(|f| **f == "gemini-cli").count(), 2, "{formats:?}");
     assert!(formats.contains(&"copilot-cli") && formats.contains(&"cline-history"), "{formats:?}");
+    assert_eq!(formats.iter().filter(|f| **f == "opencode").count(), 2, "{formats:?}");
+    assert!(err.contains(".local/share/opencode/opencode.db") && !err.contains("dev.log"), "{err}");
     assert!(
         v["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "unanswered-tool-call"
             && f["format"] == "gemini-cli"

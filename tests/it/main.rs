@@ -27,6 +27,7 @@ mod fuzz_regressions;
 mod gemini_cli;
 mod har;
 mod inputs;
+mod opencode;
 mod otel;
 mod output;
 mod output_cli;

@@ -413,14 +413,14 @@ fn formats_lists_every_format_id() {
     let got: Vec<&str> = v.iter().map(|f| f["id"].as_str().unwrap()).collect();
     assert_eq!(got, ids);
     let supported: Vec<&str> = v.iter().filter(|f| f["supported"] == true).map(|f| f["id"].as_str().unwrap()).collect();
-    assert_eq!(supported, ids[..21]);
+    assert_eq!(supported, ids);
     assert_eq!(v[1]["location"], "~/.claude/projects/*/*.jsonl (or $CLAUDE_CONFIG_DIR/projects)");
     let (code, out, _) = run(ctxlint().arg("formats"));
     assert_eq!(code, 0);
     for id in ids {
         assert!(out.lines().any(|l| l.trim_start().starts_with(&format!("{id} "))), "{id}:\n{out}");
     }
-    assert!(out.lines().any(|l| l.contains("opencode") && l.contains("not yet")));
+    assert!(out.lines().any(|l| l.contains("opencode") && l.contains(" yes ")));
     assert!(out.lines().any(|l| l.contains("codex-rollout") && l.contains(" yes ")));
 }
 

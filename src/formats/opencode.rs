@@ -1,0 +1,436 @@
+//! `opencode`: OpenCode's (and Kilo CLI's) SQLite store, `opencode.db`
+//! (`kilo.db`), one transcript per session.
+//!
+//! Format facts from sst/opencode (now anomalyco/opencode)
+//! `packages/opencode/src/session/session.sql.ts` and `message-v2.ts`
+//! (`toModelMessages`, `filterCompacted`), checked against the functions of
+//! the opencode-ai 1.18.33 release binary and against databases 1.18.33 and
+//! 1.2.1 wrote against a stub provider on 127.0.0.1 (with the requests it
+//! sent):
+//! - tables `session(id, parent_id, time_created, …)`, `message(id,
+//!   session_id, time_created, time_updated, data)` and `part(id, message_id,
+//!   session_id, …, data)`; `data` is the message's `MessageV2.Info` (role
+//!   `user` / `assistant`, `parentID`, `error`, `finish`, `summary`, `time`)
+//!   or the part's `MessageV2.Part` without their ids. A session's history is
+//!   its messages by `time_created, id`; a message's parts are ordered by id.
+//! - what is sent: user `text` parts unless `ignored` or empty (`synthetic`
+//!   ones too: the runtime's own, so not a user turn, except the
+//!   `compaction_continue` prompt that resumes the work after a compaction,
+//!   which the model answers), `file` parts, a
+//!   `compaction` part as the text "What did we do so far?", a `subtask`
+//!   part as "The following tool was executed by the user". Assistant
+//!   `text`, `reasoning` and `tool` parts: a tool part is the call and its
+//!   result — `completed` its `output` (`[Old tool result content cleared]`
+//!   once `time.compacted`), `error` its `error`, and `pending` / `running`
+//!   the error "[Tool execution was interrupted]". A message without parts
+//!   is skipped; an assistant message with `error` is a failed attempt, never
+//!   sent again, except a `MessageAbortedError` that holds more than
+//!   step-start and reasoning parts.
+//! - compaction: a user message with a `compaction` part whose summary (an
+//!   assistant message with `summary: true`, a `finish`, no `error`, and the
+//!   compaction message as `parentID`) completed cuts the history: from it
+//!   on only is sent. The summary call itself sends the conversation as one
+//!   text, so it is not a step of the session.
+//! - sub-agent sessions (`parent_id`) are sessions of their own.
+//!
+//! Entries are one per message (plus one for the results of its tool
+//! parts), linear in history order; an entry's line is its position in the
+//! session (the database has no lines: findings carry no line, and their
+//! pointers name the row: `/message/<id>/data` or `/part/<id>/data/…`).
+//! The database is opened as [`super::sqlite`] says: never written.
+
+use super::body::{message, text_block};
+use super::sqlite;
+use crate::error::{Error, Result};
+use crate::hash::{hash_bytes, hash_str};
+use crate::model::*;
+use crate::source::{Line, SourceRef};
+use serde_json::Value;
+
+/// Format id.
+pub const ID: FormatId = "opencode";
+
+/// The text OpenCode sends for a `compaction` part (`toModelMessages`).
+const COMPACTION_TEXT: &str = "What did we do so far?";
+/// The text OpenCode sends for a `subtask` part.
+const SUBTASK_TEXT: &str = "The following tool was executed by the user";
+/// The result OpenCode sends for a tool part still pending or running.
+const INTERRUPTED: &str = "[Tool execution was interrupted]";
+/// The result OpenCode sends for a completed tool part whose output was pruned.
+const CLEARED: &str = "[Old tool result content cleared]";
+
+/// Whether the tables are an OpenCode store's: `session`, `message` and
+/// `part`, the last two with a `data` column.
+pub fn is_store(tables: &[(String, Vec<String>)]) -> bool {
+    let cols = |n: &str| tables.iter().find(|(t, _)| t == n).map(|(_, c)| c.as_slice());
+    let has = |n: &str, c: &str| cols(n).is_some_and(|cs| cs.iter().any(|x| x == c));
+    cols("session").is_some() && has("message", "data") && has("message", "session_id") && has("part", "data")
+}
+
+fn bad(src: &SourceRef, e: rusqlite::Error) -> Error {
+    Error::BadInput {
+        path: src.display.clone().into(),
+        format: ID.into(),
+        reason: format!("cannot read the store: {e}"),
+    }
+}
+
+/// The session ids of the store, oldest first (`time_created`, then id).
+///
+/// # Errors
+/// When the database cannot be opened or read.
+pub fn sessions(src: &SourceRef) -> Result<Vec<Box<str>>> {
+    let db = sqlite::open(src)?;
+    let mut st = db.conn.prepare("SELECT id FROM session ORDER BY time_created, id").map_err(|e| bad(src, e))?;
+    let ids = st
+        .query_map([], |r| r.get::<_, String>(0))
+        .map_err(|e| bad(src, e))?
+        .filter_map(|r| r.ok().map(String::into_boxed_str))
+        .collect();
+    Ok(ids)
+}
+
+/// One stored message and its parts.
+struct Stored {
+    id: String,
+    info: Value,
+    parts: Vec<(String, Value)>,
+}
+
+impl Stored {
+    fn role(&self) -> &str {
+        self.info.get("role").and_then(Value::as_str).unwrap_or("")
+    }
+    fn ptype(p: &Value) -> &str {
+        p.get("type").and_then(Value::as_str).unwrap_or("")
+    }
+    /// A completed compaction summary (`summary`, a `finish`, no `error`).
+    fn is_summary(&self) -> bool {
+        self.role() == "assistant"
+            && self.info.get("summary").and_then(Value::as_bool) == Some(true)
+            && self.info.get("finish").is_some_and(|f| !f.is_null())
+            && self.info.get("error").is_none_or(Value::is_null)
+    }
+}
+
+/// Loads the session `src.session` of an OpenCode store (the only one when
+/// `None` and the store holds one).
+///
+/// # Errors
+/// When the database cannot be read, or holds several sessions and none is named.
+pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
+    let db = sqlite::open(src)?;
+    let session: Box<str> = match &src.session {
+        Some(s) => s.clone(),
+        None => {
+            let all = sessions(src)?;
+            match all.as_slice() {
+                [one] => one.clone(),
+                [] => {
+                    return Ok(Input::from_transcript(&src.display, ID, Transcript::default(), BadLines::default(), 0));
+                }
+                many => {
+                    return Err(Error::BadInput {
+                        path: src.display.clone().into(),
+                        format: ID.into(),
+                        reason: format!(
+                            "the store holds {} sessions; each is checked as its own transcript",
+                            many.len()
+                        ),
+                    });
+                }
+            }
+        }
+    };
+    let mut unread = Vec::new();
+    let mut msgs: Vec<Stored> = Vec::new();
+    {
+        let mut st = db
+            .conn
+            .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")
+            .map_err(|e| bad(src, e))?;
+        let rows = st
+            .query_map([&*session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
+            .map_err(|e| bad(src, e))?;
+        for row in rows {
+            let (id, data) = row.map_err(|e| bad(src, e))?;
+            match data.as_deref().map(serde_json::from_str::<Value>) {
+                Some(Ok(info)) if info.is_object() => msgs.push(Stored { id, info, parts: Vec::new() }),
+                _ => unread.push(Unread {
+                    line: None,
+                    pointer: format!("/message/{}/data", sqlite::pointer_token(&id)),
+                    what: format!("message `{id}`: `data` is not a JSON object"),
+                }),
+            }
+        }
+    }
+    {
+        let mut st = db
+            .conn
+            .prepare("SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id")
+            .map_err(|e| bad(src, e))?;
+        let rows = st
+            .query_map([&*session], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
+            })
+            .map_err(|e| bad(src, e))?;
+        let index: std::collections::HashMap<String, usize> =
+            msgs.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
+        for row in rows {
+            let (id, mid, data) = row.map_err(|e| bad(src, e))?;
+            let Some(&i) = index.get(&mid) else { continue };
+            match data.as_deref().map(serde_json::from_str::<Value>) {
+                Some(Ok(p)) if p.is_object() => msgs[i].parts.push((id, p)),
+                _ => unread.push(Unread {
+                    line: None,
+                    pointer: format!("/part/{}/data", sqlite::pointer_token(&id)),
+                    what: format!("part `{id}`: `data` is not a JSON object"),
+                }),
+            }
+        }
+    }
+    let mut t = build(&msgs);
+    t.header = Some(Header { line: 1, version: 0, session_id: Some(session.clone()) });
+    let mut input = Input::from_transcript(&src.display, ID, t, BadLines::default(), 0);
+    input.unread = unread;
+    Ok(input)
+}
+
+/// The pointer of a part's field.
+fn part_ptr(id: &str, rest: &str) -> String {
+    format!("/part/{}/data{rest}", sqlite::pointer_token(id))
+}
+
+/// The transcript of a session's messages, in history order.
+fn build(msgs: &[Stored]) -> Transcript {
+    let mut t = Transcript::default();
+    // Compaction messages whose summary completed: the history is cut there.
+    let summarised: std::collections::HashSet<&str> =
+        msgs.iter().filter(|m| m.is_summary()).filter_map(|m| m.info.get("parentID").and_then(Value::as_str)).collect();
+    let mut no = 0u32;
+    // An open reply cut before its finish: (its parent user message, call group).
+    let mut cut: Option<(String, Box<str>)> = None;
+    for m in msgs {
+        let raw = m.info.to_string();
+        let mut push = |t: &mut Transcript,
+                        etype: &str,
+                        class: Class,
+                        msg: Option<Message>,
+                        model_call: bool,
+                        group: Option<Box<str>>| {
+            no += 1;
+            let line =
+                Line { no, offset: 0, bytes: raw.as_bytes(), terminated: true, too_long: false, len: raw.len() as u64 };
+            let mut e = Entry::at(&line, etype, hash_bytes(raw.as_bytes()) ^ hash_str(&m.id) ^ u64::from(no));
+            e.id = Some(m.id.as_str().into());
+            e.time = m
+                .info
+                .pointer("/time/created")
+                .and_then(Value::as_u64)
+                .map_or(0, |ms| u32::try_from(ms / 1000).unwrap_or(0));
+            e.class = class;
+            e.is_model_call = model_call;
+            e.set_call_group(group);
+            let compaction = class == Class::Compaction;
+            t.push(e, msg.map(|x| crate::packed::pack(&x, crate::packed::Texts::AsLoaded)).as_deref());
+            if compaction {
+                if let Some(c) = t.entries.last_mut() {
+                    c.set_compaction(Some(Compaction { first_kept: None, new_root: true }));
+                }
+            }
+            // Rows, not lines: never a repeated line.
+            t.mark_last_exempt();
+        };
+        let mptr = format!("/message/{}/data", sqlite::pointer_token(&m.id));
+        match m.role() {
+            "user" => {
+                let mut msg = message(Role::User, MessageKind::UserTurn, mptr);
+                let mut authored = false;
+                let mut compaction = false;
+                for (pid, p) in &m.parts {
+                    let text = p.get("text").and_then(Value::as_str).unwrap_or("");
+                    match Stored::ptype(p) {
+                        "text" if p.get("ignored").and_then(Value::as_bool) != Some(true) && !text.is_empty() => {
+                            // The runtime's own text is not the user's, except the
+                            // prompt that resumes the work after a compaction: a
+                            // turn of its own, which the model answers.
+                            authored |= p.get("synthetic").and_then(Value::as_bool) != Some(true)
+                                || p.pointer("/metadata/compaction_continue").and_then(Value::as_bool) == Some(true);
+                            msg.blocks.push(text_block(BlockKind::Text, part_ptr(pid, "/text"), text, p));
+                        }
+                        "file" => {
+                            let name = p.get("filename").or_else(|| p.get("url")).and_then(Value::as_str).unwrap_or("");
+                            authored = true;
+                            msg.blocks.push(text_block(BlockKind::Media, part_ptr(pid, ""), name, p));
+                        }
+                        "compaction" => {
+                            compaction = true;
+                            msg.blocks.push(text_block(BlockKind::Text, part_ptr(pid, ""), COMPACTION_TEXT, p));
+                        }
+                        "subtask" => msg.blocks.push(text_block(BlockKind::Text, part_ptr(pid, ""), SUBTASK_TEXT, p)),
+                        _ => {}
+                    }
+                }
+                if !authored {
+                    msg.kind = MessageKind::Meta;
+                }
+                let class = if msg.blocks.is_empty() {
+                    Class::Bookkeeping
+                } else if compaction && summarised.contains(m.id.as_str()) {
+                    Class::Compaction
+                } else {
+                    Class::Conversation
+                };
+                cut = None;
+                push(&mut t, "user", class, Some(msg), false, None);
+            }
+            "assistant" => {
+                let error = m.info.get("error").filter(|e| !e.is_null());
+                let aborted = error.and_then(|e| e.get("name")).and_then(Value::as_str) == Some("MessageAbortedError");
+                let content = m.parts.iter().any(|(_, p)| !matches!(Stored::ptype(p), "step-start" | "reasoning"));
+                let failed = error.is_some() && !(aborted && content);
+                let mut msg = message(Role::Assistant, MessageKind::Assistant, mptr.clone());
+                let mut results = message(Role::User, MessageKind::ToolResults, mptr);
+                results.result = Some(Box::default());
+                let mut calls = false;
+                for (pid, p) in &m.parts {
+                    match Stored::ptype(p) {
+                        "text" => {
+                            let text = p.get("text").and_then(Value::as_str).unwrap_or("");
+                            msg.blocks.push(text_block(BlockKind::Text, part_ptr(pid, "/text"), text, p));
+                        }
+                        "reasoning" => {
+                            let text = p.get("text").and_then(Value::as_str).unwrap_or("");
+                            msg.blocks.push(text_block(BlockKind::Thinking, part_ptr(pid, "/text"), text, p));
+                        }
+                        "tool" => {
+                            calls = true;
+                            let call_id = p.get("callID").and_then(Value::as_str);
+                            let state = p.get("state").unwrap_or(&Value::Null);
+                            let input = state.get("input").map(Value::to_string).unwrap_or_default();
+                            let mut call = text_block(BlockKind::ToolCall, part_ptr(pid, "/state/input"), &input, p);
+                            call.tool_id = call_id.map(Into::into);
+                            call.tool_name = p.get("tool").and_then(Value::as_str).map(Into::into);
+                            msg.blocks.push(call);
+                            let (rptr, text, is_error) = match state.get("status").and_then(Value::as_str) {
+                                Some("completed") if state.pointer("/time/compacted").is_some_and(|c| !c.is_null()) => {
+                                    (part_ptr(pid, "/state"), CLEARED.to_string(), false)
+                                }
+                                Some("completed") => (
+                                    part_ptr(pid, "/state/output"),
+                                    state.get("output").map(super::body::flatten_text).unwrap_or_default(),
+                                    false,
+                                ),
+                                Some("error") => (
+                                    part_ptr(pid, "/state/error"),
+                                    state.get("error").map(super::body::flatten_text).unwrap_or_default(),
+                                    true,
+                                ),
+                                _ => (part_ptr(pid, "/state"), INTERRUPTED.to_string(), true),
+                            };
+                            let mut r = text_block(BlockKind::ToolResult, rptr, &text, state);
+                            r.tool_id = call_id.map(Into::into);
+                            results.blocks.push(r);
+                            if is_error {
+                                results.result = Some(Box::new(ResultInfo { is_error: true, ..Default::default() }));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let stop = if failed {
+                    if aborted { Stop::Aborted } else { Stop::Error }
+                } else {
+                    match m.info.get("finish").and_then(Value::as_str) {
+                        Some("tool-calls") => Stop::ToolUse,
+                        Some("stop" | "length") => Stop::Normal,
+                        _ if calls => Stop::ToolUse,
+                        _ => Stop::Unknown,
+                    }
+                };
+                let model = match (
+                    m.info.get("providerID").and_then(Value::as_str),
+                    m.info.get("modelID").and_then(Value::as_str),
+                ) {
+                    (Some(p), Some(id)) => Some(format!("{p}/{id}").into_boxed_str()),
+                    (None, Some(id)) => Some(id.into()),
+                    _ => None,
+                };
+                msg.assistant = Some(Box::new(AssistantInfo { stop, model, ..Default::default() }));
+                // The summary of a compaction is written by a call that sends
+                // the conversation as one text: not a step of this session,
+                // and not a reply to the user (it is sent as the history's start).
+                let summary = m.info.get("summary").and_then(Value::as_bool) == Some(true);
+                if summary && !failed {
+                    msg.kind = MessageKind::CompactionSummary;
+                    msg.assistant = None;
+                }
+                let class = if m.parts.is_empty() && !failed { Class::Bookkeeping } else { Class::Conversation };
+                // A stream cut before its finish (`finish` "unknown" or none,
+                // no error) is sent back as it is and the loop calls again:
+                // the calls up to the one that finishes are one reply.
+                let finished =
+                    matches!(m.info.get("finish").and_then(Value::as_str), Some("stop" | "tool-calls" | "length"));
+                let parent = m.info.get("parentID").and_then(Value::as_str).unwrap_or("");
+                let group = match (&cut, failed || summary) {
+                    (Some((p, g)), false) if p == parent => Some(g.clone()),
+                    (_, false) if !finished && !m.parts.is_empty() => {
+                        Some(format!("opencode:{}", m.id).into_boxed_str())
+                    }
+                    _ => None,
+                };
+                cut = match &group {
+                    Some(g) if !finished => Some((parent.to_string(), g.clone())),
+                    _ => None,
+                };
+                push(&mut t, "assistant", class, Some(msg), !summary, group);
+                if calls && !failed {
+                    push(&mut t, "tool_result", Class::Conversation, Some(results), false, None);
+                }
+            }
+            _ => push(&mut t, "unknown", Class::Bookkeeping, None, false, None),
+        }
+    }
+    t.lines = no;
+    t.has_ids = false;
+    super::link_linearly(&mut t);
+    t
+}
+
+/// Rewrites `findings` on session transcript `t` for a database: the line
+/// numbers that rules give (an entry's place in the session) become the
+/// message they stand for — "line 8" in a message reads "message `msg_…`",
+/// a related location without a pointer points at its message row — and
+/// every line is cleared.
+pub fn name_rows(t: &Transcript, findings: &mut [crate::finding::Finding]) {
+    let entry_at = |line: u32| t.entries.iter().find(|e| e.line == line);
+    let row = |line: u32| {
+        entry_at(line).and_then(|e| e.id.as_deref()).map(|id| format!("/message/{}/data", sqlite::pointer_token(id)))
+    };
+    let re = regex::Regex::new(r"\bline (\d+)\b").expect("a valid pattern");
+    for f in findings.iter_mut() {
+        f.message = re
+            .replace_all(&f.message, |c: &regex::Captures<'_>| {
+                match c[1].parse::<u32>().ok().and_then(entry_at).and_then(|e| e.id.as_deref()) {
+                    Some(id) => format!("message `{id}`"),
+                    None => c[0].to_string(),
+                }
+            })
+            .into_owned();
+        for r in &mut f.related {
+            if r.pointer.is_empty() {
+                if let Some(p) = r.line.and_then(row) {
+                    r.pointer = p;
+                }
+            }
+            r.line = None;
+        }
+        if f.pointer.is_empty() {
+            if let Some(p) = f.line.and_then(row) {
+                f.pointer = p;
+            }
+        }
+        f.line = None;
+        f.end_line = None;
+    }
+}
