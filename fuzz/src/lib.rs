@@ -57,7 +57,7 @@ pub fn run(name: &str, data: &[u8]) {
 
 /// An in-memory source named `name`.
 pub fn memory(name: &str, data: &[u8]) -> SourceRef {
-    SourceRef { display: name.to_string(), origin: Origin::Memory(data.into()), seen: None }
+    SourceRef { display: name.to_string(), origin: Origin::Memory(data.into()), seen: None, session: None }
 }
 
 /// Loads `data` as `format` (no detection) and, when it loads, runs every rule
