@@ -148,9 +148,9 @@ pub const FORMATS: &[FormatInfo] = &[
     },
     FormatInfo {
         id: "opencode",
-        what: "OpenCode / Kilo CLI SQLite store (one transcript per session; the legacy storage/ JSON tree of OpenCode 1.1 and earlier is not read)",
+        what: "OpenCode / Kilo CLI SQLite store, and OpenCode 1.1's legacy storage/ JSON tree (one transcript per session)",
         kind: "transcripts",
-        location: "~/.local/share/opencode/opencode.db, Kilo CLI: ~/.local/share/kilo/kilo.db (or $XDG_DATA_HOME)",
+        location: "~/.local/share/opencode/opencode.db (legacy: opencode/storage/session/*/*.json), Kilo CLI: ~/.local/share/kilo/kilo.db (or $XDG_DATA_HOME)",
     },
 ];
 

@@ -350,9 +350,10 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
             continue;
         }
         let path = ent.path().to_path_buf();
-        // An SQLite database's WAL, shared memory or journal beside it: part
-        // of that database (read with it), not an input of its own.
-        if ent.depth() > 0 && is_sqlite_sidecar(&path) {
+        // An SQLite database's WAL, shared memory or journal beside it, and
+        // the message and part files of a legacy OpenCode `storage/` tree:
+        // read with their database or session file, not inputs of their own.
+        if ent.depth() > 0 && (is_sqlite_sidecar(&path) || formats::opencode::is_legacy_member(&path)) {
             continue;
         }
         let display = display_of(arg, root, &path);

@@ -767,6 +767,13 @@ fn agent_folders() -> (Vec<String>, Vec<String>) {
             }
             looked.push(db);
         }
+        // OpenCode 1.1 and earlier: one JSON file per session (its messages
+        // and parts are read with it).
+        let legacy = data.join("opencode/storage/session");
+        if legacy.is_dir() {
+            out.push(legacy.clone());
+        }
+        looked.push(legacy);
     }
     let s = |v: Vec<PathBuf>| v.into_iter().map(|p| p.to_string_lossy().into_owned()).collect();
     (s(out), s(looked))

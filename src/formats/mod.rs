@@ -289,6 +289,9 @@ fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
     if cline_history::sniff_document(&v) {
         return Ok(Some(Detection::Format(cline_history::ID)));
     }
+    if opencode::sniff_legacy_session(&v) {
+        return Ok(Some(Detection::Format(opencode::ID)));
+    }
     Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
 }
 

@@ -1,5 +1,6 @@
 //! `opencode`: OpenCode's (and Kilo CLI's) SQLite store, `opencode.db`
-//! (`kilo.db`), one transcript per session.
+//! (`kilo.db`), one transcript per session; and the legacy `storage/`
+//! tree of OpenCode 1.1 and earlier, one transcript per session file.
 //!
 //! Format facts from sst/opencode (now anomalyco/opencode)
 //! `packages/opencode/src/session/session.sql.ts` and `message-v2.ts`
@@ -119,6 +120,9 @@ impl Stored {
 /// # Errors
 /// When the database cannot be read, or holds several sessions and none is named.
 pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
+    if !src.peek(16).is_ok_and(|h| sqlite::is_database(&h)) {
+        return load_legacy(src);
+    }
     let db = sqlite::open(src)?;
     let session: Box<str> = match &src.session {
         Some(s) => s.clone(),
@@ -191,6 +195,125 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
     }
     let mut t = build(&msgs);
     t.header = Some(Header { line: 1, version: 0, session_id: Some(session.clone()) });
+    let mut input = Input::from_transcript(&src.display, ID, t, BadLines::default(), 0);
+    input.unread = unread;
+    Ok(input)
+}
+
+/// Whether a JSON document is a legacy OpenCode session file
+/// (`storage/session/<project id>/<session id>.json`, OpenCode 1.1 and
+/// earlier: `{id: "ses_…", projectID, directory, time: {created}, …}`).
+pub fn sniff_legacy_session(v: &Value) -> bool {
+    v.get("id").and_then(Value::as_str).is_some_and(|id| id.starts_with("ses_"))
+        && v.get("projectID").is_some_and(Value::is_string)
+        && v.get("directory").is_some_and(Value::is_string)
+        && v.pointer("/time/created").is_some_and(Value::is_number)
+}
+
+/// The `storage/` folder of a legacy session file, when `path` is one.
+pub fn legacy_storage(path: &std::path::Path) -> Option<&std::path::Path> {
+    let storage = path.parent()?.parent()?.parent()?;
+    (path.parent()?.parent()?.file_name()? == "session" && storage.join("message").is_dir()).then_some(storage)
+}
+
+/// Whether `path` is a file of a legacy `storage/` tree that a session file
+/// stands for (its messages, parts, project, diffs and migration marker):
+/// read with the session, not an input of its own.
+pub fn is_legacy_member(path: &std::path::Path) -> bool {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d.file_name().is_some_and(|n| n == "storage") && d.join("session").is_dir() && d.join("message").is_dir() {
+            let top = path.strip_prefix(d).ok().and_then(|r| r.components().next()).map(|c| c.as_os_str().to_owned());
+            return top.is_some_and(|t| t != "session");
+        }
+        dir = d.parent();
+    }
+    false
+}
+
+/// Reads one JSON file of a legacy tree; `Err` names what is wrong.
+fn read_json(p: &std::path::Path) -> std::result::Result<Value, String> {
+    let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => Err("not a JSON object".into()),
+        Err(e) => Err(format!("not JSON ({e})")),
+    }
+}
+
+/// The `.json` files of a folder, by name (ids sort by time).
+fn json_files(d: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<std::path::PathBuf> = std::fs::read_dir(d)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "json")).collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Loads a legacy session file with its messages
+/// (`storage/message/<session id>/<message id>.json`) and their parts
+/// (`storage/part/<message id>/<part id>.json`), as OpenCode 1.1 wrote them
+/// (the same `MessageV2` shapes as the database, ids inline; facts from the
+/// files opencode-ai 1.1.65 wrote and OpenCode's `json-migration.ts`, which
+/// imports them into the database). Pointers are the database's
+/// (`/message/<id>/data`, `/part/<id>/data/…`).
+fn load_legacy(src: &SourceRef) -> Result<Input> {
+    let bad = |reason: String| Error::BadInput { path: src.display.clone().into(), format: ID.into(), reason };
+    let v: Value = serde_json::from_slice(&src.read_all()?).map_err(|e| bad(format!("not one JSON document: {e}")))?;
+    if !sniff_legacy_session(&v) {
+        return Err(bad("neither an OpenCode database nor a legacy session file".into()));
+    }
+    let sid = v.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+    let crate::source::Origin::File(path) = &src.origin else {
+        return Err(bad(
+            "a legacy session file is read from its storage/ folder: name the file, not standard input".into()
+        ));
+    };
+    let Some(storage) = legacy_storage(path) else {
+        return Err(bad(
+            "a legacy session file must sit in storage/session/<project>/ beside storage/message/ and storage/part/"
+                .into(),
+        ));
+    };
+    let mut unread = Vec::new();
+    let mut msgs: Vec<Stored> = Vec::new();
+    for f in json_files(&storage.join("message").join(&sid)) {
+        let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        match read_json(&f) {
+            Ok(info) => {
+                let id = info.get("id").and_then(Value::as_str).map_or(stem, str::to_string);
+                msgs.push(Stored { id, info, parts: Vec::new() });
+            }
+            Err(why) => unread.push(Unread {
+                line: None,
+                pointer: format!("/message/{}/data", sqlite::pointer_token(&stem)),
+                what: format!("{}: {why}", f.display()),
+            }),
+        }
+    }
+    let created = |m: &Stored| m.info.pointer("/time/created").and_then(Value::as_u64).unwrap_or(0);
+    msgs.sort_by(|a, b| created(a).cmp(&created(b)).then_with(|| a.id.cmp(&b.id)));
+    for m in &mut msgs {
+        for f in json_files(&storage.join("part").join(&m.id)) {
+            let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            match read_json(&f) {
+                Ok(p) => {
+                    let id = p.get("id").and_then(Value::as_str).map_or(stem, str::to_string);
+                    m.parts.push((id, p));
+                }
+                Err(why) => unread.push(Unread {
+                    line: None,
+                    pointer: format!("/part/{}/data", sqlite::pointer_token(&stem)),
+                    what: format!("{}: {why}", f.display()),
+                }),
+            }
+        }
+        m.parts.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    let mut t = build(&msgs);
+    t.header = Some(Header { line: 1, version: 0, session_id: Some(sid.into()) });
     let mut input = Input::from_transcript(&src.display, ID, t, BadLines::default(), 0);
     input.unread = unread;
     Ok(input)

@@ -97,3 +97,75 @@ fn a_session_is_shown_step_by_step_and_the_store_is_never_touched() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let p = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&p).unwrap();
+            copy_tree(&e.path(), &p);
+        } else {
+            std::fs::copy(e.path(), p).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_legacy_storage_tree_is_one_transcript_per_session_file() {
+    // OpenCode 1.1.65's `storage/`: a walk finds the session file and reads
+    // its messages and parts with it; they, the project and the diffs are
+    // not inputs of their own (never listed as skipped).
+    let d = tempfile::tempdir().unwrap();
+    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR).join("legacy-1.1.65");
+    copy_tree(&from, d.path());
+    let storage = d.path().join("storage");
+    let (code, v) = check_json(storage.to_str().unwrap());
+    assert_eq!((code, found(&v)), (0, vec![]), "{v}");
+    assert_eq!(v["files"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["files"][0]["format"], "opencode");
+    assert_eq!(v["skipped"].as_array().map(Vec::len), Some(0), "{v}");
+    let out =
+        assert_cmd::Command::cargo_bin("ctxlint").unwrap().args(["show", storage.to_str().unwrap()]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("(opencode): 3 steps"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // The second prompt made the first one again after the first call
+    // failed: a replay. A part file that is not JSON is named, the rest read.
+    let msgs = storage.join("message/ses_dc7f76c62ffeZNEkSGl3JdgFch");
+    let first = msgs.join("msg_2380893bb0019Lc0JuuqQp26h0.json");
+    let mut failed: Value =
+        serde_json::from_str(&std::fs::read_to_string(msgs.join("msg_2380895df001DhhasxWvYvsRiA.json")).unwrap())
+            .unwrap();
+    failed["error"] = serde_json::json!({"name": "APIError", "data": {"message": "overloaded", "isRetryable": true}});
+    std::fs::write(msgs.join("msg_2380895df001DhhasxWvYvsRiA.json"), failed.to_string()).unwrap();
+    let first_text = {
+        let p = storage.join("part/msg_2380893bb0019Lc0JuuqQp26h0");
+        let f = std::fs::read_dir(&p).unwrap().next().unwrap().unwrap().path();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+        v["text"].as_str().unwrap().to_string()
+    };
+    let second = storage.join("part/msg_23808a1b7001YHtzVwBTt7CREx");
+    let f = std::fs::read_dir(&second).unwrap().next().unwrap().unwrap().path();
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    v["text"] = Value::String(first_text);
+    std::fs::write(&f, v.to_string()).unwrap();
+    std::fs::write(storage.join("part/msg_23808a1b7001YHtzVwBTt7CREx/prt_zzz.json"), "{torn").unwrap();
+    assert!(first.is_file());
+    let (code, v) = check_json(storage.to_str().unwrap());
+    assert_eq!(code, 1, "{v}");
+    let got: Vec<(String, String)> = found(&v).into_iter().map(|f| (f.0, f.1)).collect();
+    assert_eq!(
+        got,
+        vec![("duplicate-user-turn".to_string(), "/message/msg_23808a1b7001YHtzVwBTt7CREx/data".to_string())]
+    );
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", "--isolated", storage.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("prt_zzz.json: not JSON"), "{err}");
+}
