@@ -254,6 +254,21 @@ fn no_path_scans_installed_agent_folders() {
     )
     .unwrap();
     std::fs::write(task.join("ui_messages.json"), "[]").unwrap();
+    // Claude Code and Codex sessions.
+    let cc = home.path().join(".claude/projects/-w-proj");
+    std::fs::create_dir_all(&cc).unwrap();
+    std::fs::copy(fixture("cases/cc-12162-orphan-result/session.jsonl"), cc.join("s.jsonl")).unwrap();
+    let cx = home.path().join(".codex/sessions/2026/01/02");
+    std::fs::create_dir_all(&cx).unwrap();
+    std::fs::copy(fixture("cases/codex-24425-torn-rollout/rollout.jsonl"), cx.join("rollout-1.jsonl")).unwrap();
+    // Roo Code (VS Code globalStorage) and a Cline SDK session.
+    let roo = home.path().join(".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/t1");
+    std::fs::create_dir_all(&roo).unwrap();
+    std::fs::copy(
+        fixture("formats/cline-history/clean.api_conversation_history.json"),
+        roo.join("api_conversation_history.json"),
+    )
+    .unwrap();
     // OpenCode: the store, one transcript per session (not its snapshots and logs).
     let oc_data = home.path().join(".local/share/opencode");
     std::fs::create_dir_all(oc_data.join("log")).unwrap();
@@ -275,6 +290,11 @@ fn no_path_scans_installed_agent_folders() {
     assert_eq!(formats.iter().filter(|f| **f == "gemini-cli").count(), 2, "{formats:?}");
     assert!(formats.contains(&"copilot-cli") && formats.contains(&"cline-history"), "{formats:?}");
     assert_eq!(formats.iter().filter(|f| **f == "opencode").count(), 2, "{formats:?}");
+    assert_eq!(formats.iter().filter(|f| **f == "cline-history").count(), 2, "{formats:?}");
+    assert!(
+        formats.contains(&"claude-code") && formats.contains(&"codex-rollout") && formats.contains(&"pi-session"),
+        "{formats:?}"
+    );
     assert!(err.contains(".local/share/opencode/opencode.db") && !err.contains("dev.log"), "{err}");
     assert!(
         v["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "unanswered-tool-call"
