@@ -310,9 +310,29 @@ pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u6
 /// fingerprint paths relative to that configuration's project root (SPEC §4).
 /// A job whose configuration is invalid is an error; the others are checked.
 pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(dyn Fn(u64) + Sync)) -> CheckReport {
+    check_plan_observed(plan, configs, tick, false).0
+}
+
+/// [`check_plan_with`], also building the HTML report's page
+/// ([`report::html::Page`]) of each input while it is loaded, so that the
+/// report reads every input once. Pages are in the order of `files`.
+pub fn check_plan_pages(
+    plan: inputs::Plan,
+    configs: &config::ConfigSet,
+    tick: &(dyn Fn(u64) + Sync),
+) -> (CheckReport, Vec<report::html::Page>) {
+    check_plan_observed(plan, configs, tick, true)
+}
+
+fn check_plan_observed(
+    plan: inputs::Plan,
+    configs: &config::ConfigSet,
+    tick: &(dyn Fn(u64) + Sync),
+    pages: bool,
+) -> (CheckReport, Vec<report::html::Page>) {
     let total = plan.jobs.len() as u64;
     let lopts = LoadOptions { forced: plan.forced, ..LoadOptions::default() };
-    let results: Vec<(Job, JobResult, Option<Severity>)> = plan
+    let results: Vec<(Job, JobResult, Option<Severity>, Option<report::html::Page>)> = plan
         .jobs
         .into_par_iter()
         .map(|job| {
@@ -320,14 +340,18 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
                 Ok(c) => c,
                 Err(e) => {
                     tick(total);
-                    return (job, Err(e), None);
+                    return (job, Err(e), None, None);
                 }
             };
             let root = configs.project_root(&config, job.display());
             let started = std::time::Instant::now();
+            let mut page = None;
             let r = load_job_with(&job, &lopts).map(|input| {
                 let loaded = started.elapsed();
                 let (mut findings, unlisted) = check_input_counted(&input, &job, &config);
+                if pages {
+                    page = Some(report::html::Page::build(&input, &findings));
+                }
                 // Occurrence numbers count within one path, so fingerprints
                 // are computed here, in parallel, rather than after the merge.
                 finish_in(&mut findings, &root);
@@ -340,7 +364,7 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
                 (summary, findings, unlisted)
             });
             tick(total);
-            (job, r, config.fail_on)
+            (job, r, config.fail_on, page)
         })
         .collect();
     let mut report = CheckReport {
@@ -349,7 +373,9 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
         errors: plan.errors.into_iter().map(Failed::from_error).collect(),
         ..Default::default()
     };
-    for (job, r, fail_on) in results {
+    let mut built = Vec::new();
+    for (job, r, fail_on, page) in results {
+        built.extend(page);
         match r {
             Ok((summary, findings, unlisted)) => {
                 report.files.push(summary);
@@ -363,7 +389,7 @@ pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(
         }
     }
     sort_findings(&mut report.findings);
-    report
+    (report, built)
 }
 
 /// Sorts findings in report order: path (natural order), line, request, byte

@@ -295,6 +295,10 @@ struct ShowArgs {
     /// List every request's or step's whole context, not only what is new since the previous one.
     #[arg(long)]
     full: bool,
+    /// Write the HTML triage page of this input instead (as `check --output-format html`:
+    /// timeline, findings, contexts and diffs); use with -o FILE.
+    #[arg(long, conflicts_with_all = ["request", "full", "output_format"])]
+    html: bool,
     /// Output format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Full)]
     output_format: ViewFormat,
@@ -385,6 +389,9 @@ enum OutputFormat {
     Junit,
     /// GitLab Code Quality JSON.
     Gitlab,
+    /// One self-contained HTML triage page (use with -o FILE): a timeline of
+    /// each input's steps with context sizes, cache breaks and findings.
+    Html,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -913,7 +920,11 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
             b.inc(1);
         }
     };
-    let mut report = ctxlint::check_plan_with(plan, &configs, &tick);
+    let (mut report, pages) = if a.output_format == OutputFormat::Html && !a.statistics {
+        ctxlint::check_plan_pages(plan, &configs, &tick)
+    } else {
+        (ctxlint::check_plan_with(plan, &configs, &tick), Vec::new())
+    };
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -975,6 +986,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
             OutputFormat::Sarif => r::sarif::write(&report, w),
             OutputFormat::Junit => w.write_all(r::junit::render(&report).as_bytes()),
             OutputFormat::Gitlab => r::gitlab::write(&report, w),
+            OutputFormat::Html => r::html::write(&report, &pages, w),
         })?;
     }
     print_failures(&report.errors);
@@ -1277,6 +1289,9 @@ fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     use ctxlint::show::{Mode, show_each};
     refuse_overwrite(std::slice::from_ref(&a.path), &[], &[("-o", &a.output_file)])?;
     let discover = ctxlint::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
+    if a.html {
+        return show_html(&a, &discover);
+    }
     // Tables need only sizes, hashes and first lines (issue 14: memory); a selected step prints its texts.
     let texts = if a.request.is_some() { ctxlint::packed::Texts::AsLoaded } else { ctxlint::packed::Texts::Compact };
     // One input: freed load buffers go back at once (peak RSS, issue 14).
@@ -1320,6 +1335,33 @@ fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> {
         }
     };
     result.map(|_| exit_code::OK)
+}
+
+/// `show PATH --html`: the one input's triage page, its findings checked
+/// with the configuration in force for it (as `check` would).
+fn show_html(a: &ShowArgs, discover: &ctxlint::inputs::DiscoverOptions) -> ctxlint::Result<i32> {
+    let mut plan = ctxlint::inputs::discover(std::slice::from_ref(&a.path), discover)?;
+    if let Some(e) = plan.errors.pop().or_else(|| plan.unrecognised.pop()) {
+        return Err(e);
+    }
+    match plan.jobs.len() {
+        1 => {}
+        0 => return Err(Error::Usage(format!("{}: no input of a known format found", a.path))),
+        n => {
+            return Err(Error::Usage(format!(
+                "{}: holds {n} inputs; name one of them, or use `ctxlint check {} --output-format html`",
+                a.path, a.path
+            )));
+        }
+    }
+    let configs = ctxlint::config::ConfigSet::new(ctxlint::config::Source::Discover);
+    let (mut report, pages) = ctxlint::check_plan_pages(plan, &configs, &|_| {});
+    report.findings.iter_mut().for_each(ctxlint::report::mask_finding);
+    if let Some(f) = report.errors.first() {
+        return Err(Error::Usage(format!("{}: {}", f.path, f.message())));
+    }
+    emit_with(a.output_file.as_ref(), &mut |w| ctxlint::report::html::write(&report, &pages, w))?;
+    Ok(exit_code::OK)
 }
 
 fn cmd_repro(a: ReproArgs) -> ctxlint::Result<i32> {

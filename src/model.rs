@@ -466,6 +466,25 @@ pub struct Transcript {
     pub source: Option<crate::source::SourceRef>,
     /// The entries' messages, packed.
     pub messages: MessageArena,
+    /// Input tokens the provider reported per model call, by entry index
+    /// (empty when the transcript records none; see [`Transcript::set_usage`]).
+    pub usage: Vec<Option<Usage>>,
+}
+
+/// The input tokens of one model call as the provider reported them: what
+/// was read from the prompt cache, written to it, and sent uncached. Read
+/// from pi-ai's `usage` (`input`, `cacheRead`, `cacheWrite`; pi-mono
+/// `packages/ai/src/types.ts`) and the Anthropic Messages `usage` that
+/// Claude Code records (`input_tokens`, `cache_read_input_tokens`,
+/// `cache_creation_input_tokens`); in both, `input` excludes the cached tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Input tokens not read from the cache.
+    pub input: u32,
+    /// Input tokens read from the prompt cache.
+    pub cache_read: u32,
+    /// Input tokens written to the prompt cache.
+    pub cache_write: u32,
 }
 
 impl Transcript {
@@ -476,6 +495,14 @@ impl Transcript {
             e.set_message_ref(r, bytes);
         }
         self.entries.push(e);
+    }
+    /// Records the usage of entry `entry` (a model call).
+    pub fn set_usage(&mut self, entry: u32, u: Usage) {
+        let i = entry as usize;
+        if self.usage.len() <= i {
+            self.usage.resize(i + 1, None);
+        }
+        self.usage[i] = Some(u);
     }
     /// Records a parsed line that is not an entry (call in line order).
     pub fn push_other_line(&mut self, line: u32, hash: u64, exempt: bool) {

@@ -252,6 +252,20 @@ pub fn show(input: &Input, only: Option<usize>) -> crate::Result<Shown> {
 /// texts. A missing `only` is a usage error naming the requests or steps
 /// that exist. Memory is bounded by one batch of units.
 pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn Sink) -> crate::Result<()> {
+    show_each_texts(input, only, mode, 0, sink)
+}
+
+/// [`show_each`], listing with each block of every unit the first
+/// `text_chars` characters of its text, secrets masked (0: none, as
+/// [`show_each`]; a selected unit `only` has its whole texts). The HTML
+/// report (`report::html`) keeps such prefixes.
+pub fn show_each_texts(
+    input: &Input,
+    only: Option<usize>,
+    mode: Mode,
+    text_chars: usize,
+    sink: &mut dyn Sink,
+) -> crate::Result<()> {
     let mut shown = Shown {
         path: mask_secrets(&input.path),
         format: input.format,
@@ -281,7 +295,7 @@ pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn 
                     return Err(missing(n, "request", &mut s.requests.iter().map(|r| r.index)));
                 };
                 sink.begin(&shown)?;
-                sink.units(&shown, vec![request_unit(r, true)])?;
+                sink.units(&shown, vec![request_unit(r, usize::MAX)])?;
                 return sink.end(&shown);
             }
             sink.begin(&shown)?;
@@ -289,7 +303,7 @@ pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn 
             let mut batch = Vec::new();
             let mut listed = 0;
             for r in &s.requests {
-                let mut u = request_unit(r, false);
+                let mut u = request_unit(r, text_chars);
                 if compact {
                     let hashes: Vec<String> = u.messages.iter().map(|m| m.hash.clone()).collect();
                     let tools = u.tools.as_ref().map(|t| t.hash.clone());
@@ -344,7 +358,7 @@ pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn 
                 sink.begin(&shown)?;
                 let job = Job::new(t, n, e, &ctx, 0, None);
                 let mut reload = crate::formats::Reloader::new(input.format, t);
-                sink.units(&shown, vec![step_unit(&mut reload, t, &job, true)])?;
+                sink.units(&shown, vec![step_unit(&mut reload, t, &job, usize::MAX)])?;
                 return sink.end(&shown);
             }
             sink.begin(&shown)?;
@@ -358,7 +372,7 @@ pub fn show_each(input: &Input, only: Option<usize>, mode: Mode, sink: &mut dyn 
                 use rayon::prelude::*;
                 let units: Vec<Unit> = jobs
                     .par_iter()
-                    .map_init(|| crate::formats::Reloader::new(input.format, t), |r, j| step_unit(r, t, j, false))
+                    .map_init(|| crate::formats::Reloader::new(input.format, t), |r, j| step_unit(r, t, j, text_chars))
                     .collect();
                 jobs.clear();
                 sink.units(&shown, units)
@@ -527,7 +541,7 @@ fn is_carrier(t: &Transcript, x: u32) -> bool {
     t.entries[x as usize].kind() == Some(MessageKind::Carrier)
 }
 
-fn request_unit(r: &Request, with_text: bool) -> Unit {
+fn request_unit(r: &Request, text_chars: usize) -> Unit {
     let mut messages = Vec::new();
     for sl in &r.slots {
         let parts: Vec<&Block> = sl.parts.iter().collect();
@@ -539,11 +553,11 @@ fn request_unit(r: &Request, with_text: bool) -> Unit {
             None,
             None,
             &parts,
-            with_text,
+            text_chars,
         ));
     }
     for m in &r.messages {
-        messages.push(from_message(messages.len(), m, None, None, with_text));
+        messages.push(from_message(messages.len(), m, None, None, text_chars));
     }
     let tools = r.tools.as_ref().map(|(p, h, text)| Tools {
         pointer: p.clone(),
@@ -565,13 +579,13 @@ fn request_unit(r: &Request, with_text: bool) -> Unit {
     }
 }
 
-/// The unit of step `j` (its texts when `with_text`).
-fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job, with_text: bool) -> Unit {
+/// The unit of step `j` (its texts, up to `text_chars` characters of each block; 0: none).
+fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job, text_chars: usize) -> Unit {
     let e = &t.entries[j.entry as usize];
     let mut messages = Vec::with_capacity(j.listed.len() + usize::from(j.with_base));
     if let Some(m) = t.base_instructions.as_ref().filter(|_| j.with_base) {
         let line = Some(t.base_instructions_line).filter(|l| *l > 0);
-        messages.push(from_message(0, m, line, None, with_text));
+        messages.push(from_message(0, m, line, None, text_chars));
     }
     for (k, &x) in j.listed.iter().enumerate() {
         let xe = &t.entries[x as usize];
@@ -582,7 +596,7 @@ fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job,
                 m.blocks = full.blocks;
             }
         }
-        messages.push(from_message(j.first + k, &m, Some(xe.line), xe.id.as_deref(), with_text));
+        messages.push(from_message(j.first + k, &m, Some(xe.line), xe.id.as_deref(), text_chars));
     }
     let model = t.message(e).and_then(|m| m.assistant).and_then(|a| a.model).map(String::from);
     Unit {
@@ -599,15 +613,31 @@ fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job,
     }
 }
 
-fn block(b: &Block, with_text: bool) -> ShownBlock {
+fn block(b: &Block, text_chars: usize) -> ShownBlock {
     ShownBlock {
         kind: b.kind.as_str(),
         pointer: b.pointer.to_string(),
         bytes: b.text_len as usize,
         truncated: !b.has_full_text(),
-        text: if with_text { mask_secrets(&b.text) } else { String::new() },
+        text: match text_chars {
+            0 => String::new(),
+            usize::MAX => mask_secrets(&b.text),
+            n => masked_prefix(&b.text, n),
+        },
         tool_name: b.tool_name.as_deref().map(mask_secrets),
         tool_id: b.tool_id.as_deref().map(mask_secrets),
+    }
+}
+
+/// The first `n` characters of `text`, secrets masked. Masked before it is
+/// cut (with some characters more), so that a key cut at the end is still
+/// recognised and masked.
+fn masked_prefix(text: &str, n: usize) -> String {
+    let wide = text.char_indices().nth(n + 96).map_or(text.len(), |(i, _)| i);
+    let masked = mask_secrets(&text[..wide]);
+    match masked.char_indices().nth(n) {
+        Some((i, _)) => masked[..i].to_string(),
+        None => masked,
     }
 }
 
@@ -620,7 +650,13 @@ fn kind_of(m: &Message) -> String {
     m.kind.as_str().to_string()
 }
 
-fn from_message(index: usize, m: &Message, line: Option<u32>, entry_id: Option<&str>, with_text: bool) -> ShownMessage {
+fn from_message(
+    index: usize,
+    m: &Message,
+    line: Option<u32>,
+    entry_id: Option<&str>,
+    text_chars: usize,
+) -> ShownMessage {
     let blocks: Vec<&Block> = m.blocks.iter().collect();
     message_row(
         index,
@@ -630,7 +666,7 @@ fn from_message(index: usize, m: &Message, line: Option<u32>, entry_id: Option<&
         line,
         entry_id.map(str::to_string),
         &blocks,
-        with_text,
+        text_chars,
     )
 }
 
@@ -643,7 +679,7 @@ fn message_row(
     line: Option<u32>,
     entry_id: Option<String>,
     src: &[&Block],
-    with_text: bool,
+    text_chars: usize,
 ) -> ShownMessage {
     let bytes = src.iter().map(|b| b.text_len as usize).sum();
     let mut id = Vec::with_capacity(src.len() * 24);
@@ -656,7 +692,7 @@ fn message_row(
         id.extend_from_slice(&b.text_len.to_le_bytes());
     }
     let hash = format!("{:08x}", crate::hash::hash_bytes(&id) >> 32);
-    let blocks = src.iter().map(|b| block(b, with_text)).collect();
+    let blocks = src.iter().map(|b| block(b, text_chars)).collect();
     let entry_id = entry_id.map(|i| mask_secrets(&i));
     ShownMessage { index, role, kind, pointer, line, entry_id, bytes, hash, first_line: first_line(src), blocks }
 }

@@ -154,6 +154,32 @@ struct RawMessage<'a> {
     content: Option<&'a RawValue>,
     #[serde(default, borrow)]
     stop_reason: Option<&'a RawValue>,
+    #[serde(default)]
+    usage: Option<RawUsage>,
+}
+
+/// The Anthropic Messages API's `usage`, as Claude Code records it on each
+/// assistant record: `input_tokens` excludes the cached tokens.
+#[derive(Deserialize, Default)]
+struct RawUsage {
+    #[serde(default)]
+    input_tokens: Option<f64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<f64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<f64>,
+}
+
+impl RawUsage {
+    fn get(&self) -> Option<crate::model::Usage> {
+        let n = |x: Option<f64>| x.filter(|v| v.is_finite() && *v >= 0.0).map_or(0, |v| v.min(u32::MAX as f64) as u32);
+        let u = crate::model::Usage {
+            input: n(self.input_tokens),
+            cache_read: n(self.cache_read_input_tokens),
+            cache_write: n(self.cache_creation_input_tokens),
+        };
+        (u != crate::model::Usage::default()).then_some(u)
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -291,6 +317,8 @@ struct ParsedEntry {
     parent: Option<Option<Box<str>>>,
     /// A record of an unknown type or without its message.
     unknown: bool,
+    /// The model call's reported usage (assistant records).
+    usage: Option<crate::model::Usage>,
 }
 
 fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Parsed {
@@ -318,6 +346,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
     };
     let mut unknown = false;
     let mut packed = None;
+    let mut usage = None;
     match etype {
         "user" => match msg.as_ref() {
             Some(m) => {
@@ -337,6 +366,9 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
                 packed = Some(crate::packed::pack(&msg, texts));
                 entry.set_call_group(group);
                 entry.is_model_call = model_call;
+                if model_call {
+                    usage = m.usage.as_ref().and_then(RawUsage::get);
+                }
             }
             None => unknown = true,
         },
@@ -358,7 +390,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
         k if KNOWN_BOOKKEEPING.contains(&k) => {}
         _ => unknown = true,
     }
-    Parsed::Entry(Box::new(ParsedEntry { entry, packed, parent, unknown }))
+    Parsed::Entry(Box::new(ParsedEntry { entry, packed, parent, unknown, usage }))
 }
 
 /// Loads a Claude Code session.
@@ -385,7 +417,10 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     t.push_other_line(line.no, hash, false);
                 }
                 Parsed::Entry(p) => {
-                    let ParsedEntry { mut entry, packed, parent, unknown: unk } = *p;
+                    let ParsedEntry { mut entry, packed, parent, unknown: unk, usage } = *p;
+                    if let Some(u) = usage {
+                        t.set_usage(t.entries.len() as u32, u);
+                    }
                     let exempt = entry.id.is_none();
                     unknown += usize::from(unk);
                     linear.push(parent.is_none());

@@ -145,6 +145,26 @@ struct RawCustomData<'a> {
     model: Option<Cow<'a, str>>,
 }
 
+/// pi-ai's `Usage` (pi-mono `packages/ai/src/types.ts`): token counts,
+/// `input` without the cached ones. Other fields (`output`, `cost`) are not read.
+#[derive(Deserialize)]
+struct RawUsage {
+    input: Option<f64>,
+    #[serde(rename = "cacheRead")]
+    cache_read: Option<f64>,
+    #[serde(rename = "cacheWrite")]
+    cache_write: Option<f64>,
+}
+
+impl RawUsage {
+    fn get(&self) -> Option<Usage> {
+        let n = |x: Option<f64>| x.filter(|v| v.is_finite() && *v >= 0.0).map_or(0, |v| v.min(u32::MAX as f64) as u32);
+        let u = Usage { input: n(self.input), cache_read: n(self.cache_read), cache_write: n(self.cache_write) };
+        // All zero: not recorded (OpenClaw's transcript-only records write zeros).
+        (u != Usage::default()).then_some(u)
+    }
+}
+
 #[derive(Deserialize)]
 struct RawMessage<'a> {
     #[serde(borrow)]
@@ -163,6 +183,7 @@ struct RawMessage<'a> {
     tool_name: Option<Cow<'a, str>>,
     #[serde(rename = "isError")]
     is_error: Option<bool>,
+    usage: Option<RawUsage>,
     #[serde(borrow)]
     details: Option<&'a RawValue>,
     #[serde(rename = "excludeFromContext")]
@@ -382,6 +403,8 @@ struct ParsedEntry {
     first_kept: Option<(Option<Box<str>>, Option<u64>)>,
     /// An unknown entry type or a `message` entry without a message.
     unknown: bool,
+    /// The model call's reported usage (assistant messages).
+    usage: Option<Usage>,
 }
 
 fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Parsed {
@@ -406,6 +429,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
     let mut first_kept = None;
     let mut unknown = false;
     let mut packed = None;
+    let mut usage = None;
     match etype {
         "message" => {
             if let Some(m) = &raw.message {
@@ -415,6 +439,9 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
                     packed = Some(crate::packed::pack(&m, texts));
                 }
                 entry.is_model_call = model_call;
+                if model_call {
+                    usage = m.usage.as_ref().and_then(RawUsage::get);
+                }
             } else {
                 unknown = true;
             }
@@ -475,7 +502,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
         "custom" | "label" | "session_info" | "model_change" | "thinking_level_change" => {}
         _ => unknown = true,
     }
-    Parsed::Entry(Box::new(ParsedEntry { entry, packed, parent, first_kept, unknown }))
+    Parsed::Entry(Box::new(ParsedEntry { entry, packed, parent, first_kept, unknown, usage }))
 }
 
 /// Loads a pi / OpenClaw session. Lines are parsed in parallel and assembled in order.
@@ -510,7 +537,10 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     }
                 }
                 Parsed::Entry(p) => {
-                    let ParsedEntry { mut entry, packed, parent, first_kept: fk, unknown: unk } = *p;
+                    let ParsedEntry { mut entry, packed, parent, first_kept: fk, unknown: unk, usage } = *p;
+                    if let Some(u) = usage {
+                        t.set_usage(t.entries.len() as u32, u);
+                    }
                     if let Some((id, index)) = fk {
                         first_kept.push((t.entries.len() as u32, id, index));
                     }

@@ -9,6 +9,7 @@ pub mod full;
 pub mod github;
 pub mod gitlab;
 pub mod grouped;
+pub mod html;
 pub mod json;
 pub mod json_lines;
 pub mod junit;

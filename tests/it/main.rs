@@ -4,6 +4,7 @@
 //! Each former test file is a module here; `shared` says loudly (and fails
 //! under CI) when the `../shared` corpus and cases are absent.
 
+mod browser;
 mod shared;
 mod snapshot_formats;
 
@@ -26,6 +27,7 @@ mod found;
 mod fuzz_regressions;
 mod gemini_cli;
 mod har;
+mod html;
 mod inputs;
 mod opencode;
 mod otel;

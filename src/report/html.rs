@@ -1,0 +1,493 @@
+//! `html`: one self-contained triage page (SPEC §4) for a check report.
+//!
+//! **One file, not a folder.** A triage report is attached to bug reports
+//! and kept as a CI artifact, so it is a single HTML file that works from
+//! `file://`: CSS and JavaScript inline, no network (a `Content-Security-Policy`
+//! of `default-src 'none'` forbids every request), light and dark, every
+//! control a button, link or select reachable by keyboard.
+//!
+//! **What it holds.** A summary (findings per rule and per file, sortable)
+//! and a page per checked input ([`Page`]): a timeline of its requests or
+//! steps, a bar each for the context's size in bytes and estimated tokens
+//! ([`TOKEN_ESTIMATE`]), the provider's cache usage where the transcript
+//! records it, a mark where each finding sits (cache breaks,
+//! `history-rewrite` and `dropped-system-prompt`, marked apart), a filter by
+//! rule and severity; a step or finding opens the context at that step, the
+//! offending block highlighted and its related first copy linked, and the
+//! structural diff against the previous request or step.
+//!
+//! **How it scales.** The context of every step is not written out: as
+//! `ctxlint show` does, each step lists only the messages new since the
+//! previous step's context and how many of that context it carries over
+//! ([`crate::show::Delta`]); the page rebuilds a step's context from those
+//! counts. Each block keeps the first [`SNIPPET_CHARS`] characters of its
+//! text (masked), up to [`TEXT_BUDGET`] bytes of texts per input; sizes are
+//! always shown. The per-step numbers are one small JSON object read at
+//! once; the messages are in JSON blocks of [`CHUNK`] steps, parsed only
+//! when a step among them is opened. Every `<` in embedded JSON is written
+//! `\u003c`, so no text can close its `<script>` element.
+//!
+//! Every text is masked ([`crate::text::mask_secrets`]) as in the other
+//! formats: findings as [`super::json::finding_value`] gives them (masked
+//! and truncated excerpts), texts by [`crate::show`].
+
+use super::Out;
+use crate::show::{Mode, Shown, Sink, Unit};
+use crate::{CheckReport, Finding};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+
+/// Steps (or requests) per embedded block of messages.
+pub const CHUNK: usize = 500;
+/// Characters of each block's text kept in the report.
+pub const SNIPPET_CHARS: usize = 600;
+/// Bytes of block texts kept per input; past it, blocks keep only their
+/// sizes and first lines (the page says so).
+pub const TEXT_BUDGET: usize = 16 << 20;
+/// Adjacent request pairs of a stream diffed in full (`ctxlint diff`'s
+/// model) when the stream has at most this many requests; in a longer
+/// stream only the pairs whose later request has a finding are.
+pub const DIFF_ALL_UNDER: usize = 200;
+/// Changes listed per diffed pair.
+const DIFF_CHANGES: usize = 60;
+/// Characters of a side's text in a diff.
+const DIFF_TEXT_CHARS: usize = 1200;
+/// The token estimate the report shows, named on the page.
+pub const TOKEN_ESTIMATE: &str = "estimated tokens ≈ bytes ÷ 4 (the usual rule of thumb for English text with BPE tokenizers; code and non-Latin text run higher)";
+
+/// What the report shows of one checked input: its timeline and, in
+/// blocks, the messages new at each step. Built while the input is loaded
+/// ([`Page::build`]), so `check` reads each input once.
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    /// Display path (masked).
+    pub path: String,
+    /// Format id.
+    pub format: &'static str,
+    /// Steps of a transcript (else requests of a stream).
+    pub transcript: bool,
+    /// Facts `show` states about the input (skipped exchanges, malformed lines).
+    pub notes: Vec<String>,
+    /// Request index (streams count skipped exchanges) or step number, per unit.
+    pub index: Vec<usize>,
+    /// 1-based line of the model call (steps) or request (exchange logs).
+    pub line: Vec<Option<u32>>,
+    /// Messages in the unit's whole context.
+    pub context_len: Vec<usize>,
+    /// Bytes of the texts of the unit's whole context.
+    pub bytes: Vec<u64>,
+    /// Messages carried over from the previous unit's context (the first ones).
+    pub carried: Vec<usize>,
+    /// Messages of the previous context no longer sent.
+    pub dropped: Vec<usize>,
+    /// Why the context was rebuilt (index into [`REBUILT`], 0: extended).
+    pub rebuilt: Vec<u8>,
+    /// Messages new at each unit (listed in the blocks).
+    pub new: Vec<u32>,
+    /// Model per unit (index into `models`, 0: not recorded).
+    pub model: Vec<u16>,
+    /// Models named (`models[0]` is `""`).
+    pub models: Vec<String>,
+    /// Cache usage the provider reported per step, when the transcript records it.
+    pub usage: Vec<Option<crate::model::Usage>>,
+    /// Streams: each request's body pointer in its file (`""` for a file that is one body).
+    pub body: Vec<String>,
+    /// Streams: each request's file, as an index into `files`.
+    pub file: Vec<u32>,
+    /// Streams: the files the requests are read from (masked); findings name these.
+    pub files: Vec<String>,
+    /// The messages, one JSON array per [`CHUNK`] units.
+    pub chunks: Vec<String>,
+    /// Request diffs (streams): `(unit position, JSON)`.
+    pub diffs: Vec<(usize, String)>,
+    /// Some block texts were left out ([`TEXT_BUDGET`]).
+    pub texts_cut: bool,
+}
+
+/// Why a context was rebuilt, as coded in [`Page::rebuilt`].
+pub const REBUILT: [&str; 6] =
+    ["", "compaction", "another branch", "context carrier dropped", "history differs", "rebuilt"];
+
+fn rebuilt_code(r: Option<&str>) -> u8 {
+    match r {
+        None => 0,
+        Some(s) => REBUILT.iter().position(|x| *x == s).unwrap_or(REBUILT.len() - 1) as u8,
+    }
+}
+
+/// Builds a [`Page`] from `show`'s units as they stream.
+struct PageSink {
+    page: Page,
+    /// Prefix sums of the bytes of the current context's messages.
+    sums: Vec<u64>,
+    chunk: Vec<Value>,
+    text_bytes: usize,
+}
+
+impl PageSink {
+    fn message(&mut self, m: &crate::show::ShownMessage) -> Value {
+        let blocks: Vec<Value> = m
+            .blocks
+            .iter()
+            .map(|b| {
+                let text = if self.text_bytes < TEXT_BUDGET {
+                    self.text_bytes += b.text.len();
+                    b.text.as_str()
+                } else {
+                    if !b.text.is_empty() {
+                        self.page.texts_cut = true;
+                    }
+                    ""
+                };
+                // A kept text shorter than the block: truncated here or by the loader.
+                let cut = b.truncated || text.len() < b.bytes;
+                json!([b.kind, b.pointer, b.bytes, u8::from(cut), text, b.tool_name, b.tool_id])
+            })
+            .collect();
+        json!([m.role, m.kind, m.bytes, m.line, m.pointer, m.first_line, m.entry_id, blocks])
+    }
+
+    fn flush_chunk(&mut self) {
+        let v = Value::Array(std::mem::take(&mut self.chunk));
+        self.page.chunks.push(v.to_string());
+    }
+}
+
+impl Sink for PageSink {
+    fn begin(&mut self, s: &Shown) -> crate::Result<()> {
+        self.page.transcript = s.transcript;
+        self.page.notes = s.notes.clone();
+        self.page.format = s.format;
+        self.sums = vec![0];
+        self.page.models = vec![String::new()];
+        Ok(())
+    }
+    fn units(&mut self, _: &Shown, units: Vec<Unit>) -> crate::Result<()> {
+        for u in units {
+            let carried = u.delta.as_ref().map_or(0, |d| d.carried).min(self.sums.len() - 1);
+            self.sums.truncate(carried + 1);
+            let mut msgs = Vec::with_capacity(u.messages.len());
+            for m in &u.messages {
+                let last = *self.sums.last().unwrap_or(&0);
+                self.sums.push(last + m.bytes as u64);
+                msgs.push(self.message(m));
+            }
+            let p = &mut self.page;
+            p.index.push(u.index);
+            p.line.push(u.line);
+            p.context_len.push(u.context_len);
+            p.bytes.push(*self.sums.last().unwrap_or(&0));
+            p.carried.push(carried);
+            p.dropped.push(u.delta.as_ref().map_or(0, |d| d.dropped));
+            p.rebuilt.push(rebuilt_code(u.delta.as_ref().and_then(|d| d.rebuilt)));
+            p.new.push(u.messages.len() as u32);
+            if !self.page.transcript {
+                let p = &mut self.page;
+                p.body.push(u.pointer.clone().unwrap_or_default());
+                let f = u.path.clone().unwrap_or_default();
+                let k = match p.files.last() {
+                    Some(x) if *x == f => p.files.len() - 1,
+                    _ => match p.files.iter().position(|x| *x == f) {
+                        Some(k) => k,
+                        None => {
+                            p.files.push(f);
+                            p.files.len() - 1
+                        }
+                    },
+                };
+                p.file.push(k as u32);
+            }
+            let p = &mut self.page;
+            let model = match &u.model {
+                None => 0,
+                Some(m) => match p.models.iter().position(|x| x == m) {
+                    Some(i) => i,
+                    None if p.models.len() < u16::MAX as usize => {
+                        p.models.push(m.clone());
+                        p.models.len() - 1
+                    }
+                    None => 0,
+                },
+            };
+            p.model.push(model as u16);
+            self.chunk.push(Value::Array(msgs));
+            if self.chunk.len() == CHUNK {
+                self.flush_chunk();
+            }
+        }
+        Ok(())
+    }
+    fn end(&mut self, _: &Shown) -> crate::Result<()> {
+        if !self.chunk.is_empty() {
+            self.flush_chunk();
+        }
+        Ok(())
+    }
+}
+
+impl Page {
+    /// Builds the page of a loaded input; `findings` (its own) decide which
+    /// request pairs of a long stream are diffed. An input `show` cannot
+    /// list (none today) gives a page with no steps.
+    pub fn build(input: &crate::model::Input, findings: &[Finding]) -> Page {
+        let mut sink = PageSink { page: Page::default(), sums: vec![0], chunk: Vec::new(), text_bytes: 0 };
+        let listed = crate::show::show_each_texts(input, None, Mode::Compact, SNIPPET_CHARS, &mut sink);
+        let mut page = sink.page;
+        if listed.is_err() {
+            page = Page { notes: vec!["its contexts could not be listed".into()], ..Page::default() };
+        }
+        page.path = crate::text::mask_secrets(&input.path);
+        page.format = input.format;
+        if let crate::model::Body::Transcript(t) = &input.body {
+            if t.usage.iter().any(Option::is_some) {
+                let steps = crate::analysis::step_entries(t);
+                page.usage = steps.iter().map(|&e| t.usage.get(e as usize).copied().flatten()).collect();
+            }
+        }
+        if let crate::model::Body::Stream(s) = &input.body {
+            let hot: BTreeSet<usize> = findings.iter().filter_map(|f| f.request).collect();
+            let all = s.requests.len() <= DIFF_ALL_UNDER;
+            for k in 1..s.requests.len() {
+                if all || hot.contains(&s.requests[k].index) {
+                    let d = crate::diff::diff(&s.requests[k - 1], &s.requests[k]);
+                    page.diffs.push((k, diff_value(&d).to_string()));
+                }
+            }
+        }
+        page
+    }
+
+    fn meta(&self, i: usize) -> Value {
+        let identity = self.index.iter().enumerate().all(|(k, &x)| k == x);
+        let usage = if self.usage.is_empty() {
+            Value::Null
+        } else {
+            Value::Array(
+                self.usage
+                    .iter()
+                    .map(|u| match u {
+                        Some(u) => json!([u.input, u.cache_read, u.cache_write]),
+                        None => Value::Null,
+                    })
+                    .collect(),
+            )
+        };
+        json!({
+            "id": i,
+            "path": self.path,
+            "format": self.format,
+            "transcript": self.transcript,
+            "notes": self.notes,
+            "total": self.index.len(),
+            "chunk": CHUNK,
+            "chunks": self.chunks.len(),
+            "index": if identity { Value::Null } else { json!(self.index) },
+            "line": self.line,
+            "ctx": self.context_len,
+            "bytes": self.bytes,
+            "carried": self.carried,
+            "dropped": self.dropped,
+            "rebuilt": self.rebuilt,
+            "new": self.new,
+            "model": self.model,
+            "models": self.models,
+            "usage": usage,
+            "diffs": !self.diffs.is_empty(),
+            "body": if self.transcript { Value::Null } else { json!(self.body) },
+            "file": if self.transcript { Value::Null } else { json!(self.file) },
+            "files": self.files,
+            "texts_cut": self.texts_cut,
+        })
+    }
+}
+
+fn cut(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
+        None => s.to_string(),
+    }
+}
+
+/// A request diff as the page renders it side by side: the headline and
+/// the elements that differ (`op`, `section`, each side's pointer, what it
+/// is, bytes and text, and the unified text diff of a changed element).
+fn diff_value(d: &crate::diff::RequestDiff) -> Value {
+    let side = |s: &Option<crate::diff::Side>| match s {
+        Some(s) => {
+            json!({"pointer": s.pointer, "what": s.what, "bytes": s.bytes, "text": cut(&s.text, DIFF_TEXT_CHARS)})
+        }
+        None => Value::Null,
+    };
+    let changes: Vec<Value> = d
+        .differences()
+        .take(DIFF_CHANGES)
+        .map(|c| {
+            json!({
+                "op": c.op.as_str(),
+                "section": c.section,
+                "a": side(&c.a),
+                "b": side(&c.b),
+                "diff": c.diff.as_ref().map(|t| cut(&crate::text::mask_secrets(&t.unified()), 4 * DIFF_TEXT_CHARS)),
+            })
+        })
+        .collect();
+    let total = d.differences().count();
+    json!({
+        "headline": d.headline(),
+        "note": d.note,
+        "same": d.changes.len() - total,
+        "total": total,
+        "changes": changes,
+    })
+}
+
+/// Embeds a JSON text in a `<script type="application/json">` element: every
+/// `<` becomes `\u003c` (only strings hold one), so `</script>` cannot occur.
+fn script_json(out: Out<'_>, id: &str, json: &str) -> std::io::Result<()> {
+    write!(out, "<script type=\"application/json\" id=\"{id}\">")?;
+    let mut rest = json.as_bytes();
+    while let Some(i) = memchr::memchr(b'<', rest) {
+        out.write_all(&rest[..i])?;
+        out.write_all(b"\\u003c")?;
+        rest = &rest[i + 1..];
+    }
+    out.write_all(rest)?;
+    out.write_all(b"</script>\n")
+}
+
+const CSS: &str = include_str!("html/report.css");
+const JS: &str = include_str!("html/report.js");
+
+/// Writes the report: the summary and one page per input in `pages`
+/// (matched to the report's files by path; an input without a page is
+/// listed in the summary only).
+pub fn write(r: &CheckReport, pages: &[Page], out: Out<'_>) -> std::io::Result<()> {
+    // Without `url`: the page names no external address (the rule's
+    // documentation is `ctxlint rule NAME`).
+    let findings: Vec<Value> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let mut v = super::json::finding_value(f);
+            if let Value::Object(m) = &mut v {
+                m.remove("url");
+            }
+            v
+        })
+        .collect();
+    let page_of = |path: &str| pages.iter().position(|p| p.path == crate::text::mask_secrets(path));
+    let files: Vec<Value> = r
+        .files
+        .iter()
+        .map(|f| {
+            json!({
+                "path": crate::text::mask_secrets(&f.path),
+                "format": f.format,
+                "requests": f.requests,
+                "entries": f.entries,
+                "page": page_of(&f.path),
+            })
+        })
+        .collect();
+    let skipped: Vec<Value> = r
+        .skipped
+        .iter()
+        .map(|s| json!({"path": crate::text::mask_secrets(&s.path), "reason": crate::text::mask_secrets(&s.reason)}))
+        .collect();
+    let unlisted: Vec<Value> = r
+        .unlisted
+        .iter()
+        .map(|u| json!({"path": crate::text::mask_secrets(&u.path), "message": super::unlisted_message(u)}))
+        .collect();
+    let index = json!({
+        "version": 1,
+        "tool": "ctxlint",
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "token_estimate": TOKEN_ESTIMATE,
+        "snippet_chars": SNIPPET_CHARS,
+        "text_budget": TEXT_BUDGET,
+        "rebuilt": REBUILT,
+        "summary": super::json::summary(r),
+        "files": files,
+        "skipped": skipped,
+        "failed": super::json::failed(r),
+        "unlisted": unlisted,
+        "findings": findings,
+        "pages": pages.iter().enumerate().map(|(i, p)| p.meta(i)).collect::<Vec<_>>(),
+    });
+    let title = match pages {
+        [p] => format!("ctxlint: {}", p.path),
+        _ => format!("ctxlint: {} inputs", r.files.len()),
+    };
+    out.write_all(b"<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")?;
+    out.write_all(b"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")?;
+    out.write_all(b"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n")?;
+    out.write_all(b"<meta name=\"color-scheme\" content=\"light dark\">\n")?;
+    write!(out, "<title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n", escape(&title))?;
+    write!(
+        out,
+        "<header class=\"top\"><a class=\"brand\" href=\"#\">ctxlint</a> <span class=\"muted\">triage report · ctxlint {} · {} finding{} in {} input{}</span></header>\n",
+        env!("CARGO_PKG_VERSION"),
+        r.findings.len(),
+        if r.findings.len() == 1 { "" } else { "s" },
+        r.files.len(),
+        if r.files.len() == 1 { "" } else { "s" },
+    )?;
+    out.write_all(b"<main id=\"app\" tabindex=\"-1\"><noscript><p>This report needs JavaScript to draw its pages; the findings are in the JSON element <code>ctxlint-index</code> of this file.</p></noscript></main>\n")?;
+    script_json(out, "ctxlint-index", &index.to_string())?;
+    write!(out, "<script>\n{JS}</script>\n")?;
+    for (i, p) in pages.iter().enumerate() {
+        for (j, c) in p.chunks.iter().enumerate() {
+            script_json(out, &format!("p{i}-c{j}"), c)?;
+        }
+        if !p.diffs.is_empty() {
+            let mut s = String::from("{");
+            for (k, (pos, d)) in p.diffs.iter().enumerate() {
+                if k > 0 {
+                    s.push(',');
+                }
+                s.push_str(&format!("\"{pos}\":{d}"));
+            }
+            s.push('}');
+            script_json(out, &format!("p{i}-d"), &s)?;
+        }
+    }
+    out.write_all(b"</body>\n</html>\n")
+}
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_json_cannot_close_its_script_element() {
+        let mut out = Vec::new();
+        script_json(&mut out, "x", r#"["</script><script>alert(1)</script>"]"#).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert_eq!(s.matches("</script>").count(), 1, "{s}");
+        let inner = s.trim_start_matches("<script type=\"application/json\" id=\"x\">").trim_end_matches("</script>\n");
+        let v: Value = serde_json::from_str(inner).unwrap();
+        assert_eq!(v[0], "</script><script>alert(1)</script>");
+    }
+
+    #[test]
+    fn escape_covers_markup_and_quotes() {
+        assert_eq!(escape(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    }
+}

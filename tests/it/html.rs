@@ -1,0 +1,219 @@
+//! `--output-format html` and `show --html`: the self-contained triage page,
+//! read as a file (no external URL, secrets masked, its embedded JSON) and
+//! driven in headless Chromium ([`super::browser`]): the timeline's steps and
+//! marks, a click on a finding opening its step with the offending block
+//! highlighted, the filters, the keyboard, and no request leaving the page.
+
+use super::browser::Browser;
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `ctxlint check ARGS --output-format html -o DIR/report.html` and returns the report's path.
+fn report(dir: &Path, args: &[&str]) -> PathBuf {
+    let out = dir.join("report.html");
+    let a = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(root())
+        .arg("check")
+        .args(args)
+        .args(["-q", "--output-format", "html", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(matches!(a.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&a.stderr));
+    out
+}
+
+/// The JSON of `<script type="application/json" id=ID>`.
+fn embedded(html: &str, id: &str) -> Value {
+    let open = format!("<script type=\"application/json\" id=\"{id}\">");
+    let start = html.find(&open).unwrap_or_else(|| panic!("no {id}")) + open.len();
+    let end = start + html[start..].find("</script>").unwrap();
+    serde_json::from_str(&html[start..end]).unwrap()
+}
+
+#[test]
+fn the_report_is_one_file_that_names_no_external_resource_and_masks_secrets() {
+    let d = tempfile::tempdir().unwrap();
+    let html = std::fs::read_to_string(report(d.path(), &["fixtures/report/mixed-session.jsonl"])).unwrap();
+    assert!(html.starts_with("<!doctype html>\n<html lang=\"en\">"));
+    assert!(html.contains(
+        "content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\""
+    ));
+    for bad in ["http://", "https://", "//cdn", "<link", "@import", "url(", " src=", "<iframe", "<img"] {
+        assert!(!html.contains(bad), "the report contains {bad:?}");
+    }
+    // The fixture's key is in the first user message, its copy and two excerpts.
+    assert!(!html.contains("sk-ant-api03-AAAABBBBCCCCDDDDEEEEFFFF"));
+    assert!(html.contains("sk-a****"));
+    let index = embedded(&html, "ctxlint-index");
+    assert_eq!(index["summary"]["findings"], 3);
+    let rules: Vec<&str> = index["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["duplicate-system-event", "duplicate-user-turn", "unanswered-tool-call"]);
+    let page = &index["pages"][0];
+    assert_eq!(page["total"], 3);
+    assert_eq!(page["format"], "pi-session");
+    // Step 1 no longer sends step 0's runtime-context carrier (line 3).
+    assert_eq!(page["ctx"], serde_json::json!([2, 2, 4]));
+    assert_eq!(page["carried"], serde_json::json!([0, 1, 2]));
+    assert_eq!(page["dropped"], serde_json::json!([0, 1, 0]));
+    assert_eq!(page["new"], serde_json::json!([2, 1, 2]));
+    assert_eq!(page["rebuilt"][1], 3);
+    assert_eq!(index["rebuilt"][3], "context carrier dropped");
+    // Step 1's new message: the user turn written again (line 5).
+    let chunk = embedded(&html, "p0-c0");
+    assert_eq!(chunk[1][0][3], 5);
+    assert_eq!(chunk[1][0][0], "user");
+}
+
+#[test]
+fn show_html_writes_the_page_of_one_input() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("one.html");
+    let a = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(root())
+        .args(["show", "fixtures/report/mixed-session.jsonl", "--html", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(a.status.code(), Some(0), "{}", String::from_utf8_lossy(&a.stderr));
+    let index = embedded(&std::fs::read_to_string(&out).unwrap(), "ctxlint-index");
+    assert_eq!(index["pages"].as_array().unwrap().len(), 1);
+    assert_eq!(index["summary"]["findings"], 3);
+    let many = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(root())
+        .args(["show", "fixtures/cases", "--html"])
+        .output()
+        .unwrap();
+    assert_eq!(many.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&many.stderr).contains("ctxlint check fixtures/cases --output-format html"));
+}
+
+#[test]
+fn in_chromium_a_click_on_a_finding_opens_its_step_with_the_block_highlighted() {
+    let Some(mut b) = Browser::launch() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let file = report(d.path(), &["fixtures/report/mixed-session.jsonl"]);
+    b.navigate(&file, "");
+    assert_eq!(b.eval("document.querySelectorAll('#timeline .bar').length"), 3);
+    assert_eq!(b.eval("document.querySelector('#timeline').dataset.units"), "3");
+    // Step 0 holds one finding, step 1 two, step 2 none.
+    assert_eq!(b.eval("[...document.querySelectorAll('#timeline .bar')].map(x => x.dataset.findings).join()"), "1,2,0");
+    assert_eq!(b.eval("document.querySelectorAll('#timeline .bar .mark').length"), 2);
+    assert_eq!(b.eval("document.querySelectorAll('#timeline .mark-error').length"), 2);
+    assert_eq!(b.eval("document.querySelectorAll('#findings button.finding').length"), 3);
+    // Click the duplicate system event (line 3, pointer /content).
+    let after_click = "new Promise(r => { document.querySelector('#findings button.finding[data-rule=\"duplicate-system-event\"]').click(); setTimeout(r, 150); }).then(() => 1)";
+    b.eval(after_click);
+    assert_eq!(b.eval("document.querySelector('#detail-title').textContent"), "step 0 (line 4), model p/m");
+    assert_eq!(b.eval("document.querySelector('#context tr.hot').dataset.k"), "1");
+    assert_eq!(b.eval("document.querySelector('#context tr.hot .hot-block').dataset.pointer"), "/content");
+    assert!(
+        b.eval("document.querySelector('#context tr.hot .hot-block pre').textContent")
+            .as_str()
+            .unwrap()
+            .contains("System: [2026-06-20 09:14:02 UTC] Slack DM from user-a")
+    );
+    // Its first copy (line 2, /message/content/0) is marked and linked.
+    assert_eq!(b.eval("document.querySelector('#context tr.rel').dataset.k"), "0");
+    assert_eq!(b.eval("document.querySelector('#context tr.rel .rel-block').dataset.pointer"), "/message/content/0");
+    assert_eq!(
+        b.eval("document.querySelector('#focus button.related').textContent"),
+        "first occurrence: line 2 /message/content/0"
+    );
+    assert_eq!(b.eval("location.hash"), "#p=0&f=0&s=0");
+    assert_eq!(b.eval("document.querySelector('#timeline .bar[aria-current=\"true\"]').dataset.from"), "0");
+    // Step 1, side by side with step 0: the carrier is no longer sent, the user turn is new.
+    b.eval("new Promise(r => { document.querySelectorAll('#timeline .bar')[1].click(); setTimeout(r, 150); }).then(() => 1)");
+    assert_eq!(b.eval("document.querySelector('#detail-title').textContent"), "step 1 (line 6), model p/m");
+    assert_eq!(
+        b.eval("[...document.querySelectorAll('#side-by-side tr.del')].map(r => r.children[1].textContent).join()"),
+        "user · context carrier"
+    );
+    assert_eq!(
+        b.eval("[...document.querySelectorAll('#side-by-side tr.add')].map(r => r.children[1].textContent).join()"),
+        "user · user"
+    );
+    // The rule filter keeps one finding and one mark.
+    b.eval("new Promise(r => { const s = document.querySelector('#filter-rule'); s.value = 'unanswered-tool-call'; s.dispatchEvent(new Event('change')); setTimeout(r, 150); }).then(() => 1)");
+    assert_eq!(b.eval("document.querySelectorAll('#findings button.finding').length"), 1);
+    assert_eq!(b.eval("document.querySelectorAll('#timeline .bar .mark').length"), 1);
+    // The timeline is one tab stop; arrow keys move along it.
+    b.eval("document.querySelector('#timeline .bar[tabindex=\"0\"]').focus()");
+    let focused = "[...document.querySelectorAll('#timeline .bar')].indexOf(document.activeElement)";
+    let before = b.eval(focused).as_i64().unwrap();
+    b.eval("document.activeElement.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}))");
+    assert_eq!(b.eval(focused).as_i64().unwrap(), before + 1);
+    assert_eq!(b.eval("document.querySelectorAll('#timeline .bar[tabindex=\"0\"]').length"), 1);
+    assert_eq!(
+        b.eval("document.querySelectorAll('[tabindex]:not([tabindex=\"0\"]):not([tabindex=\"-1\"])').length"),
+        0
+    );
+    assert_eq!(b.exceptions(), Vec::<String>::new());
+    let external: Vec<&String> = b.requests.iter().filter(|u| !u.starts_with("file://")).collect();
+    assert!(external.is_empty(), "the page made requests: {external:?}");
+}
+
+#[test]
+fn in_chromium_a_stream_marks_its_cache_breaks_and_shows_the_request_diff() {
+    let Some(mut b) = Browser::launch() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let file = report(d.path(), &["fixtures/cases/litellm-36559-system-hoist"]);
+    b.navigate(&file, "");
+    assert_eq!(b.eval("document.querySelectorAll('#timeline .bar').length"), 3);
+    assert_eq!(b.eval("document.querySelectorAll('#timeline .mark-break').length"), 2);
+    b.eval("new Promise(r => { document.querySelectorAll('#findings button.finding')[1].click(); setTimeout(r, 150); }).then(() => 1)");
+    assert_eq!(b.eval("document.querySelector('#detail-title').textContent"), "request 2");
+    // The finding's pointer /system/3 is the fourth part of the system slot.
+    assert_eq!(b.eval("document.querySelector('#context tr.hot .hot-block').dataset.pointer"), "/system/3");
+    assert_eq!(
+        b.eval("document.querySelector('#request-diff').previousElementSibling.previousElementSibling.textContent"),
+        "Structural diff (ctxlint diff): rewrite at system /system/3"
+    );
+    assert!(b.eval("document.querySelectorAll('#request-diff tbody tr').length").as_i64().unwrap() >= 1);
+    assert_eq!(b.exceptions(), Vec::<String>::new());
+    assert!(b.requests.iter().all(|u| u.starts_with("file://")), "{:?}", b.requests);
+}
+
+#[test]
+fn in_chromium_the_summary_of_many_inputs_sorts_and_links_to_each_page() {
+    let Some(mut b) = Browser::launch() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let file = report(d.path(), &["fixtures/cases"]);
+    let html = std::fs::read_to_string(&file).unwrap();
+    let index = embedded(&html, "ctxlint-index");
+    let mut rules: Vec<&str> =
+        index["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    rules.sort();
+    rules.dedup();
+    let files = index["files"].as_array().unwrap().len();
+    b.navigate(&file, "");
+    assert_eq!(b.eval("document.querySelector('h1').textContent"), "Summary");
+    assert_eq!(b.eval("document.querySelectorAll('#by-rule tbody tr').length"), rules.len());
+    assert_eq!(b.eval("document.querySelectorAll('#by-file tbody tr').length"), files);
+    // Sorted by findings, most first; a click on "code" sorts by code.
+    let counts = b.eval("[...document.querySelectorAll('#by-rule tbody tr')].map(r => +r.children[2].textContent)");
+    let counts: Vec<i64> = counts.as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+    b.eval("document.querySelector('#by-rule thead button').click()");
+    let codes = b.eval("[...document.querySelectorAll('#by-rule tbody tr')].map(r => r.children[0].textContent)");
+    let codes: Vec<&str> = codes.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let mut sorted = codes.clone();
+    sorted.sort();
+    assert_eq!(codes, sorted);
+    // A file's link opens its page.
+    b.eval(
+        "new Promise(r => { document.querySelector('#by-file tbody a').click(); setTimeout(r, 150); }).then(() => 1)",
+    );
+    assert!(b.eval("location.hash").as_str().unwrap().starts_with("#p="));
+    assert_eq!(b.eval("document.querySelectorAll('#timeline').length"), 1);
+    assert_eq!(b.exceptions(), Vec::<String>::new());
+    assert!(b.requests.iter().all(|u| u.starts_with("file://")), "{:?}", b.requests);
+}
