@@ -331,7 +331,9 @@ fn check_plan_observed(
     pages: bool,
 ) -> (CheckReport, Vec<report::html::Page>) {
     let total = plan.jobs.len() as u64;
-    let lopts = LoadOptions { forced: plan.forced, ..LoadOptions::default() };
+    // The HTML report lists assistant and tool texts too: keep them rather than read their lines again.
+    let texts = if pages { crate::packed::Texts::AsLoaded } else { crate::packed::Texts::Compact };
+    let lopts = LoadOptions { forced: plan.forced, texts };
     let results: Vec<(Job, JobResult, Option<Severity>, Option<report::html::Page>)> = plan
         .jobs
         .into_par_iter()

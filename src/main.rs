@@ -976,7 +976,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32> {
     } else {
         use ctxlint::report as r;
         let format = a.output_format;
-        emit_with(a.output_file.as_ref(), &mut |w| match format {
+        emit_masked(a.output_file.as_ref(), format != OutputFormat::Html, &mut |w| match format {
             OutputFormat::Full => r::full::write(&report, color, summary, w),
             OutputFormat::Concise => r::concise::write(&report, summary, w),
             OutputFormat::Grouped => r::grouped::write(&report, color, summary, w),
@@ -1124,7 +1124,40 @@ fn emit_with(
     file: Option<&PathBuf>,
     render: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> ctxlint::Result<()> {
+    emit_masked(file, true, render)
+}
+
+/// [`emit_with`]; `mask_again: false` skips the last masking pass over the
+/// written text, for the HTML report: every text in it was masked where it
+/// was taken (findings by `mask_finding` and `finding_value`, contexts by
+/// `show`), and a second pass over a report of tens of megabytes of
+/// JSON-escaped text would cost more than checking the input.
+fn emit_masked(
+    file: Option<&PathBuf>,
+    mask_again: bool,
+    render: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> ctxlint::Result<()> {
     use ctxlint::text::MaskLines;
+    if !mask_again {
+        const BUF: usize = 256 << 10;
+        return match file {
+            Some(p) => {
+                let mut w = std::io::BufWriter::with_capacity(BUF, ctxlint::safety::AtomicFile::create(p)?);
+                match render(&mut w).and_then(|()| w.into_inner().map_err(|e| e.into_error())) {
+                    Ok(f) => f.commit(),
+                    Err(e) => Err(Error::io(p, e)),
+                }
+            }
+            None => {
+                let mut w = std::io::BufWriter::with_capacity(BUF, std::io::stdout().lock());
+                match render(&mut w).and_then(|()| w.flush()) {
+                    Ok(()) => Ok(()),
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                    Err(e) => Err(Error::io("standard output", e)),
+                }
+            }
+        };
+    }
     const BUF: usize = 256 << 10;
     match file {
         Some(p) => {
@@ -1360,7 +1393,7 @@ fn show_html(a: &ShowArgs, discover: &ctxlint::inputs::DiscoverOptions) -> ctxli
     if let Some(f) = report.errors.first() {
         return Err(Error::Usage(format!("{}: {}", f.path, f.message())));
     }
-    emit_with(a.output_file.as_ref(), &mut |w| ctxlint::report::html::write(&report, &pages, w))?;
+    emit_masked(a.output_file.as_ref(), false, &mut |w| ctxlint::report::html::write(&report, &pages, w))?;
     Ok(exit_code::OK)
 }
 

@@ -166,6 +166,11 @@ pub trait Sink {
     fn units(&mut self, s: &Shown, units: Vec<Unit>) -> crate::Result<()>;
     /// After the last unit.
     fn end(&mut self, s: &Shown) -> crate::Result<()>;
+    /// Whether the next batch should carry texts ([`show_each_texts`]); a
+    /// sink with a budget of texts says no once it is spent.
+    fn wants_texts(&self) -> bool {
+        true
+    }
 }
 
 /// A [`Sink`] that keeps every unit (small inputs and tests).
@@ -303,7 +308,7 @@ pub fn show_each_texts(
             let mut batch = Vec::new();
             let mut listed = 0;
             for r in &s.requests {
-                let mut u = request_unit(r, text_chars);
+                let mut u = request_unit(r, if sink.wants_texts() { text_chars } else { 0 });
                 if compact {
                     let hashes: Vec<String> = u.messages.iter().map(|m| m.hash.clone()).collect();
                     let tools = u.tools.as_ref().map(|t| t.hash.clone());
@@ -370,6 +375,7 @@ pub fn show_each_texts(
             // built (lines read again, in parallel) and handed on together.
             let flush = |jobs: &mut Vec<Job>, sink: &mut dyn Sink| -> crate::Result<()> {
                 use rayon::prelude::*;
+                let text_chars = if sink.wants_texts() { text_chars } else { 0 };
                 let units: Vec<Unit> = jobs
                     .par_iter()
                     .map_init(|| crate::formats::Reloader::new(input.format, t), |r, j| step_unit(r, t, j, text_chars))
@@ -753,7 +759,7 @@ mod tests {
             "",
         )
         .expect("parses");
-        let u = request_unit(&r, true);
+        let u = request_unit(&r, usize::MAX);
         let kinds: Vec<&str> = u.messages.iter().map(|m| m.kind.as_str()).collect();
         assert_eq!(kinds, vec!["system slot", "user", "tool call", "tool results"]);
         assert_eq!(u.messages[1].first_line, "my key sk-a****");

@@ -120,36 +120,60 @@ struct PageSink {
     page: Page,
     /// Prefix sums of the bytes of the current context's messages.
     sums: Vec<u64>,
-    chunk: Vec<Value>,
+    /// The current chunk's units, as JSON arrays ([`unit_json`]).
+    chunk: Vec<String>,
     text_bytes: usize,
 }
 
-impl PageSink {
-    fn message(&mut self, m: &crate::show::ShownMessage) -> Value {
-        let blocks: Vec<Value> = m
-            .blocks
-            .iter()
-            .map(|b| {
-                let text = if self.text_bytes < TEXT_BUDGET {
-                    self.text_bytes += b.text.len();
-                    b.text.as_str()
-                } else {
-                    if !b.text.is_empty() {
-                        self.page.texts_cut = true;
-                    }
-                    ""
-                };
-                // A kept text shorter than the block: truncated here or by the loader.
-                let cut = b.truncated || text.len() < b.bytes;
-                json!([b.kind, b.pointer, b.bytes, u8::from(cut), text, b.tool_name, b.tool_id])
-            })
-            .collect();
-        json!([m.role, m.kind, m.bytes, m.line, m.pointer, m.first_line, m.entry_id, blocks])
-    }
+/// One unit's new messages as the JSON array the page reads:
+/// `[[role, kind, bytes, line, pointer, first_line, entry_id,
+/// [[kind, pointer, bytes, cut, text, tool_name, tool_id], …]], …]`
+/// (`cut`: 1 when the text kept is shorter than the block). Texts are left
+/// out (`""`) unless `texts`. Returns the JSON and the bytes of text kept.
+fn unit_json(u: &Unit, texts: bool) -> (String, usize) {
+    type BlockRow<'a> = (&'a str, &'a str, usize, u8, &'a str, Option<&'a String>, Option<&'a String>);
+    let mut kept = 0;
+    let rows: Vec<_> = u
+        .messages
+        .iter()
+        .map(|m| {
+            let blocks: Vec<BlockRow<'_>> = m
+                .blocks
+                .iter()
+                .map(|b| {
+                    let text = if texts { b.text.as_str() } else { "" };
+                    kept += text.len();
+                    let cut = b.truncated || text.len() < b.bytes;
+                    (b.kind, b.pointer.as_str(), b.bytes, u8::from(cut), text, b.tool_name.as_ref(), b.tool_id.as_ref())
+                })
+                .collect();
+            (
+                m.role,
+                m.kind.as_str(),
+                m.bytes,
+                m.line,
+                m.pointer.as_str(),
+                m.first_line.as_str(),
+                m.entry_id.as_ref(),
+                blocks,
+            )
+        })
+        .collect();
+    (serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into()), kept)
+}
 
+impl PageSink {
     fn flush_chunk(&mut self) {
-        let v = Value::Array(std::mem::take(&mut self.chunk));
-        self.page.chunks.push(v.to_string());
+        let mut s = String::with_capacity(self.chunk.iter().map(|x| x.len() + 1).sum::<usize>() + 2);
+        s.push('[');
+        for (i, u) in self.chunk.drain(..).enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(&u);
+        }
+        s.push(']');
+        self.page.chunks.push(s);
     }
 }
 
@@ -163,14 +187,23 @@ impl Sink for PageSink {
         Ok(())
     }
     fn units(&mut self, _: &Shown, units: Vec<Unit>) -> crate::Result<()> {
-        for u in units {
+        // The texts of a batch are kept while the input's budget lasts (it
+        // may run over by one batch). Its units are serialised in parallel.
+        let texts = self.wants_texts();
+        let json: Vec<(String, usize)> = {
+            use rayon::prelude::*;
+            units.par_iter().map(|u| unit_json(u, texts)).collect()
+        };
+        if !texts && units.iter().any(|u| u.messages.iter().any(|m| m.blocks.iter().any(|b| b.bytes > 0))) {
+            self.page.texts_cut = true;
+        }
+        for (u, (j, kept)) in units.iter().zip(json) {
+            self.text_bytes += kept;
             let carried = u.delta.as_ref().map_or(0, |d| d.carried).min(self.sums.len() - 1);
             self.sums.truncate(carried + 1);
-            let mut msgs = Vec::with_capacity(u.messages.len());
             for m in &u.messages {
                 let last = *self.sums.last().unwrap_or(&0);
                 self.sums.push(last + m.bytes as u64);
-                msgs.push(self.message(m));
             }
             let p = &mut self.page;
             p.index.push(u.index);
@@ -210,12 +243,15 @@ impl Sink for PageSink {
                 },
             };
             p.model.push(model as u16);
-            self.chunk.push(Value::Array(msgs));
+            self.chunk.push(j);
             if self.chunk.len() == CHUNK {
                 self.flush_chunk();
             }
         }
         Ok(())
+    }
+    fn wants_texts(&self) -> bool {
+        self.text_bytes < TEXT_BUDGET
     }
     fn end(&mut self, _: &Shown) -> crate::Result<()> {
         if !self.chunk.is_empty() {
