@@ -25,6 +25,11 @@ Generates seeded pi sessions with ../shared/bench/gen_session.py (about 30, 100 
     and an exchange log of the same requests as Chat bodies, about the same size: `check` on
     both, wall time, peak RSS and the ratio (targets: otel within 2x of the exchange log's
     time, and no more memory than it). `--only otel` runs this step alone.
+  - `html`: `check --output-format html -o report.html` on the largest session against
+    `check --output-format json -o report.json` (target: at most 2x), the report's size, and
+    its first paint in headless Chromium (bench/cdp.py: the Paint Timing API's
+    first-contentful-paint, median of --runs fresh browsers; target: under 3 s). Skipped,
+    and said so, when chromium is not installed. `--only html` runs this step alone.
 It checks that `check` found exactly the truth file's findings, prints a table, and
 writes every figure to <out>/bench.json. Peak RSS is per process (os.wait4).
 """
@@ -209,6 +214,35 @@ def otel_step(a, report, rows):
     rows.append(("otel / exchange log", res["otel"]["wall_s"], f"exchange log {res['exchange_log']['wall_s']:.2f}s", ratio, 0, res["otel"]["rss_mb"], ""))
 
 
+def html_step(a, report, rows, path, size_mb):
+    """HTML report against the JSON report on `path`, and its first paint in Chromium."""
+    import cdp
+    html_out = os.path.join(a.out, "report.html")
+    json_out = os.path.join(a.out, "report.json")
+    js = median_run([a.bin, "check", path, "--output-format", "json", "-o", json_out], a.runs)
+    ht = median_run([a.bin, "check", path, "--output-format", "html", "-o", html_out], a.runs)
+    ratio = ht["wall_s"] / js["wall_s"]
+    res = {"size_mb": round(size_mb, 1), "json": js, "html": ht, "ratio_vs_json": ratio,
+           "report_mb": round(os.path.getsize(html_out) / 1e6, 1)}
+    rows.append((f"check html {size_mb:.0f} MB", ht["wall_s"], f"json {js['wall_s']:.2f}s", ratio, size_mb / ht["wall_s"], ht["rss_mb"], f"report {res['report_mb']} MB"))
+    report["targets"]["html_within_2x_of_json"] = ratio <= 2.0
+    binary = cdp.chromium()
+    if binary is None:
+        print("bench: chromium is not installed (apt-get install chromium): first paint NOT measured", file=sys.stderr)
+        res["first_paint"] = None
+        report["targets"]["html_first_paint_under_3s"] = False
+    else:
+        url = "file://" + os.path.abspath(html_out)
+        paints = [cdp.first_paint(binary, url) for _ in range(a.runs)]
+        fcp = statistics.median(p["first_contentful_paint_ms"] for p in paints)
+        load = statistics.median(p["load_ms"] for p in paints)
+        drawn = statistics.median(p["rendered_ms"] or 0 for p in paints)
+        res["first_paint"] = {"runs": paints, "first_contentful_paint_ms": fcp, "rendered_ms": drawn, "load_ms": load}
+        rows.append(("html first paint", fcp / 1000, f"drawn {drawn / 1000:.2f}s load {load / 1000:.2f}s", 0, 0, 0, f"{paints[-1]['timeline_bars']} timeline bars"))
+        report["targets"]["html_first_paint_under_3s"] = fcp < 3000
+    report["html"] = res
+
+
 def print_rows(rows):
     print(f"{'what':<22} {'median s':>9}  {'baseline':<30} {'ratio':>6} {'MB/s':>8} {'peak MB':>8}  note")
     for what, s, base, ratio, mbs, rss, note in rows:
@@ -258,8 +292,26 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     ap.add_argument("--otel-mb", type=int, default=0, help="size of the otel-genai files (default 1000; --quick 50)")
-    ap.add_argument("--only", choices=["otel", "fence"], help="run one step alone (fence: on the largest session size)")
+    ap.add_argument("--only", choices=["otel", "fence", "html"], help="run one step alone (fence, html: on the largest session size)")
     a = ap.parse_args()
+    sys.path.insert(0, HERE)
+    if a.only == "html":
+        if not os.path.exists(a.bin):
+            sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
+        os.makedirs(a.out, exist_ok=True)
+        report, rows = {"targets": {}}, []
+        turns, mb = (3500, 30) if a.quick else (35000, 300)
+        path = os.path.join(a.out, f"session-{mb}mb.jsonl")
+        if not os.path.exists(path):
+            gen(turns, path, path + ".truth.json")
+        html_step(a, report, rows, path, os.path.getsize(path) / 1e6)
+        with open(os.path.join(a.out, "bench-html.json"), "w") as f:
+            json.dump(report, f, indent=1)
+        print_rows(rows)
+        for k, v in report["targets"].items():
+            print(f"target {k}: {'met' if v else 'NOT met'}")
+        print(f"written: {os.path.join(a.out, 'bench-html.json')}")
+        return
     if a.only == "fence":
         if not os.path.exists(a.bin):
             sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
@@ -336,6 +388,8 @@ def main():
     rows.append((f"show {size_mb:.0f} MB", show["wall_s"], f"check {check_s:.2f}s", show["wall_s"] / check_s, size_mb / show["wall_s"], show["rss_mb"], f"{100.0 * show['rss_mb'] / size_mb:.0f}% of file" + ("" if show["exit"] == 0 else " EXIT %d" % show["exit"])))
     rows.append((f"show json {size_mb:.0f} MB", show_json["wall_s"], f"check {check_s:.2f}s", show_json["wall_s"] / check_s, size_mb / show_json["wall_s"], show_json["rss_mb"], f"{100.0 * show_json['rss_mb'] / size_mb:.0f}% of file" + ("" if show_json["exit"] == 0 else " EXIT %d" % show_json["exit"])))
     fence_step(a, report, rows, *largest)
+    # The HTML report on the largest session, and its first paint in Chromium.
+    html_step(a, report, rows, *largest)
     # otel-genai against an exchange log of the same requests.
     otel_step(a, report, rows)
     # Many small sessions.

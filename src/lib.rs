@@ -350,10 +350,18 @@ fn check_plan_observed(
             let mut page = None;
             let r = load_job_with(&job, &lopts).map(|input| {
                 let loaded = started.elapsed();
-                let (mut findings, unlisted) = check_input_counted(&input, &job, &config);
-                if pages {
-                    page = Some(report::html::Page::build(&input, &findings));
-                }
+                // The page's steps need no findings: they are built beside the rules.
+                let (mut findings, unlisted) = if pages {
+                    let ((findings, unlisted), mut built) = rayon::join(
+                        || check_input_counted(&input, &job, &config),
+                        || report::html::Page::units(&input),
+                    );
+                    built.add_diffs(&input, &findings);
+                    page = Some(built);
+                    (findings, unlisted)
+                } else {
+                    check_input_counted(&input, &job, &config)
+                };
                 // Occurrence numbers count within one path, so fingerprints
                 // are computed here, in parallel, rather than after the merge.
                 finish_in(&mut findings, &root);

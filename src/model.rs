@@ -466,6 +466,9 @@ pub struct Transcript {
     pub source: Option<crate::source::SourceRef>,
     /// The entries' messages, packed.
     pub messages: MessageArena,
+    /// Which texts the loader kept ([`crate::formats::load`] records it): with
+    /// [`crate::packed::Texts::AsLoaded`], reading a line again gives nothing more.
+    pub texts: crate::packed::Texts,
     /// Input tokens the provider reported per model call, by entry index
     /// (empty when the transcript records none; see [`Transcript::set_usage`]).
     pub usage: Vec<Option<Usage>>,

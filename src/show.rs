@@ -596,8 +596,9 @@ fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job,
     for (k, &x) in j.listed.iter().enumerate() {
         let xe = &t.entries[x as usize];
         let Some(mut m) = t.message(xe) else { continue };
-        if needs_reload(&m.blocks) {
-            // Loaded with compact texts: the text its first line comes from was not kept.
+        // Loaded with compact texts, the text its first line comes from may not
+        // be kept (loaded as the loader gives them, a reload adds nothing).
+        if t.texts == crate::packed::Texts::Compact && needs_reload(&m.blocks) {
             if let Some(full) = reload.message(xe) {
                 m.blocks = full.blocks;
             }

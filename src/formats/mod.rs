@@ -628,6 +628,7 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
         // Lines are read again by offset, verified by hash: no size to hold to.
         // (A database has no lines: its texts are all kept.)
         t.source = (format != opencode::ID).then(|| SourceRef { seen: None, ..src.clone() });
+        t.texts = opts.texts;
         t.messages.seal();
     }
     Ok(input)

@@ -104,6 +104,59 @@ pub struct Page {
     pub texts_cut: bool,
 }
 
+/// The embedded index (`ctxlint-index`): the check report's summary,
+/// files, findings (as `--output-format json` gives them, without `url`)
+/// and each page's numbers.
+#[derive(serde::Serialize)]
+struct Index<'a> {
+    version: u32,
+    tool: &'static str,
+    tool_version: &'static str,
+    token_estimate: &'static str,
+    snippet_chars: usize,
+    text_budget: usize,
+    rebuilt: [&'static str; 6],
+    summary: Value,
+    files: Vec<Value>,
+    skipped: Vec<Value>,
+    failed: Value,
+    unlisted: Vec<Value>,
+    findings: Vec<Value>,
+    pages: Vec<Meta<'a>>,
+}
+
+/// A page's numbers as the index embeds them (`pages[i]`): one array per
+/// field, one element per unit; `index` and `body`/`file` are `null` when
+/// they say nothing (units numbered 0…n, a transcript).
+#[derive(serde::Serialize)]
+struct Meta<'a> {
+    id: usize,
+    path: &'a str,
+    format: &'static str,
+    transcript: bool,
+    notes: &'a [String],
+    total: usize,
+    chunk: usize,
+    chunks: usize,
+    index: Option<&'a Vec<usize>>,
+    line: &'a [Option<u32>],
+    ctx: &'a [usize],
+    bytes: &'a [u64],
+    carried: &'a [usize],
+    dropped: &'a [usize],
+    rebuilt: &'a [u8],
+    new: &'a [u32],
+    model: &'a [u16],
+    models: &'a [String],
+    /// Per step `[input, cache_read, cache_write]` tokens, or `null`.
+    usage: Option<Vec<Option<[u32; 3]>>>,
+    diffs: bool,
+    body: Option<&'a Vec<String>>,
+    file: Option<&'a Vec<u32>>,
+    files: &'a [String],
+    texts_cut: bool,
+}
+
 /// Why a context was rebuilt, as coded in [`Page::rebuilt`].
 pub const REBUILT: [&str; 6] =
     ["", "compaction", "another branch", "context carrier dropped", "history differs", "rebuilt"];
@@ -266,6 +319,14 @@ impl Page {
     /// request pairs of a long stream are diffed. An input `show` cannot
     /// list (none today) gives a page with no steps.
     pub fn build(input: &crate::model::Input, findings: &[Finding]) -> Page {
+        let mut page = Page::units(input);
+        page.add_diffs(input, findings);
+        page
+    }
+
+    /// The part of [`Page::build`] that needs no findings (every step's
+    /// sizes, texts and cache usage), so it can run beside the rules.
+    pub fn units(input: &crate::model::Input) -> Page {
         let mut sink = PageSink { page: Page::default(), sums: vec![0], chunk: Vec::new(), text_bytes: 0 };
         let listed = crate::show::show_each_texts(input, None, Mode::Compact, SNIPPET_CHARS, &mut sink);
         let mut page = sink.page;
@@ -280,6 +341,13 @@ impl Page {
                 page.usage = steps.iter().map(|&e| t.usage.get(e as usize).copied().flatten()).collect();
             }
         }
+        page
+    }
+
+    /// Adds the request diffs of a stream: every pair when it is short,
+    /// else the pairs whose later request has one of `findings`.
+    pub fn add_diffs(&mut self, input: &crate::model::Input, findings: &[Finding]) {
+        let page = self;
         if let crate::model::Body::Stream(s) = &input.body {
             let hot: BTreeSet<usize> = findings.iter().filter_map(|f| f.request).collect();
             let all = s.requests.len() <= DIFF_ALL_UNDER;
@@ -290,50 +358,37 @@ impl Page {
                 }
             }
         }
-        page
     }
 
-    fn meta(&self, i: usize) -> Value {
+    fn meta(&self, i: usize) -> Meta<'_> {
         let identity = self.index.iter().enumerate().all(|(k, &x)| k == x);
-        let usage = if self.usage.is_empty() {
-            Value::Null
-        } else {
-            Value::Array(
-                self.usage
-                    .iter()
-                    .map(|u| match u {
-                        Some(u) => json!([u.input, u.cache_read, u.cache_write]),
-                        None => Value::Null,
-                    })
-                    .collect(),
-            )
-        };
-        json!({
-            "id": i,
-            "path": self.path,
-            "format": self.format,
-            "transcript": self.transcript,
-            "notes": self.notes,
-            "total": self.index.len(),
-            "chunk": CHUNK,
-            "chunks": self.chunks.len(),
-            "index": if identity { Value::Null } else { json!(self.index) },
-            "line": self.line,
-            "ctx": self.context_len,
-            "bytes": self.bytes,
-            "carried": self.carried,
-            "dropped": self.dropped,
-            "rebuilt": self.rebuilt,
-            "new": self.new,
-            "model": self.model,
-            "models": self.models,
-            "usage": usage,
-            "diffs": !self.diffs.is_empty(),
-            "body": if self.transcript { Value::Null } else { json!(self.body) },
-            "file": if self.transcript { Value::Null } else { json!(self.file) },
-            "files": self.files,
-            "texts_cut": self.texts_cut,
-        })
+        Meta {
+            id: i,
+            path: &self.path,
+            format: self.format,
+            transcript: self.transcript,
+            notes: &self.notes,
+            total: self.index.len(),
+            chunk: CHUNK,
+            chunks: self.chunks.len(),
+            index: (!identity).then_some(&self.index),
+            line: &self.line,
+            ctx: &self.context_len,
+            bytes: &self.bytes,
+            carried: &self.carried,
+            dropped: &self.dropped,
+            rebuilt: &self.rebuilt,
+            new: &self.new,
+            model: &self.model,
+            models: &self.models,
+            usage: (!self.usage.is_empty())
+                .then(|| self.usage.iter().map(|u| u.map(|u| [u.input, u.cache_read, u.cache_write])).collect()),
+            diffs: !self.diffs.is_empty(),
+            body: (!self.transcript).then_some(&self.body),
+            file: (!self.transcript).then_some(&self.file),
+            files: &self.files,
+            texts_cut: self.texts_cut,
+        }
     }
 }
 
@@ -411,7 +466,9 @@ pub fn write(r: &CheckReport, pages: &[Page], out: Out<'_>) -> std::io::Result<(
             v
         })
         .collect();
-    let page_of = |path: &str| pages.iter().position(|p| p.path == crate::text::mask_secrets(path));
+    let by_path: std::collections::HashMap<&str, usize> =
+        pages.iter().enumerate().rev().map(|(i, p)| (p.path.as_str(), i)).collect();
+    let page_of = |path: &str| by_path.get(crate::text::mask_secrets(path).as_str()).copied();
     let files: Vec<Value> = r
         .files
         .iter()
@@ -435,22 +492,22 @@ pub fn write(r: &CheckReport, pages: &[Page], out: Out<'_>) -> std::io::Result<(
         .iter()
         .map(|u| json!({"path": crate::text::mask_secrets(&u.path), "message": super::unlisted_message(u)}))
         .collect();
-    let index = json!({
-        "version": 1,
-        "tool": "ctxlint",
-        "tool_version": env!("CARGO_PKG_VERSION"),
-        "token_estimate": TOKEN_ESTIMATE,
-        "snippet_chars": SNIPPET_CHARS,
-        "text_budget": TEXT_BUDGET,
-        "rebuilt": REBUILT,
-        "summary": super::json::summary(r),
-        "files": files,
-        "skipped": skipped,
-        "failed": super::json::failed(r),
-        "unlisted": unlisted,
-        "findings": findings,
-        "pages": pages.iter().enumerate().map(|(i, p)| p.meta(i)).collect::<Vec<_>>(),
-    });
+    let index = Index {
+        version: 1,
+        tool: "ctxlint",
+        tool_version: env!("CARGO_PKG_VERSION"),
+        token_estimate: TOKEN_ESTIMATE,
+        snippet_chars: SNIPPET_CHARS,
+        text_budget: TEXT_BUDGET,
+        rebuilt: REBUILT,
+        summary: super::json::summary(r),
+        files,
+        skipped,
+        failed: super::json::failed(r),
+        unlisted,
+        findings,
+        pages: pages.iter().enumerate().map(|(i, p)| p.meta(i)).collect(),
+    };
     let title = match pages {
         [p] => format!("ctxlint: {}", p.path),
         _ => format!("ctxlint: {} inputs", r.files.len()),
@@ -460,9 +517,9 @@ pub fn write(r: &CheckReport, pages: &[Page], out: Out<'_>) -> std::io::Result<(
     out.write_all(b"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n")?;
     out.write_all(b"<meta name=\"color-scheme\" content=\"light dark\">\n")?;
     write!(out, "<title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n", escape(&title))?;
-    write!(
+    writeln!(
         out,
-        "<header class=\"top\"><a class=\"brand\" href=\"#\">ctxlint</a> <span class=\"muted\">triage report · ctxlint {} · {} finding{} in {} input{}</span></header>\n",
+        "<header class=\"top\"><a class=\"brand\" href=\"#\">ctxlint</a> <span class=\"muted\">triage report · ctxlint {} · {} finding{} in {} input{}</span></header>",
         env!("CARGO_PKG_VERSION"),
         r.findings.len(),
         if r.findings.len() == 1 { "" } else { "s" },
@@ -470,7 +527,7 @@ pub fn write(r: &CheckReport, pages: &[Page], out: Out<'_>) -> std::io::Result<(
         if r.files.len() == 1 { "" } else { "s" },
     )?;
     out.write_all(b"<main id=\"app\" tabindex=\"-1\"><noscript><p>This report needs JavaScript to draw its pages; the findings are in the JSON element <code>ctxlint-index</code> of this file.</p></noscript></main>\n")?;
-    script_json(out, "ctxlint-index", &index.to_string())?;
+    script_json(out, "ctxlint-index", &serde_json::to_string(&index).map_err(std::io::Error::other)?)?;
     write!(out, "<script>\n{JS}</script>\n")?;
     for (i, p) in pages.iter().enumerate() {
         for (j, c) in p.chunks.iter().enumerate() {

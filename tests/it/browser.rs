@@ -152,11 +152,18 @@ impl Browser {
         self.call(Some(&s), method, params)
     }
 
-    /// Opens `file` (with `#fragment`, if any) and waits for its load event.
+    /// Opens `file` (with `#fragment`, if any) and waits for its load event
+    /// (or, when only the fragment changed, for the redraw).
     pub fn navigate(&mut self, file: &Path, fragment: &str) {
         self.events.clear();
         let url = format!("file://{}{}", file.display(), fragment);
-        self.page("Page.navigate", json!({"url": url}));
+        let nav = self.page("Page.navigate", json!({"url": url}));
+        if nav.get("loaderId").is_none() {
+            // Only the fragment changed: a same-document navigation, no load
+            // event; the page redraws on `hashchange`.
+            self.eval("new Promise(r => setTimeout(r, 100)).then(() => 1)");
+            return;
+        }
         let started = Instant::now();
         while !self.events.iter().any(|e| e["method"] == "Page.loadEventFired") {
             assert!(started.elapsed() < Duration::from_secs(60), "the page did not load");
@@ -171,6 +178,14 @@ impl Browser {
         r["result"]["value"].clone()
     }
 
+    /// Emulates the reader's colour scheme (`prefers-color-scheme`: "light" or "dark").
+    pub fn color_scheme(&mut self, scheme: &str) {
+        self.page(
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": scheme}]}),
+        );
+    }
+
     /// Exceptions thrown by the page's own scripts since it was opened.
     pub fn exceptions(&self) -> Vec<String> {
         self.events
@@ -178,6 +193,26 @@ impl Browser {
             .filter(|e| e["method"] == "Runtime.exceptionThrown")
             .map(|e| e["params"]["exceptionDetails"].to_string())
             .collect()
+    }
+}
+
+/// axe-core's `axe.min.js` (the accessibility engine from npm, which
+/// `.ci/run` installs into `target/axe`; `CTXLINT_AXE` names another copy),
+/// or `None` with a loud notice (under `CI` that fails the test).
+pub fn axe() -> Option<String> {
+    let path = std::env::var_os("CTXLINT_AXE").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/axe/node_modules/axe-core/axe.min.js")
+    });
+    match std::fs::read_to_string(&path) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            assert!(!under_ci(), "{}: {e}: .ci/run installs axe-core from npm", path.display());
+            eprintln!(
+                "\n*** SKIPPED: {} is missing (npm install --prefix target/axe axe-core) — the HTML report was not checked for accessibility. ***\n",
+                path.display()
+            );
+            None
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! marks, a click on a finding opening its step with the offending block
 //! highlighted, the filters, the keyboard, and no request leaving the page.
 
-use super::browser::Browser;
+use super::browser::{Browser, axe};
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -216,4 +216,39 @@ fn in_chromium_the_summary_of_many_inputs_sorts_and_links_to_each_page() {
     assert_eq!(b.eval("document.querySelectorAll('#timeline').length"), 1);
     assert_eq!(b.exceptions(), Vec::<String>::new());
     assert!(b.requests.iter().all(|u| u.starts_with("file://")), "{:?}", b.requests);
+}
+
+/// axe-core's WCAG 2.x A and AA rules (contrast among them) on every view
+/// of the report, in the light and the dark colour scheme: no violation.
+#[test]
+fn in_chromium_axe_core_finds_no_accessibility_violation_in_light_or_dark() {
+    let Some(axe) = axe() else { return };
+    let Some(mut b) = Browser::launch() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let session = report(d.path(), &["fixtures/report/mixed-session.jsonl"]);
+    let e = tempfile::tempdir().unwrap();
+    let many = report(e.path(), &["fixtures/cases/litellm-36559-system-hoist", "fixtures/report/mixed-session.jsonl"]);
+    // Each view, and an element it must show (so that axe sees it).
+    let views: [(&Path, &str, &str); 5] = [
+        (&session, "", "#timeline"),
+        (&session, "#p=0&f=0&s=0", "#context tr.hot"),
+        (&session, "#p=0&s=1", "#side-by-side tr.add"),
+        (&many, "#summary", "#by-rule"),
+        (&many, "#p=0&f=1", "#request-diff tbody tr"),
+    ];
+    for scheme in ["light", "dark"] {
+        b.color_scheme(scheme);
+        for (file, fragment, shows) in views {
+            b.navigate(file, fragment);
+            assert_eq!(b.eval(&format!("!!document.querySelector('{shows}')")), true, "{fragment} shows {shows}");
+            assert_eq!(b.eval(&format!("{axe}\n;typeof axe")), "object");
+            let found = b.eval(
+                "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})\
+                 .then(r => ({passes: r.passes.length, violations: r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ') + ' ' + n.failureSummary).join(' | '))}))",
+            );
+            assert_eq!(found["violations"], serde_json::json!([]), "{scheme} {}{fragment}", file.display());
+            assert!(found["passes"].as_i64().unwrap() > 10, "{found}");
+        }
+    }
+    assert_eq!(b.exceptions(), Vec::<String>::new());
 }

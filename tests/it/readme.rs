@@ -72,6 +72,30 @@ fn the_two_commands_at_the_top_are_the_main_job_and_the_tests_ci_runs() {
     assert!(s.contains(":440:") && s.contains(":448:"), "{s}");
 }
 
+/// The HTML section's command, run as printed from the project root (its
+/// `-o` redirected into a temporary folder): one page, the screenshots it
+/// shows present.
+#[test]
+fn the_html_report_command_writes_the_page_the_readme_shows() {
+    let text = readme();
+    let cmd = block(&text, "## The HTML triage report", "sh");
+    let mut args = ctxlint_args(cmd.lines().next().unwrap());
+    let o = args.iter().position(|a| a == "-o").expect("-o FILE");
+    assert_eq!(args[o + 1], "report.html");
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("report.html");
+    args[o + 1] = out.display().to_string();
+    let run = Command::new(bin()).current_dir(root()).args(&args).output().unwrap();
+    assert_eq!(run.status.code(), Some(1), "findings: exit 1: {}", String::from_utf8_lossy(&run.stderr));
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.starts_with("<!doctype html>") && html.contains("fixtures/report/mixed-session.jsonl"));
+    for png in ["docs/report-session.png", "docs/report-stream.png"] {
+        assert!(text.contains(&format!("]({png})")), "README shows {png}");
+        let bytes = std::fs::read(root().join(png)).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000, "{png}");
+    }
+}
+
 /// A project with one defective transcript, a note beside it that matches no
 /// format, and the files a repository also holds (`package.json`,
 /// `.pre-commit-config.yaml`).

@@ -377,7 +377,7 @@
     if (focus) {
       out.push(h("div", { class: "panel", id: "focus" }, h("strong", { class: "sev-" + focus.severity }, focus.code + " " + focus.rule), " ", focus.message,
         focus.excerpt ? h("pre", null, focus.excerpt) : null,
-        (focus.related || []).map((r) => h("div", null, h("button", { type: "button", class: "linkish related", onclick: () => { const el = document.querySelector("tr.rel"); if (el) { el.scrollIntoView({ block: "center" }); el.focus(); } } }, `${r.message}: ${r.path === focus.path ? "" : r.path + " "}${r.line ? "line " + r.line + " " : ""}${r.pointer || '""'}`))),
+        (focus.related || []).map((r) => h("div", null, h("button", { type: "button", class: "linkish related", onclick: () => { const el = document.querySelector("tr.rel"); if (el) { el.scrollIntoView({ block: "center" }); el.focus(); } } }, `${r.message}: ${r.path === focus.path ? "" : r.path + " "}${r.line ? "line " + r.line + " " : ""}${r.pointer || "(the whole request)"}`))),
         focus.help ? h("div", { class: "muted" }, "help: " + focus.help) : null,
         h("div", { class: "muted" }, "rule documentation: ", h("code", null, "ctxlint rule " + focus.rule))));
     }
@@ -431,6 +431,7 @@
     const hot = document.getElementById("hot");
     if (hot) hot.scrollIntoView({ block: "center" });
     document.documentElement.dataset.rendered = String((Number(document.documentElement.dataset.rendered) || 0) + 1);
+    performance.mark("ctxlint-rendered");
   }
   window.addEventListener("hashchange", render);
   render();
