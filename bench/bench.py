@@ -30,6 +30,11 @@ Generates seeded pi sessions with ../shared/bench/gen_session.py (about 30, 100 
     its first paint in headless Chromium (bench/cdp.py: the Paint Timing API's
     first-contentful-paint, median of --runs fresh browsers; target: under 3 s). Skipped,
     and said so, when chromium is not installed. `--only html` runs this step alone.
+  - `dask`: the 5,000 small sessions through the Python API on Dask with 2 workers
+    (examples/dask_fleet.py, processes and threads) against `check` on the folder: warm (the
+    workers started, as a cluster's are; target: within 1.5x) and cold (the whole script,
+    Python and Dask start-up included). Needs target/py-venv (python/build-venv.sh) or
+    --python. `--only dask` runs this step alone.
 It checks that `check` found exactly the truth file's findings, prints a table, and
 writes every figure to <out>/bench.json. Peak RSS is per process (os.wait4).
 """
@@ -243,6 +248,71 @@ def html_step(a, report, rows, path, size_mb):
     report["html"] = res
 
 
+def many_files(a):
+    """The folder of 5,000 small sessions (500 with --quick): one seeded session, copied."""
+    many = os.path.join(a.out, "many")
+    n_files = 500 if a.quick else 5000
+    if not os.path.isdir(many) or len(os.listdir(many)) != n_files:
+        shutil.rmtree(many, ignore_errors=True)
+        os.makedirs(many)
+        seedfile = os.path.join(a.out, "small.jsonl")
+        gen(3, seedfile, seedfile + ".truth.json", seed=11)
+        data = open(seedfile, "rb").read()
+        for i in range(n_files):
+            with open(os.path.join(many, f"s{i:05d}.jsonl"), "wb") as f:
+                f.write(data)
+    return many, n_files
+
+
+DASK_WARM = r"""
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+import concurrent.futures, multiprocessing
+import dask, dask_fleet
+files = dask_fleet.transcripts(sys.argv[2])
+scheduler = sys.argv[3]
+# Warm: the 2 workers are started (a real cluster's are), then the fleet is timed.
+if scheduler == "processes":
+    pool = concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
+else:
+    pool = concurrent.futures.ThreadPoolExecutor(2)
+dask_fleet.lint_fleet(files[:8], workers=2, scheduler=scheduler, pool=pool)
+t0 = time.perf_counter()
+lines, counts = dask_fleet.lint_fleet(files, workers=2, scheduler=scheduler, pool=pool)
+print(json.dumps({"wall_s": time.perf_counter() - t0, "findings": len(lines)}))
+"""
+
+
+def dask_step(a, report, rows):
+    """5,000 small sessions through the Python API on Dask with 2 workers against the CLI."""
+    py = a.python or os.path.join(ROOT, "target", "py-venv", "bin", "python")
+    if not os.path.exists(py):
+        print(f"bench: {py} is missing (python/build-venv.sh builds it): Dask NOT measured", file=sys.stderr)
+        report["targets"]["dask_within_1_5x_of_cli"] = False
+        return
+    many, n_files = many_files(a)
+    example = os.path.join(ROOT, "examples", "dask_fleet.py")
+    cli_cmd = [a.bin, "check", many, "--output-format", "json-lines", "-o", os.devnull]
+    res = {"files": n_files}
+    cli_runs, cold = [], {"processes": [], "threads": []}
+    warm = {"processes": [], "threads": []}
+    for _ in range(a.runs):
+        cli_runs.append(run(cli_cmd))
+        for sched in ("processes", "threads"):
+            cold[sched].append(run([py, example, many, "--workers", "2", "--scheduler", sched, "--out", os.devnull]))
+            out = subprocess.run([py, "-c", DASK_WARM, os.path.join(ROOT, "examples"), many, sched], capture_output=True, text=True)
+            warm[sched].append(json.loads(out.stdout)["wall_s"])
+    res["cli"] = summarise(cli_runs)
+    c = res["cli"]["wall_s"]
+    for sched in ("processes", "threads"):
+        res[sched] = {"cold": summarise(cold[sched]), "warm_wall_s": statistics.median(warm[sched])}
+        res[sched]["cold_ratio"] = res[sched]["cold"]["wall_s"] / c
+        res[sched]["warm_ratio"] = res[sched]["warm_wall_s"] / c
+        rows.append((f"dask {sched} warm", res[sched]["warm_wall_s"], f"cli {c:.2f}s", res[sched]["warm_ratio"], 0, 0, f"cold {res[sched]['cold']['wall_s']:.2f}s ({res[sched]['cold_ratio']:.2f}x, Python and Dask start-up included)"))
+    report["dask"] = res
+    report["targets"]["dask_within_1_5x_of_cli"] = min(res["processes"]["warm_ratio"], res["threads"]["warm_ratio"]) <= 1.5
+
+
 def print_rows(rows):
     print(f"{'what':<22} {'median s':>9}  {'baseline':<30} {'ratio':>6} {'MB/s':>8} {'peak MB':>8}  note")
     for what, s, base, ratio, mbs, rss, note in rows:
@@ -292,9 +362,23 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     ap.add_argument("--otel-mb", type=int, default=0, help="size of the otel-genai files (default 1000; --quick 50)")
-    ap.add_argument("--only", choices=["otel", "fence", "html"], help="run one step alone (fence, html: on the largest session size)")
+    ap.add_argument("--only", choices=["otel", "fence", "html", "dask"], help="run one step alone (fence, html: on the largest session size)")
+    ap.add_argument("--python", help="the Python with the ctxlint package and dask (default: target/py-venv/bin/python)")
     a = ap.parse_args()
     sys.path.insert(0, HERE)
+    if a.only == "dask":
+        if not os.path.exists(a.bin):
+            sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
+        os.makedirs(a.out, exist_ok=True)
+        report, rows = {"targets": {}}, []
+        dask_step(a, report, rows)
+        with open(os.path.join(a.out, "bench-dask.json"), "w") as f:
+            json.dump(report, f, indent=1)
+        print_rows(rows)
+        for k, v in report["targets"].items():
+            print(f"target {k}: {'met' if v else 'NOT met'}")
+        print(f"written: {os.path.join(a.out, 'bench-dask.json')}")
+        return
     if a.only == "html":
         if not os.path.exists(a.bin):
             sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
@@ -393,17 +477,7 @@ def main():
     # otel-genai against an exchange log of the same requests.
     otel_step(a, report, rows)
     # Many small sessions.
-    many = os.path.join(a.out, "many")
-    n_files = 500 if a.quick else 5000
-    if not os.path.isdir(many) or len(os.listdir(many)) != n_files:
-        shutil.rmtree(many, ignore_errors=True)
-        os.makedirs(many)
-        seedfile = os.path.join(a.out, "small.jsonl")
-        gen(3, seedfile, seedfile + ".truth.json", seed=11)
-        data = open(seedfile, "rb").read()
-        for i in range(n_files):
-            with open(os.path.join(many, f"s{i:05d}.jsonl"), "wb") as f:
-                f.write(data)
+    many, n_files = many_files(a)
     # 1 and 2 threads alternate, so that drift in the machine's speed during
     # the step (other tenants, frequency) weighs on both alike.
     one_runs, two_runs = [], []
@@ -452,6 +526,7 @@ def main():
         report["hostile"][shape] = {"points": pts, "time_4x_over_1x": t_ratio, "rss_4x_over_1x": m_ratio}
         rows.append((f"hostile {shape} 4x", pts[-1]["wall_s"], f"1x {pts[0]['wall_s']:.2f}s {pts[0]['rss_mb']:.0f}MB", t_ratio, pts[-1]["size_mb"] / max(pts[-1]["wall_s"], 1e-3), pts[-1]["rss_mb"], f"rss x{m_ratio:.1f}"))
     big = report["check"][-1]
+    dask_step(a, report, rows)
     report["targets"].update({
         "repro_all_cases_small_and_passing": bool(passed) and len(cases) == planted and report["repro"]["max_case_lines"] <= 20,
         "check_2x_faster_than_python": big["ratio_vs_python"] <= 0.5,

@@ -1,7 +1,7 @@
 //! The one error type of the library, and the exit codes it maps to.
 //!
 //! Follows the pattern of cargo-nextest's `errors.rs` / `exit_codes.rs`: every
-//! variant knows its exit code; only `main.rs` calls `std::process::exit`.
+//! variant knows its exit code; only `main.rs` (the binary) calls `std::process::exit`.
 
 use std::path::PathBuf;
 

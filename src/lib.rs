@@ -2,7 +2,7 @@
 //!
 //! Bytes flow one way: **source → format loader → normalised model (with
 //! source spans) → rules / fence / diff → findings → renderer**. This crate
-//! is the library; `main.rs` is a thin CLI over it.
+//! is the library; `cli.rs` is the command line over it, `main.rs` its binary.
 //!
 //! ```no_run
 //! let opts = ctxlint::CheckOptions { paths: vec!["session.jsonl".into()], ..Default::default() };
@@ -15,8 +15,10 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod api;
 pub mod baseline;
 pub mod catalog;
+pub mod cli;
 pub mod config;
 pub mod conversation;
 pub mod diff;

@@ -33,6 +33,7 @@ mod opencode;
 mod otel;
 mod output;
 mod output_cli;
+mod python;
 mod readme;
 mod repro;
 mod rules;
