@@ -10,11 +10,15 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-/// `eprintln!` with control characters escaped (`\u{1b}`): a file name in a
-/// message cannot drive the terminal. The message's own line breaks are kept.
+/// `eprintln!` with key-like strings masked (a key in a file name, say) and
+/// control characters escaped (`\u{1b}`): a file name in a message cannot
+/// drive the terminal. The message's own line breaks are kept.
 macro_rules! say {
     ($($t:tt)*) => {
-        eprintln!("{}", crate::safety::escape_controls_but(&format!($($t)*), &['\n', '\t']))
+        eprintln!(
+            "{}",
+            crate::safety::escape_controls_but(&crate::text::mask_output(&format!($($t)*)), &['\n', '\t'])
+        )
     };
 }
 
@@ -1277,20 +1281,20 @@ fn could_be_input(path: &str) -> bool {
 /// stopped when it is not about the input itself.
 fn print_failures(failed: &[crate::Failed]) {
     let mut order: Vec<String> = Vec::new();
-    let mut inputs: std::collections::HashMap<String, Vec<&str>> = std::collections::HashMap::new();
+    let mut inputs: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
     for f in failed {
         let m = f.message();
         if !inputs.contains_key(&m) {
             order.push(m.clone());
         }
-        inputs.entry(m).or_default().push(&f.path);
+        inputs.entry(m).or_default().push(crate::text::mask_secrets(&f.path));
     }
     for m in order {
         say!("ctxlint: error: {m}");
         let paths = &inputs[&m];
         let own = paths.len() == 1 && m.starts_with(&format!("{}:", paths[0]));
         if !own && !paths.iter().all(|p| p.is_empty()) {
-            let shown: Vec<&str> = paths.iter().take(5).copied().collect();
+            let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
             let more = if paths.len() > 5 { format!(" and {} more", paths.len() - 5) } else { String::new() };
             say!(
                 "  so {} input{} {} not checked: {}{more}",

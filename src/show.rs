@@ -605,7 +605,7 @@ fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job,
         }
         messages.push(from_message(j.first + k, &m, Some(xe.line), xe.id.as_deref(), text_chars));
     }
-    let model = t.message(e).and_then(|m| m.assistant).and_then(|a| a.model).map(String::from);
+    let model = t.message(e).and_then(|m| m.assistant).and_then(|a| a.model).map(|m| mask_secrets(&m));
     Unit {
         index: j.n,
         pointer: None,

@@ -92,6 +92,10 @@ static CUT: LazyLock<Regex> = LazyLock::new(|| {
         r"|xox[abprse][.\-]|xapp-|AIza|ya29\.|GOCSPX-|hf_|npm_|SG\.|gsk_|eyJ)",
         // A digit in what is left: `thighs_and_legs` at the end of a text is no key.
         r"[A-Za-z0-9_\-.+/]*\d[A-Za-z0-9_\-.+/]*\z",
+        // Prefixes no word or prose has: a key even without a digit or a word
+        // boundary before it (`xsk-ant-api03-…`, `sk-proj-abcDEF`, `AKIAIOSF`;
+        // not `ASIA`, which ends `ASIAN`).
+        r"|(?:sk-(?:ant|proj|or|svcacct|admin)-|AKIA[0-9A-Z]{2}|github_pat_|glpat-)[A-Za-z0-9_\-]*\z",
     ))
     .expect("cut regex")
 });
@@ -585,6 +589,12 @@ mod tests {
         assert_eq!(mask_secrets("the token xghp_R4nD0"), "the token xghp_****");
         assert_eq!(mask_secrets("ends in ghp_"), "ends in ghp_");
         assert_eq!(mask_secrets("use sk-learn for this"), "use sk-learn for this");
+        // Known key prefixes cut short: no digit or word boundary needed.
+        assert_eq!(mask_secrets("key xsk-ant-api03-abcDE"), "key xsk-a****");
+        assert_eq!(mask_secrets("key sk-proj-abcDEF"), "key sk-p****");
+        assert_eq!(mask_secrets("id AKIAIOSFODNN"), "id AKIA****");
+        assert_eq!(mask_secrets("SOUTHEAST ASIAN"), "SOUTHEAST ASIAN");
+        assert_eq!(mask_secrets("in sk-learn"), "in sk-learn");
     }
 
     #[test]

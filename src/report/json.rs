@@ -42,7 +42,9 @@ pub fn summary_of(findings: &[Finding], files: usize, skipped: usize, failed: us
 /// The inputs that could not be checked: `[{"path", "error"}]` (the error
 /// masked, as every message is).
 pub fn failed(r: &CheckReport) -> Value {
-    Value::Array(r.errors.iter().map(|f| json!({"path": f.path, "error": f.message()})).collect())
+    Value::Array(
+        r.errors.iter().map(|f| json!({"path": crate::text::mask_secrets(&f.path), "error": f.message()})).collect(),
+    )
 }
 
 /// Renders a check report (pretty-printed, two-space indent).
@@ -61,7 +63,7 @@ pub fn write(r: &CheckReport, out: Out<'_>) -> std::io::Result<()> {
         "tool_version": env!("CARGO_PKG_VERSION"),
         "findings": SLOT,
         "files": r.files,
-        "skipped": r.skipped.iter().map(|s| json!({"path": s.path, "reason": s.reason})).collect::<Vec<_>>(),
+        "skipped": r.skipped.iter().map(|s| json!({"path": crate::text::mask_secrets(&s.path), "reason": crate::text::mask_secrets(&s.reason)})).collect::<Vec<_>>(),
         "failed": failed(r),
         "unlisted": r.unlisted,
         "summary": summary(r),

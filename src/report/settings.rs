@@ -63,7 +63,7 @@ pub fn files(plan: &Plan) -> String {
         }
     }
     for s in &plan.skipped {
-        out.push_str(&format!("{}: skipped: {}\n", s.path, s.reason));
+        out.push_str(&format!("{}: skipped: {}\n", crate::text::mask_secrets(&s.path), s.reason));
     }
     for e in &plan.errors {
         out.push_str(&format!("error: {e}\n"));

@@ -129,6 +129,10 @@ fn in_chromium_a_click_on_a_finding_opens_its_step_with_the_block_highlighted() 
         "first occurrence: line 2 /message/content/0"
     );
     assert_eq!(b.eval("location.hash"), "#p=0&f=0&s=0");
+    // The link to the first copy moves the keyboard focus to its row.
+    b.eval("document.querySelector('#focus button.related').click()");
+    assert_eq!(b.eval("document.activeElement.dataset.k"), "0");
+    assert_eq!(b.eval("document.activeElement.classList.contains('rel')"), true);
     assert_eq!(b.eval("document.querySelector('#timeline .bar[aria-current=\"true\"]').dataset.from"), "0");
     // Step 1, side by side with step 0: the carrier is no longer sent, the user turn is new.
     b.eval("new Promise(r => { document.querySelectorAll('#timeline .bar')[1].click(); setTimeout(r, 150); }).then(() => 1)");
@@ -178,6 +182,15 @@ fn in_chromium_a_stream_marks_its_cache_breaks_and_shows_the_request_diff() {
         "Structural diff (ctxlint diff): rewrite at system /system/3"
     );
     assert!(b.eval("document.querySelectorAll('#request-diff tbody tr').length").as_i64().unwrap() >= 1);
+    // The related location, the previous request's prefix, is another
+    // request: its link opens it.
+    assert_eq!(
+        b.eval("document.querySelector('#focus button.related').textContent"),
+        "request 1 sent this prefix: fixtures/cases/litellm-36559-system-hoist/req2.json line 1 (the whole request)"
+    );
+    b.eval("new Promise(r => { document.querySelector('#focus button.related').click(); setTimeout(r, 150); }).then(() => 1)");
+    assert_eq!(b.eval("location.hash"), "#p=0&f=1&s=1&r=0");
+    assert_eq!(b.eval("document.querySelector('#detail-title').textContent"), "request 1");
     assert_eq!(b.exceptions(), Vec::<String>::new());
     assert!(b.requests.iter().all(|u| u.starts_with("file://")), "{:?}", b.requests);
 }
@@ -202,6 +215,40 @@ fn in_chromium_the_summary_of_many_inputs_sorts_and_links_to_each_page() {
     let counts = b.eval("[...document.querySelectorAll('#by-rule tbody tr')].map(r => +r.children[2].textContent)");
     let counts: Vec<i64> = counts.as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
     assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+    // A stream's findings name its request files; its row and the rule's
+    // "inputs" count them under the folder.
+    let row = |path: &str| {
+        format!(
+            "[...document.querySelectorAll('#by-file tbody tr')].find(r => r.children[0].textContent === '{path}').children[3].textContent"
+        )
+    };
+    assert_eq!(b.eval(&row("fixtures/cases/litellm-36559-system-hoist")), "2");
+    let inputs_of = |rule: &str| {
+        let mut of: Vec<String> = index["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == rule)
+            .map(|f| {
+                let path = f["path"].as_str().unwrap();
+                index["pages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| p["files"].as_array().is_some_and(|fs| fs.iter().any(|x| x == path)))
+                    .map_or(path.to_string(), |p| p["path"].as_str().unwrap().to_string())
+            })
+            .collect();
+        of.sort();
+        of.dedup();
+        of.len()
+    };
+    let shown = b.eval("[...document.querySelectorAll('#by-rule tbody tr')].find(r => r.children[1].textContent === 'history-rewrite').children[5].textContent");
+    assert_eq!(shown, inputs_of("history-rewrite").to_string());
+    assert!(
+        inputs_of("history-rewrite")
+            < index["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "history-rewrite").count()
+    );
     b.eval("document.querySelector('#by-rule thead button').click()");
     let codes = b.eval("[...document.querySelectorAll('#by-rule tbody tr')].map(r => r.children[0].textContent)");
     let codes: Vec<&str> = codes.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();

@@ -103,7 +103,7 @@ fn session(s: &str) -> (String, String) {
     let lines = [
         json!({"type":"session","version":3,"id":"s1","timestamp":"2026-06-20T09:14:00.000Z","cwd":"/w"}),
         json!({"type":"message","id":format!("u1{s}"),"parentId":null,"timestamp":"2026-06-20T09:14:01.000Z","message":{"role":"user","content":[{"type":"text","text":format!("System: [2026-06-20 09:14:01 UTC] event {s}\n\n{text}")}]}}),
-        json!({"type":"message","id":format!("a1{s}"),"parentId":format!("u1{s}"),"timestamp":"2026-06-20T09:14:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":format!("call_{s}"),"name":format!("mcp__{s}__send"),"arguments":{"k":text}}],"provider":"anthropic","model":"m","stopReason":"toolUse"}}),
+        json!({"type":"message","id":format!("a1{s}"),"parentId":format!("u1{s}"),"timestamp":"2026-06-20T09:14:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":format!("call_{s}"),"name":format!("mcp__{s}__send"),"arguments":{"k":text}}],"provider":"anthropic","model":format!("m-{s}"),"stopReason":"toolUse"}}),
         json!({"type":"message","id":format!("t1{s}"),"parentId":format!("a1{s}"),"timestamp":"2026-06-20T09:14:03.000Z","message":{"role":"toolResult","toolCallId":format!("other_{s}"),"toolName":format!("mcp__{s}__send"),"content":[{"type":"text","text":text}]}}),
         json!({"type":"message","id":format!("u2{s}"),"parentId":format!("gone_{s}"),"timestamp":"2026-06-20T09:14:04.000Z","message":{"role":"user","content":[{"type":"text","text":text}]}}),
     ];
@@ -153,7 +153,16 @@ fn no_planted_secret_reaches_any_output() {
         }
         let listed = run(d, &["check", &name, "--output-format", "json"]);
         assert!(listed.contains("orphan-tool-result") && listed.contains("malformed-line"), "{listed}");
+        // A file of no known format, named: its warning, error and JSON entry.
+        let bad = if safe { format!("bad-{s}.json") } else { format!("bad-{n}.json") };
+        std::fs::write(d.join(&bad), "not json {").unwrap();
+        let html = d.join("report.html");
         for args in [
+            vec!["check", bad.as_str()],
+            vec!["check", bad.as_str(), "--output-format", "json"],
+            vec!["check", bad.as_str(), "--input-format", "pi-session", "--output-format", "json"],
+            vec!["check", name.as_str(), "a.json", "--output-format", "html"],
+            vec!["check", name.as_str(), "a.json", "--output-format", "html", "-o", html.to_str().unwrap()],
             vec!["show", name.as_str()],
             vec!["show", name.as_str(), "--full"],
             vec!["show", name.as_str(), "--step", "0"],
@@ -165,6 +174,7 @@ fn no_planted_secret_reaches_any_output() {
         ] {
             outputs.push((args.join(" "), run(d, &args)));
         }
+        outputs.push(("report.html".into(), std::fs::read_to_string(&html).unwrap()));
         // A configuration error quotes the line.
         let cfg = tempfile::tempdir().unwrap();
         std::fs::write(cfg.path().join("ctxlint.toml"), format!("select = [\"{}\n", s.replace('\n', " "))).unwrap();

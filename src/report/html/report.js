@@ -43,18 +43,13 @@
     for (const kv of location.hash.slice(1).split("&")) {
       if (!kv) continue;
       const [k, v] = kv.split("=");
-      o[k] = decodeURIComponent(v || "");
+      try { o[k] = decodeURIComponent(v || ""); } catch (e) { o[k] = v || ""; }
     }
     return o;
   }
 
   // ---- data access ----------------------------------------------------------
   D.findings.forEach((f, i) => { f._i = i; });
-  const byPath = new Map();
-  for (const f of D.findings) {
-    if (!byPath.has(f.path)) byPath.set(f.path, []);
-    byPath.get(f.path).push(f);
-  }
   // A stream's findings name its request files; a transcript's, the transcript.
   function pageFindings(p) {
     if (!p._f) {
@@ -63,8 +58,16 @@
     }
     return p._f;
   }
+  // The input a finding belongs to: a stream's request file belongs to its folder.
+  const inputOfPath = new Map();
+  for (const p of D.pages) for (const x of (p.files || [])) if (!inputOfPath.has(x)) inputOfPath.set(x, p.path);
+  function inputOf(path) { return inputOfPath.get(path) || path; }
+  function fileFindings(f) {
+    if (f.page !== null) return pageFindings(D.pages[f.page]);
+    return D.findings.filter((x) => x.path === f.path || x.path.startsWith(f.path + "/"));
+  }
   function posOf(p, index) {
-    if (index === null || index === undefined) return -1;
+    if (index === null || index === undefined || !Number.isInteger(index)) return -1;
     if (!p.index) return index < p.total ? index : -1;
     if (!p._pos) { p._pos = new Map(); p.index.forEach((x, k) => p._pos.set(x, k)); }
     return p._pos.has(index) ? p._pos.get(index) : -1;
@@ -131,7 +134,7 @@
     for (const f of D.findings) {
       const r = rules.get(f.rule) || { rule: f.rule, code: f.code, errors: 0, warnings: 0, files: new Set() };
       if (f.severity === "error") r.errors++; else r.warnings++;
-      r.files.add(f.path);
+      r.files.add(inputOf(f.path));
       rules.set(f.rule, r);
     }
     const ruleRows = [...rules.values()].map((r) => [r.code, r.rule, r.errors + r.warnings, r.errors, r.warnings, r.files.size]);
@@ -141,7 +144,7 @@
         { label: "code" }, { label: "rule" }, { label: "findings", num: true }, { label: "errors", num: true }, { label: "warnings", num: true }, { label: "inputs", num: true }], 2));
     } else out.push(h("p", { class: "note" }, "No findings."));
     const fileRows = D.files.map((f) => {
-      const fs = byPath.get(f.path) || [];
+      const fs = fileFindings(f);
       const e = fs.filter((x) => x.severity === "error").length;
       const p = f.page !== null ? D.pages[f.page] : null;
       return [f.path, f.format, p ? p.total : (f.requests || f.entries), fs.length, e, fs.length - e, f.page];
@@ -272,6 +275,22 @@
     return best;
   }
 
+  // The unit whose context holds a related location: a stream's request of
+  // that file whose body holds the pointer; a transcript's first step at or
+  // after that line. -1 when none does.
+  function unitOfLocation(p, loc) {
+    if (p.transcript) {
+      if (loc.path !== p.path || !loc.line) return -1;
+      for (let u = 0; u < p.total; u++) if (p.line[u] && p.line[u] >= loc.line) return u;
+      return -1;
+    }
+    const k = p.files.indexOf(loc.path);
+    if (k < 0) return -1;
+    let pos = -1;
+    for (let u = 0; u < p.total; u++) if (p.file[u] === k && (p.body[u] === "" || under(loc.pointer || "", p.body[u])) && (pos < 0 || p.body[u].length > p.body[pos].length)) pos = u;
+    return pos;
+  }
+
   function blockView(b, cls) {
     const head = `${b.kind}${b.tool ? " " + b.tool : ""}${b.id ? " (" + b.id + ")" : ""} · ${fmt(b.bytes)} bytes · ${b.pointer || '""'}`;
     const text = b.text ? b.text + (b.cut ? ` … (${fmt(b.bytes)} bytes; the first ${fmt(b.text.length)} characters are in this report)` : "") : (b.bytes ? `(text not in this report: ${fmt(b.bytes)} bytes)` : "(empty)");
@@ -324,7 +343,13 @@
       holder.replaceChildren(pager, h("table", { class: "ctx", id: "context" }, h("thead", null, h("tr", null, head.map((x) => h("th", { scope: "col", class: ["#", "bytes", "line"].includes(x) ? "num" : null }, x)))), h("tbody", null, body)));
     }
     draw();
-    return { el: holder, rows, hot };
+    // Shows row k (widening the window to it) and moves the focus there.
+    function reveal(k) {
+      if (k < state.from || k >= state.to) { state.from = Math.max(0, k - WINDOW); state.to = Math.min(rows.length, k + WINDOW); draw(); }
+      const el = holder.querySelector(`tr[data-k="${k}"]`);
+      if (el) { el.tabIndex = -1; el.scrollIntoView({ block: "center" }); el.focus(); }
+    }
+    return { el: holder, rows, hot, relk, reveal };
   }
 
   function sideTable(rows, cls) {
@@ -374,14 +399,23 @@
     const here = list.filter((f) => posOf(p, f.request) === pos);
     const out = [h("h2", { id: "detail-title", tabindex: "-1" }, head), h("div", { class: "stats muted" }, stats)];
     if (here.length) out.push(h("ul", null, here.map((f) => h("li", null, h("span", { class: "sev-" + f.severity }, f.code + " " + f.rule), ": " + f.message))));
+    const cv = contextView(p, pos, focus);
+    lastContext = cv;
     if (focus) {
       out.push(h("div", { class: "panel", id: "focus" }, h("strong", { class: "sev-" + focus.severity }, focus.code + " " + focus.rule), " ", focus.message,
         focus.excerpt ? h("pre", null, focus.excerpt) : null,
-        (focus.related || []).map((r) => h("div", null, h("button", { type: "button", class: "linkish related", onclick: () => { const el = document.querySelector("tr.rel"); if (el) { el.scrollIntoView({ block: "center" }); el.focus(); } } }, `${r.message}: ${r.path === focus.path ? "" : r.path + " "}${r.line ? "line " + r.line + " " : ""}${r.pointer || "(the whole request)"}`))),
+        (focus.related || []).map((r, j) => {
+          const label = `${r.message}: ${r.path === focus.path ? "" : r.path + " "}${r.line ? "line " + r.line + " " : ""}${r.pointer || "(the whole request)"}`;
+          const at = unitOfLocation(p, r);
+          if (![...cv.relk.values()].includes(r) && at < 0) return h("div", null, h("span", { class: "muted" }, label + " (not in this report's " + what(p) + "s)"));
+          return h("div", null, h("button", { type: "button", class: "linkish related", "data-related": j, onclick: () => {
+            for (const [k, rl] of cv.relk) if (rl === r) return cv.reveal(k);
+            go({ p: p.id, f: focus._i, s: unitIndex(p, at), r: j });
+          } }, label));
+        }),
         focus.help ? h("div", { class: "muted" }, "help: " + focus.help) : null,
         h("div", { class: "muted" }, "rule documentation: ", h("code", null, "ctxlint rule " + focus.rule))));
     }
-    const cv = contextView(p, pos, focus);
     out.push(h("h3", null, "Context sent"), cv.el);
     out.push(...diffView(p, pos));
     return out;
@@ -421,8 +455,13 @@
     return out;
   }
 
+  let lastContext = null;
   function render() {
     const q = parseHash();
+    // The control that asked for this view keeps the keyboard focus.
+    const a = document.activeElement;
+    const keep = a && a.dataset ? (a.dataset.finding !== undefined ? `button.finding[data-finding="${a.dataset.finding}"]` : a.dataset.from !== undefined ? `button.bar[data-from="${a.dataset.from}"]` : null) : null;
+    lastContext = null;
     let view;
     if (q.p !== undefined && D.pages[Number(q.p)]) view = inputPage(D.pages[Number(q.p)], q);
     else if (q.summary === undefined && D.pages.length === 1 && D.files.length === 1) view = inputPage(D.pages[0], q);
@@ -430,6 +469,16 @@
     app.replaceChildren(...view);
     const hot = document.getElementById("hot");
     if (hot) hot.scrollIntoView({ block: "center" });
+    let focused = false;
+    if (q.r !== undefined && lastContext && q.f !== undefined) {
+      const f = D.findings[Number(q.f)];
+      const rl = f && (f.related || [])[Number(q.r)];
+      for (const [k, x] of lastContext.relk) if (x === rl) { lastContext.reveal(k); focused = true; }
+    }
+    if (!focused && keep) {
+      const el = document.querySelector(keep);
+      if (el) { el.focus({ preventScroll: true }); focused = true; }
+    }
     document.documentElement.dataset.rendered = String((Number(document.documentElement.dataset.rendered) || 0) + 1);
     performance.mark("ctxlint-rendered");
   }
