@@ -103,7 +103,7 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
     output_format: OutputFormat,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output (`-`: standard output).
     #[arg(short = 'o', long, value_name = "FILE")]
     output_file: Option<PathBuf>,
     /// Force the input format instead of detecting it by content.
@@ -280,7 +280,7 @@ struct DiffArgs {
     /// Output format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Full)]
     output_format: ViewFormat,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output (`-`: standard output).
     #[arg(short = 'o', long, value_name = "FILE")]
     output_file: Option<PathBuf>,
     /// Force the input format instead of detecting it by content.
@@ -307,7 +307,7 @@ struct ShowArgs {
     /// Output format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Full)]
     output_format: ViewFormat,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output (`-`: standard output).
     #[arg(short = 'o', long, value_name = "FILE")]
     output_file: Option<PathBuf>,
     /// Force the input format instead of detecting it by content.
@@ -350,7 +350,7 @@ struct FenceArgs {
     /// Output format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
     output_format: OutputFormat,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output (`-`: standard output).
     #[arg(short = 'o', long, value_name = "FILE")]
     output_file: Option<PathBuf>,
 }
@@ -520,13 +520,31 @@ fn refuse_overwrite(
     crate::safety::refuse_outputs_on_inputs(&ins, &outs, crate::safety::Beside::Allowed)
 }
 
+/// `-o -` is standard output, as a PATH of `-` is standard input (as in
+/// ripgrep and curl): no file named `-` is written.
+fn dash_is_stdout(o: Option<PathBuf>) -> Option<PathBuf> {
+    o.filter(|p| p.as_os_str() != "-")
+}
+
 fn dispatch(cli: Cli) -> i32 {
     let color = cli.color;
     let result = match cli.command {
-        Command::Check(a) => cmd_check(a, color),
-        Command::Fence(a) => cmd_fence(a, color),
-        Command::Diff(a) => cmd_diff(a, color),
-        Command::Show(a) => cmd_show(a, color),
+        Command::Check(mut a) => {
+            a.output_file = dash_is_stdout(a.output_file);
+            cmd_check(a, color)
+        }
+        Command::Fence(mut a) => {
+            a.output_file = dash_is_stdout(a.output_file);
+            cmd_fence(a, color)
+        }
+        Command::Diff(mut a) => {
+            a.output_file = dash_is_stdout(a.output_file);
+            cmd_diff(a, color)
+        }
+        Command::Show(mut a) => {
+            a.output_file = dash_is_stdout(a.output_file);
+            cmd_show(a, color)
+        }
         Command::Rule(a) => cmd_rule(a),
         Command::Formats(a) => {
             write_out(&match a.output_format {
@@ -849,6 +867,17 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> crate::Result<i32> {
         refuse_overwrite(paths, &[&a.config], &[("--write-baseline", &a.write_baseline)])
     };
     guard(&a.paths)?;
+    if a.statistics
+        && matches!(
+            a.output_format,
+            OutputFormat::Sarif | OutputFormat::Junit | OutputFormat::Gitlab | OutputFormat::Html
+        )
+    {
+        let name = a.output_format.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
+        return Err(Error::Usage(format!(
+            "--statistics prints counts per rule, as a table or as JSON; {name} has no such form: drop --statistics, or use --output-format full, concise, grouped, github, json or json-lines"
+        )));
+    }
     let configs = config_set(&a)?;
     if let Some(p) = &a.show_settings {
         write_out(&crate::report::settings::render(&configs, p)?);

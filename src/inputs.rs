@@ -143,6 +143,7 @@ struct Candidate {
 pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
     let mut plan = Plan { forced: opts.forced, ..Plan::default() };
     let mut named: Vec<Candidate> = Vec::new();
+    let mut named_once = std::collections::HashSet::new();
     for arg in paths {
         if arg == "-" {
             let name = opts.stdin_filename.clone().unwrap_or_else(|| "-".to_string());
@@ -174,7 +175,8 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
         };
         if md.is_dir() {
             walk_dir(arg, &p, opts, &mut plan);
-        } else {
+        } else if named_once.insert(std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone())) {
+            // Named twice: checked once, under the first name (see `dedup_jobs`).
             named.push(Candidate { src: SourceRef::file(arg.clone(), p.clone()), path: p, named: true });
         }
     }
@@ -185,7 +187,38 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
             if d.is_empty() { ".".to_string() } else { Path::new(&*d).join("").to_string_lossy().into_owned() }
         });
     }
+    dedup_jobs(&mut plan);
     Ok(plan)
+}
+
+/// Drops the jobs whose files an earlier job already checks: a file named
+/// twice (`check a.jsonl a.jsonl`, `check a.jsonl ./a.jsonl`) or named and
+/// inside a folder also named (`check t t/a.jsonl`) is checked once, under
+/// the name it was first found by, as ruff does. Files are compared by their
+/// resolved path (links followed), and a store's sessions one by one.
+fn dedup_jobs(plan: &mut Plan) {
+    fn key(s: &SourceRef) -> Option<(PathBuf, Option<Box<str>>)> {
+        match &s.origin {
+            crate::source::Origin::File(p) => {
+                Some((std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()), s.session.clone()))
+            }
+            _ => None,
+        }
+    }
+    if plan.jobs.len() < 2 {
+        return;
+    }
+    let mut seen = std::collections::HashSet::new();
+    plan.jobs.retain(|j| match j {
+        Job::File(s, _) => key(s).is_none_or(|k| seen.insert(k)),
+        // A stream stays unless every one of its files was checked already.
+        Job::Stream(_, _, v) => {
+            let keys: Vec<_> = v.iter().filter_map(key).collect();
+            let new = keys.is_empty() || keys.iter().any(|k| !seen.contains(k));
+            seen.extend(keys);
+            new
+        }
+    });
 }
 
 /// Whether `path` is `<db>-wal`, `<db>-shm` or `<db>-journal` beside an existing `<db>`.

@@ -30,7 +30,7 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
 /// [`escape_controls`] keeping the characters in `keep` (a message's own
 /// line breaks).
 pub fn escape_controls_but<'a>(s: &'a str, keep: &[char]) -> std::borrow::Cow<'a, str> {
-    if !s.chars().any(|c| c.is_control() && !keep.contains(&c)) {
+    if !s.chars().any(|c| hidden(c) && !keep.contains(&c)) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -40,11 +40,20 @@ pub fn escape_controls_but<'a>(s: &'a str, keep: &[char]) -> std::borrow::Cow<'a
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// A character shown escaped (`\u{202e}`) rather than as itself: a control
+/// character (Unicode category Cc), or a bidirectional control (U+202A to
+/// U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C), which reorders the
+/// text drawn after it ("Trojan Source", CVE-2021-42574).
+pub fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
 }
 
 /// A path shown in a message: its control characters escaped.
@@ -372,6 +381,15 @@ pub fn build_pool(wanted: usize) -> Option<Fallback<rayon::ThreadPool>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bidirectional_controls_are_escaped_like_control_characters() {
+        assert_eq!(escape_controls("a\u{202e}gnp.exe"), "a\\u{202e}gnp.exe");
+        assert_eq!(escape_controls("x\u{2066}y\u{2069}\u{200f}"), "x\\u{2066}y\\u{2069}\\u{200f}");
+        assert_eq!(escape_controls("\u{1b}[31m"), "\\u{1b}[31m");
+        assert_eq!(escape_controls("עברית and العربية"), "עברית and العربية");
+        assert_eq!(crate::text::excerpt("evil\u{202e}txt", 40), "evil\\u{202e}txt");
+    }
 
     #[test]
     fn falls_back_by_halving_down_to_the_calling_thread() {

@@ -204,6 +204,49 @@ fn statistics_table() {
 }
 
 #[test]
+fn statistics_with_a_format_that_has_no_table_is_a_usage_error_and_writes_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    for f in ["html", "sarif", "junit", "gitlab"] {
+        let o = d.path().join(format!("report.{f}"));
+        let out = ctxlint()
+            .args(["check", SESSION, "--statistics", "--output-format", f, "-o", o.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{f}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("--statistics prints counts per rule, as a table or as JSON; {f} has no such form")),
+            "{err}"
+        );
+        assert!(!o.exists(), "{f}");
+    }
+}
+
+#[test]
+fn dash_as_the_output_file_is_standard_output() {
+    let d = tempfile::tempdir().unwrap();
+    let req = |n: u8| format!("{}/fixtures/cases/litellm-36559-system-hoist/req{n}.json", env!("CARGO_MANIFEST_DIR"));
+    let (req1, req2) = (req(1), req(2));
+    for args in [
+        vec!["check", SESSION, "--output-format", "json", "-o", "-"],
+        vec!["show", SESSION, "-o", "-"],
+        vec!["diff", &req1, &req2, "-o", "-"],
+    ] {
+        let out = ctxlint().current_dir(d.path()).args(&args).output().unwrap();
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!out.stdout.is_empty(), "{args:?}");
+        assert!(!d.path().join("-").exists(), "{args:?} wrote a file named -");
+    }
+    let out = ctxlint()
+        .current_dir(d.path())
+        .args(["check", SESSION, "--output-format", "json", "-o", "-"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["findings"], 3);
+}
+
+#[test]
 fn no_path_scans_installed_agent_folders() {
     let home = tempfile::tempdir().unwrap();
     let dir = home.path().join(".pi/agent/sessions/--w--");

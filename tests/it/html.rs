@@ -166,6 +166,25 @@ fn in_chromium_a_click_on_a_finding_opens_its_step_with_the_block_highlighted() 
 }
 
 #[test]
+fn in_chromium_a_bidirectional_control_in_a_text_is_shown_not_obeyed() {
+    let Some(mut b) = Browser::launch() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let session = std::fs::read_to_string(root().join("fixtures/report/mixed-session.jsonl")).unwrap();
+    let planted = session.replace("Slack DM from user-a", "Slack DM from \u{202e}user-a\u{2066}");
+    assert_ne!(planted, session);
+    let input = d.path().join("bidi.jsonl");
+    std::fs::write(&input, planted).unwrap();
+    let file = report(d.path(), &[input.to_str().unwrap()]);
+    b.navigate(&file, "");
+    b.eval("new Promise(r => { document.querySelector('#findings button.finding[data-rule=\"duplicate-system-event\"]').click(); setTimeout(r, 150); }).then(() => 1)");
+    let text = b.eval("document.querySelector('#context tr.hot .hot-block pre').textContent");
+    assert!(text.as_str().unwrap().contains("Slack DM from \\u{202e}user-a\\u{2066}"), "{text}");
+    let raw = "[...document.querySelectorAll('body *:not(script)')].some(e => [...e.childNodes].some(n => n.nodeType === 3 && /[\\u202a-\\u202e\\u2066-\\u2069]/.test(n.data)) || /[\\u202a-\\u202e\\u2066-\\u2069]/.test(e.getAttribute('title') || ''))";
+    assert_eq!(b.eval(raw), false);
+    assert_eq!(b.exceptions(), Vec::<String>::new());
+}
+
+#[test]
 fn in_chromium_a_stream_marks_its_cache_breaks_and_shows_the_request_diff() {
     let Some(mut b) = Browser::launch() else { return };
     let d = tempfile::tempdir().unwrap();

@@ -163,6 +163,40 @@ fn an_unrecognised_named_file_is_skipped_and_the_reports_still_written() {
 }
 
 #[test]
+fn a_file_named_twice_or_also_inside_a_named_folder_is_checked_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "t/a.jsonl", &pi_session());
+    put(
+        d,
+        "t/reqs/req1.json",
+        &std::fs::read_to_string(format!("{CASES}/cc-44045-resume-block-dropped/req1-fresh.json")).unwrap(),
+    );
+    put(
+        d,
+        "t/reqs/req2.json",
+        &std::fs::read_to_string(format!("{CASES}/cc-44045-resume-block-dropped/req2-resumed.json")).unwrap(),
+    );
+    let (_, once, _) = check_json(d, &["t"]);
+    assert_eq!(once["summary"]["files"], 2);
+    assert_eq!(once["summary"]["findings"], 2);
+    for args in [
+        vec!["t/a.jsonl", "t/a.jsonl"],
+        vec!["t/a.jsonl", "./t/a.jsonl"],
+        vec!["t", "t"],
+        vec!["t", "t/a.jsonl", "t/reqs/req2.json"],
+        vec!["t", "t/reqs"],
+    ] {
+        let (_, v, err) = check_json(d, &args);
+        let n = if args[0] == "t" { 2 } else { 1 };
+        assert_eq!(v["summary"]["files"], n, "{args:?}: {err}");
+        assert_eq!(v["summary"]["findings"], n, "{args:?}");
+    }
+    let (_, v, _) = check_json(d, &["t/a.jsonl", "./t/a.jsonl"]);
+    assert_eq!(findings_of(&v), [("broken-parent-chain".to_string(), "t/a.jsonl".to_string(), Some(6))]);
+}
+
+#[test]
 fn request_files_named_one_by_one_form_their_directorys_stream() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -17,20 +17,25 @@
   const tokens = (b) => Math.round(b / 4);
 
   // ---- tiny DOM helpers -------------------------------------------------
+  // Bidirectional controls (U+202A-E, U+2066-9, U+200E/F, U+061C) shown as
+  // \u{…}: a text cannot reorder what is drawn around it ("Trojan Source").
+  const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+  const BIDI_ALL = new RegExp(BIDI.source, "g");
+  function vis(s) { return BIDI.test(s) ? s.replace(BIDI_ALL, (c) => "\\u{" + c.charCodeAt(0).toString(16) + "}") : s; }
   function h(tag, attrs, ...kids) {
     const e = document.createElement(tag);
     if (attrs) {
       for (const [k, v] of Object.entries(attrs)) {
         if (v === null || v === undefined || v === false) continue;
         if (k === "class") e.className = v;
-        else if (k === "text") e.textContent = v;
+        else if (k === "text") e.textContent = vis(String(v));
         else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-        else e.setAttribute(k, v === true ? "" : String(v));
+        else e.setAttribute(k, v === true ? "" : k === "title" || k === "aria-label" ? vis(String(v)) : String(v));
       }
     }
     for (const k of kids.flat()) {
       if (k === null || k === undefined || k === false) continue;
-      e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+      e.append(k instanceof Node ? k : document.createTextNode(vis(String(k))));
     }
     return e;
   }
