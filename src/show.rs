@@ -70,7 +70,9 @@ pub struct ShownBlock {
     pub pointer: String,
     /// Length in bytes of the full text.
     pub bytes: usize,
-    /// Only a prefix of the text is kept (transcripts: assistant and tool-result texts).
+    /// Only a prefix of the text is kept (transcripts: assistant and
+    /// tool-result texts; or cut to the characters asked for). A text that
+    /// masking made shorter than `bytes` is not truncated.
     pub truncated: bool,
     /// The kept text, secrets masked.
     pub text: String,
@@ -625,7 +627,10 @@ fn block(b: &Block, text_chars: usize) -> ShownBlock {
         kind: b.kind.as_str(),
         pointer: b.pointer.to_string(),
         bytes: b.text_len as usize,
-        truncated: !b.has_full_text(),
+        // Cut short in the transcript, or here to `text_chars` (a text that
+        // masking made shorter is still whole).
+        truncated: !b.has_full_text()
+            || (text_chars != 0 && text_chars != usize::MAX && b.text.char_indices().nth(text_chars).is_some()),
         text: match text_chars {
             0 => String::new(),
             usize::MAX => mask_secrets(&b.text),

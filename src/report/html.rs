@@ -181,7 +181,8 @@ struct PageSink {
 /// One unit's new messages as the JSON array the page reads:
 /// `[[role, kind, bytes, line, pointer, first_line, entry_id,
 /// [[kind, pointer, bytes, cut, text, tool_name, tool_id], …]], …]`
-/// (`cut`: 1 when the text kept is shorter than the block). Texts are left
+/// (`cut`: 1 when only a prefix of the text is kept; not when masking made
+/// it shorter than `bytes`). Texts are left
 /// out (`""`) unless `texts`. Returns the JSON and the bytes of text kept.
 fn unit_json(u: &Unit, texts: bool) -> (String, usize) {
     type BlockRow<'a> = (&'a str, &'a str, usize, u8, &'a str, Option<&'a String>, Option<&'a String>);
@@ -196,7 +197,7 @@ fn unit_json(u: &Unit, texts: bool) -> (String, usize) {
                 .map(|b| {
                     let text = if texts { b.text.as_str() } else { "" };
                     kept += text.len();
-                    let cut = b.truncated || text.len() < b.bytes;
+                    let cut = b.truncated;
                     (b.kind, b.pointer.as_str(), b.bytes, u8::from(cut), text, b.tool_name.as_ref(), b.tool_id.as_ref())
                 })
                 .collect();

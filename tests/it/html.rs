@@ -69,6 +69,10 @@ fn the_report_is_one_file_that_names_no_external_resource_and_masks_secrets() {
     let chunk = embedded(&html, "p0-c0");
     assert_eq!(chunk[1][0][3], 5);
     assert_eq!(chunk[1][0][0], "user");
+    // The key masked makes the text shorter than its 118 bytes, not cut.
+    let block = &chunk[0][0][7][0];
+    assert_eq!((block[2].as_u64(), block[3].as_u64()), (Some(118), Some(0)));
+    assert!(block[4].as_str().unwrap().contains("sk-a****") && block[4].as_str().unwrap().len() < 118);
 }
 
 #[test]
@@ -181,6 +185,31 @@ fn in_chromium_a_bidirectional_control_in_a_text_is_shown_not_obeyed() {
     assert!(text.as_str().unwrap().contains("Slack DM from \\u{202e}user-a\\u{2066}"), "{text}");
     let raw = "[...document.querySelectorAll('body *:not(script)')].some(e => [...e.childNodes].some(n => n.nodeType === 3 && /[\\u202a-\\u202e\\u2066-\\u2069]/.test(n.data)) || /[\\u202a-\\u202e\\u2066-\\u2069]/.test(e.getAttribute('title') || ''))";
     assert_eq!(b.eval(raw), false);
+    assert_eq!(b.exceptions(), Vec::<String>::new());
+}
+
+#[test]
+fn in_chromium_an_input_not_checked_is_named_on_the_page_of_the_one_that_was() {
+    let Some(mut b) = Browser::launch() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("report.html");
+    let run = Command::cargo_bin("ctxlint")
+        .unwrap()
+        .current_dir(root())
+        .args(["check", "fixtures/report/mixed-session.jsonl", "gone.jsonl", "-q", "--output-format", "html", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    b.navigate(&out, "");
+    assert_eq!(b.eval("document.querySelector('h1').textContent"), "fixtures/report/mixed-session.jsonl");
+    assert_eq!(
+        b.eval("document.querySelector('#not-checked').textContent"),
+        "note: 1 input was not checked (the summary says why)."
+    );
+    b.eval("new Promise(r => { document.querySelector('#not-checked a').click(); setTimeout(r, 150); }).then(() => 1)");
+    assert_eq!(b.eval("document.querySelector('h1').textContent"), "Summary");
+    assert!(b.eval("document.body.textContent").as_str().unwrap().contains("gone.jsonl: "));
     assert_eq!(b.exceptions(), Vec::<String>::new());
 }
 

@@ -435,7 +435,9 @@
     let pos = q.s !== undefined ? posOf(p, Number(q.s)) : focus ? posOf(p, focus.request) : -1;
     const keep = (o) => Object.assign({ p: p.id, rule: rule || null, sev: sev || null }, o);
     const out = [];
-    if (D.pages.length > 1 || D.files.length > 1) out.push(h("p", null, h("a", { href: "#summary" }, "← summary of all inputs")));
+    const others = D.failed.length + D.skipped.length + D.unlisted.length;
+    if (D.pages.length > 1 || D.files.length > 1 || others) out.push(h("p", null, h("a", { href: "#summary" }, "← summary of all inputs")));
+    if (D.failed.length) out.push(h("p", { class: "note", id: "not-checked" }, `note: ${fmt(D.failed.length)} input${D.failed.length === 1 ? " was" : "s were"} not checked (`, h("a", { href: "#summary" }, "the summary"), " says why)."));
     out.push(h("h1", null, p.path), h("p", { class: "muted" }, `${p.format} · ${fmt(p.total)} ${what(p)}${p.total === 1 ? "" : "s"} · ${all.length} finding${all.length === 1 ? "" : "s"}`));
     for (const n of p.notes) out.push(h("p", { class: "note" }, "note: " + n));
     if (p.texts_cut) out.push(h("p", { class: "note" }, `note: block texts past the first ${fmt(D.text_budget)} bytes of this input are not in the report (their sizes are); \`ctxlint show PATH --step N\` prints them.`));
