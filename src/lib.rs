@@ -111,7 +111,7 @@ impl FileSummary {
             .iter()
             .map(|u| {
                 let at = u.line.map(|l| format!(":{l}")).unwrap_or_default();
-                format!("{}{at}: {}: {}; that exchange was not checked", self.path, u.pointer, u.what)
+                format!("{}{at}: {}: {}; not checked", self.path, u.pointer, u.what)
             })
             .collect()
     }

@@ -922,6 +922,13 @@ pub struct Request {
     /// OpenTelemetry span: "span `chat gpt-4o` (trace `…`, span `…`)"); `None`
     /// when the index and pointer say enough.
     pub label: Option<Box<str>>,
+    /// Where items of this history could not be read (an Agents SDK row whose
+    /// `message_data` is not a JSON object, a damaged page): for each, the
+    /// index in `messages` of the first message read after it (`messages.len()`
+    /// when nothing was read after it). A tool call before a gap may have its
+    /// result in it, a result after one its call: neither is judged (the
+    /// unread item is reported, not the cascade).
+    pub gaps: Vec<u32>,
 }
 
 /// Context a runtime re-places after the history on every request

@@ -408,6 +408,31 @@ impl SourceRef {
         }
     }
 
+    /// Whether the first `len` bytes of the file end a line (byte `len - 1`
+    /// is `\n`, or `len` is 0): `None` for standard input, bytes in memory,
+    /// a compressed file (its bytes are not its lines) or a read error.
+    pub fn ends_a_line_at(&self, len: u64) -> Option<bool> {
+        let Origin::File(p) = &self.origin else { return None };
+        if len == 0 {
+            return Some(true);
+        }
+        if self.is_compressed() {
+            return None;
+        }
+        let f = open_regular(p).ok()?;
+        let mut b = [0u8; 1];
+        #[cfg(unix)]
+        let n = std::os::unix::fs::FileExt::read_at(&f, &mut b, len - 1).ok()?;
+        #[cfg(not(unix))]
+        let n = {
+            use std::io::{Read, Seek};
+            let mut f = f;
+            f.seek(io::SeekFrom::Start(len - 1)).ok()?;
+            f.read(&mut b).ok()?
+        };
+        (n == 1).then_some(b[0] == b'\n')
+    }
+
     /// Whether the bytes are gzip, zstd, bzip2 or xz compressed (false when unreadable).
     pub fn is_compressed(&self) -> bool {
         match &self.origin {

@@ -103,6 +103,15 @@ pub fn request(r: &Request) -> Vec<Pairing> {
     if !stored_run {
         flush(&mut open, &mut out);
     }
+    // Around an item that could not be read, a missing call or result may be
+    // in it: the unread item is reported (a warning), not its cascade.
+    if !r.gaps.is_empty() {
+        out.retain(|p| match *p {
+            Pairing::Unanswered { unit, .. } => !r.gaps.iter().any(|&g| g > unit),
+            Pairing::Orphan { unit, second: false, .. } => !r.gaps.iter().any(|&g| g <= unit),
+            Pairing::Orphan { .. } => true,
+        });
+    }
     out
 }
 

@@ -62,6 +62,7 @@ pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &st
         floating: Default::default(),
         resaved: None,
         label: None,
+        gaps: Vec::new(),
     }
 }
 

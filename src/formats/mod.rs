@@ -642,7 +642,9 @@ pub const READ_TRIES: usize = 3;
 /// in between (a second writer), it is read again, up to [`READ_TRIES`]
 /// times, then an error — never findings (or a clean pass) for bytes that
 /// were never one file. A file only appended to meanwhile is fine (its
-/// appended bytes are not read).
+/// appended bytes are not read), unless what was read ends inside a line
+/// (a line being written, or a rewrite to a longer file): then it is read
+/// again too.
 fn load_snapshot(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
     let mut last = None;
     for _ in 0..READ_TRIES {
@@ -663,6 +665,16 @@ fn load_snapshot(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Resul
         let shrank = matches!(&r, Err(Error::Io { source, .. }) if source.to_string() == crate::source::SHRANK);
         match (before, after) {
             (Some(b), Some(a)) if shrank || !b.still_holds(&a) => {
+                last = Some((b.len, a.len));
+                continue;
+            }
+            // Grown while read, and what was read ends inside a line: a
+            // writer was mid-line (an append not done), or the file was
+            // rewritten longer in place (the same inode, a larger size: it
+            // looks like an append, and its first bytes are not the ones
+            // stamped). Either way, read it again rather than report a
+            // torn last line that no one wrote.
+            (Some(b), Some(a)) if a.len > b.len && src.ends_a_line_at(b.len) == Some(false) => {
                 last = Some((b.len, a.len));
                 continue;
             }

@@ -103,12 +103,24 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
 
 /// Reads a session's items (each with its JSON Pointer) into `r`'s messages.
 fn read_items(r: &mut Request, items: &[(String, &Value)]) {
+    read_items_with_gaps(r, items, &[]);
+}
+
+/// [`read_items`], with `gaps`: for each item that could not be read, how
+/// many readable items came before it (ascending); they become
+/// [`Request::gaps`].
+fn read_items_with_gaps(r: &mut Request, items: &[(String, &Value)], gaps: &[usize]) {
     let hashes: Vec<u64> = items.iter().map(|(_, it)| chash(it)).collect();
-    let copy = resaved_at(&hashes).map_or(0..0, |(at, n)| {
+    // A history with a gap is not judged as saved again after itself.
+    let copy = if gaps.is_empty() { resaved_at(&hashes) } else { None }.map_or(0..0, |(at, n)| {
         r.resaved = Some((items[at].0.clone(), items[0].0.clone(), n));
         at..at + n
     });
+    let mut gaps = gaps.iter().peekable();
     for (i, (ptr, it)) in items.iter().enumerate() {
+        while gaps.next_if(|&&g| g <= i).is_some() {
+            r.gaps.push(r.messages.len() as u32);
+        }
         if copy.contains(&i) {
             continue;
         }
@@ -117,6 +129,9 @@ fn read_items(r: &mut Request, items: &[(String, &Value)]) {
             m.result = Some(Box::default());
         }
         r.messages.push(m);
+    }
+    for _ in gaps {
+        r.gaps.push(r.messages.len() as u32);
     }
 }
 
@@ -140,7 +155,9 @@ pub fn items_table(tables: &[(String, Vec<String>)]) -> Option<&str> {
 /// is one history snapshot of the stream, named by its session id (sessions
 /// are never one conversation), in the order of their first row. A message's
 /// pointer is `/<table>/<row id>/message_data` and then into the item. A row
-/// whose `message_data` is not JSON is not read, and `check` warns about it.
+/// whose `message_data` is not a JSON object is not read, and `check` warns
+/// about it; so are the rows past a damaged page. Calls and results around
+/// a row not read are not judged ([`Request::gaps`]).
 pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
     use super::sqlite;
     let db = sqlite::open(src)?;
@@ -160,52 +177,93 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
     };
     let sql = format!("SELECT id, session_id, message_data FROM {} ORDER BY id", sqlite::ident(table));
     let mut st = db.conn.prepare(&sql).map_err(bad)?;
-    let rows = st
-        .query_map([], |r| {
-            let id: i64 = r.get(0)?;
-            let sid: String = r.get::<_, Option<String>>(1)?.unwrap_or_default();
-            let data = match r.get_ref(2)? {
-                rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => Ok(t.to_vec()),
-                _ => Err(()),
-            };
-            Ok((id, sid, data))
-        })
-        .map_err(bad)?;
-    let mut sessions: Vec<(String, Vec<(String, Value)>)> = Vec::new();
+    // Any cell of any type is read: a value that is not what the SDK writes
+    // is a finding about that row, never an error about the whole store.
+    let text = sqlite::text_lossy;
+    let mut rows = st.query([]).map_err(bad)?;
+    // Per session: its id, its items (pointer, item) and its gaps (readable
+    // items before each unread one).
+    type Session = (String, Vec<(String, Value)>, Vec<usize>);
+    let mut sessions: Vec<Session> = Vec::new();
     let mut unread = Vec::new();
-    for row in rows {
-        let (id, sid, data) = row.map_err(bad)?;
-        let ptr = format!("/{}/{id}/message_data", sqlite::pointer_token(table));
-        let item = match data.map(|d| serde_json::from_slice::<Value>(&d)) {
-            Ok(Ok(v)) => v,
-            Ok(Err(e)) => {
+    let mut last_id = None;
+    loop {
+        let row = match rows.next() {
+            Ok(Some(row)) => row,
+            Ok(None) => break,
+            Err(e) => {
+                // A damaged page: what was read is checked; every session may
+                // have lost items after it.
+                let after = last_id.map_or(String::new(), |id: String| format!(" after row {id}"));
                 unread.push(Unread {
                     line: None,
-                    pointer: ptr,
-                    what: format!("row {id} of `{table}`: `message_data` is not JSON ({e})"),
+                    pointer: format!("/{}", sqlite::pointer_token(table)),
+                    what: format!("the rows of `{table}`{after} could not be read (SQLite: {e})"),
                 });
-                continue;
-            }
-            Err(()) => {
-                unread.push(Unread {
-                    line: None,
-                    pointer: ptr,
-                    what: format!("row {id} of `{table}`: `message_data` is not text"),
-                });
-                continue;
+                for (_, items, gaps) in &mut sessions {
+                    gaps.push(items.len());
+                }
+                break;
             }
         };
-        match sessions.iter_mut().find(|(s, _)| *s == sid) {
-            Some((_, items)) => items.push((ptr, item)),
-            None => sessions.push((sid, vec![(ptr, item)])),
+        let cell = |k: usize| row.get_ref(k).ok().and_then(text);
+        let id = cell(0).unwrap_or_default();
+        last_id = Some(id.clone());
+        let ptr = format!("/{}/{}/message_data", sqlite::pointer_token(table), sqlite::pointer_token(&id));
+        // A session id that is missing or not UTF-8 text (a damaged cell;
+        // the SDK always writes one): the row may
+        // belong to any session, so every session has a gap here.
+        let sid = match row.get_ref(1) {
+            Ok(rusqlite::types::ValueRef::Text(t)) if std::str::from_utf8(t).is_err() => None,
+            Ok(rusqlite::types::ValueRef::Blob(_) | rusqlite::types::ValueRef::Null) | Err(_) => None,
+            _ => Some(cell(1).unwrap_or_default()),
+        };
+        let Some(sid) = sid else {
+            unread.push(Unread {
+                line: None,
+                pointer: ptr,
+                what: format!(
+                    "row {id} of `{table}`: `session_id` is missing or not text, so its session is not known"
+                ),
+            });
+            for (_, items, gaps) in &mut sessions {
+                gaps.push(items.len());
+            }
+            continue;
+        };
+        let item = match row.get_ref(2) {
+            Ok(rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t)) => {
+                match serde_json::from_slice::<Value>(t) {
+                    Ok(v) if v.is_object() => Ok(v),
+                    Ok(v) => Err(format!("`message_data` is JSON but not an object ({})", json_kind(&v))),
+                    Err(e) => Err(format!("`message_data` is not JSON ({e})")),
+                }
+            }
+            Ok(_) => Err("`message_data` is not text".to_string()),
+            Err(e) => Err(format!("`message_data` cannot be read ({e})")),
+        };
+        let at = match sessions.iter().position(|(s, _, _)| *s == sid) {
+            Some(k) => k,
+            None => {
+                sessions.push((sid, Vec::new(), Vec::new()));
+                sessions.len() - 1
+            }
+        };
+        let (_, items, gaps) = &mut sessions[at];
+        match item {
+            Ok(v) => items.push((ptr, v)),
+            Err(why) => {
+                unread.push(Unread { line: None, pointer: ptr, what: format!("row {id} of `{table}`: {why}") });
+                gaps.push(items.len());
+            }
         }
     }
     let path: Arc<str> = src.display.as_str().into();
     let mut requests = Vec::with_capacity(sessions.len());
-    for (i, (sid, items)) in sessions.iter().enumerate() {
+    for (i, (sid, items, gaps)) in sessions.iter().enumerate() {
         let mut r = new_request(&path, ID, i, &format!("/{}", sqlite::pointer_token(table)));
         let refs: Vec<(String, &Value)> = items.iter().map(|(p, v)| (p.clone(), v)).collect();
-        read_items(&mut r, &refs);
+        read_items_with_gaps(&mut r, &refs, gaps);
         r.session_id = Some(sid.as_str().into());
         r.label = Some(format!("session `{sid}`").into());
         requests.push(r);
@@ -220,6 +278,18 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
         unknown_records: 0,
         unread,
     })
+}
+
+/// "a string", "an array", … : what a JSON value is, for messages.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// Where the list repeats its own beginning: `(start of the copy, items

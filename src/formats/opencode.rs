@@ -96,6 +96,8 @@ struct Stored {
     id: String,
     info: Value,
     parts: Vec<(String, Value)>,
+    /// Ids of its parts that could not be read.
+    lost: Vec<String>,
 }
 
 impl Stored {
@@ -154,12 +156,16 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
             .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")
             .map_err(|e| bad(src, e))?;
         let rows = st
-            .query_map([&*session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
+            .query_map([&*session], |r| {
+                Ok((sqlite::text_lossy(r.get_ref(0)?).unwrap_or_default(), sqlite::utf8_text(r.get_ref(1)?)))
+            })
             .map_err(|e| bad(src, e))?;
         for row in rows {
             let (id, data) = row.map_err(|e| bad(src, e))?;
             match data.as_deref().map(serde_json::from_str::<Value>) {
-                Some(Ok(info)) if info.is_object() => msgs.push(Stored { id, info, parts: Vec::new() }),
+                Some(Ok(info)) if info.is_object() => {
+                    msgs.push(Stored { id, info, parts: Vec::new(), lost: Vec::new() })
+                }
                 _ => unread.push(Unread {
                     line: None,
                     pointer: format!("/message/{}/data", sqlite::pointer_token(&id)),
@@ -175,7 +181,11 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
             .map_err(|e| bad(src, e))?;
         let rows = st
             .query_map([&*session], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
+                Ok((
+                    sqlite::text_lossy(r.get_ref(0)?).unwrap_or_default(),
+                    sqlite::text_lossy(r.get_ref(1)?).unwrap_or_default(),
+                    sqlite::utf8_text(r.get_ref(2)?),
+                ))
             })
             .map_err(|e| bad(src, e))?;
         let index: std::collections::HashMap<String, usize> =
@@ -185,14 +195,18 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
             let Some(&i) = index.get(&mid) else { continue };
             match data.as_deref().map(serde_json::from_str::<Value>) {
                 Some(Ok(p)) if p.is_object() => msgs[i].parts.push((id, p)),
-                _ => unread.push(Unread {
-                    line: None,
-                    pointer: format!("/part/{}/data", sqlite::pointer_token(&id)),
-                    what: format!("part `{id}`: `data` is not a JSON object"),
-                }),
+                _ => {
+                    unread.push(Unread {
+                        line: None,
+                        pointer: format!("/part/{}/data", sqlite::pointer_token(&id)),
+                        what: format!("part `{id}`: `data` is not a JSON object"),
+                    });
+                    unread_part(&mut msgs[i], id);
+                }
             }
         }
     }
+    stand_in_for_lost_parts(&mut msgs);
     let mut t = build(&msgs);
     t.header = Some(Header { line: 1, version: 0, session_id: Some(session.clone()) });
     let mut input = Input::from_transcript(&src.display, ID, t, BadLines::default(), 0);
@@ -284,7 +298,7 @@ fn load_legacy(src: &SourceRef) -> Result<Input> {
         match read_json(&f) {
             Ok(info) => {
                 let id = info.get("id").and_then(Value::as_str).map_or(stem, str::to_string);
-                msgs.push(Stored { id, info, parts: Vec::new() });
+                msgs.push(Stored { id, info, parts: Vec::new(), lost: Vec::new() });
             }
             Err(why) => unread.push(Unread {
                 line: None,
@@ -303,20 +317,43 @@ fn load_legacy(src: &SourceRef) -> Result<Input> {
                     let id = p.get("id").and_then(Value::as_str).map_or(stem, str::to_string);
                     m.parts.push((id, p));
                 }
-                Err(why) => unread.push(Unread {
-                    line: None,
-                    pointer: format!("/part/{}/data", sqlite::pointer_token(&stem)),
-                    what: format!("{}: {why}", f.display()),
-                }),
+                Err(why) => {
+                    unread.push(Unread {
+                        line: None,
+                        pointer: format!("/part/{}/data", sqlite::pointer_token(&stem)),
+                        what: format!("{}: {why}", f.display()),
+                    });
+                    unread_part(m, stem);
+                }
             }
         }
         m.parts.sort_by(|a, b| a.0.cmp(&b.0));
     }
+    stand_in_for_lost_parts(&mut msgs);
     let mut t = build(&msgs);
     t.header = Some(Header { line: 1, version: 0, session_id: Some(sid.into()) });
     let mut input = Input::from_transcript(&src.display, ID, t, BadLines::default(), 0);
     input.unread = unread;
     Ok(input)
+}
+
+/// Records a part of `m` that could not be read.
+fn unread_part(m: &mut Stored, id: String) {
+    m.lost.push(id);
+}
+
+/// A user message none of whose parts could be read keeps a text naming
+/// them: it is still the user turn it was (else the turn vanishes, and the
+/// next reply looks like a second reply to the turn before). The text names
+/// the parts, so two such turns are never equal. A message with other
+/// parts is left as read.
+fn stand_in_for_lost_parts(msgs: &mut [Stored]) {
+    for m in msgs {
+        if m.parts.is_empty() && !m.lost.is_empty() && m.role() == "user" {
+            let text = format!("(part `{}` of this message could not be read)", m.lost.join("`, `"));
+            m.parts.push((m.lost[0].clone(), serde_json::json!({"type": "text", "text": text})));
+        }
+    }
 }
 
 /// The pointer of a part's field.

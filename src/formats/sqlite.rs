@@ -127,6 +127,30 @@ pub fn ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
+/// A cell as text, whatever SQLite holds in it: an integer or real as its
+/// decimal form, text or a blob as UTF-8 with damaged bytes replaced (U+FFFD);
+/// `None` for NULL. A cell of an unexpected type is about its row, never an
+/// error about the whole store.
+pub fn text_lossy(v: rusqlite::types::ValueRef<'_>) -> Option<String> {
+    use rusqlite::types::ValueRef as V;
+    match v {
+        V::Null => None,
+        V::Integer(i) => Some(i.to_string()),
+        V::Real(f) => Some(f.to_string()),
+        V::Text(t) | V::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+    }
+}
+
+/// A cell that is UTF-8 text (or a blob of UTF-8), else `None`: a JSON
+/// document column, where a damaged byte makes the document unreadable.
+pub fn utf8_text(v: rusqlite::types::ValueRef<'_>) -> Option<String> {
+    use rusqlite::types::ValueRef as V;
+    match v {
+        V::Text(t) | V::Blob(t) => std::str::from_utf8(t).ok().map(str::to_string),
+        _ => None,
+    }
+}
+
 /// A table or column name as a JSON Pointer token (`~` → `~0`, `/` → `~1`).
 pub fn pointer_token(name: &str) -> String {
     name.replace('~', "~0").replace('/', "~1")

@@ -81,10 +81,12 @@ fn a_live_database_is_read_with_its_wal_and_nothing_is_written_beside_it() {
     // session was re-saved, not appended.
     rows.extend(TURN.iter().map(|m| ("s1", *m)));
     rows.push(("s1", r#"{"content": "And tomorrow?", "role": "user"}"#));
-    // Another session whose call lost its output, and a row that is not JSON.
+    // Another session: a row that is not JSON, then a call that lost its
+    // output (a row not read after a call could hold its output: see
+    // `a_row_that_cannot_be_read_…`).
+    rows.push(("s2", "{not json"));
     rows.push(("s2", TURN[0]));
     rows.push(("s2", TURN[1]));
-    rows.push(("s2", "{not json"));
     rows.push(("s2", r#"{"content": "Hello?", "role": "user"}"#));
     // The connection stays open: the rows are still in `live.db-wal`.
     let conn = make_db(&db, &rows);
@@ -103,7 +105,7 @@ fn a_live_database_is_read_with_its_wal_and_nothing_is_written_beside_it() {
         ),
         (
             "unanswered-tool-call".to_string(),
-            "/agent_messages/11/message_data".to_string(),
+            "/agent_messages/12/message_data".to_string(),
             "tool call `call_1` (get_weather) has no matching result; in session `s2`".to_string(),
         ),
     ];
@@ -120,7 +122,7 @@ fn a_live_database_is_read_with_its_wal_and_nothing_is_written_beside_it() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("row 12 of `agent_messages`: `message_data` is not JSON"), "{err}");
+    assert!(err.contains("row 10 of `agent_messages`: `message_data` is not JSON"), "{err}");
     // Nothing beside the database changed: no `-shm`, no journal, same bytes.
     assert_eq!(listing(d.path()), before);
     assert_eq!(std::fs::read(d.path().join("live.db-wal")).unwrap(), wal);
@@ -172,4 +174,88 @@ fn a_closed_database_is_opened_immutable_and_renamed_tables_are_found() {
     let (code, v) = check_json(d.path().to_str().unwrap());
     assert_eq!(code, 1, "{v}");
     assert_eq!(v["skipped"].as_array().map(Vec::len), Some(1), "{v}");
+}
+
+/// Runs `check --output-format json` on a database: exit code, report, stderr.
+fn check_db(path: &Path) -> (i32, Value, String) {
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", "--isolated", "--output-format", "json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap(), v, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_row_that_cannot_be_read_is_warned_about_and_the_calls_around_it_are_not_judged() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("gap.db");
+    // The output row of session a is cut short; session b's has the call's
+    // result in a JSON array (not an item); session c is whole.
+    let cut = &TURN[2][..TURN[2].len() - 5];
+    let rows = [
+        ("a", TURN[0]),
+        ("a", TURN[1]),
+        ("a", cut),
+        ("a", TURN[3]),
+        ("b", TURN[0]),
+        ("b", TURN[1]),
+        ("b", "[1, 2]"),
+        ("b", TURN[3]),
+        ("c", TURN[0]),
+        ("c", TURN[1]),
+        ("c", r#"{"content": "Hello?", "role": "user"}"#),
+    ];
+    drop(make_db(&db, &rows));
+    let (code, v, err) = check_db(&db);
+    // Only session c, whose call has no result row at all before the next
+    // user turn, has a finding.
+    assert_eq!(
+        (code, rpm(&v)),
+        (
+            1,
+            vec![(
+                "unanswered-tool-call".into(),
+                "/agent_messages/10/message_data".into(),
+                "tool call `call_1` (get_weather) has no matching result; in session `c`".into()
+            )]
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "/agent_messages/3/message_data: row 3 of `agent_messages`: `message_data` is not JSON (EOF while parsing"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("/agent_messages/7/message_data: row 7 of `agent_messages`: `message_data` is JSON but not an object (an array); not checked"), "{err}");
+    assert_eq!(err.matches("; not checked").count(), 2, "{err}");
+}
+
+#[test]
+fn a_cell_of_another_type_is_about_its_row_not_the_whole_store() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("cells.db");
+    let c = make_db(&db, &TURN.map(|m| ("s", m)));
+    // A session id that is not UTF-8 text, a message_data that is a number:
+    // two rows not read, the other sessions still checked.
+    c.execute("INSERT INTO agent_messages (session_id, message_data) VALUES (CAST(X'73FF' AS TEXT), ?1)", [TURN[0]])
+        .unwrap();
+    c.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ('t', 42)", []).unwrap();
+    drop(c);
+    let (code, v, err) = check_db(&db);
+    assert_eq!((code, rpm(&v)), (0, vec![]), "{err}");
+    assert_eq!(v["files"][0]["format"], "openai-agents-session");
+    assert!(
+        err.contains(
+            "row 5 of `agent_messages`: `session_id` is missing or not text, so its session is not known; not checked"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("row 6 of `agent_messages`: `message_data` is JSON but not an object (a number); not checked"),
+        "{err}"
+    );
 }

@@ -134,7 +134,7 @@ fn a_browser_archive_skips_pages_reads_base64_and_warns_about_a_body_that_is_not
     assert_eq!(file_counts(&v), ("har".into(), 2, 4));
     assert_eq!(
         err,
-        "ctxlint: warning: fixtures/formats/har/browser.har:417: /log/entries/5/request/postData/text: its request body is not valid JSON (expected value at line 1 column 2); that exchange was not checked\n"
+        "ctxlint: warning: fixtures/formats/har/browser.har:417: /log/entries/5/request/postData/text: its request body is not valid JSON (expected value at line 1 column 2); not checked\n"
     );
 }
 

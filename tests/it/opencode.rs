@@ -169,3 +169,42 @@ fn a_legacy_storage_tree_is_one_transcript_per_session_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("prt_zzz.json: not JSON"), "{err}");
 }
+
+/// `clean.db` copied into a temporary folder with `sql` run on it; then
+/// `check --output-format json`: exit code, report, stderr.
+fn damaged(sql: &str) -> (i32, Value, String) {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("store.db");
+    std::fs::copy(format!("{}/{DIR}/clean.db", env!("CARGO_MANIFEST_DIR")), &db).unwrap();
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(sql).unwrap();
+    drop(c);
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", "--isolated", "--output-format", "json"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap(), v, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_damaged_cell_is_about_its_part_and_a_user_turn_whose_part_is_lost_stays_a_turn() {
+    // A part whose bytes are not UTF-8: warned about, the rest of the store read.
+    let (code, v, err) =
+        damaged("UPDATE part SET data = CAST(X'7BFF' AS TEXT) WHERE id = 'prt_2380566e7001Bhel7OwkzAUv7b';");
+    assert_eq!((code, found(&v)), (0, vec![]), "{err}");
+    assert_eq!(v["files"][0]["format"], "opencode");
+    assert!(
+        err.contains("/part/prt_2380566e7001Bhel7OwkzAUv7b/data: part `prt_2380566e7001Bhel7OwkzAUv7b`: `data` is not a JSON object; not checked"),
+        "{err}"
+    );
+    // The second prompt's only part lost: the turn is still there, so the
+    // reply to it is no second reply to the first prompt.
+    let (code, v, err) = damaged(
+        "UPDATE part SET data = X'7B2274797065223A2274657874222C2274657874223A22686922FF7D' WHERE id = 'prt_23805a8e9001W0wfELaV114RRZ';",
+    );
+    assert_eq!((code, found(&v)), (0, vec![]), "{err}");
+    assert!(err.contains("part `prt_23805a8e9001W0wfELaV114RRZ`: `data` is not a JSON object; not checked"), "{err}");
+}
