@@ -579,6 +579,13 @@ fn mask_output(s: &str) -> std::borrow::Cow<'_, str> {
     crate::text::mask_output(s)
 }
 
+/// [`write_out`] for text that quotes paths and values from the inputs
+/// (`--show-files`, `--show-settings`): key-like strings masked, control
+/// and bidirectional characters escaped (line breaks and tabs kept).
+fn write_out_masked(s: &str) {
+    write_out(&crate::safety::escape_controls_but(&mask_output(s), &['\n', '\t']));
+}
+
 fn write_out(s: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(s.as_bytes());
@@ -880,7 +887,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> crate::Result<i32> {
     }
     let configs = config_set(&a)?;
     if let Some(p) = &a.show_settings {
-        write_out(&crate::report::settings::render(&configs, p)?);
+        write_out_masked(&crate::report::settings::render(&configs, p)?);
         return Ok(exit_code::OK);
     }
     let mut paths = a.paths.clone();
@@ -913,7 +920,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> crate::Result<i32> {
     };
     let plan = crate::inputs::discover(&paths, &discover)?;
     if a.show_files {
-        write_out(&crate::report::settings::files(&plan));
+        write_out_masked(&crate::report::settings::files(&plan));
         return Ok(exit_code::OK);
     }
     // `-q`: the findings only (the skipped files are still in JSON `skipped`).

@@ -144,8 +144,14 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
     let mut plan = Plan { forced: opts.forced, ..Plan::default() };
     let mut named: Vec<Candidate> = Vec::new();
     let mut named_once = std::collections::HashSet::new();
+    let mut stdin_once = true;
     for arg in paths {
         if arg == "-" {
+            // Standard input is read once, however often `-` is named.
+            if !stdin_once {
+                continue;
+            }
+            stdin_once = false;
             let name = opts.stdin_filename.clone().unwrap_or_else(|| "-".to_string());
             // Read as a stream: memory stays bounded whatever it holds (see `source::spool`).
             let src = match crate::source::stdin(&name) {
@@ -175,7 +181,7 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
         };
         if md.is_dir() {
             walk_dir(arg, &p, opts, &mut plan);
-        } else if named_once.insert(std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone())) {
+        } else if named_once.insert(identity(&p)) {
             // Named twice: checked once, under the first name (see `dedup_jobs`).
             named.push(Candidate { src: SourceRef::file(arg.clone(), p.clone()), path: p, named: true });
         }
@@ -191,17 +197,33 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
     Ok(plan)
 }
 
+/// What makes two paths one file: its device and inode on Unix (links,
+/// hard or symbolic, and other spellings are one file), else its resolved
+/// path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum FileIdentity {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn identity(p: &Path) -> FileIdentity {
+    #[cfg(unix)]
+    if let Ok(md) = std::fs::metadata(p) {
+        use std::os::unix::fs::MetadataExt;
+        return FileIdentity::Inode(md.dev(), md.ino());
+    }
+    FileIdentity::Path(std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+}
+
 /// Drops the jobs whose files an earlier job already checks: a file named
 /// twice (`check a.jsonl a.jsonl`, `check a.jsonl ./a.jsonl`) or named and
 /// inside a folder also named (`check t t/a.jsonl`) is checked once, under
-/// the name it was first found by, as ruff does. Files are compared by their
-/// resolved path (links followed), and a store's sessions one by one.
+/// the name it was first found by, as ruff does. Files are compared by
+/// [`identity`] (links followed), and a store's sessions one by one.
 fn dedup_jobs(plan: &mut Plan) {
-    fn key(s: &SourceRef) -> Option<(PathBuf, Option<Box<str>>)> {
+    fn key(s: &SourceRef) -> Option<(FileIdentity, Option<Box<str>>)> {
         match &s.origin {
-            crate::source::Origin::File(p) => {
-                Some((std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()), s.session.clone()))
-            }
+            crate::source::Origin::File(p) => Some((identity(p), s.session.clone())),
             _ => None,
         }
     }

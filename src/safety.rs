@@ -47,6 +47,18 @@ pub fn escape_controls_but<'a>(s: &'a str, keep: &[char]) -> std::borrow::Cow<'a
     std::borrow::Cow::Owned(out)
 }
 
+/// `s` with only its bidirectional controls escaped (see [`hidden`]): for
+/// rendered output that holds its own colour codes.
+pub fn escape_bidi(s: &str) -> std::borrow::Cow<'_, str> {
+    let bidi = |c: char| hidden(c) && !c.is_control();
+    if !s.chars().any(bidi) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(
+        s.chars().map(|c| if bidi(c) { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() }).collect(),
+    )
+}
+
 /// A character shown escaped (`\u{202e}`) rather than as itself: a control
 /// character (Unicode category Cc), or a bidirectional control (U+202A to
 /// U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C), which reorders the
@@ -389,6 +401,7 @@ mod tests {
         assert_eq!(escape_controls("\u{1b}[31m"), "\\u{1b}[31m");
         assert_eq!(escape_controls("עברית and العربية"), "עברית and العربية");
         assert_eq!(crate::text::excerpt("evil\u{202e}txt", 40), "evil\\u{202e}txt");
+        assert_eq!(escape_bidi("\u{1b}[31m-a\u{202e}b\u{1b}[0m"), "\u{1b}[31m-a\\u{202e}b\u{1b}[0m");
     }
 
     #[test]

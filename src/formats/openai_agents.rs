@@ -147,6 +147,116 @@ pub fn items_table(tables: &[(String, Vec<String>)]) -> Option<&str> {
         .map(|(n, _)| n.as_str())
 }
 
+/// One row of the items table, owned: its row id (when an integer), its id
+/// as text, its session (`None`: missing or not UTF-8 text, a damaged cell;
+/// the SDK always writes one), and its item or why it cannot be read.
+struct StoredRow {
+    rowid: Option<i64>,
+    id: String,
+    session: Option<String>,
+    item: Result<Value, String>,
+}
+
+impl StoredRow {
+    fn of(row: &rusqlite::Row<'_>) -> StoredRow {
+        use rusqlite::types::ValueRef as V;
+        let rowid = match row.get_ref(0) {
+            Ok(V::Integer(i)) => Some(i),
+            _ => None,
+        };
+        let id = row.get_ref(0).ok().and_then(super::sqlite::text_lossy).unwrap_or_default();
+        let session = match row.get_ref(1) {
+            Ok(V::Text(t)) => std::str::from_utf8(t).ok().map(str::to_string),
+            Ok(V::Integer(_) | V::Real(_)) => row.get_ref(1).ok().and_then(super::sqlite::text_lossy),
+            _ => None,
+        };
+        let item = match row.get_ref(2) {
+            Ok(V::Text(t) | V::Blob(t)) => match serde_json::from_slice::<Value>(t) {
+                Ok(v) if v.is_object() => match item_problem(&v) {
+                    None => Ok(v),
+                    Some(why) => Err(why),
+                },
+                Ok(v) => Err(format!("`message_data` is JSON but not an object ({})", json_kind(&v))),
+                Err(e) => Err(format!("`message_data` is not JSON ({e})")),
+            },
+            Ok(_) => Err("`message_data` is not text".to_string()),
+            Err(e) => Err(format!("`message_data` cannot be read ({e})")),
+        };
+        StoredRow { rowid, id, session, item }
+    }
+}
+
+/// The rows read so far: per session its id, its items (pointer, item) and
+/// its gaps (how many items were read before each row not read); and the
+/// rows not read.
+struct Rows<'a> {
+    table: &'a str,
+    sessions: Vec<SessionRows>,
+    unread: Vec<Unread>,
+}
+
+/// A session's id, its items (pointer, item) and its gaps.
+type SessionRows = (String, Vec<(String, Value)>, Vec<usize>);
+
+impl Rows<'_> {
+    fn gap_everywhere(&mut self) {
+        for (_, items, gaps) in &mut self.sessions {
+            gaps.push(items.len());
+        }
+    }
+
+    fn take(&mut self, r: StoredRow) {
+        use super::sqlite::pointer_token;
+        let table = self.table;
+        let ptr = format!("/{}/{}/message_data", pointer_token(table), pointer_token(&r.id));
+        let id = &r.id;
+        // A row whose session is not known may belong to any session.
+        let Some(sid) = r.session else {
+            self.unread.push(Unread {
+                line: None,
+                pointer: ptr,
+                what: format!(
+                    "row {id} of `{table}`: `session_id` is missing or not text, so its session is not known"
+                ),
+            });
+            self.gap_everywhere();
+            return;
+        };
+        let at = match self.sessions.iter().position(|(s, _, _)| *s == sid) {
+            Some(k) => k,
+            None => {
+                self.sessions.push((sid, Vec::new(), Vec::new()));
+                self.sessions.len() - 1
+            }
+        };
+        let (_, items, gaps) = &mut self.sessions[at];
+        match r.item {
+            Ok(v) => items.push((ptr, v)),
+            Err(why) => {
+                self.unread.push(Unread { line: None, pointer: ptr, what: format!("row {id} of `{table}`: {why}") });
+                gaps.push(items.len());
+            }
+        }
+    }
+
+    /// Rows lost to a damaged page: ids `a` to `b`, or (`None`) every row
+    /// after the last one read.
+    fn lost(&mut self, run: Option<(i64, i64)>, e: &rusqlite::Error) {
+        let table = self.table;
+        let (pointer, which) = match run {
+            Some((a, b)) if a == b => (format!("/{}/{a}", super::sqlite::pointer_token(table)), format!("row {a}")),
+            Some((a, b)) => (format!("/{}/{a}", super::sqlite::pointer_token(table)), format!("rows {a} to {b}")),
+            None => (format!("/{}", super::sqlite::pointer_token(table)), "the rows from there on".into()),
+        };
+        self.unread.push(Unread {
+            line: None,
+            pointer,
+            what: format!("{which} of `{table}` could not be read: the database is damaged there (SQLite: {e})"),
+        });
+        self.gap_everywhere();
+    }
+}
+
 /// Loads an Agents SDK `SQLiteSession` database (`sqlite_session.py`:
 /// `agent_sessions(session_id, created_at, updated_at)` and
 /// `agent_messages(id INTEGER PRIMARY KEY AUTOINCREMENT, session_id,
@@ -177,87 +287,67 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
     };
     let sql = format!("SELECT id, session_id, message_data FROM {} ORDER BY id", sqlite::ident(table));
     let mut st = db.conn.prepare(&sql).map_err(bad)?;
-    // Any cell of any type is read: a value that is not what the SDK writes
-    // is a finding about that row, never an error about the whole store.
-    let text = sqlite::text_lossy;
+    // Any cell of any type is read (`StoredRow::of`): a value that is not
+    // what the SDK writes is a warning about that row, never an error about
+    // the whole store.
     let mut rows = st.query([]).map_err(bad)?;
-    // Per session: its id, its items (pointer, item) and its gaps (readable
-    // items before each unread one).
-    type Session = (String, Vec<(String, Value)>, Vec<usize>);
-    let mut sessions: Vec<Session> = Vec::new();
-    let mut unread = Vec::new();
-    let mut last_id = None;
+    let mut read = Rows { table, sessions: Vec::new(), unread: Vec::new() };
+    let mut last_id: Option<i64> = None;
+    let mut damaged = None;
     loop {
-        let row = match rows.next() {
-            Ok(Some(row)) => row,
+        match rows.next() {
+            Ok(Some(row)) => {
+                let r = StoredRow::of(row);
+                last_id = r.rowid.or(last_id);
+                read.take(r);
+            }
             Ok(None) => break,
             Err(e) => {
-                // A damaged page: what was read is checked; every session may
-                // have lost items after it.
-                let after = last_id.map_or(String::new(), |id: String| format!(" after row {id}"));
-                unread.push(Unread {
-                    line: None,
-                    pointer: format!("/{}", sqlite::pointer_token(table)),
-                    what: format!("the rows of `{table}`{after} could not be read (SQLite: {e})"),
-                });
-                for (_, items, gaps) in &mut sessions {
-                    gaps.push(items.len());
-                }
+                damaged = Some(e);
                 break;
-            }
-        };
-        let cell = |k: usize| row.get_ref(k).ok().and_then(text);
-        let id = cell(0).unwrap_or_default();
-        last_id = Some(id.clone());
-        let ptr = format!("/{}/{}/message_data", sqlite::pointer_token(table), sqlite::pointer_token(&id));
-        // A session id that is missing or not UTF-8 text (a damaged cell;
-        // the SDK always writes one): the row may
-        // belong to any session, so every session has a gap here.
-        let sid = match row.get_ref(1) {
-            Ok(rusqlite::types::ValueRef::Text(t)) if std::str::from_utf8(t).is_err() => None,
-            Ok(rusqlite::types::ValueRef::Blob(_) | rusqlite::types::ValueRef::Null) | Err(_) => None,
-            _ => Some(cell(1).unwrap_or_default()),
-        };
-        let Some(sid) = sid else {
-            unread.push(Unread {
-                line: None,
-                pointer: ptr,
-                what: format!(
-                    "row {id} of `{table}`: `session_id` is missing or not text, so its session is not known"
-                ),
-            });
-            for (_, items, gaps) in &mut sessions {
-                gaps.push(items.len());
-            }
-            continue;
-        };
-        let item = match row.get_ref(2) {
-            Ok(rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t)) => {
-                match serde_json::from_slice::<Value>(t) {
-                    Ok(v) if v.is_object() => Ok(v),
-                    Ok(v) => Err(format!("`message_data` is JSON but not an object ({})", json_kind(&v))),
-                    Err(e) => Err(format!("`message_data` is not JSON ({e})")),
-                }
-            }
-            Ok(_) => Err("`message_data` is not text".to_string()),
-            Err(e) => Err(format!("`message_data` cannot be read ({e})")),
-        };
-        let at = match sessions.iter().position(|(s, _, _)| *s == sid) {
-            Some(k) => k,
-            None => {
-                sessions.push((sid, Vec::new(), Vec::new()));
-                sessions.len() - 1
-            }
-        };
-        let (_, items, gaps) = &mut sessions[at];
-        match item {
-            Ok(v) => items.push((ptr, v)),
-            Err(why) => {
-                unread.push(Unread { line: None, pointer: ptr, what: format!("row {id} of `{table}`: {why}") });
-                gaps.push(items.len());
             }
         }
     }
+    drop(rows);
+    drop(st);
+    if let Some(e) = damaged {
+        // A damaged page ends the scan. The rows after it are looked up one
+        // by one (each lookup walks the tree from its root, so only the rows
+        // on the damaged pages are lost); each run of rows not read is a
+        // warning and a gap in every session.
+        let from = last_id.map_or(1, |id| id + 1);
+        let max: Option<i64> = db
+            .conn
+            .query_row(&format!("SELECT max(id) FROM {}", sqlite::ident(table)), [], |r| r.get(0))
+            .ok()
+            .flatten();
+        let one = db
+            .conn
+            .prepare(&format!("SELECT id, session_id, message_data FROM {} WHERE id = ?1", sqlite::ident(table)));
+        let mut lost: Option<(i64, i64)> = None;
+        match (max, one) {
+            (Some(max), Ok(mut one)) if max >= from && max - from < 50_000_000 => {
+                for id in from..=max {
+                    match one.query_row([id], |r| Ok(StoredRow::of(r))) {
+                        Ok(r) => {
+                            if let Some(run) = lost.take() {
+                                read.lost(Some(run), &e);
+                            }
+                            read.take(r);
+                        }
+                        Err(rusqlite::Error::QueryReturnedNoRows) => {}
+                        Err(_) => lost = Some(lost.map_or((id, id), |(a, _)| (a, id))),
+                    }
+                }
+                if let Some(run) = lost {
+                    read.lost(Some(run), &e);
+                }
+            }
+            (Some(max), _) if max < from => read.lost(None, &e),
+            _ => read.lost(None, &e),
+        }
+    }
+    let Rows { sessions, unread, .. } = read;
     let path: Arc<str> = src.display.as_str().into();
     let mut requests = Vec::with_capacity(sessions.len());
     for (i, (sid, items, gaps)) in sessions.iter().enumerate() {
@@ -278,6 +368,61 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
         unknown_records: 0,
         unread,
     })
+}
+
+/// Item types whose `call_id` pairs a tool call with its result
+/// (`openai_responses::parse_item`): without a string `call_id` the item
+/// answers nothing and is answered by nothing.
+const PAIRED: &[&str] = &[
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+    "computer_call",
+    "function_call_output",
+    "custom_tool_call_output",
+    "local_shell_call_output",
+    "computer_call_output",
+];
+
+/// Why a stored item (a JSON object) cannot be read as the SDK writes it,
+/// if it cannot: a `type` that is not a string, no `type` and no `role`, a
+/// tool call or result without a string `call_id`, or a type ctxlint does
+/// not read that carries a `call_id` (a tool call or result of a kind added
+/// later). Such a row is warned about and is a gap ([`Request::gaps`]):
+/// the calls and results around it are not judged.
+fn item_problem(v: &Value) -> Option<String> {
+    let ty = match v.get("type") {
+        None if v.get("role").is_some_and(Value::is_string) => return None,
+        None => return Some("the item has neither `type` nor `role`".into()),
+        Some(Value::String(t)) => t.as_str(),
+        Some(t) => return Some(format!("the item's `type` is {}, not a string", json_kind(t))),
+    };
+    let call_id = v.get("call_id");
+    if PAIRED.contains(&ty) {
+        return match call_id {
+            Some(Value::String(_)) => None,
+            None => Some(format!("a `{ty}` item without `call_id`")),
+            Some(c) => Some(format!("a `{ty}` item whose `call_id` is {}, not a string", json_kind(c))),
+        };
+    }
+    let known = matches!(
+        ty,
+        "message"
+            | "reasoning"
+            | "web_search_call"
+            | "file_search_call"
+            | "mcp_call"
+            | "mcp_list_tools"
+            | "mcp_approval_request"
+            | "mcp_approval_response"
+            | "tool_search_call"
+            | "tool_search_output"
+            | "image_generation_call"
+            | "code_interpreter_call"
+            | "item_reference"
+            | "compaction"
+    );
+    (!known && call_id.is_some()).then(|| format!("a `{ty}` item (a type ctxlint does not read) with a `call_id`"))
 }
 
 /// "a string", "an array", … : what a JSON value is, for messages.

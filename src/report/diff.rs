@@ -106,7 +106,8 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
         "\n{ch} changed, {rm} removed, {ad} added, {same} unchanged element{}.",
         if same == 1 { "" } else { "s" }
     );
-    out
+    // The texts' bidirectional controls shown escaped (colour codes kept).
+    crate::safety::escape_bidi(&out).into_owned()
 }
 
 fn change(out: &mut String, c: &Change, first: bool, color: bool) {

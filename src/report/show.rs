@@ -179,7 +179,9 @@ fn block_text(out: &mut String, b: &ShownBlock) {
         return;
     }
     for l in b.text.lines() {
-        let _ = writeln!(out, "    {l}");
+        // Control and bidirectional characters shown escaped (`\u{202e}`):
+        // a text cannot drive the terminal or reorder what is printed.
+        let _ = writeln!(out, "    {}", crate::safety::escape_controls_but(l, &['\t']));
     }
     if b.truncated && b.text.is_empty() {
         let _ = writeln!(out, "    … ({} bytes, not kept)", b.bytes);

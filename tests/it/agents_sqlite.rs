@@ -259,3 +259,76 @@ fn a_cell_of_another_type_is_about_its_row_not_the_whole_store() {
         "{err}"
     );
 }
+
+#[test]
+fn an_item_that_is_not_as_the_sdk_writes_it_is_a_row_not_read_not_a_false_finding() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("items.db");
+    // Each session's output row is not as the SDK writes it; each would
+    // leave the call unanswered (or the result orphaned) if read as it is.
+    let bad = [
+        r#"{"call_id": 5, "output": "x", "type": "function_call_output"}"#,
+        r#"{"output": "x", "type": "function_call_output"}"#,
+        r#"{"call_id": "call_1", "output": "x", "type": 3}"#,
+        r#"{}"#,
+        r#"{"call_id": "call_1", "output": "x", "type": "shell_call_output"}"#,
+    ];
+    let mut rows = Vec::new();
+    let names = ["s0", "s1", "s2", "s3", "s4"];
+    for (n, b) in names.iter().zip(bad) {
+        rows.extend([(*n, TURN[0]), (*n, TURN[1]), (*n, b), (*n, TURN[3])]);
+    }
+    // A call whose call_id is a number, then its result.
+    let call = r#"{"arguments": "{}", "call_id": 7, "name": "get_weather", "type": "function_call"}"#;
+    rows.extend([("s5", TURN[0]), ("s5", call), ("s5", TURN[2]), ("s5", TURN[3])]);
+    drop(make_db(&db, &rows));
+    let (code, v, err) = check_db(&db);
+    assert_eq!((code, rpm(&v)), (0, vec![]), "{err}");
+    for want in [
+        "row 3 of `agent_messages`: a `function_call_output` item whose `call_id` is a number, not a string; not checked",
+        "row 7 of `agent_messages`: a `function_call_output` item without `call_id`; not checked",
+        "row 11 of `agent_messages`: the item's `type` is a number, not a string; not checked",
+        "row 15 of `agent_messages`: the item has neither `type` nor `role`; not checked",
+        "row 19 of `agent_messages`: a `shell_call_output` item (a type ctxlint does not read) with a `call_id`; not checked",
+        "row 22 of `agent_messages`: a `function_call` item whose `call_id` is a number, not a string; not checked",
+    ] {
+        assert!(err.contains(want), "{want}\n{err}");
+    }
+}
+
+#[test]
+fn a_damaged_page_loses_only_its_rows_and_the_rest_is_still_checked() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("damaged.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(
+        "PRAGMA page_size=1024;
+         CREATE TABLE agent_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, message_data TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);",
+    )
+    .unwrap();
+    let pad = format!(r#"{{"content": "{}", "role": "user"}}"#, "x".repeat(300));
+    for n in 0..40 {
+        let s = format!("s{n}");
+        for m in [pad.as_str(), TURN[1], TURN[2], TURN[3]] {
+            c.execute("INSERT INTO agent_messages (session_id, message_data) VALUES (?1, ?2)", [&s, m]).unwrap();
+        }
+    }
+    // The last session's call has no result: a real finding.
+    let call = r#"{"arguments": "{}", "call_id": "call_last", "name": "get_weather", "type": "function_call"}"#;
+    for m in [TURN[0], call, r#"{"content": "Hello?", "role": "user"}"#] {
+        c.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ('last', ?1)", [m]).unwrap();
+    }
+    drop(c);
+    let (code, v, err) = check_db(&db);
+    assert_eq!(code, 1, "{err}");
+    let whole = rpm(&v);
+    assert_eq!(whole.len(), 1, "{whole:?}");
+    // Page 20's header overwritten: SQLite calls the file malformed there.
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes[19 * 1024..19 * 1024 + 8].fill(0xff);
+    std::fs::write(&db, &bytes).unwrap();
+    let (code, v, err) = check_db(&db);
+    assert_eq!((code, rpm(&v)), (1, whole), "{err}");
+    assert!(err.contains("of `agent_messages` could not be read: the database is damaged there (SQLite: "), "{err}");
+    assert!(err.contains(": rows ") || err.contains(": row "), "the lost rows are named: {err}");
+}

@@ -247,6 +247,43 @@ fn dash_as_the_output_file_is_standard_output() {
 }
 
 #[test]
+fn bidirectional_controls_are_shown_escaped_in_every_human_output() {
+    let d = tempfile::tempdir().unwrap();
+    let bidi = "\u{202e}evil\u{2066}x\u{2069}\u{200f}";
+    let session =
+        std::fs::read_to_string(SESSION).unwrap().replace("Slack DM from user-a", &format!("Slack DM {bidi}"));
+    let name = format!("s{bidi}.jsonl");
+    std::fs::write(d.path().join(&name), &session).unwrap();
+    let req = |n: u8| {
+        std::fs::read_to_string(format!(
+            "{}/fixtures/cases/litellm-36559-system-hoist/req{n}.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    };
+    let (r1, r2) = (req(1), req(2));
+    let first_text = r1.find("\"text\": \"").map(|i| i + 9).unwrap();
+    std::fs::write(d.path().join("r1.json"), &r1).unwrap();
+    std::fs::write(d.path().join("r2.json"), format!("{}{bidi}{}", &r2[..first_text], &r2[first_text..])).unwrap();
+    for args in [
+        vec!["check", name.as_str()],
+        vec!["check", ".", "--show-files"],
+        vec!["show", name.as_str()],
+        vec!["show", name.as_str(), "--step", "0"],
+        vec!["show", name.as_str(), "--step", "0", "--full"],
+        vec!["diff", "r1.json", "r2.json"],
+    ] {
+        let out = ctxlint().current_dir(d.path()).env("NO_COLOR", "1").args(&args).output().unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{args:?}: {text}");
+        for c in ['\u{202e}', '\u{2066}', '\u{2069}', '\u{200f}'] {
+            assert!(!text.contains(c), "{args:?} printed {c:?} raw:\n{text}");
+        }
+        assert!(text.contains("\\u{202e}"), "{args:?}: {text}");
+    }
+}
+
+#[test]
 fn no_path_scans_installed_agent_folders() {
     let home = tempfile::tempdir().unwrap();
     let dir = home.path().join(".pi/agent/sessions/--w--");

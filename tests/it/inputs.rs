@@ -194,6 +194,15 @@ fn a_file_named_twice_or_also_inside_a_named_folder_is_checked_once() {
     }
     let (_, v, _) = check_json(d, &["t/a.jsonl", "./t/a.jsonl"]);
     assert_eq!(findings_of(&v), [("broken-parent-chain".to_string(), "t/a.jsonl".to_string(), Some(6))]);
+    // A hard link is the same file.
+    std::fs::hard_link(d.join("t/a.jsonl"), d.join("hard.jsonl")).unwrap();
+    let (_, v, _) = check_json(d, &["t/a.jsonl", "hard.jsonl"]);
+    assert_eq!(v["summary"]["files"], 1);
+    // Standard input named twice is read once.
+    let out =
+        ctxlint(d).args(["check", "-", "-", "--output-format", "json"]).write_stdin(pi_session()).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["summary"]["files"].as_u64(), v["summary"]["skipped"].as_u64()), (Some(1), Some(0)), "{v}");
 }
 
 #[test]

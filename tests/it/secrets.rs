@@ -163,6 +163,8 @@ fn no_planted_secret_reaches_any_output() {
             vec!["check", bad.as_str(), "--input-format", "pi-session", "--output-format", "json"],
             vec!["check", name.as_str(), "a.json", "--output-format", "html"],
             vec!["check", name.as_str(), "a.json", "--output-format", "html", "-o", html.to_str().unwrap()],
+            vec!["check", ".", "--show-files"],
+            vec!["check", "--show-settings", name.as_str()],
             vec!["show", name.as_str()],
             vec!["show", name.as_str(), "--full"],
             vec!["show", name.as_str(), "--step", "0"],
