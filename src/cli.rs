@@ -59,7 +59,9 @@ enum Command {
     /// `ctxlint fence NEW --prefix-size N [--prefix-sha256 HEX]` compares NEW
     /// against a recorded fingerprint of OLD. Verdicts: identical, append-owned
     /// (exit 0); truncate, replaced, rewrite, append-malformed, append-foreign
-    /// (exit 1, each with its finding).
+    /// (exit 1, each with its finding). Session files: JSONL sessions of
+    /// pi/OpenClaw (`pi-session`), Claude Code, Codex rollouts, Gemini CLI and
+    /// Copilot CLI, told apart by their content.
     Fence(FenceArgs),
     /// Structural diff of two requests (A B), or of requests I and J of one stream.
     #[command(after_help = DIFF_HELP)]
