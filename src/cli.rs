@@ -528,25 +528,23 @@ fn dash_is_stdout(o: Option<PathBuf>) -> Option<PathBuf> {
     o.filter(|p| p.as_os_str() != "-")
 }
 
-fn dispatch(cli: Cli) -> i32 {
+fn dispatch(mut cli: Cli) -> i32 {
     let color = cli.color;
+    let report_file = match &mut cli.command {
+        Command::Check(a) => Some(&mut a.output_file),
+        Command::Fence(a) => Some(&mut a.output_file),
+        Command::Diff(a) => Some(&mut a.output_file),
+        Command::Show(a) => Some(&mut a.output_file),
+        _ => None,
+    };
+    if let Some(o) = report_file {
+        *o = dash_is_stdout(o.take());
+    }
     let result = match cli.command {
-        Command::Check(mut a) => {
-            a.output_file = dash_is_stdout(a.output_file);
-            cmd_check(a, color)
-        }
-        Command::Fence(mut a) => {
-            a.output_file = dash_is_stdout(a.output_file);
-            cmd_fence(a, color)
-        }
-        Command::Diff(mut a) => {
-            a.output_file = dash_is_stdout(a.output_file);
-            cmd_diff(a, color)
-        }
-        Command::Show(mut a) => {
-            a.output_file = dash_is_stdout(a.output_file);
-            cmd_show(a, color)
-        }
+        Command::Check(a) => cmd_check(a, color),
+        Command::Fence(a) => cmd_fence(a, color),
+        Command::Diff(a) => cmd_diff(a, color),
+        Command::Show(a) => cmd_show(a, color),
         Command::Rule(a) => cmd_rule(a),
         Command::Formats(a) => {
             write_out(&match a.output_format {

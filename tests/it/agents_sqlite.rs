@@ -178,14 +178,7 @@ fn a_closed_database_is_opened_immutable_and_renamed_tables_are_found() {
 
 /// Runs `check --output-format json` on a database: exit code, report, stderr.
 fn check_db(path: &Path) -> (i32, Value, String) {
-    let out = assert_cmd::Command::cargo_bin("ctxlint")
-        .unwrap()
-        .args(["check", "--isolated", "--output-format", "json"])
-        .arg(path)
-        .output()
-        .unwrap();
-    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    (out.status.code().unwrap(), v, String::from_utf8_lossy(&out.stderr).into_owned())
+    crate::found::check_json_stderr(path.to_str().unwrap())
 }
 
 #[test]

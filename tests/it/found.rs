@@ -37,13 +37,20 @@ pub fn located(v: &Value) -> Vec<Located> {
 /// (exit code, JSON report) of `ctxlint check --isolated --output-format json
 /// PATH`, run from the project folder (`Null` when stdout is not JSON).
 pub fn check_json(path: &str) -> (i32, Value) {
+    let (code, v, _) = check_json_stderr(path);
+    (code, v)
+}
+
+/// [`check_json`], and its standard error (the warnings).
+pub fn check_json_stderr(path: &str) -> (i32, Value, String) {
     let out = assert_cmd::Command::cargo_bin("ctxlint")
         .unwrap()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["check", "--isolated", "--output-format", "json", path])
         .output()
         .unwrap();
-    (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).unwrap_or(Value::Null))
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap(), v, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// One finding as (rule, 1-based line, pointer).

@@ -179,14 +179,7 @@ fn damaged(sql: &str) -> (i32, Value, String) {
     let c = rusqlite::Connection::open(&db).unwrap();
     c.execute_batch(sql).unwrap();
     drop(c);
-    let out = assert_cmd::Command::cargo_bin("ctxlint")
-        .unwrap()
-        .args(["check", "--isolated", "--output-format", "json"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    (out.status.code().unwrap(), v, String::from_utf8_lossy(&out.stderr).into_owned())
+    crate::found::check_json_stderr(db.to_str().unwrap())
 }
 
 #[test]
