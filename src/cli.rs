@@ -12,12 +12,14 @@ use std::path::{Path, PathBuf};
 
 /// `eprintln!` with key-like strings masked (a key in a file name, say) and
 /// control characters escaped (`\u{1b}`): a file name in a message cannot
-/// drive the terminal. The message's own line breaks are kept.
+/// drive the terminal, and a newline in a file name cannot start a line of
+/// its own (a forged `::error` workflow command in a CI log): every message
+/// is one line.
 macro_rules! say {
     ($($t:tt)*) => {
         eprintln!(
             "{}",
-            crate::safety::escape_controls_but(&crate::text::mask_output(&format!($($t)*)), &['\n', '\t'])
+            crate::safety::escape_controls_but(&crate::text::mask_output(&format!($($t)*)), &['\t'])
         )
     };
 }

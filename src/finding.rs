@@ -158,10 +158,24 @@ impl Finding {
     /// characters made visible, at most [`crate::report::EXCERPT_CHARS`]
     /// characters (renderers apply the same cut, which leaves this text as
     /// it is). Called on every finding as it is reported.
+    ///
+    /// The message and the related locations' messages, which quote ids,
+    /// tool names and model names from the input, get their control and
+    /// bidirectional characters escaped here, once, for every output: an id
+    /// holding ESC, CR or a newline can then neither drive a terminal nor
+    /// forge a line of a CI log.
     pub fn compact(&mut self) {
         if let Some(e) = &mut self.excerpt {
             *e = crate::text::excerpt(e, crate::report::EXCERPT_CHARS);
             e.shrink_to_fit();
+        }
+        if let Cow::Owned(m) = crate::safety::escape_controls(&self.message) {
+            self.message = m;
+        }
+        for r in &mut self.related {
+            if let Cow::Owned(m) = crate::safety::escape_controls(&r.message) {
+                r.message = m;
+            }
         }
     }
     /// Sets the diff.

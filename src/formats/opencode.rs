@@ -245,14 +245,40 @@ pub fn is_legacy_member(path: &std::path::Path) -> bool {
     false
 }
 
-/// Reads one JSON file of a legacy tree; `Err` names what is wrong.
+/// Most bytes read from one message or part file of a legacy tree: OpenCode
+/// writes one message's metadata or one part per file, far below this; a
+/// larger file (or a link to `/dev/zero`) is a file not read, not a hang.
+pub const MAX_LEGACY_FILE: u64 = 64 << 20;
+
+/// Reads one JSON file of a legacy tree; `Err` names what is wrong. Only a
+/// regular file (after links) of at most [`MAX_LEGACY_FILE`] bytes is read:
+/// a FIFO, a device or a link to one is refused without opening it for long.
 fn read_json(p: &std::path::Path) -> std::result::Result<Value, String> {
-    let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
+    use std::io::Read;
+    let f = crate::source::open_regular(p).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    f.take(MAX_LEGACY_FILE + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_LEGACY_FILE {
+        return Err(format!("larger than {} MiB, not read", MAX_LEGACY_FILE >> 20));
+    }
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(v) if v.is_object() => Ok(v),
         Ok(_) => Err("not a JSON object".into()),
         Err(e) => Err(format!("not JSON ({e})")),
     }
+}
+
+/// `id` when it can name one entry of a store folder: a single normal path
+/// component (no separator, not `.` or `..`, not empty, no NUL). Ids come
+/// from the files and are data: a session id `ses_/../../x` or an absolute
+/// message id must never lead the reader out of the store's own folder.
+fn store_name(id: &str) -> Option<&str> {
+    let ok = !id.is_empty()
+        && id != "."
+        && id != ".."
+        && !id.contains(['/', '\\', '\0'])
+        && std::path::Path::new(id).components().count() == 1;
+    ok.then_some(id)
 }
 
 /// The `.json` files of a folder, by name (ids sort by time).
@@ -291,9 +317,15 @@ fn load_legacy(src: &SourceRef) -> Result<Input> {
                 .into(),
         ));
     };
+    let Some(sid_dir) = store_name(&sid) else {
+        return Err(bad(format!(
+            "session id {:?} cannot name a folder of the store (it holds a path separator or `..`)",
+            crate::safety::escape_controls(&sid)
+        )));
+    };
     let mut unread = Vec::new();
     let mut msgs: Vec<Stored> = Vec::new();
-    for f in json_files(&storage.join("message").join(&sid)) {
+    for f in json_files(&storage.join("message").join(sid_dir)) {
         let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         match read_json(&f) {
             Ok(info) => {
@@ -310,7 +342,18 @@ fn load_legacy(src: &SourceRef) -> Result<Input> {
     let created = |m: &Stored| m.info.pointer("/time/created").and_then(Value::as_u64).unwrap_or(0);
     msgs.sort_by(|a, b| created(a).cmp(&created(b)).then_with(|| a.id.cmp(&b.id)));
     for m in &mut msgs {
-        for f in json_files(&storage.join("part").join(&m.id)) {
+        let Some(mid) = store_name(&m.id) else {
+            unread.push(Unread {
+                line: None,
+                pointer: format!("/message/{}/data", sqlite::pointer_token(&m.id)),
+                what: format!(
+                    "message id {:?} cannot name a folder of the store: its parts were not read",
+                    crate::safety::escape_controls(&m.id)
+                ),
+            });
+            continue;
+        };
+        for f in json_files(&storage.join("part").join(mid)) {
             let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             match read_json(&f) {
                 Ok(p) => {

@@ -23,8 +23,18 @@ pub fn write(r: &CheckReport, summary: bool, out: Out<'_>) -> std::io::Result<()
             (Some(l), None) => format!("{path}:{l}"),
             _ => path.into_owned(),
         };
-        let ptr = if f.line.is_none() && !f.pointer.is_empty() { format!(" ({})", f.pointer) } else { String::new() };
-        writeln!(out, "{loc}: {} [{}] {}{ptr}", f.code, f.severity.as_str(), crate::text::mask_cow(&f.message))?;
+        let ptr = if f.line.is_none() && !f.pointer.is_empty() {
+            format!(" ({})", crate::safety::escape_controls(&f.pointer))
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "{loc}: {} [{}] {}{ptr}",
+            f.code,
+            f.severity.as_str(),
+            crate::safety::escape_controls(&crate::text::mask_cow(&f.message))
+        )?;
     }
     if summary {
         writeln!(out, "{}", super::full::summary_line(r, false))?;

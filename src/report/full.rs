@@ -16,6 +16,9 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
         _ => path.into_owned(),
     };
     let sev = f.severity.as_str();
+    // Ids, tool and model names quoted in a message come from the input.
+    let esc = crate::safety::escape_controls;
+    let message = esc(&f.message);
     if color {
         let code = match f.severity {
             Severity::Error => f.code.red().bold().to_string(),
@@ -28,21 +31,21 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
             code,
             f.rule.name().bold(),
             format!("[{sev}]").dimmed(),
-            f.message
+            message
         );
     } else {
-        let _ = writeln!(out, "{loc}: {} {} [{sev}]: {}", f.code, f.rule.name(), f.message);
+        let _ = writeln!(out, "{loc}: {} {} [{sev}]: {}", f.code, f.rule.name(), message);
     }
     let mut where_ = Vec::new();
     if !f.pointer.is_empty() {
-        where_.push(format!("pointer {}", f.pointer));
+        where_.push(format!("pointer {}", esc(&f.pointer)));
     }
     if let Some(r) = f.request {
         let unit = if crate::formats::is_transcript(f.format) { "step" } else { "request" };
         where_.push(format!("{unit} {r}"));
     }
     if let Some(id) = &f.entry_id {
-        where_.push(format!("entry {id}"));
+        where_.push(format!("entry {}", esc(id)));
     }
     if !where_.is_empty() {
         let s = where_.join(", ");
@@ -57,12 +60,12 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
             Some(l) => format!("{path}:{l}"),
             None => path.into_owned(),
         };
-        let ptr = if r.pointer.is_empty() { String::new() } else { format!(" {}", r.pointer) };
-        let _ = writeln!(out, "    = {}: {loc}{ptr}", r.message);
+        let ptr = if r.pointer.is_empty() { String::new() } else { format!(" {}", esc(&r.pointer)) };
+        let _ = writeln!(out, "    = {}: {loc}{ptr}", esc(&r.message));
     }
     if let Some(d) = &f.diff {
         for l in d.lines().take(40) {
-            let _ = writeln!(out, "    {l}");
+            let _ = writeln!(out, "    {}", esc(l));
         }
     }
     if let Some(h) = &f.help {

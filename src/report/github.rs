@@ -6,9 +6,12 @@
 use super::Out;
 use crate::{CheckReport, Severity};
 
-/// Escapes a message (workflow command data).
+/// Escapes a message (workflow command data). Other control and
+/// bidirectional characters (ESC, BEL, U+202E) are made visible first
+/// (`\u{1b}`), so that text from a file or a file name cannot drive the
+/// terminal a CI log is read in.
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    crate::safety::escape_controls_but(s, &['\r', '\n']).replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 /// Escapes a property value.

@@ -28,8 +28,12 @@ pub fn write(r: &CheckReport, color: bool, summary: bool, out: Out<'_>) -> std::
             (Some(l), None) => l.to_string(),
             _ => "-".into(),
         };
-        let ptr = if f.line.is_none() && !f.pointer.is_empty() { format!(" ({})", f.pointer) } else { String::new() };
-        let msg = crate::text::mask_secrets(&f.message);
+        let ptr = if f.line.is_none() && !f.pointer.is_empty() {
+            format!(" ({})", crate::safety::escape_controls(&f.pointer))
+        } else {
+            String::new()
+        };
+        let msg = crate::safety::escape_controls(&crate::text::mask_secrets(&f.message)).into_owned();
         if color {
             let code = match f.severity {
                 Severity::Error => f.code.red().bold().to_string(),

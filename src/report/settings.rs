@@ -50,23 +50,26 @@ pub fn render(configs: &ConfigSet, path: &str) -> Result<String> {
 /// a stream indented under it), then the skipped files with their reasons and
 /// the paths that cannot be read.
 pub fn files(plan: &Plan) -> String {
+    // A file name is one line, whatever it holds: its newlines and other
+    // control characters are shown escaped (this text keeps its own).
+    let esc = crate::safety::escape_controls;
     let mut out = String::new();
     for job in &plan.jobs {
         match job {
-            Job::File(s, f) => out.push_str(&format!("{}: {f}\n", s.display)),
+            Job::File(s, f) => out.push_str(&format!("{}: {f}\n", esc(&s.display))),
             Job::Stream(dir, f, srcs) => {
-                out.push_str(&format!("{dir}: {f} stream of {} files\n", srcs.len()));
+                out.push_str(&format!("{}: {f} stream of {} files\n", esc(dir), srcs.len()));
                 for s in srcs {
-                    out.push_str(&format!("  {}\n", s.display));
+                    out.push_str(&format!("  {}\n", esc(&s.display)));
                 }
             }
         }
     }
     for s in &plan.skipped {
-        out.push_str(&format!("{}: skipped: {}\n", crate::text::mask_secrets(&s.path), s.reason));
+        out.push_str(&format!("{}: skipped: {}\n", esc(&crate::text::mask_secrets(&s.path)), esc(&s.reason)));
     }
     for e in &plan.errors {
-        out.push_str(&format!("error: {e}\n"));
+        out.push_str(&format!("error: {}\n", esc(&e.to_string())));
     }
     out
 }

@@ -201,3 +201,94 @@ fn a_damaged_cell_is_about_its_part_and_a_user_turn_whose_part_is_lost_stays_a_t
     assert_eq!((code, found(&v)), (0, vec![]), "{err}");
     assert!(err.contains("part `prt_23805a8e9001W0wfELaV114RRZ`: `data` is not a JSON object; not checked"), "{err}");
 }
+
+#[test]
+fn ids_from_a_legacy_tree_never_lead_out_of_the_store() {
+    // Issue 32: a session id `ses_/../../../../outside` and a message id
+    // that is an absolute path made ctxlint read (and `show` print) JSON
+    // files of any folder. Ids are data: the secret beside the store is
+    // never read, the session is refused with its reason.
+    let d = tempfile::tempdir().unwrap();
+    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR).join("legacy-1.1.65");
+    let root = d.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    copy_tree(&from, &root);
+    let outside = d.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let secret = r#"{"id":"msg_x","role":"user","time":{"created":1},"sessionID":"s"}"#;
+    std::fs::write(outside.join("leak.json"), secret).unwrap();
+    let sfile =
+        root.join("storage/session/70da48d63ce91705699aed8d8787660e6064de32/ses_dc7f76c62ffeZNEkSGl3JdgFch.json");
+    let mut s: Value = serde_json::from_str(&std::fs::read_to_string(&sfile).unwrap()).unwrap();
+    s["id"] = Value::String("ses_/../../../outside".into());
+    std::fs::write(&sfile, s.to_string()).unwrap();
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["show", sfile.to_str().unwrap(), "--full"])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("cannot name a folder of the store"), "{all}");
+    assert!(!all.contains("msg_x"), "{all}");
+
+    // A message whose id is an absolute path: its parts are not looked up
+    // there; the message is named as not fully read.
+    std::fs::write(&sfile, {
+        s["id"] = Value::String("ses_dc7f76c62ffeZNEkSGl3JdgFch".into());
+        s.to_string()
+    })
+    .unwrap();
+    let part_dir = outside.join("part");
+    std::fs::create_dir_all(&part_dir).unwrap();
+    std::fs::write(
+        part_dir.join("prt_1.json"),
+        r#"{"id":"prt_1","type":"text","text":"OUTSIDE-TEXT","messageID":"m","sessionID":"s"}"#,
+    )
+    .unwrap();
+    let mfile = root.join("storage/message/ses_dc7f76c62ffeZNEkSGl3JdgFch/msg_2380893bb0019Lc0JuuqQp26h0.json");
+    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&mfile).unwrap()).unwrap();
+    m["id"] = Value::String(part_dir.to_str().unwrap().into());
+    std::fs::write(&mfile, m.to_string()).unwrap();
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["show", sfile.to_str().unwrap(), "--full"])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!all.contains("OUTSIDE-TEXT"), "{all}");
+    let out =
+        assert_cmd::Command::cargo_bin("ctxlint").unwrap().args(["check", sfile.to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot name a folder of the store: its parts were not read"), "{err}");
+    assert!(!err.contains("OUTSIDE-TEXT"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_link_to_dev_zero_among_legacy_files_is_a_file_not_read() {
+    // Issue 32: a FIFO among the message files hung forever; a link to
+    // /dev/zero grew until out of memory. Both are named as not read; the
+    // rest of the session is checked.
+    let d = tempfile::tempdir().unwrap();
+    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR).join("legacy-1.1.65");
+    copy_tree(&from, d.path());
+    let msgs = d.path().join("storage/message/ses_dc7f76c62ffeZNEkSGl3JdgFch");
+    let fifo = msgs.join("msg_zz_fifo.json");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::os::unix::fs::symlink("/dev/zero", msgs.join("msg_zz_zero.json")).unwrap();
+    let part = d.path().join("storage/part/msg_2380893bb0019Lc0JuuqQp26h0");
+    std::os::unix::fs::symlink("/dev/zero", part.join("prt_zz_zero.json")).unwrap();
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", "--output-format", "json", d.path().join("storage").to_str().unwrap()])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(v["files"].as_array().map(Vec::len), Some(1), "{v} {err}");
+    assert!(err.contains("msg_zz_fifo.json: not a regular file"), "{err}");
+    assert!(err.contains("msg_zz_zero.json: not a regular file"), "{err}");
+    assert!(err.contains("prt_zz_zero.json: not a regular file"), "{err}");
+}

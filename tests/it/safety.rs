@@ -455,3 +455,59 @@ fn threads_fall_back_to_the_calling_thread_under_a_process_limit() {
         }
     }
 }
+
+#[test]
+fn a_file_name_or_an_id_cannot_forge_a_ci_log_line_or_drive_the_terminal() {
+    // Issue 32: a newline in a file name was printed raw in the skipped
+    // warning, -v, --show-files and the unknown-format error, so a file named
+    // `x\n::error file=a::pwned` injected a GitHub workflow command; ESC/BEL
+    // reached `file=` of the github format; ids and tool names from the input
+    // reached finding messages raw.
+    let d = tempfile::tempdir().unwrap();
+    let forged = "x\n::error file=a::pwned.json";
+    std::fs::write(d.path().join(forged), b"{\"hello\": 1}").unwrap();
+    let bell = "b\u{7}\u{1b}]0;t\u{7}.jsonl";
+    std::fs::write(d.path().join(bell), session()).unwrap();
+    // A tool-call id holding ESC and CR, left unanswered.
+    let s = concat!(
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"go"}]}}"#,
+        "\n",
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c\u001b]8;;http://e\u0007\r1","name":"r\u001b[2Jm","arguments":{}}],"stopReason":"toolUse"}}"#,
+        "\n",
+        r#"{"type":"message","id":"u2","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":[{"type":"text","text":"next"}]}}"#,
+        "\n",
+        r#"{"type":"message","id":"a2","parentId":"u2","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"stopReason":"stop"}}"#,
+        "\n"
+    );
+    std::fs::write(d.path().join("ids.jsonl"), s).unwrap();
+    let forged_line = |t: &str| t.lines().any(|l| l.trim_start().starts_with("::error file=a"));
+    for args in [
+        vec!["check", "."],
+        vec!["check", ".", "-v"],
+        vec!["check", ".", "--show-files"],
+        vec!["check", ".", "--output-format", "github"],
+        vec!["check", ".", "--output-format", "concise"],
+        vec!["check", ".", "--output-format", "grouped"],
+        vec!["check", forged],
+        vec!["show", "ids.jsonl"],
+        vec!["show", "ids.jsonl", "--full"],
+    ] {
+        let (code, out, err) = run(ctxlint().current_dir(d.path()).args(&args));
+        assert!(code.is_some(), "{args:?}");
+        for t in [&out, &err] {
+            assert!(!forged_line(t), "{args:?}: a forged workflow command:\n{t}");
+            assert!(
+                !t.contains(['\u{1b}', '\u{7}', '\r']),
+                "{args:?}: a raw control character reached the output: {t:?}"
+            );
+        }
+    }
+    // The github format escapes the name as a property, ESC made visible.
+    let (_, out, _) = run(ctxlint().current_dir(d.path()).args(["check", bell, "--output-format", "github"]));
+    assert!(out.starts_with("::error file=b\\u{7}\\u{1b}]0;t\\u{7}.jsonl,line=12"), "{out}");
+    // The message quoting the id shows it escaped; JSON keeps the id itself.
+    let (_, out, _) = run(ctxlint().current_dir(d.path()).args(["check", "ids.jsonl", "--output-format", "concise"]));
+    assert!(out.contains("c\\u{1b}]8;;http://e\\u{7}\\r1"), "{out}");
+}
