@@ -24,6 +24,19 @@ macro_rules! say {
     };
 }
 
+/// [`say!`] for an error message that has lines of its own (a TOML parse
+/// error quotes the configuration with a caret under the fault): its line
+/// breaks are kept. Only for [`Error`]'s messages, whose paths are escaped
+/// where the message is made ([`crate::safety::shown`]).
+macro_rules! say_lines {
+    ($($t:tt)*) => {
+        eprintln!(
+            "{}",
+            crate::safety::escape_controls_but(&crate::text::mask_output(&format!($($t)*)), &['\n', '\t'])
+        )
+    };
+}
+
 /// Lint what LLM agents send to their models.
 ///
 /// ctxlint reads session transcripts (pi/OpenClaw, Claude Code, Codex) and
@@ -569,7 +582,7 @@ fn dispatch(mut cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            say!("ctxlint: error: {}", mask_output(&e.to_string()));
+            say_lines!("ctxlint: error: {}", mask_output(&e.to_string()));
             e.exit_code()
         }
     }
@@ -1328,9 +1341,9 @@ fn print_failures(failed: &[crate::Failed]) {
         inputs.entry(m).or_default().push(crate::text::mask_secrets(&f.path));
     }
     for m in order {
-        say!("ctxlint: error: {m}");
+        say_lines!("ctxlint: error: {m}");
         let paths = &inputs[&m];
-        let own = paths.len() == 1 && m.starts_with(&format!("{}:", paths[0]));
+        let own = paths.len() == 1 && m.starts_with(&format!("{}:", crate::safety::escape_controls(&paths[0])));
         if !own && !paths.iter().all(|p| p.is_empty()) {
             let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
             let more = if paths.len() > 5 { format!(" and {} more", paths.len() - 5) } else { String::new() };

@@ -21,10 +21,13 @@ pub mod exit_code {
 ///
 /// Defects *inside* an input (a torn JSONL line, a dangling parent) are never
 /// errors: they are [`crate::Finding`]s, and the rest of the input is still checked.
+///
+/// Paths are shown with their control characters escaped (a newline in a
+/// file name cannot start a line of a CI log of its own).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A path could not be opened or read.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", shown(path))]
     Io {
         /// The path as given.
         path: PathBuf,
@@ -33,7 +36,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A file named on the command line matches no input format.
-    #[error("{path}: not a recognised input format (tried: {tried}){hint}")]
+    #[error("{}: not a recognised input format (tried: {tried}){hint}", shown(path))]
     UnknownFormat {
         /// The path as given.
         path: PathBuf,
@@ -43,7 +46,7 @@ pub enum Error {
         hint: String,
     },
     /// A file was forced to a format (`--input-format`) but does not parse as it.
-    #[error("{path}: cannot be read as {format}: {reason}")]
+    #[error("{}: cannot be read as {format}: {reason}", shown(path))]
     BadInput {
         /// The path as given.
         path: PathBuf,
@@ -54,7 +57,7 @@ pub enum Error {
     },
     /// A file forced to a format (`--input-format`) that it does not fit:
     /// none of its records has the fields that format requires (SPEC §1).
-    #[error("{path}: --input-format {format}: {missing}; the file does not fit that format")]
+    #[error("{}: --input-format {format}: {missing}; the file does not fit that format", shown(path))]
     DoesNotFit {
         /// The path as given.
         path: PathBuf,
@@ -67,7 +70,7 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
     /// A configuration file is invalid.
-    #[error("{path}: {reason}")]
+    #[error("{}: {reason}", shown(path))]
     Config {
         /// The configuration file.
         path: PathBuf,
@@ -108,3 +111,8 @@ impl Error {
 
 /// Result alias used across the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A path as a message shows it: control characters escaped.
+fn shown(p: &std::path::Path) -> String {
+    crate::safety::shown(p)
+}

@@ -365,12 +365,12 @@ impl SourceRef {
             Origin::Memory(bytes) => {
                 let comp = self.compression(bytes);
                 let cur = io::Cursor::new(ArcBytes(bytes.clone()));
-                wrap(comp, Box::new(cur)).map_err(|e| Error::io(&self.display, e))
+                wrap(comp, Box::new(cur), bytes.len() as u64).map_err(|e| Error::io(&self.display, e))
             }
             Origin::Spooled(s) => {
                 let (head, n) = s.head().map_err(|e| Error::io(&self.display, e))?;
                 let comp = self.compression(&head[..n]);
-                wrap(comp, Box::new(s.reader())).map_err(|e| Error::io(&self.display, e))
+                wrap(comp, Box::new(s.reader()), s.len).map_err(|e| Error::io(&self.display, e))
             }
             Origin::File(p) => {
                 let f = open_regular(p).map_err(|e| Error::io(&self.display, e))?;
@@ -386,7 +386,7 @@ impl SourceRef {
                     Some(s) => s.len,
                     None => f.metadata().map_err(|e| Error::io(&self.display, e))?.len(),
                 };
-                wrap(comp, Box::new(Sized { f, left: len })).map_err(|e| Error::io(&self.display, e))
+                wrap(comp, Box::new(Sized { f, left: len }), len).map_err(|e| Error::io(&self.display, e))
             }
         }
     }
@@ -613,14 +613,66 @@ enum Compression {
 /// Bytes read to recognise a compression format (the xz magic number is 6 bytes).
 const HEAD: usize = 6;
 
-fn wrap(c: Compression, r: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
+/// Most times its compressed size that a compressed input may decompress to
+/// (beyond [`MIN_DECOMPRESSED`]). Real session files and logs compress 5 to
+/// 30 times; a decompression bomb (a few KB of zstd that decompress to
+/// gigabytes of `{}` lines) far more.
+pub const MAX_RATIO: u64 = 100;
+
+/// Bytes any compressed input may decompress to whatever its ratio.
+pub const MIN_DECOMPRESSED: u64 = 8 << 20;
+
+/// The most bytes an input of `compressed` bytes may decompress to.
+pub fn decompressed_limit(compressed: u64) -> u64 {
+    compressed.saturating_mul(MAX_RATIO).max(MIN_DECOMPRESSED)
+}
+
+/// A decompressing reader that fails (an I/O error naming the limit) once it
+/// has given more than its limit: a decompression bomb is an input error,
+/// read no further, never memory or time without end.
+struct Capped<R> {
+    inner: R,
+    left: u64,
+    limit: u64,
+    compressed: u64,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        // One byte past the limit tells a bomb from an input exactly at it.
+        let want = buf.len().min(usize::try_from(self.left.saturating_add(1)).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        if n as u64 > self.left {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "decompresses to more than {} bytes ({} times its {} compressed bytes): a decompression bomb, not read further",
+                    self.limit, MAX_RATIO, self.compressed
+                ),
+            ));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// `r` (the stored bytes, `compressed` of them) behind the decompressor `c`
+/// announces, capped at [`decompressed_limit`].
+fn wrap(c: Compression, r: Box<dyn Read + Send>, compressed: u64) -> io::Result<Box<dyn Read + Send>> {
+    let limit = decompressed_limit(compressed);
+    let cap = |inner: Box<dyn Read + Send>| -> Box<dyn Read + Send> {
+        Box::new(Capped { inner, left: limit, limit, compressed })
+    };
     Ok(match c {
         Compression::None => r,
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(r))),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(r)?),
+        Compression::Gzip => cap(Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(r)))),
+        Compression::Zstd => cap(Box::new(zstd::stream::read::Decoder::new(r)?)),
         // Multi-stream, like `bzcat` and `xzcat`: concatenated streams are one input.
-        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(r))),
-        Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(BufReader::new(r))),
+        Compression::Bzip2 => cap(Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(r)))),
+        Compression::Xz => cap(Box::new(xz2::read::XzDecoder::new_multi_decoder(BufReader::new(r)))),
     })
 }
 

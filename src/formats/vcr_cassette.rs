@@ -244,16 +244,26 @@ fn body_text(s: &str) -> std::borrow::Cow<'_, str> {
 /// Decodes the payload of a `!!binary` scalar: base64 (whitespace ignored,
 /// RFC 4648 alphabet with padding, as PyYAML's `base64.encodebytes` writes
 /// it), then gunzipped when it starts with the gzip magic `1f 8b`. `None`
-/// when `s` is not base64 or a gzip'd payload does not decompress.
+/// when `s` is not base64 or a gzip'd payload does not decompress, or would
+/// decompress to more than [`gunzip_limit`] bytes (a decompression bomb: a
+/// few KB per body, times every entry of a HAR, once took gigabytes).
 pub fn decode_binary(s: &str) -> Option<Vec<u8>> {
     let bytes = base64_decode(s)?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
         use std::io::Read;
+        let limit = gunzip_limit(bytes.len() as u64);
         let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(bytes.as_slice()).take(MAX_GUNZIPPED).read_to_end(&mut out).ok()?;
-        return Some(out);
+        flate2::read::MultiGzDecoder::new(bytes.as_slice()).take(limit + 1).read_to_end(&mut out).ok()?;
+        return (out.len() as u64 <= limit).then_some(out);
     }
     Some(bytes)
+}
+
+/// The most bytes a gzip'd body of `compressed` bytes may decompress to:
+/// [`crate::source::MAX_RATIO`] times its size, at least 1 MiB, at most
+/// [`MAX_GUNZIPPED`].
+pub fn gunzip_limit(compressed: u64) -> u64 {
+    compressed.saturating_mul(crate::source::MAX_RATIO).max(1 << 20).min(MAX_GUNZIPPED)
 }
 
 /// Standard base64 with `=` padding, ASCII whitespace ignored; `None` for
@@ -566,6 +576,38 @@ pub fn locate_line(text: &str, pointer: &str) -> Option<u32> {
 mod tests {
     use super::*;
     use crate::source::Origin;
+
+    #[test]
+    fn a_gzip_bomb_body_is_not_decoded() {
+        use std::io::Write as _;
+        // Issue 32: base64 + gzip bodies of a few KB each, 64 MiB apiece
+        // once decoded, took gigabytes over a HAR's entries.
+        let b64 = |bytes: &[u8]| {
+            const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+            let mut out = String::new();
+            for c in bytes.chunks(3) {
+                let n = (u32::from(c[0]) << 16)
+                    | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+                    | u32::from(*c.get(2).unwrap_or(&0));
+                for k in 0..4 {
+                    out.push(if k <= c.len() { A[(n >> (18 - 6 * k) & 63) as usize] as char } else { '=' });
+                }
+            }
+            out
+        };
+        let gz = |body: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            e.write_all(body).unwrap();
+            e.finish().unwrap()
+        };
+        let small = br#"{"messages":[{"role":"user","content":"hi"}]}"#;
+        assert_eq!(decode_binary(&b64(&gz(small))).as_deref(), Some(&small[..]));
+        let bomb = gz(&b" ".repeat(4 << 20));
+        assert!(bomb.len() < 10 << 10);
+        assert_eq!(decode_binary(&b64(&bomb)), None);
+        assert_eq!(gunzip_limit(10), 1 << 20);
+        assert_eq!(gunzip_limit(1 << 40), MAX_GUNZIPPED);
+    }
 
     fn load_str(y: &str) -> Input {
         let src = SourceRef {

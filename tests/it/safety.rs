@@ -511,3 +511,41 @@ fn a_file_name_or_an_id_cannot_forge_a_ci_log_line_or_drive_the_terminal() {
     let (_, out, _) = run(ctxlint().current_dir(d.path()).args(["check", "ids.jsonl", "--output-format", "concise"]));
     assert!(out.contains("c\\u{1b}]8;;http://e\\u{7}\\r1"), "{out}");
 }
+
+#[test]
+fn a_decompression_bomb_is_an_input_error_and_the_rest_is_checked() {
+    // Issue 32: a 2,954-byte .jsonl.zst of `{}` lines peaked at 2.7 GB; a
+    // .json.gz bomb at 5.3 GB. Decompressing stops past 100 times the
+    // compressed size (at least 8 MiB): an error naming the file, exit 2,
+    // and the other input still checked and reported.
+    use std::io::Write as _;
+    let d = tempfile::tempdir().unwrap();
+    let mut lines =
+        br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_vec();
+    lines.push(b'\n');
+    lines.extend(b"{}\n".repeat(40 << 20 >> 2));
+    let zst = zstd::stream::encode_all(&lines[..], 19).unwrap();
+    assert!(zst.len() < 64 << 10, "{}", zst.len());
+    std::fs::write(d.path().join("bomb.jsonl.zst"), &zst).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(b"{\"messages\": [").unwrap();
+    gz.write_all(&b" ".repeat(64 << 20)).unwrap();
+    gz.write_all(b"]}").unwrap();
+    std::fs::write(d.path().join("bomb.json.gz"), gz.finish().unwrap()).unwrap();
+    std::fs::write(d.path().join("x.jsonl"), session()).unwrap();
+    let (code, out, err) = run(ctxlint().current_dir(d.path()).args([
+        "check",
+        "bomb.jsonl.zst",
+        "bomb.json.gz",
+        "x.jsonl",
+        "--output-format",
+        "json",
+    ]));
+    assert_eq!(code, Some(2), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["findings"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["findings"][0]["path"], "x.jsonl");
+    let failed: Vec<&str> = v["failed"].as_array().unwrap().iter().filter_map(|f| f["path"].as_str()).collect();
+    assert!(failed.contains(&"bomb.jsonl.zst") && failed.contains(&"bomb.json.gz"), "{v}");
+    assert!(err.contains("a decompression bomb"), "{err}");
+}
