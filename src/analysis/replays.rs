@@ -18,8 +18,8 @@ pub struct Replay {
     pub why: String,
 }
 
-/// A copy written more than this long after the failed attempt's last entry
-/// is a new turn (a scheduled poll, a person asking again later), not a replay
+/// A copy written more than this long after the failed attempt's last own
+/// entry (model-side entry or error record, never bookkeeping) is a new turn (a scheduled poll, a person asking again later), not a replay
 /// (SPEC §2 CTX203).
 pub const REPLAY_WINDOW_SECS: u32 = 600;
 
@@ -60,7 +60,10 @@ struct Attempt<'a> {
     group: Option<&'a str>,
     group_call: bool,
     group_text: bool,
-    /// Time of the attempt's last entry (any class; 0: unknown).
+    /// Time of the attempt's last own entry: the user turn, a model-side
+    /// entry (assistant message, tool result) or an error record written in
+    /// place of one (OpenClaw `openclaw:prompt-error`); never bookkeeping
+    /// (0: unknown).
     last_time: u32,
 }
 
@@ -75,12 +78,13 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
     for (i, e) in entries.iter().enumerate() {
         let lane = lanes[i];
         if e.class != Class::Conversation {
-            // Bookkeeping written by the attempt (OpenClaw model snapshots) still dates it.
-            if e.time != 0 {
-                if let Some((_, att)) = states.get_mut(&lane) {
-                    att.last_time = e.time;
-                }
-            }
+            // Bookkeeping never dates the failed attempt: the next run writes
+            // its own records (OpenClaw `model-snapshot`, openclaw
+            // `src/agents/pi-embedded-runner/google.ts`, and
+            // `openclaw.cache-ttl`, `src/agents/pi-embedded-runner/cache-ttl.ts`;
+            // Claude Code state snapshots) just before it writes the copy, so
+            // measuring from them would make a poll 20 minutes later look like
+            // a retry seconds after the failure.
             continue;
         }
         // Read in place: every conversation entry passes here.
