@@ -10,7 +10,8 @@
 //!   `Conversation info (untrusted metadata):`, `Replied message (untrusted,
 //!   for context):`; openclaw `src/auto-reply/reply/inbound-meta.ts`);
 //! - system-event label lines (`System: [<time>] …`, `System (untrusted): [<time>] …`;
-//!   openclaw `src/infra/system-events.ts`, the default CTX101 pattern);
+//!   openclaw `src/infra/system-events.ts`, the default CTX101 pattern) and
+//!   the `System: …` continuation lines of a multi-line event after them;
 //! - OpenClaw's abort note, put before the next message after a run was
 //!   aborted (`Note: The previous agent run was aborted by the user. Resume
 //!   carefully or ask for clarification.` and a blank line; openclaw
@@ -30,8 +31,11 @@ use std::sync::LazyLock;
 static ENVELOPE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^[^\n]*\(untrusted[^\n]*\):[ \t]*\n```[A-Za-z]*\n(?s:.*?)\n```[ \t]*(?:\n|$)").expect("regex")
 });
-static EVENT_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?m)^[ \t]*System(?: \(untrusted\))?: \[[^\]\n]+\][^\n]*(?:\n|$)").expect("regex"));
+static EVENT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    // A label line and the `System: ` continuation lines of a multi-line event.
+    Regex::new(r"(?m)^[ \t]*System(?: \(untrusted\))?: \[[^\]\n]+\][^\n]*(?:\n[ \t]*System(?: \(untrusted\))?:(?:[ \t][^\n]*)?)*(?:\n|$)")
+            .expect("regex")
+});
 static ABORT_NOTE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^[ \t]*Note: The previous agent run was aborted by the user\. Resume carefully or ask for clarification\.[ \t]*(?:\n|$)")
         .expect("regex")
@@ -128,6 +132,15 @@ mod tests {
         // Words that are not times stay.
         assert_ne!(key(["May I ask"]), key(["Can I ask"]));
         assert_ne!(key(["meet 3 people"]), key(["meet 4 people"]));
+    }
+
+    #[test]
+    fn a_multi_line_event_is_set_aside_with_its_continuation_lines() {
+        // A heartbeat poll that carries a cron event of several lines is still the poll.
+        let a = "System: [2026-04-20 17:23:54 PDT] GOOD MORNING!\nSystem: \nSystem: **FOCUS**\nSystem: Lead with intention.\n\nRead HEARTBEAT.md if it exists.";
+        assert_eq!(normalise(a), "Read HEARTBEAT.md if it exists.");
+        // A line that merely starts with `System:` and follows no label stays.
+        assert_eq!(normalise("System: is down\nplease check"), "System: is down please check");
     }
 
     #[test]

@@ -44,7 +44,8 @@ a send delivered earlier in a failed attempt still counts); an OpenClaw send to 
 than the person whose turn it is (the turn's envelope names its sender and chat, the send's
 target is none of them): a message the person asked the agent to write to a third party,
 after which the final text is the one reply; the final text after a send to the turn's own
-conversation, which OpenClaw suppresses (`shouldSuppressMessagingToolReplies`).
+conversation, which OpenClaw suppresses (`shouldSuppressMessagingToolReplies`); a send that
+carries a file (`filePath`, `media`) after the reply, part of that reply.
 "#,
 };
 
@@ -154,7 +155,7 @@ pub fn check(cx: &mut RuleContext) {
                     if to == Target::Elsewhere {
                         continue;
                     }
-                    reply = Some((call_entry, ptr, "message-tool send".to_string(), None));
+                    reply = Some((call_entry, ptr, SEND.to_string(), None));
                     if let Some(o) = origin.get_mut(&lanes[i as usize]) {
                         o.1 |= to == Target::Origin;
                     }
@@ -164,7 +165,7 @@ pub fn check(cx: &mut RuleContext) {
         let Some((at, ptr, text, partial)) = reply else { continue };
         if let Some(turn) = pending.pop_front() {
             answered.push((turn, at));
-        } else if *any_turn {
+        } else if *any_turn && !(input.format == "pi-session" && text == SEND && sends_a_file(t, at)) {
             let (turn, first) = answered.last().copied().unwrap_or((0, at));
             let fe = &t.entries[first as usize];
             let te = &t.entries[turn as usize];
@@ -190,6 +191,22 @@ pub fn check(cx: &mut RuleContext) {
             );
         }
     }
+}
+
+/// The excerpt of a reply that is a message-tool send.
+const SEND: &str = "message-tool send";
+
+/// Whether an OpenClaw send call carries a file (`filePath`, `media`,
+/// `mediaUrl(s)`, `buffer`; openclaw `src/agents/tools/message-tool.ts`): a
+/// file sent after the reply (the CSV and the map the reply announced) is
+/// part of that reply, not a second one. Read from the call's line, only
+/// when a send would otherwise be reported.
+fn sends_a_file(t: &Transcript, call: u32) -> bool {
+    static FILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#""(?:filePath|media|mediaUrl|mediaUrls|buffer)"\s*:\s*(?:"[^"]|\[\s*")"#).expect("regex")
+    });
+    crate::formats::reload_line(t, &t.entries[call as usize])
+        .is_some_and(|raw| FILE.is_match(&String::from_utf8_lossy(&raw)))
 }
 
 /// Where a delivered OpenClaw send went, against the user turn it ran for.
