@@ -174,8 +174,6 @@ struct RawEntry<'a> {
 #[derive(Deserialize)]
 struct RawCustomData<'a> {
     #[serde(borrow)]
-    timestamp: Option<&'a RawValue>,
-    #[serde(borrow)]
     provider: Option<Cow<'a, str>>,
     #[serde(borrow)]
     model: Option<Cow<'a, str>>,
@@ -234,16 +232,29 @@ struct RawMessage<'a> {
     output: Option<Cow<'a, str>>,
     #[serde(borrow)]
     summary: Option<Cow<'a, str>>,
-    /// pi-ai's `Message.timestamp`: when the message was made, in Unix
-    /// milliseconds (any JSON value: read only when it is a number).
-    #[serde(borrow)]
-    timestamp: Option<&'a RawValue>,
 }
 
-/// A `timestamp` in Unix milliseconds (pi-ai `Message.timestamp`, OpenClaw
-/// custom data `timestamp`), as seconds; `None` when it is not a plausible one.
-fn ms_time(v: Option<&RawValue>) -> Option<u32> {
-    let ms: f64 = v?.get().parse().ok()?;
+/// When a pi / OpenClaw entry's message (or error record) was made, from
+/// its own line: pi-ai's `Message.timestamp` or an OpenClaw custom record's
+/// `data.timestamp`, Unix milliseconds, as seconds. The entry's `timestamp`
+/// is written again when OpenClaw rewrites a transcript (a run of hundreds of
+/// entries with one time); these are not. `None` when absent or implausible.
+pub fn inner_time(line: &[u8]) -> Option<u32> {
+    #[derive(Deserialize)]
+    struct Inner<'a> {
+        #[serde(borrow)]
+        timestamp: Option<&'a RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow)]
+        message: Option<Inner<'a>>,
+        #[serde(borrow)]
+        data: Option<Inner<'a>>,
+    }
+    let l: Line = serde_json::from_slice(line).ok()?;
+    let v = l.message.and_then(|m| m.timestamp).or(l.data.and_then(|d| d.timestamp))?;
+    let ms: f64 = v.get().parse().ok()?;
     (1e12..4e12).contains(&ms).then(|| (ms / 1000.0) as u32)
 }
 
@@ -480,12 +491,6 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
     match etype {
         "message" => {
             if let Some(m) = &raw.message {
-                // When the message was made: the entry's own `timestamp` is
-                // written again when OpenClaw rewrites a transcript (a run of
-                // hundreds of entries with one time), the message's is not.
-                if let Some(t) = ms_time(m.timestamp) {
-                    entry.time = t;
-                }
                 let (class, msg, model_call) = message(m);
                 entry.class = class;
                 if let Some(m) = msg {
@@ -534,9 +539,6 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
             // assistant stub, never sent and not a model call, that informs
             // `duplicate-user-turn` and `duplicate-reply`.
             let data = raw.data.and_then(|d| serde_json::from_str::<RawCustomData>(d.get()).ok());
-            if let Some(t) = data.as_ref().and_then(|d| ms_time(d.timestamp)) {
-                entry.time = t;
-            }
             let model = data.as_ref().and_then(|d| match (d.provider.as_deref(), d.model.as_deref()) {
                 (Some(p), Some(m)) => Some(format!("{p}/{m}").into_boxed_str()),
                 (None, Some(m)) => Some(m.into()),
