@@ -1054,8 +1054,10 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> crate::Result<i32> {
     if report.files.is_empty() {
         say!("ctxlint: warning: no input files found under {}", paths.join(", "));
     }
-    if a.strict && !report.skipped.is_empty() {
-        say!("ctxlint: error: {} file(s) skipped (--strict)", report.skipped.len());
+    // Known sidecars are not inputs: never a `--strict` failure.
+    let strict_skips = report.skipped.iter().filter(|s| !crate::sidecars::is_sidecar_reason(&s.reason)).count();
+    if a.strict && strict_skips > 0 {
+        say!("ctxlint: error: {} file(s) skipped (--strict)", strict_skips);
         return Ok(exit_code::USAGE);
     }
     Ok(if report.failing() && !a.exit_zero { exit_code::FINDINGS } else { exit_code::OK })
@@ -1285,7 +1287,25 @@ const WALKED_SKIPS_SHOWN: usize = 20;
 fn warn_walked_skips(plan: &crate::inputs::Plan, verbose: bool) {
     let named: std::collections::HashSet<String> =
         plan.unrecognised.iter().filter_map(|e| e.path().map(|p| p.display().to_string())).collect();
-    let all: Vec<&crate::inputs::Skipped> = plan.skipped.iter().filter(|s| !named.contains(&s.path)).collect();
+    let (sidecars, all): (Vec<&crate::inputs::Skipped>, Vec<_>) = plan
+        .skipped
+        .iter()
+        .filter(|s| !named.contains(&s.path))
+        .partition(|s| crate::sidecars::is_sidecar_reason(&s.reason));
+    // Files agents keep beside their sessions by design, and reports ctxlint
+    // wrote: one counted note (SPEC §1), each listed in JSON `skipped`.
+    if !sidecars.is_empty() {
+        say!(
+            "ctxlint: note: {} sidecar file{} skipped (kept beside sessions by their agent, or a ctxlint report; `--show-files` lists them)",
+            sidecars.len(),
+            if sidecars.len() == 1 { "" } else { "s" }
+        );
+        if verbose {
+            for s in &sidecars {
+                say!("ctxlint: note: {}: {}; skipped", s.path, s.reason);
+            }
+        }
+    }
     // A walk over a project meets source files, docs and images that can
     // never be transcripts: those are counted in one note (and listed in
     // JSON `skipped`), the others — JSON, JSONL, YAML, compressed, no

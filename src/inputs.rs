@@ -243,14 +243,6 @@ fn dedup_jobs(plan: &mut Plan) {
     });
 }
 
-/// Whether `path` is `<db>-wal`, `<db>-shm` or `<db>-journal` beside an existing `<db>`.
-fn is_sqlite_sidecar(path: &Path) -> bool {
-    let s = path.as_os_str().to_string_lossy();
-    ["-wal", "-shm", "-journal"]
-        .iter()
-        .any(|suffix| s.strip_suffix(suffix).is_some_and(|db| !db.is_empty() && Path::new(db).is_file()))
-}
-
 /// Plans one file: one job, or, for a store that holds several transcripts
 /// (an OpenCode database), one job per session ([`SourceRef::session`]).
 fn push_file(plan: &mut Plan, src: SourceRef, f: FormatId) {
@@ -308,6 +300,13 @@ fn detect_all(found: Vec<Candidate>, opts: &DiscoverOptions, plan: &mut Plan) ->
         match d {
             Ok(Detection::Format(f)) => out.push((c.src, c.path, f)),
             Ok(d) => {
+                // A file an agent keeps beside its sessions, or a report ctxlint
+                // wrote: skipped with its reason, counted in one note, named or
+                // walked (`crate::sidecars`).
+                if let Some(reason) = crate::sidecars::reason(&c.path) {
+                    plan.skipped.push(Skipped { path: c.src.display, reason });
+                    continue;
+                }
                 plan.skipped.push(Skipped { path: c.src.display.clone(), reason: skip_reason(d) });
                 if c.named {
                     plan.unrecognised.push(unknown(&c.src.display, d));
@@ -405,13 +404,21 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
             continue;
         }
         let path = ent.path().to_path_buf();
-        // An SQLite database's WAL, shared memory or journal beside it, and
-        // the message and part files of a legacy OpenCode `storage/` tree:
-        // read with their database or session file, not inputs of their own.
-        if ent.depth() > 0 && (is_sqlite_sidecar(&path) || formats::opencode::is_legacy_member(&path)) {
+        // The message and part files of a legacy OpenCode `storage/` tree:
+        // read with their session file, not inputs of their own.
+        if ent.depth() > 0 && formats::opencode::is_legacy_member(&path) {
             continue;
         }
         let display = display_of(arg, root, &path);
+        // An SQLite database's WAL, shared memory or journal beside it: read
+        // with the database, a known sidecar (`crate::sidecars`) without
+        // being opened (a live `-wal` is not read on its own).
+        if ent.depth() > 0 {
+            if let Some(s) = crate::sidecars::known(&path).filter(|s| s.runtime == "SQLite") {
+                plan.skipped.push(Skipped { path: display, reason: s.reason() });
+                continue;
+            }
+        }
         if !ft.is_file() && !std::fs::metadata(&path).map(|m| m.is_file()).unwrap_or(false) {
             plan.skipped.push(Skipped { path: display, reason: "not a regular file".into() });
             continue;

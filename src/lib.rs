@@ -37,6 +37,7 @@ pub mod rule_id;
 pub mod rules;
 pub mod safety;
 pub mod show;
+pub mod sidecars;
 pub mod source;
 pub mod text;
 

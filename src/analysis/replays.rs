@@ -18,8 +18,8 @@ pub struct Replay {
     pub why: String,
 }
 
-/// A copy written more than this long after the failed attempt's last entry
-/// is a new turn (a scheduled poll, a person asking again later), not a replay
+/// A copy written more than this long after the failed attempt's last own
+/// entry (model-side entry or error record, never bookkeeping) is a new turn (a scheduled poll, a person asking again later), not a replay
 /// (SPEC §2 CTX203).
 pub const REPLAY_WINDOW_SECS: u32 = 600;
 
@@ -46,6 +46,14 @@ fn user_text_raw(t: &Transcript, e: &Entry) -> u64 {
         .fold(0xcbf29ce484222325u64, |h, b| (h ^ b.text_hash).wrapping_mul(0x100000001b3))
 }
 
+/// Whether the copy `e` comes late after the attempt's last own entry by the
+/// messages' own times ([`crate::formats::pi_session::inner_time`]).
+fn inner_late(t: &Transcript, e: &Entry, last: Option<u32>, rerendered: bool) -> bool {
+    let time = |x: &Entry| crate::formats::reload_line(t, x).and_then(|l| crate::formats::pi_session::inner_time(&l));
+    let (Some(now), Some(then)) = (time(e), last.and_then(|k| time(&t.entries[k as usize]))) else { return false };
+    now > then.saturating_add(REPLAY_WINDOW_SECS) || (rerendered && now > then.saturating_add(RERENDERED_WINDOW_SECS))
+}
+
 #[derive(Default)]
 struct Attempt<'a> {
     calls: usize,
@@ -60,8 +68,13 @@ struct Attempt<'a> {
     group: Option<&'a str>,
     group_call: bool,
     group_text: bool,
-    /// Time of the attempt's last entry (any class; 0: unknown).
+    /// Time of the attempt's last own entry: the user turn, a model-side
+    /// entry (assistant message, tool result) or an error record written in
+    /// place of one (OpenClaw `openclaw:prompt-error`); never bookkeeping
+    /// (0: unknown).
     last_time: u32,
+    /// That entry.
+    last_entry: Option<u32>,
 }
 
 /// Finds replayed user turns in write order (each write-order lane on its own,
@@ -75,12 +88,13 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
     for (i, e) in entries.iter().enumerate() {
         let lane = lanes[i];
         if e.class != Class::Conversation {
-            // Bookkeeping written by the attempt (OpenClaw model snapshots) still dates it.
-            if e.time != 0 {
-                if let Some((_, att)) = states.get_mut(&lane) {
-                    att.last_time = e.time;
-                }
-            }
+            // Bookkeeping never dates the failed attempt: the next run writes
+            // its own records (OpenClaw `model-snapshot`, openclaw
+            // `src/agents/pi-embedded-runner/google.ts`, and
+            // `openclaw.cache-ttl`, `src/agents/pi-embedded-runner/cache-ttl.ts`;
+            // Claude Code state snapshots) just before it writes the copy, so
+            // measuring from them would make a poll 20 minutes later look like
+            // a retry seconds after the failure.
             continue;
         }
         // Read in place: every conversation entry passes here.
@@ -95,6 +109,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             if e.time != 0 {
                 att.last_time = e.time;
             }
+            att.last_entry = Some(i as u32);
             att.last_api_error = a.api_error;
             let has_call = m.blocks().any(|b| b.kind == BlockKind::ToolCall);
             let has_text =
@@ -123,6 +138,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             if e.time != 0 {
                 att.last_time = e.time;
             }
+            att.last_entry = Some(i as u32);
             continue;
         }
         if !e.is_user_turn() {
@@ -133,6 +149,14 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             let after = |secs: u32| e.time != 0 && att.last_time != 0 && e.time > att.last_time.saturating_add(secs);
             let late = after(REPLAY_WINDOW_SECS)
                 || (after(RERENDERED_WINDOW_SECS) && user_text_raw(t, pe) != user_text_raw(t, e));
+            // A candidate only: read the messages' own times too (pi / OpenClaw
+            // `message.timestamp`, kept when a rewrite gives every entry one
+            // `timestamp`); late by either clock is late.
+            let late = late
+                || (pe.raw_hash != e.raw_hash
+                    && att.calls > 0
+                    && !att.last_final
+                    && inner_late(t, e, att.last_entry, user_text_raw(t, pe) != user_text_raw(t, e)));
             if pe.raw_hash != e.raw_hash
                 && att.calls > 0
                 && !att.last_final
@@ -178,7 +202,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             }
         }
         *prev = Some(i as u32);
-        *att = Attempt { last_time: e.time, ..Attempt::default() };
+        *att = Attempt { last_time: e.time, last_entry: Some(i as u32), ..Attempt::default() };
     }
     out
 }

@@ -323,6 +323,11 @@ fn sniff_record(v: &Value) -> Sniff {
     if ty.is_some_and(|t| CLAUDE_CODE_BOOKKEEPING.contains(&t)) {
         return Sniff::Weak(claude_code::ID);
     }
+    // A pi session entry without the header line (lost in a rewrite): pi's,
+    // unless a record decides otherwise.
+    if pi_session::sniff_entry(v) {
+        return Sniff::Weak(pi_session::ID);
+    }
     Sniff::Undecided
 }
 
@@ -416,8 +421,8 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
     }
     let record: Option<(RecordTest, &str)> = match format {
         "pi-session" => Some((
-            pi_session::sniff,
-            "no record has `type` \"session\" with `id`, `version` or `cwd` (the session header pi writes first)",
+            |v| pi_session::sniff(v) || pi_session::sniff_entry(v),
+            "no record has `type` \"session\" with `id`, `version` or `cwd` (the session header pi writes first), nor is a pi session entry (`type`, `id`, `parentId`, `timestamp`)",
         )),
         // Bookkeeping records alone (a session of file-history snapshots) are
         // Claude Code's too, as detection says: a session with 0 steps.

@@ -40,6 +40,40 @@ pub fn sniff(first: &serde_json::Value) -> bool {
         && (first.get("id").is_some() || first.get("version").is_some() || first.get("cwd").is_some())
 }
 
+/// The entry types pi writes after the header (pi-mono
+/// `packages/coding-agent/src/core/session-manager.ts`, `SessionEntry`).
+const ENTRY_TYPES: &[&str] = &[
+    "message",
+    "custom",
+    "custom_message",
+    "compaction",
+    "branch_summary",
+    "model_change",
+    "thinking_level_change",
+    "label",
+    "session_info",
+];
+
+/// Whether a record has the shape of a pi (v2+) session entry: a pi entry
+/// `type`, a string `id`, a `parentId` (null or a string) and a string
+/// `timestamp`, a `message` entry with a `message.role`, and none of the
+/// fields that mark another runtime's record (`uuid`, `sessionId`,
+/// `payload`, `traceSchema`). A file whose header line was lost when the
+/// runtime rewrote it still has entries of this shape on every line: it is
+/// read as a pi session, and `not-append-only` reports the missing header.
+/// (v1 entries carry no ids: a v1 file without its header is not
+/// recognised.)
+pub fn sniff_entry(v: &serde_json::Value) -> bool {
+    let Some(o) = v.as_object() else { return false };
+    let ty = o.get("type").and_then(|t| t.as_str()).unwrap_or("");
+    ENTRY_TYPES.contains(&ty)
+        && o.get("id").is_some_and(|i| i.as_str().is_some_and(|s| !s.is_empty()))
+        && o.get("parentId").is_some_and(|p| p.is_null() || p.is_string())
+        && o.get("timestamp").is_some_and(|t| t.is_string())
+        && !["uuid", "sessionId", "payload", "traceSchema"].iter().any(|k| o.contains_key(*k))
+        && (ty != "message" || o.get("message").and_then(|m| m.get("role")).is_some_and(|r| r.is_string()))
+}
+
 /// The record facts of a pi session (SPEC §1; used by [`load`] and by `fence`):
 /// ids and parents from v2 on, `session` headers, and the kinds the runner
 /// writes itself (`assistant`, `toolResult` and `bashExecution` messages,
@@ -198,6 +232,30 @@ struct RawMessage<'a> {
     output: Option<Cow<'a, str>>,
     #[serde(borrow)]
     summary: Option<Cow<'a, str>>,
+}
+
+/// When a pi / OpenClaw entry's message (or error record) was made, from
+/// its own line: pi-ai's `Message.timestamp` or an OpenClaw custom record's
+/// `data.timestamp`, Unix milliseconds, as seconds. The entry's `timestamp`
+/// is written again when OpenClaw rewrites a transcript (a run of hundreds of
+/// entries with one time); these are not. `None` when absent or implausible.
+pub fn inner_time(line: &[u8]) -> Option<u32> {
+    #[derive(Deserialize)]
+    struct Inner<'a> {
+        #[serde(borrow)]
+        timestamp: Option<&'a RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow)]
+        message: Option<Inner<'a>>,
+        #[serde(borrow)]
+        data: Option<Inner<'a>>,
+    }
+    let l: Line = serde_json::from_slice(line).ok()?;
+    let v = l.message.and_then(|m| m.timestamp).or(l.data.and_then(|d| d.timestamp))?;
+    let ms: f64 = v.get().parse().ok()?;
+    (1e12..4e12).contains(&ms).then(|| (ms / 1000.0) as u32)
 }
 
 /// One content block. Parsed in a single pass by a lenient visitor: a block

@@ -75,14 +75,19 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
 }
 
 /// Why walked files were skipped, in a few words: `"no known format"`, or
-/// counts per kind (`"2 no known format, 1 unreadable"`). The JSON output lists each file.
-/// A known format that is not supported yet counts as no known format.
+/// counts per kind (`"2 no known format, 3 sidecar files, 1 unreadable"`).
+/// The JSON output lists each file. A known format that is not supported yet
+/// counts as no known format.
 pub fn skipped_reasons(skipped: &[crate::inputs::Skipped]) -> String {
     let unknown = skipped.iter().filter(|s| s.reason.starts_with(crate::inputs::NO_FORMAT)).count();
-    match (unknown, skipped.len() - unknown) {
-        (_, 0) => "no known format".into(),
-        (0, _) => "unreadable".into(),
-        (u, r) => format!("{u} no known format, {r} unreadable"),
+    let sidecars = skipped.iter().filter(|s| crate::sidecars::is_sidecar_reason(&s.reason)).count();
+    let other = skipped.len() - unknown - sidecars;
+    let kinds = [(unknown, "no known format"), (sidecars, "sidecar files"), (other, "unreadable")];
+    let present: Vec<_> = kinds.iter().filter(|(n, _)| *n > 0).collect();
+    match present.as_slice() {
+        [] => "no known format".into(),
+        [(_, what)] => (*what).into(),
+        _ => present.iter().map(|(n, what)| format!("{n} {what}")).collect::<Vec<_>>().join(", "),
     }
 }
 

@@ -40,7 +40,12 @@ assistant   "The next handover is Monday."      <- reported
 ## What it does not flag
 Dry runs, suppressed or failed sends; silent finals (`NO_REPLY`, `HEARTBEAT_OK`); text beside
 tool calls; the delivery mirror of a send already counted; failed or empty model calls (but
-a send delivered earlier in a failed attempt still counts).
+a send delivered earlier in a failed attempt still counts); an OpenClaw send to someone other
+than the person whose turn it is (the turn's envelope names its sender and chat, the send's
+target is none of them): a message the person asked the agent to write to a third party,
+after which the final text is the one reply; the final text after a send to the turn's own
+conversation, which OpenClaw suppresses (`shouldSuppressMessagingToolReplies`); a send that
+carries a file (`filePath`, `media`) after the reply, part of that reply.
 "#,
 };
 
@@ -141,9 +146,18 @@ pub fn check(cx: &mut RuleContext) {
             let id = m.blocks().find(|b| b.kind == BlockKind::ToolResult).and_then(|b| b.tool_id);
             if let Some((call_entry, ptr)) = id.and_then(|id| sends.remove(id)) {
                 if r.delivered && !r.is_error {
-                    reply = Some((call_entry, ptr, "message-tool send".to_string(), None));
+                    let to = match origin.get(&lanes[i as usize]) {
+                        Some(o) if input.format == "pi-session" => send_target(t, e, &t.entries[o.0 as usize]),
+                        _ => Target::Unknown,
+                    };
+                    // A message to someone else (a third party the person asked
+                    // the agent to write to) answers nobody's turn here.
+                    if to == Target::Elsewhere {
+                        continue;
+                    }
+                    reply = Some((call_entry, ptr, SEND.to_string(), None));
                     if let Some(o) = origin.get_mut(&lanes[i as usize]) {
-                        o.1 |= input.format == "pi-session" && sent_to_origin(t, e, &t.entries[o.0 as usize]);
+                        o.1 |= to == Target::Origin;
                     }
                 }
             }
@@ -151,7 +165,7 @@ pub fn check(cx: &mut RuleContext) {
         let Some((at, ptr, text, partial)) = reply else { continue };
         if let Some(turn) = pending.pop_front() {
             answered.push((turn, at));
-        } else if *any_turn {
+        } else if *any_turn && !(input.format == "pi-session" && text == SEND && sends_a_file(t, at)) {
             let (turn, first) = answered.last().copied().unwrap_or((0, at));
             let fe = &t.entries[first as usize];
             let te = &t.entries[turn as usize];
@@ -179,27 +193,77 @@ pub fn check(cx: &mut RuleContext) {
     }
 }
 
-/// Whether a delivered OpenClaw send went to the conversation the user turn
-/// came from: a target the send's result names (`to`, `chatId`, `target`,
-/// channel prefix aside) appears quoted in the turn's envelope (`sender_id`,
-/// `chat_id`, the Sender `id`). OpenClaw then suppresses the run's final
-/// reply payloads (openclaw `src/auto-reply/reply/reply-payloads.ts`,
-/// `shouldSuppressMessagingToolReplies`: a messaging-tool send to the
-/// originating target), so the final text is no second visible reply.
-fn sent_to_origin(t: &Transcript, result: &Entry, turn: &Entry) -> bool {
+/// The excerpt of a reply that is a message-tool send.
+const SEND: &str = "message-tool send";
+
+/// Whether an OpenClaw send call carries a file (`filePath`, `media`,
+/// `mediaUrl(s)`, `buffer`; openclaw `src/agents/tools/message-tool.ts`): a
+/// file sent after the reply (the CSV and the map the reply announced) is
+/// part of that reply, not a second one. Read from the call's line, only
+/// when a send would otherwise be reported.
+fn sends_a_file(t: &Transcript, call: u32) -> bool {
+    static FILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#""(?:filePath|media|mediaUrl|mediaUrls|buffer)"\s*:\s*(?:"[^"]|\[\s*")"#).expect("regex")
+    });
+    crate::formats::reload_line(t, &t.entries[call as usize])
+        .is_some_and(|raw| FILE.is_match(&String::from_utf8_lossy(&raw)))
+}
+
+/// Where a delivered OpenClaw send went, against the user turn it ran for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// The conversation the turn came from.
+    Origin,
+    /// Another conversation: the turn names its own sender or chat in an
+    /// envelope, and the send's target is none of them.
+    Elsewhere,
+    /// Not known (no target in the result, or no envelope in the turn).
+    Unknown,
+}
+
+/// Where a delivered OpenClaw send went: a target the send's result names
+/// (`to`, `chatId`, `target`, channel prefix aside) that appears in the
+/// turn's text — quoted in its envelope (`sender_id`, `chat_id`, the Sender
+/// `id`) or as a word of its own (`Feishu[main] DM from ou_5d44…`, `ou_5d44…:
+/// text`) — is the conversation the turn came from. OpenClaw then suppresses
+/// the run's final reply payloads (openclaw
+/// `src/auto-reply/reply/reply-payloads.ts`, `shouldSuppressMessagingToolReplies`:
+/// a messaging-tool send to the originating target), so the final text is no
+/// second visible reply. A send whose targets all differ from a turn that
+/// carries OpenClaw's envelope (`… (untrusted metadata):`) went to someone
+/// else: the final text still goes to the person, who got one reply.
+fn send_target(t: &Transcript, result: &Entry, turn: &Entry) -> Target {
     static TARGET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#""(?:to|chatId|chat_id|target)"\s*:\s*"([^"]{3,})""#).expect("regex")
+        // In `details` as an object, or in the result text as JSON inside a JSON string (quotes escaped).
+        regex::Regex::new(r#"\\?"(?:to|chatId|chat_id|target)\\?"\s*:\s*\\?"([^"\\]{3,})\\?""#).expect("regex")
     });
     // The result's own line (its text is kept only as a prefix).
-    let Some(raw) = crate::formats::reload_line(t, result) else { return false };
+    let Some(raw) = crate::formats::reload_line(t, result) else { return Target::Unknown };
     let raw = String::from_utf8_lossy(&raw);
-    let Some(tm) = t.message(turn) else { return false };
+    let Some(tm) = t.message(turn) else { return Target::Unknown };
     let turn_text: String = tm.blocks.iter().map(|b| &*b.text).collect::<Vec<_>>().join("\n");
-    TARGET.captures_iter(&raw).any(|c| {
+    let word = |id: &str| {
+        id.len() >= 6
+            && turn_text.match_indices(id).any(|(k, _)| {
+                let before = turn_text[..k].chars().next_back();
+                let after = turn_text[k + id.len()..].chars().next();
+                let edge = |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'));
+                edge(before) && edge(after)
+            })
+    };
+    let mut any = false;
+    for c in TARGET.captures_iter(&raw) {
         let target = &c[1];
         let bare = target.rsplit_once(':').map_or(target, |(_, id)| id);
-        bare.len() >= 3 && turn_text.contains(&format!("\"{bare}\""))
-    })
+        if bare.len() < 3 {
+            continue;
+        }
+        any = true;
+        if turn_text.contains(&format!("\"{bare}\"")) || word(bare) {
+            return Target::Origin;
+        }
+    }
+    if any && turn_text.contains("(untrusted metadata):") { Target::Elsewhere } else { Target::Unknown }
 }
 
 /// Per write-order lane: user turns without a reply, (user turn, replying

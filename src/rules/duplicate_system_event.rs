@@ -36,8 +36,9 @@ user:  OpenClaw runtime context …
 ## What it does not flag
 The same label in two *different* requests (history is re-sent every step); two label
 lines with different timestamps (two events); a label in a runtime-context carrier of an
-older turn (carriers are prompt-local, stripped from later steps); tool results and
-assistant text. Each later copy is reported once, with the first copy as related.
+older turn (carriers are prompt-local, stripped from later steps); the labels of a user
+turn replayed after a failed attempt, which repeat those of its earlier copy (the replay is
+reported once, by `duplicate-user-turn`); tool results and assistant text. Each later copy is reported once, with the first copy as related.
 "#,
 };
 
@@ -101,6 +102,18 @@ pub fn check(cx: &mut RuleContext) {
                 events.extend(label_events(settings, &b.text).map(hash_str));
             }
         }
+        // A replayed user turn (CTX203) re-renders the labels of its earlier
+        // copies: one defect, reported by `duplicate-user-turn`, not again here.
+        let copies: foldhash::HashMap<u32, u32> = an.replays.iter().map(|r| (r.entry, r.previous)).collect();
+        let is_earlier_copy = |mut at: u32, of: u32| {
+            while let Some(&p) = copies.get(&at) {
+                if p == of {
+                    return true;
+                }
+                at = p;
+            }
+            false
+        };
         let (mut labels, mut label_events, mut bare) = (Dupes::new(), Dupes::new(), Dupes::new());
         for (i, e) in t.entries.iter().enumerate() {
             let pm = dup::prompt_message(t, e);
@@ -127,6 +140,7 @@ pub fn check(cx: &mut RuleContext) {
                             (first, text)
                         }
                     };
+                    let first = first.filter(|f| !is_earlier_copy(i as u32, f.unit));
                     if let (Some(first), false) = (first, reported) {
                         reported = true;
                         let fe = &t.entries[first.unit as usize];

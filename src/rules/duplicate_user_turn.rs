@@ -24,10 +24,18 @@ sent the text again); an error otherwise. Judged in write order.
 A failed attempt with no assistant entry counts: OpenClaw writes a `custom` record with
 `customType: "openclaw:prompt-error"` in its place (openclaw
 `src/agents/pi-embedded-runner/run/attempt.ts`). Two copies are the same turn when their
-texts are equal with per-message envelopes, system-event label lines and timestamps aside.
-A copy written more than 10 minutes after the failed attempt's last entry, or whose
-timestamps were rendered anew and that came more than 60 seconds after it (a cron or
-heartbeat poll firing again), is a new turn, not a replay.
+texts are equal with per-message envelopes (OpenClaw's abort note `Note: The previous agent
+run was aborted by the user. …` among them, `src/auto-reply/reply/body.ts`), system-event
+label lines and timestamps aside (clock, date, weekday, AM/PM and time-zone words: the
+heartbeat prompt's `Current time:` line, `src/agents/current-time.ts`).
+A copy written more than 10 minutes after the failed attempt's last own entry — its last
+model-side entry or error record, never a bookkeeping record such as the `model-snapshot`
+(`src/agents/pi-embedded-runner/google.ts`) and `openclaw.cache-ttl`
+(`src/agents/pi-embedded-runner/cache-ttl.ts`) records the next run writes just before its
+prompt — or whose timestamps were rendered anew and that came more than 60 seconds after
+it (a cron or heartbeat poll firing again), is a new turn, not a replay. A pi / OpenClaw
+message is dated by its own `message.timestamp` (the entry's `timestamp` is written again
+when OpenClaw rewrites a transcript).
 
 ## Why it matters
 Retry and fallback paths that replay the user's message make the model answer the same

@@ -22,6 +22,9 @@ A session file that did not only grow by appends:
   (`rewrite`, at the first differing line, with its byte offset and a diff; against a
   recorded fingerprint, at line 1 with no offset).
 
+- a pi / OpenClaw session file whose `{"type":"session",…}` header line is gone while
+  every line is a pi entry (at its first line): the runtime rewrote the file without it.
+
 ## Why it matters
 A re-appended header or entry means a writer replayed its buffer onto the file (often after
 a failed write or a lost lock). Readers then see the same entries twice, or a second session
@@ -66,6 +69,25 @@ pub fn check(cx: &mut RuleContext) {
     }
     let Some((t, _)) = cx.transcript else { return };
     let input = cx.input;
+    // A pi session whose header line is gone (every line an entry): the file
+    // was rewritten without the line pi writes first and never again, and pi
+    // loads no entry of it (pi-mono `session-manager.ts` `loadEntriesFromFile`
+    // returns none when the first entry is not a `session` header).
+    if input.format == crate::formats::pi_session::ID && t.header.is_none() && !t.entries.is_empty() {
+        let first = &t.entries[0];
+        cx.report(
+            Finding::new(
+                RuleId::NotAppendOnly,
+                &input.path,
+                input.format,
+                "the session header (`{\"type\":\"session\",…}`, the line pi writes first) is missing: the file was rewritten without it",
+            )
+            .line(first.line)
+            .entry_id(first.id.as_deref())
+            .key("missing-header".to_string())
+            .help("restore the header line (type, version, id, timestamp, cwd) before the first entry; pi and OpenClaw do not load a session file without it"),
+        );
+    }
     // Only hashes that occur twice or more can repeat: find them with one
     // sorted array (8 bytes a line) rather than a map of every line.
     let mut hashes: Vec<u64> = t.raw_lines().map(|rl| rl.hash).collect();

@@ -569,7 +569,7 @@ fn a_forced_format_the_file_does_not_fit_is_an_error_naming_what_is_missing() {
         (
             "pi-session",
             cc.clone(),
-            "--input-format pi-session: no record has `type` \"session\" with `id`, `version` or `cwd` (the session header pi writes first); the file does not fit that format",
+            "--input-format pi-session: no record has `type` \"session\" with `id`, `version` or `cwd` (the session header pi writes first), nor is a pi session entry (`type`, `id`, `parentId`, `timestamp`); the file does not fit that format",
         ),
         (
             "codex-rollout",

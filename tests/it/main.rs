@@ -39,6 +39,7 @@ mod repro;
 mod rules;
 mod safety;
 mod secrets;
+mod sidecars;
 mod stdin;
 mod streams;
 mod trajectory;

@@ -1,0 +1,247 @@
+//! Known sidecar files: files an agent keeps beside its sessions by design
+//! (an index, a lock, a prompt history, UI state, metadata) and reports
+//! ctxlint itself wrote (SPEC §1). They are never inputs: a walk that meets
+//! one — or a command line that names one — skips it with a reason that
+//! starts with [`SIDECAR`], listed under `skipped` in JSON and
+//! `--show-files`, counted in one note on standard error (not a warning each)
+//! and never a `--strict` failure.
+//!
+//! The one list of them is [`KNOWN`] (by name *and* location) plus
+//! [`own_report`] (by content). Only a file that matches no input format is
+//! asked about: a real session never hides behind a sidecar's name.
+
+use std::path::Path;
+
+/// The start of the [`crate::inputs::Skipped::reason`] of a known sidecar.
+pub const SIDECAR: &str = "sidecar file";
+
+/// A kind of file an agent keeps beside its sessions.
+#[derive(Debug)]
+pub struct Sidecar {
+    /// The agent that writes it.
+    pub runtime: &'static str,
+    /// What it is.
+    pub what: &'static str,
+    /// The upstream file or documentation the shape follows.
+    pub source: &'static str,
+    /// Whether a path is one (its name and where it sits).
+    pub matches: fn(&Path) -> bool,
+}
+
+fn name(p: &Path) -> &str {
+    p.file_name().and_then(|n| n.to_str()).unwrap_or("")
+}
+
+/// The name of the folder `up` levels above the file (1: its own folder).
+fn folder(p: &Path, up: usize) -> &str {
+    let mut a = Some(p);
+    for _ in 0..up {
+        a = a.and_then(Path::parent);
+    }
+    a.map(name).unwrap_or("")
+}
+
+fn sibling_file(p: &Path, n: &str) -> bool {
+    p.with_file_name(n).is_file()
+}
+
+fn sibling_dir(p: &Path, n: &str) -> bool {
+    p.with_file_name(n).is_dir()
+}
+
+/// The known sidecars, per agent.
+pub const KNOWN: &[Sidecar] = &[
+    Sidecar {
+        runtime: "SQLite",
+        what: "write-ahead log, shared memory or rollback journal (`<db>-wal`, `<db>-shm`, `<db>-journal`) beside its database, read with it",
+        source: "https://sqlite.org/tempfiles.html",
+        matches: |p| {
+            let s = p.as_os_str().to_string_lossy();
+            ["-wal", "-shm", "-journal"]
+                .iter()
+                .any(|suffix| s.strip_suffix(suffix).is_some_and(|db| !db.is_empty() && Path::new(db).is_file()))
+        },
+    },
+    Sidecar {
+        runtime: "Claude Code",
+        what: "sub-agent metadata `*.meta.json` (in `subagents/` or beside its `<name>.jsonl`)",
+        source: "Claude Code `~/.claude/projects/<project>/<session>/subagents/agent-<id>.meta.json`",
+        matches: |p| {
+            name(p).strip_suffix(".meta.json").is_some_and(|stem| {
+                !stem.is_empty() && (folder(p, 1) == "subagents" || sibling_file(p, &format!("{stem}.jsonl")))
+            })
+        },
+    },
+    Sidecar {
+        runtime: "Codex",
+        what: "prompt history `history.jsonl` (in `~/.codex` or `$CODEX_HOME`, beside `sessions/`)",
+        source: "openai/codex codex-rs/core/src/message_history.rs",
+        matches: |p| name(p) == "history.jsonl" && (folder(p, 1) == ".codex" || sibling_dir(p, "sessions")),
+    },
+    Sidecar {
+        runtime: "Gemini CLI / Qwen Code",
+        what: "prompt log `logs.json` (in `tmp/<project hash>/`, beside `chats/`)",
+        source: "google-gemini/gemini-cli packages/core/src/core/logger.ts",
+        matches: |p| name(p) == "logs.json" && (sibling_dir(p, "chats") || folder(p, 2) == "tmp"),
+    },
+    Sidecar {
+        runtime: "Cline / Roo Code / Kilo Code",
+        what: "task UI state `ui_messages.json` and `task_metadata.json` (in `tasks/<id>/`, beside `api_conversation_history.json`)",
+        source: "cline/cline src/core/storage/disk.ts (GlobalFileNames)",
+        matches: |p| {
+            matches!(name(p), "ui_messages.json" | "task_metadata.json")
+                && (sibling_file(p, "api_conversation_history.json") || folder(p, 2) == "tasks")
+        },
+    },
+    Sidecar {
+        runtime: "Copilot CLI",
+        what: "session state `workspace.yaml`, `vscode.metadata.json` and `rewind-snapshots/index.json` (in `session-state/<id>/`, beside `events.jsonl`)",
+        source: "GitHub Copilot CLI `~/.copilot/session-state/<id>/`",
+        matches: |p| match name(p) {
+            "workspace.yaml" | "vscode.metadata.json" => {
+                sibling_file(p, "events.jsonl") || folder(p, 2) == "session-state"
+            }
+            "index.json" => {
+                folder(p, 1) == "rewind-snapshots"
+                    && p.parent().is_some_and(|d| sibling_file(d, "events.jsonl") || folder(p, 3) == "session-state")
+            }
+            _ => false,
+        },
+    },
+    Sidecar {
+        runtime: "OpenClaw",
+        what: "session store index `sessions.json` (and its `sessions.json.*` companions), trajectory pointers `*.trajectory-path.json` and session locks `*.jsonl.lock` (in `agents/<id>/sessions/`)",
+        source: "openclaw/openclaw src/config/sessions/store.ts, src/agents/session-write-lock.ts, src/trajectory (traceSchema `openclaw-trajectory-pointer`)",
+        matches: |p| {
+            let n = name(p);
+            let in_sessions = folder(p, 1) == "sessions" || folder(p, 2) == "sessions";
+            (in_sessions && (n == "sessions.json" || n.starts_with("sessions.json.")))
+                || n.ends_with(".trajectory-path.json")
+                || n.strip_suffix(".lock").is_some_and(|s| s.ends_with(".jsonl") && sibling_file(p, s))
+        },
+    },
+    Sidecar {
+        runtime: "OpenClaw",
+        what: "state files under `~/.openclaw` outside `agents/*/sessions` (cron jobs and run logs, logs, plugin installs, channel offsets, update checks, exec approvals)",
+        source: "openclaw/openclaw src/config/paths.ts (state directory layout), src/cron/store.ts, src/cron/run-log.ts",
+        matches: |p| {
+            let mut inside = false;
+            let mut sessions = false;
+            for c in p.parent().into_iter().flat_map(Path::components) {
+                let c = c.as_os_str();
+                inside |= c == ".openclaw";
+                sessions |= inside && c == "sessions";
+            }
+            inside && !sessions
+        },
+    },
+];
+
+impl Sidecar {
+    /// Its [`crate::inputs::Skipped::reason`].
+    pub fn reason(&self) -> String {
+        format!("{SIDECAR}: {} {}", self.runtime, self.what)
+    }
+}
+
+/// Whether a skip reason is a known sidecar's (or ctxlint's own report's).
+pub fn is_sidecar_reason(reason: &str) -> bool {
+    reason.starts_with(SIDECAR)
+}
+
+/// The known sidecar `path` is, by name and location.
+pub fn known(path: &Path) -> Option<&'static Sidecar> {
+    KNOWN.iter().find(|s| (s.matches)(path))
+}
+
+/// How many bytes of a file [`own_report`] reads.
+const REPORT_HEAD: usize = 64 * 1024;
+
+/// Which report ctxlint wrote, if the file's first bytes are one: `json`
+/// (`"tool": "ctxlint"`), `sarif` (driver name `ctxlint`), `gitlab` (Code
+/// Quality items whose description starts with a rule code), `json-lines`
+/// (a finding object with a rule code and fingerprint), `junit`
+/// (`<testsuites name="ctxlint"`), `html` (the `ctxlint-index` block).
+pub fn own_report(head: &[u8]) -> Option<&'static str> {
+    use regex::bytes::Regex;
+    use std::sync::LazyLock;
+    static JSON: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"tool"\s*:\s*"ctxlint""#).expect("regex"));
+    static SARIF: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"(?s)\A\s*\{.{0,400}"\$schema"\s*:\s*"[^"]*sarif[^"]*".*"driver"\s*:\s*\{\s*"name"\s*:\s*"ctxlint""#,
+        )
+        .expect("regex")
+    });
+    static GITLAB: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?s)\A\s*\[\s*\{\s*"description"\s*:\s*"CTX\d{3} [a-z-]+: .*?"check_name"\s*:"#).expect("regex")
+    });
+    static LINES: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\A\s*\{\s*"rule"\s*:\s*"[a-z-]+"\s*,\s*"code"\s*:\s*"CTX\d{3}""#).expect("regex")
+    });
+    static JUNIT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"\A\s*(?:<\?xml[^>]*\?>\s*)?<testsuites name="ctxlint""#).expect("regex"));
+    static HTML: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)\A\s*<!doctype html>(?s:.*)(?:<script[^>]*id="ctxlint-index"|<a class="brand" href="\#">ctxlint</a>)"#)
+            .expect("regex")
+    });
+    let head = &head[..head.len().min(REPORT_HEAD)];
+    [(&*JSON, "json"), (&*SARIF, "sarif"), (&*GITLAB, "gitlab"), (&*LINES, "json-lines"), (&*JUNIT, "junit")]
+        .into_iter()
+        .find(|(re, _)| re.is_match(head))
+        .map(|(_, id)| id)
+        .or_else(|| HTML.is_match(head).then_some("html"))
+}
+
+/// The skip reason of a file that matches no input format, when it is a
+/// known sidecar or a report ctxlint wrote (its first bytes are read).
+pub fn reason(path: &Path) -> Option<String> {
+    if let Some(s) = known(path) {
+        return Some(s.reason());
+    }
+    let head = read_head(path)?;
+    own_report(&head).map(|id| format!("{SIDECAR}: a report ctxlint wrote (`--output-format {id}`)"))
+}
+
+fn read_head(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).ok()?;
+    let mut buf = Vec::with_capacity(4096);
+    f.take(REPORT_HEAD as u64).read_to_end(&mut buf).ok()?;
+    Some(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_are_recognised_by_content() {
+        assert_eq!(own_report(br#"{"version": 1, "tool": "ctxlint", "findings": []}"#), Some("json"));
+        assert_eq!(
+            own_report(
+                br#"{"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [{"tool": {"driver": {"name": "ctxlint"}}}]}"#
+            ),
+            Some("sarif")
+        );
+        assert_eq!(
+            own_report(br#"[{"description": "CTX203 duplicate-user-turn: the \"x\" turn", "check_name": "duplicate-user-turn"}]"#),
+            Some("gitlab")
+        );
+        assert_eq!(
+            own_report(br#"{"rule": "duplicate-user-turn", "code": "CTX203", "severity": "error"}"#),
+            Some("json-lines")
+        );
+        assert_eq!(
+            own_report(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ctxlint\" tests=\"1\">"),
+            Some("junit")
+        );
+        assert_eq!(
+            own_report(b"<!DOCTYPE html><html><script type=\"application/json\" id=\"ctxlint-index\">{}</script>"),
+            Some("html")
+        );
+        // Another tool's report, a transcript mentioning ctxlint: no.
+        assert_eq!(own_report(br#"{"version": 1, "tool": "ruff", "findings": []}"#), None);
+        assert_eq!(own_report(br#"{"type":"message","message":{"content":"\"tool\": \"ctxlint\""}}"#), None);
+    }
+}
