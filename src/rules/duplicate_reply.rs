@@ -39,7 +39,8 @@ assistant   "The next handover is Monday."      <- reported
 
 ## What it does not flag
 Dry runs, suppressed or failed sends; silent finals (`NO_REPLY`, `HEARTBEAT_OK`); text beside
-tool calls; the delivery mirror of a send already counted; failed or empty model calls (but
+tool calls, and text of a call that ended to call tools or that the runtime went on from (Gemini
+CLI: a `gemini` record followed by another model call before the next user turn); the delivery mirror of a send already counted; failed or empty model calls (but
 a send delivered earlier in a failed attempt still counts).
 "#,
 };
@@ -245,6 +246,9 @@ impl GroupAcc {
     ) {
         self.entries.push(i);
         self.failed |= a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
+        // A call that ended to call tools is a step, even when the runtime did
+        // not record its calls (Gemini CLI's recordings without `toolCalls`).
+        self.has_call |= a.stop == Stop::ToolUse;
         for (kind, text, dropped, pointer) in blocks {
             self.has_call |= kind == BlockKind::ToolCall;
             if kind != BlockKind::Text {
