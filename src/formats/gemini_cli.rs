@@ -119,7 +119,8 @@ fn is_content(c: &Value) -> bool {
     matches!(c.get("role").and_then(Value::as_str), Some("user" | "model"))
         && c.get("parts").and_then(Value::as_array).is_some_and(|ps| {
             ps.iter().all(|p| {
-                p.as_object().is_some_and(|o| !o.contains_key("type") && !o.contains_key("kind") && !o.contains_key("part_kind"))
+                p.as_object()
+                    .is_some_and(|o| !o.contains_key("type") && !o.contains_key("kind") && !o.contains_key("part_kind"))
             })
         })
 }
@@ -147,7 +148,8 @@ pub fn checkpoint_history(v: &Value) -> Option<(&[Value], &'static str)> {
         Value::Array(a) if all(a) => Some((a, "")),
         Value::Object(o) => {
             if let Some(h) = o.get("clientHistory").and_then(Value::as_array) {
-                return (o.get("toolCall").is_some_and(Value::is_object) && all(h)).then_some((h.as_slice(), "/clientHistory"));
+                return (o.get("toolCall").is_some_and(Value::is_object) && all(h))
+                    .then_some((h.as_slice(), "/clientHistory"));
             }
             let h = o.get("history").and_then(Value::as_array)?;
             (o.keys().all(|k| k == "history" || k == "authType") && all(h)).then_some((h.as_slice(), "/history"))
@@ -647,7 +649,8 @@ fn load_checkpoint(src: &SourceRef, bytes: &[u8], history: &[Value], base: &str)
         let mut e = Entry::at(&line, if model { "model" } else { "user" }, hash_bytes(raw));
         let parts = c.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
         let pp = ptr_join(&ptr, "parts");
-        let blocks: Vec<Block> = parts.iter().enumerate().map(|(k, p)| part_block(p, ptr_idx(&pp, k), &mut pairs)).collect();
+        let blocks: Vec<Block> =
+            parts.iter().enumerate().map(|(k, p)| part_block(p, ptr_idx(&pp, k), &mut pairs)).collect();
         let text: String = blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| &*b.text).collect();
         let mut m = if model {
             let mut m = message(Role::Assistant, MessageKind::Assistant, ptr.clone());
@@ -737,9 +740,7 @@ fn attempt_end(ty: &str, text: &str) -> Option<Stop> {
     let lower = t.to_ascii_lowercase();
     match ty {
         "info" => (t == "Request cancelled.").then_some(Stop::Aborted),
-        "error" if lower.contains("request cancelled") || lower.contains("operation cancelled") => {
-            Some(Stop::Aborted)
-        }
+        "error" if lower.contains("request cancelled") || lower.contains("operation cancelled") => Some(Stop::Aborted),
         "error" if t.starts_with("[API Error") || lower.contains("quota") => Some(Stop::Error),
         _ => None,
     }
