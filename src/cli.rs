@@ -210,7 +210,8 @@ save a larger input to a file and name the file.
 
 With no PATH, check scans the session folders of the agents installed on this machine:
 ~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions,
-~/.gemini/tmp/*/chats, ~/.qwen/projects/*/chats, ~/.copilot/session-state/*/events.jsonl,
+~/.gemini/tmp/*/chats and its /chat save checkpoints (~/.gemini/tmp/*/checkpoint-*.json),
+~/.qwen/projects/*/chats, ~/.copilot/session-state/*/events.jsonl,
 Cline / Roo Code / Kilo Code task histories in VS Code's globalStorage and ~/.cline/data.
 
 Input formats (detected by content; --input-format ID forces one): pi-session, claude-code,
@@ -740,8 +741,8 @@ fn agent_folders() -> (Vec<String>, Vec<String>) {
     out.extend(looked.iter().skip(usize::from(home.is_some())).filter(|p| p.is_dir()).cloned());
     // Gemini CLI (`$GEMINI_CLI_HOME` replaces the home folder: gemini-cli
     // `packages/core/src/utils/paths.ts`) and Qwen Code (`$QWEN_RUNTIME_DIR`,
-    // else `$QWEN_HOME`, else `~/.qwen`): only the `chats` folders, not the
-    // logs and checkpoints beside them.
+    // else `$QWEN_HOME`, else `~/.qwen`): the `chats` folders and Gemini
+    // CLI's `/chat save` checkpoints, not the logs beside them.
     let gemini = env_dir("GEMINI_CLI_HOME").or_else(|| home.clone()).map(|h| h.join(".gemini/tmp"));
     let qwen = env_dir("QWEN_RUNTIME_DIR")
         .or_else(|| env_dir("QWEN_HOME"))
@@ -796,11 +797,30 @@ fn agent_folders() -> (Vec<String>, Vec<String>) {
             out.extend(v);
         }
     }
-    for root in [gemini, qwen].into_iter().flatten() {
+    for (k, root) in [gemini, qwen].into_iter().enumerate() {
+        let Some(root) = root else { continue };
         looked.push(root.join("*/chats"));
         if let Ok(rd) = std::fs::read_dir(&root) {
             let mut v: Vec<PathBuf> =
                 rd.filter_map(|e| e.ok().map(|e| e.path().join("chats"))).filter(|p| p.is_dir()).collect();
+            v.sort();
+            out.extend(v);
+        }
+        // Gemini CLI's `/chat save` checkpoints beside the chats
+        // (`<project temp dir>/checkpoint-<tag>.json`, core `logger.ts`).
+        if k == 0 {
+            looked.push(root.join("*/checkpoint-*.json"));
+            let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
+                .into_iter()
+                .flatten()
+                .filter_map(|e| std::fs::read_dir(e.ok()?.path()).ok())
+                .flatten()
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    p.is_file() && name.starts_with("checkpoint") && name.ends_with(".json")
+                })
+                .collect();
             v.sort();
             out.extend(v);
         }

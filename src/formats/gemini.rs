@@ -99,12 +99,15 @@ pub fn part_block(p: &Value, ptr: String, pairs: &mut Pairing) -> Block {
         let mut b =
             text_block(BlockKind::ToolResult, ptr, &fr.get("response").map(Value::to_string).unwrap_or_default(), p);
         let name = s(fr, "name").to_string();
-        b.tool_id = Some(match fr.get("id").and_then(Value::as_str) {
-            Some(id) => id.into(),
-            None => match pairs.pending.iter().position(|(n, _)| *n == name) {
-                Some(k) => pairs.pending.remove(k).1.into(),
-                None => format!("#gemini-unmatched-{name}").into(),
-            },
+        // The Gemini API returns calls without ids; Gemini CLI gives the
+        // call an id of its own (`<name>-<ms>-<hex>`) that only the response
+        // carries (core `scheduler`, `convertToFunctionResponse`): a response
+        // with an id answers the oldest call of its name sent without one.
+        let pending = pairs.pending.iter().position(|(n, _)| *n == name);
+        b.tool_id = Some(match (fr.get("id").and_then(Value::as_str), pending) {
+            (_, Some(k)) => pairs.pending.remove(k).1.into(),
+            (Some(id), None) => id.into(),
+            (None, None) => format!("#gemini-unmatched-{name}").into(),
         });
         b.tool_name = Some(name.into());
         b

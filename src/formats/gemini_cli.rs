@@ -98,12 +98,64 @@ pub fn sniff_record(v: &Value) -> bool {
             && o.get("type").and_then(Value::as_str).is_some_and(|t| TYPES.contains(&t)))
 }
 
+/// Whether a whole JSON document is Gemini CLI's: a legacy chat
+/// ([`sniff_chat`]) or a saved history ([`checkpoint_history`]).
+pub fn sniff_document(v: &Value) -> bool {
+    sniff_chat(v) || checkpoint_history(v).is_some()
+}
+
 /// Whether a whole JSON document is a legacy Gemini CLI chat
 /// (`ConversationRecord`: `sessionId`, `projectHash`, `messages[]`).
-pub fn sniff_document(v: &Value) -> bool {
+pub fn sniff_chat(v: &Value) -> bool {
     v.get("sessionId").is_some_and(Value::is_string)
         && v.get("projectHash").is_some_and(Value::is_string)
         && v.get("messages").is_some_and(Value::is_array)
+}
+
+/// Whether `c` is a Gemini API `Content` as Gemini CLI saves it: `role`
+/// `user` or `model` and `parts`, objects none of which has a `type` (AI SDK
+/// `UIMessage` parts), `kind` or `part_kind` (pydantic-ai parts).
+fn is_content(c: &Value) -> bool {
+    matches!(c.get("role").and_then(Value::as_str), Some("user" | "model"))
+        && c.get("parts").and_then(Value::as_array).is_some_and(|ps| {
+            ps.iter().all(|p| {
+                p.as_object()
+                    .is_some_and(|o| !o.contains_key("type") && !o.contains_key("kind") && !o.contains_key("part_kind"))
+            })
+        })
+}
+
+/// The history a Gemini CLI checkpoint holds and its JSON Pointer: the
+/// history exactly as the model saw it (`geminiClient.getHistory()`), as
+/// written by
+/// - `/chat save <tag>` (`packages/cli/src/ui/commands/chatCommand.ts`,
+///   `Logger.saveCheckpoint` in `packages/core/src/core/logger.ts`):
+///   `<project temp dir>/checkpoint-<tag>.json` (`checkpoint.json` in the
+///   oldest builds), a bare `Content[]` array (the legacy format
+///   `loadCheckpoint` still reads), or `{history: Content[], authType?}`;
+/// - the checkpointing of file edits (`/restore`,
+///   `packages/cli/src/ui/hooks/useGeminiStream.ts`
+///   `saveRestorableToolCalls`): `<project temp dir>/checkpoints/*.json`,
+///   `{history?, clientHistory: Content[], toolCall, commitHash, messageId?}`
+///   — `clientHistory` is the model's history when the tool was called.
+///
+/// A Gemini request body holds `contents`, a pydantic-ai history `kind`ed
+/// parts, an AI SDK `UIMessage[]` `type`d parts and role `assistant`: none
+/// is taken.
+pub fn checkpoint_history(v: &Value) -> Option<(&[Value], &'static str)> {
+    let all = |a: &[Value]| !a.is_empty() && a.iter().all(is_content);
+    match v {
+        Value::Array(a) if all(a) => Some((a, "")),
+        Value::Object(o) => {
+            if let Some(h) = o.get("clientHistory").and_then(Value::as_array) {
+                return (o.get("toolCall").is_some_and(Value::is_object) && all(h))
+                    .then_some((h.as_slice(), "/clientHistory"));
+            }
+            let h = o.get("history").and_then(Value::as_array)?;
+            (o.keys().all(|k| k == "history" || k == "authType") && all(h)).then_some((h.as_slice(), "/history"))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a JSONL record is Qwen Code's: `uuid`, `sessionId`, a `type` and a
@@ -186,25 +238,32 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let first_line = first.split(|&c| c == b'\n').next().unwrap_or_default();
     match serde_json::from_slice::<Value>(first_line) {
         Ok(v) if sniff_qwen_record(&v) => return load_qwen(src, opts),
-        Ok(_) => {}
-        Err(_) if first.starts_with(b"{") => {
-            // A pretty-printed document: the legacy whole-file chat.
+        Ok(_) if !first.starts_with(b"[") => {}
+        Err(_) if !first.starts_with(b"{") && !first.starts_with(b"[") => {}
+        _ => {
+            // A pretty-printed document: the legacy whole-file chat or a
+            // checkpoint (a checkpoint is one array, on one line or more).
             let bytes = src.read_all()?;
             if let Ok(v) = serde_json::from_slice::<Value>(&bytes) {
-                if sniff_document(&v) {
+                if sniff_chat(&v) {
                     return load_document(src, &bytes, &v);
+                }
+                if let Some((history, base)) = checkpoint_history(&v) {
+                    return Ok(load_checkpoint(src, &bytes, history, base));
                 }
             }
         }
-        Err(_) => {}
     }
     if !first_line.is_empty() {
         // One line holding the whole legacy record is a document too.
         if let Ok(v) = serde_json::from_slice::<Value>(first_line) {
-            if sniff_document(&v) && v.get("messages").and_then(Value::as_array).is_some_and(|m| !m.is_empty()) {
-                let rest = &first[first_line.len()..];
-                if rest.iter().all(u8::is_ascii_whitespace) {
+            let rest = &first[first_line.len()..];
+            if rest.iter().all(u8::is_ascii_whitespace) {
+                if sniff_chat(&v) && v.get("messages").and_then(Value::as_array).is_some_and(|m| !m.is_empty()) {
                     return load_document(src, &src.read_all()?, &v);
+                }
+                if let Some((history, base)) = checkpoint_history(&v) {
+                    return Ok(load_checkpoint(src, &src.read_all()?, history, base));
                 }
             }
         }
@@ -384,6 +443,8 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     t.lines = lines;
     t.has_ids = false;
     drop_answered_results(&mut t);
+    unrecorded_calls(&mut t, texts);
+    mark_continued(&mut t, texts);
     Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
 }
 
@@ -432,6 +493,88 @@ fn drop_answered_results(t: &mut Transcript) {
     }
 }
 
+/// Recordings made before `toolCalls` were recorded still write the results
+/// of a call as a `user` record when they carry data (a file read as
+/// `inlineData`: `functionResponse` plus the data part, `geminiChat.ts`
+/// binary injections). Such results whose `gemini` record right before holds
+/// no call answer a call the recording does not hold: they are sent (kept as
+/// tool-results content), but their pairing cannot be judged.
+fn unrecorded_calls(t: &mut Transcript, texts: crate::packed::Texts) {
+    let mut fix = Vec::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        if e.class != Class::Conversation || e.etype() != "user" {
+            continue;
+        }
+        let Parent::Entry(p) = e.parent else { continue };
+        let pe = &t.entries[p as usize];
+        if pe.etype() != "gemini" || pe.kind() != Some(MessageKind::Assistant) {
+            continue;
+        }
+        let (Some(pm), Some(m)) = (t.packed(pe), t.packed(e)) else { continue };
+        if pm.blocks().any(|b| b.kind == BlockKind::ToolCall) || !m.blocks().any(|b| b.kind == BlockKind::ToolResult) {
+            continue;
+        }
+        fix.push(i);
+    }
+    for i in fix {
+        let Some(mut m) = t.message(&t.entries[i]) else { continue };
+        for b in &mut m.blocks {
+            if b.kind == BlockKind::ToolResult {
+                b.kind = BlockKind::Other;
+            }
+        }
+        m.kind = MessageKind::ToolResults;
+        let packed = crate::packed::pack(&m, texts);
+        let r = t.messages.push(&packed);
+        t.entries[i].set_message_ref(r, &packed);
+    }
+}
+
+/// Marks a `gemini` record the runtime went on from as a step of its tool
+/// loop ([`Stop::ToolUse`]), not a final reply: one followed — before the
+/// next user turn, UI notices, continuation prompts and tool results aside —
+/// by another model call, or by a failed or aborted one (the runtime was
+/// calling the model again when it failed or was cancelled). A recording made
+/// before `toolCalls` were recorded (the whole-file chats of Sept 2025, and
+/// Gemini Code Assist's) holds a tool loop as consecutive `gemini` records
+/// whose calls are not written; `client.ts` also calls the model again after
+/// a malformed function call or an invalid stream ("System: Please
+/// continue.") and when the next-speaker check says the model should go on.
+fn mark_continued(t: &mut Transcript, texts: crate::packed::Texts) {
+    let mut open: Option<usize> = None;
+    let mut marks = Vec::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        if e.class != Class::Conversation || !e.has_message() {
+            continue;
+        }
+        match e.kind() {
+            Some(MessageKind::UserTurn) => open = None,
+            Some(MessageKind::Assistant) => {
+                let Some(a) = e.assistant_facts() else { continue };
+                if a.rewritten {
+                    continue;
+                }
+                if let Some(j) = open.take() {
+                    marks.push(j);
+                }
+                if e.is_model_call && matches!(a.stop, Stop::Normal | Stop::Unknown) {
+                    open = Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    for j in marks {
+        let Some(mut m) = t.message(&t.entries[j]) else { continue };
+        if let Some(a) = m.assistant.as_mut() {
+            a.stop = Stop::ToolUse;
+        }
+        let packed = crate::packed::pack(&m, texts);
+        let r = t.messages.push(&packed);
+        t.entries[j].set_message_ref(r, &packed);
+    }
+}
+
 /// Loads a legacy whole-file chat: each element of `messages` is an entry at
 /// its own line (pointer `/messages/<i>`), linked in order.
 fn load_document(src: &SourceRef, bytes: &[u8], v: &Value) -> Result<Input> {
@@ -471,8 +614,84 @@ fn load_document(src: &SourceRef, bytes: &[u8], v: &Value) -> Result<Input> {
     }
     t.lines = line_starts.len() as u32;
     t.has_ids = false;
-    let _ = src;
+    // Whole-file chats of the builds that also record the live results as a
+    // `user` record (model steering writes them beside the steering text).
+    drop_answered_results(&mut t);
+    unrecorded_calls(&mut t, crate::packed::Texts::AsLoaded);
+    mark_continued(&mut t, crate::packed::Texts::AsLoaded);
     Ok(Input::from_transcript(&src.display, ID, t, BadLines::default(), unknown))
+}
+
+/// Loads a checkpoint ([`checkpoint_history`]) as one history snapshot: a
+/// transcript of linear entries, one per `Content` (pointer
+/// `<base>/<i>`, at the line where it starts). Each `model` content is the
+/// output of one model call, except the acknowledgement older builds wrote
+/// after their environment context ([`LEGACY_CONTEXT_ACK`]); `user` contents
+/// are user turns, tool results (`functionResponse` parts) or injected
+/// context, as in a recording.
+fn load_checkpoint(src: &SourceRef, bytes: &[u8], history: &[Value], base: &str) -> Input {
+    let mut t = Transcript::default();
+    t.header = Some(Header { line: 1, version: DOCUMENT_VERSION, session_id: None });
+    let starts = crate::locate::array_elements(bytes, base).unwrap_or_default();
+    let mut line_starts = vec![0usize];
+    line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+    let mut pairs = Pairing::default();
+    let mut after_context = false;
+    for (i, c) in history.iter().enumerate() {
+        let ptr = format!("{base}/{i}");
+        let start = starts.get(i).copied().unwrap_or(0);
+        let end = crate::locate::locate_span(bytes, &ptr).map_or(start, |(_, e)| e);
+        let raw = &bytes[start..end.max(start)];
+        let no = line_starts.partition_point(|&s| s <= start) as u32;
+        let line =
+            Line { no, offset: start as u64, bytes: raw, terminated: true, too_long: false, len: raw.len() as u64 };
+        let model = c.get("role").and_then(Value::as_str) == Some("model");
+        let mut e = Entry::at(&line, if model { "model" } else { "user" }, hash_bytes(raw));
+        let parts = c.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        let pp = ptr_join(&ptr, "parts");
+        let blocks: Vec<Block> =
+            parts.iter().enumerate().map(|(k, p)| part_block(p, ptr_idx(&pp, k), &mut pairs)).collect();
+        let text: String = blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| &*b.text).collect();
+        let mut m = if model {
+            let mut m = message(Role::Assistant, MessageKind::Assistant, ptr.clone());
+            m.blocks = blocks;
+            let has_call = m.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
+            let ack = after_context && text.trim() == LEGACY_CONTEXT_ACK;
+            m.assistant = Some(Box::new(AssistantInfo {
+                stop: if has_call {
+                    Stop::ToolUse
+                } else if !text.trim().is_empty() {
+                    Stop::Normal
+                } else {
+                    Stop::Unknown
+                },
+                ..Default::default()
+            }));
+            e.is_model_call = !m.blocks.is_empty() && !ack;
+            m
+        } else {
+            let (_, kind) = user_kind(&text);
+            let mut m = message(Role::User, kind, ptr.clone());
+            m.blocks = blocks;
+            super::body::classify_user(&mut m);
+            if m.kind == MessageKind::ToolResults {
+                m.result = Some(Box::default());
+            }
+            m
+        };
+        after_context = !model && text.trim_start().starts_with(LEGACY_SESSION_CONTEXT);
+        m.json_hash = chash(c);
+        e.class = Class::Conversation;
+        t.push(e, Some(&crate::packed::pack(&m, crate::packed::Texts::AsLoaded)));
+        // Written whole (`JSON.stringify`): two equal contents (the same
+        // short prompt, the same tool output) are not lines written again.
+        t.mark_last_exempt();
+    }
+    t.lines = line_starts.len() as u32;
+    t.has_ids = false;
+    super::link_linearly(&mut t);
+    mark_continued(&mut t, crate::packed::Texts::AsLoaded);
+    Input::from_transcript(&src.display, ID, t, BadLines::default(), 0)
 }
 
 /// Text of a `PartListUnion`'s text parts.
@@ -505,6 +724,46 @@ fn content_blocks(c: &Value, ptr: &str, pairs: &mut Pairing, out: &mut Vec<Block
     }
 }
 
+/// What an `error` or `info` record says of the model call it follows: an
+/// error record is a failed model call only when it reports that call's
+/// error, as `useGeminiStream.ts` writes it (`parseAndFormatApiError` in
+/// `packages/core/src/utils/errorParsing.ts` formats every API error as
+/// `[API Error: …]`; quota exhaustion and cancellation are reported through
+/// it too); an `info` "Request cancelled." (`useGeminiStream.ts`, on
+/// Esc/Ctrl-C while a request runs) ends an aborted attempt. Every other
+/// error or info record is a UI notice ("🔴 Disconnected: IDE integration
+/// disabled", "Automatic update failed", "⚠️  Response stopped due to
+/// malformed function call.", authentication and update messages): no model
+/// call ended there.
+fn attempt_end(ty: &str, text: &str) -> Option<Stop> {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    match ty {
+        "info" => (t == "Request cancelled.").then_some(Stop::Aborted),
+        "error" if lower.contains("request cancelled") || lower.contains("operation cancelled") => Some(Stop::Aborted),
+        "error" if t.starts_with("[API Error") || lower.contains("quota") => Some(Stop::Error),
+        _ => None,
+    }
+}
+
+/// Prompts the runtime itself sends to make the model go on, recorded as
+/// `user` records since `geminiChat.ts` records every message it sends:
+/// "System: Please continue." after an invalid stream or a malformed
+/// function call (`client.ts`, 0b6c02000f, Oct 2025, until 9380e13f6d, May
+/// 2026) and "Please continue." after the next-speaker check
+/// (`client.ts`, `checkNextSpeaker`). Sent, but not user-authored.
+const CONTINUATION_PROMPTS: &[&str] = &["System: Please continue.", "Please continue."];
+
+/// The opening of the environment context older builds sent as the first
+/// user message, without `<session_context>` tags
+/// (`packages/core/src/utils/environmentContext.ts`, before ffcd996366).
+const LEGACY_SESSION_CONTEXT: &str = "This is the Gemini CLI. We are setting up the context for our chat.";
+
+/// The model turn older builds wrote after [`LEGACY_SESSION_CONTEXT`]
+/// themselves (`getInitialChatHistory`, until ffcd996366, Sept 2025): not
+/// a model call.
+const LEGACY_CONTEXT_ACK: &str = "Got it. Thanks for the context!";
+
 /// User text the runtime never sends as a user turn
 /// (`isIgnoredUserContent`): commands are not sent at all, injected
 /// context is sent but is not user-authored.
@@ -512,7 +771,11 @@ fn user_kind(text: &str) -> (Class, MessageKind) {
     let t = text.trim();
     if t.starts_with('/') || t.starts_with('?') {
         (Class::Hidden, MessageKind::Meta)
-    } else if t.starts_with("<session_context>") || t.starts_with("<hook_context>") {
+    } else if t.starts_with("<session_context>")
+        || t.starts_with("<hook_context>")
+        || t.starts_with(LEGACY_SESSION_CONTEXT)
+        || CONTINUATION_PROMPTS.contains(&t)
+    {
         (Class::Conversation, MessageKind::Meta)
     } else {
         (Class::Conversation, MessageKind::UserTurn)
@@ -588,7 +851,7 @@ fn record_entries(
                 } else {
                     Stop::Unknown
                 },
-                model: v.get("model").and_then(Value::as_str).map(Into::into),
+                model: concrete_model(v),
                 // A message written again by a `$set.messages` is history,
                 // not a new model output.
                 rewritten: copy,
@@ -610,20 +873,34 @@ fn record_entries(
                 out.push((re, Some(crate::packed::pack(&r, texts))));
             }
         }
-        "error" => {
-            // A failed attempt, recorded only as an error line: a stub, never sent.
-            let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
-            m.assistant = Some(Box::new(AssistantInfo { stop: Stop::Error, ..Default::default() }));
-            e.class = Class::Conversation;
-            out.push((e, Some(crate::packed::pack(&m, texts))));
-        }
-        "info" | "warning" => out.push((e, None)),
+        "error" | "info" => match attempt_end(ty, &content_text(content)) {
+            // A failed or aborted model call, recorded only as an error or
+            // info line: a stub, never sent.
+            Some(stop) => {
+                let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
+                m.assistant = Some(Box::new(AssistantInfo { stop, ..Default::default() }));
+                e.class = Class::Conversation;
+                out.push((e, Some(crate::packed::pack(&m, texts))));
+            }
+            // A UI notice (IDE connection, updates, authentication, finish
+            // reasons): shown, never sent, no model call.
+            None => out.push((e, None)),
+        },
+        "warning" => out.push((e, None)),
         _ => {
             *unknown += 1;
             out.push((e, None));
         }
     }
     out
+}
+
+/// The model a `gemini` record names, unless it is a routing alias
+/// (`auto`, `auto-gemini-2.5`, `auto-gemini-3`: the model router picks the
+/// model per request, `packages/core/src/config/models.ts`): an alias and
+/// the model it picked are no fallback from one model to another.
+fn concrete_model(v: &Value) -> Option<Box<str>> {
+    v.get("model").and_then(Value::as_str).filter(|m| *m != "auto" && !m.starts_with("auto-")).map(Into::into)
 }
 
 /// The results of a `gemini` record's tool calls, as the `user` turn the
@@ -653,10 +930,12 @@ fn results_message(calls: &[Value], base: &str, pairs: &mut Pairing) -> Option<M
                 }
             }
         }
-        match c.get("status").and_then(Value::as_str) {
-            Some("error") => info.is_error = true,
-            Some("cancelled") => info.synthetic_or_aborted = true,
-            _ => {}
+        // A `cancelled` call is one the person declined or stopped (Esc at
+        // its confirmation or while it ran, `useGeminiStream.ts`
+        // `handleCompletedTools`): their abort, which the "Request
+        // cancelled." record beside it ends; not a synthetic result.
+        if c.get("status").and_then(Value::as_str) == Some("error") {
+            info.is_error = true;
         }
     }
     if m.blocks.is_empty() {
@@ -701,6 +980,8 @@ pub fn load_qwen(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let mut unknown = 0usize;
     let mut pids = super::ParentIds::default();
     let mut by_uuid: HashMap<Box<str>, u32> = HashMap::new();
+    // Calls without a recorded result yet: (function name, call id).
+    let mut pending: Vec<(Box<str>, Box<str>)> = Vec::new();
     let (bad_lines, lines) = jsonl::read_lines(src, |line| {
         let hash = hash_bytes(line.bytes);
         let v: Value = match serde_json::from_slice(line.bytes) {
@@ -747,6 +1028,9 @@ pub fn load_qwen(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 let (class, kind) = user_kind(&text);
                 mm.kind = if subtype == "notification" { MessageKind::Meta } else { kind };
                 super::body::classify_user(&mut mm);
+                for b in mm.blocks.iter().filter(|b| b.kind == BlockKind::ToolResult) {
+                    pending.retain(|(_, id)| Some(id) != b.tool_id.as_ref());
+                }
                 if mm.kind == MessageKind::ToolResults {
                     let status = v.pointer("/toolCallResult/status").and_then(Value::as_str);
                     mm.result = Some(Box::new(ResultInfo {
@@ -769,8 +1053,64 @@ pub fn load_qwen(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     ..Default::default()
                 }));
                 mm.json_hash = chash(msg.unwrap_or(&Value::Null));
+                for b in mm.blocks.iter().filter(|b| b.kind == BlockKind::ToolCall) {
+                    if let (Some(n), Some(id)) = (&b.tool_name, &b.tool_id) {
+                        pending.push((n.clone(), id.clone()));
+                    }
+                }
                 e.class = Class::Conversation;
                 e.is_model_call = true;
+                m = Some(mm);
+            }
+            // A call the person cancelled is answered, in what is sent, by
+            // its cancellation (`CoreToolScheduler`: "Tool … was canceled by
+            // the user.", added to the history), but Qwen Code 0.13 records
+            // no `tool_result` for it: only this telemetry event. It answers
+            // the latest call of that name still without a result.
+            "system"
+                if subtype == "ui_telemetry"
+                    && v.pointer("/systemPayload/uiEvent/event.name").and_then(Value::as_str)
+                        == Some("qwen-code.tool_call")
+                    && v.pointer("/systemPayload/uiEvent/error")
+                        .and_then(Value::as_str)
+                        .is_some_and(|e| e.ends_with("was canceled by the user."))
+                    && v.pointer("/systemPayload/uiEvent/function_name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| pending.iter().any(|(p, _)| &**p == n)) =>
+            {
+                let name = v.pointer("/systemPayload/uiEvent/function_name").and_then(Value::as_str).unwrap_or("");
+                // The event hangs on the record of the call it ends (two
+                // chains may interleave after a rewind): that record's call
+                // first, else the latest of that name.
+                let parent_calls: Vec<Box<str>> = v
+                    .get("parentUuid")
+                    .and_then(Value::as_str)
+                    .and_then(|u| by_uuid.get(u))
+                    .and_then(|&j| t.message(&t.entries[j as usize]))
+                    .map(|pm| {
+                        pm.blocks
+                            .iter()
+                            .filter(|b| b.kind == BlockKind::ToolCall && b.tool_name.as_deref() == Some(name))
+                            .filter_map(|b| b.tool_id.clone())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let k = pending
+                    .iter()
+                    .position(|(p, id)| &**p == name && parent_calls.contains(id))
+                    .or_else(|| pending.iter().rposition(|(p, _)| &**p == name))
+                    .unwrap_or(0);
+                let (_, id) = pending.remove(k);
+                let ptr = "/systemPayload/uiEvent".to_string();
+                let err = v.pointer("/systemPayload/uiEvent/error").cloned().unwrap_or(Value::Null);
+                let mut b = text_block(BlockKind::ToolResult, ptr.clone(), err.as_str().unwrap_or(""), &err);
+                b.tool_id = Some(id);
+                b.tool_name = Some(name.into());
+                let mut mm = message(Role::User, MessageKind::ToolResults, ptr);
+                mm.blocks.push(b);
+                mm.result = Some(Box::new(ResultInfo { is_error: true, ..Default::default() }));
+                mm.json_hash = chash(&err);
+                e.class = Class::Conversation;
                 m = Some(mm);
             }
             "system" => match v.pointer("/systemPayload/compressedHistory").and_then(Value::as_array) {

@@ -133,6 +133,24 @@ pub const WRAPPERS: &[Wrapper] = &[
         source: "Claude Code IDE integration (VS Code / JetBrains extensions); shapes as written in Claude Code session files (daaain/claude-code-log test/test_data/real_projects)",
     },
     Wrapper {
+        runtime: "Gemini CLI",
+        what: "the model-steering wrapper around a hint typed while the model works: the `User steering update:` line, the `<user_input>` tags and the `Internal instruction: Re-evaluate the active plan …` line",
+        pattern: r"^User steering update:[ \t]*$|^</?user_input>[ \t]*$|^Internal instruction: Re-evaluate the active plan using this user steering update\.[^\n]*$",
+        source: "google-gemini/gemini-cli packages/core/src/utils/fastAckHelper.ts (buildUserSteeringHintPrompt)",
+    },
+    Wrapper {
+        runtime: "Gemini CLI",
+        what: "shell-mode (`!` command) output handed to the model: `I ran the following shell command:` with the command and `This produced the following result:` with its output (two runs of one command give equal output by design)",
+        pattern: r"^I ran the following shell command:\n```sh\n(?s:.*?)\n```[ \t]*$|^This produced the following result:\n```\n(?s:.*?)\n```[ \t]*$",
+        source: "google-gemini/gemini-cli packages/cli/src/ui/hooks/useExecutionLifecycle.ts (shellCommandProcessor)",
+    },
+    Wrapper {
+        runtime: "Gemini Code Assist",
+        what: "the IDE's per-prompt list of the files selected in the editor, appended to every prompt of its agent mode: `User Selected Files:` and its `- <path>` lines",
+        pattern: r"^User Selected Files:[ \t]*\n(?:- [^\n]*(?:\n|\z))+",
+        source: "Gemini Code Assist agent mode (VS Code), as written in the Gemini CLI chats it records (~/.gemini/tmp/<project>/chats)",
+    },
+    Wrapper {
         runtime: "Cline",
         what: "the resume notice written into the task on every resume: the `[TASK RESUMPTION] This task was interrupted …` paragraph",
         pattern: r"^\[TASK RESUMPTION\](?s:.*?)(?:\n[ \t]*\n|\z)",
@@ -180,6 +198,12 @@ const NEEDLES: &[&str] = &[
     "<command-",
     "<bash-",
     "<ide_",
+    "User steering update:",
+    "user_input>",
+    "Internal instruction: Re-evaluate",
+    "I ran the following shell command:",
+    "This produced the following result:",
+    "User Selected Files:",
     "[TASK RESUMPTION]",
 ];
 
@@ -527,6 +551,9 @@ mod tests {
             "<bash-stdout>ok</bash-stdout><bash-stderr></bash-stderr>",
             "<ide_opened_file>The user opened the file /w/a.rs in the IDE.</ide_opened_file>",
             "<ide_selection>The user selected the lines 1 to 2:\nfn main() {}\n\nThis may or may not be related to the current task.</ide_selection>",
+            "User steering update:\n<user_input>\n</user_input>\nInternal instruction: Re-evaluate the active plan using this user steering update. Classify it as ADD_TASK, MODIFY_TASK, CANCEL_TASK, or EXTRA_CONTEXT.",
+            "I ran the following shell command:\n```sh\nls\n```\n\nThis produced the following result:\n```\nCargo.toml\nsrc\n```",
+            "User Selected Files:\n- c:\\w\\README.md\n- c:\\w\\src\\main.rs",
             "[TASK RESUMPTION] This task was interrupted just now. It may or may not be complete, so please reassess the task context.",
         ];
         for ex in examples {

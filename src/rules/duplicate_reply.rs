@@ -39,13 +39,15 @@ assistant   "The next handover is Monday."      <- reported
 
 ## What it does not flag
 Dry runs, suppressed or failed sends; silent finals (`NO_REPLY`, `HEARTBEAT_OK`); text beside
-tool calls; the delivery mirror of a send already counted; failed or empty model calls (but
-a send delivered earlier in a failed attempt still counts); an OpenClaw send to someone other
-than the person whose turn it is (the turn's envelope names its sender and chat, the send's
-target is none of them): a message the person asked the agent to write to a third party,
-after which the final text is the one reply; the final text after a send to the turn's own
-conversation, which OpenClaw suppresses (`shouldSuppressMessagingToolReplies`); a send that
-carries a file (`filePath`, `media`) after the reply, part of that reply.
+tool calls, and text of a call that ended to call tools or that the runtime went on from (Gemini
+CLI: a `gemini` record followed by another model call before the next user turn); the delivery
+mirror of a send already counted; failed or empty model calls (but a send delivered earlier in a
+failed attempt still counts); an OpenClaw send to someone other than the person whose turn it is
+(the turn's envelope names its sender and chat, the send's target is none of them): a message the
+person asked the agent to write to a third party, after which the final text is the one reply; the
+final text after a send to the turn's own conversation, which OpenClaw suppresses
+(`shouldSuppressMessagingToolReplies`); a send that carries a file (`filePath`, `media`) after the
+reply, part of that reply.
 "#,
 };
 
@@ -309,6 +311,9 @@ impl GroupAcc {
     ) {
         self.entries.push(i);
         self.failed |= a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
+        // A call that ended to call tools is a step, even when the runtime did
+        // not record its calls (Gemini CLI's recordings without `toolCalls`).
+        self.has_call |= a.stop == Stop::ToolUse;
         for (kind, text, dropped, pointer) in blocks {
             self.has_call |= kind == BlockKind::ToolCall;
             if kind != BlockKind::Text {

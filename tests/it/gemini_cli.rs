@@ -55,6 +55,17 @@ fn the_traps_and_clean_files_have_no_findings() {
         // Every record is an upsert: lines written again are not a rewrite.
         "trap-reappended.jsonl",
         "qwen-trap-merge-and-rewind.jsonl",
+        // Issue 30: two `gemini` records in a row are steps of one turn (a
+        // tool loop recorded without `toolCalls`, a next-speaker or
+        // malformed-call continuation), not a second reply; this fixture's
+        // `duplicate-reply` at line 4 was a false finding.
+        "duplicate-reply.jsonl",
+        "issue30/trap-ide-disconnected.json",
+        "issue30/trap-no-toolcalls-2025-09.json",
+        "issue30/trap-malformed-call-continued.json",
+        "issue30/checkpoint-clean.json",
+        "issue30/restore-checkpoint.json",
+        "issue30/qwen-cancelled-call-telemetry.jsonl",
     ] {
         let (code, v) = check(name);
         assert_eq!((code, found(&v)), (0, vec![]), "{name}");
@@ -69,10 +80,13 @@ fn each_defect_is_found_at_its_line_and_pointer() {
         ("orphan-tool-result.jsonl", &[("orphan-tool-result", 3, "/content/0")]),
         ("duplicate-user-turn.jsonl", &[("duplicate-user-turn", 4, "")]),
         ("duplicate-context-block.jsonl", &[("duplicate-context-block", 4, "/content/0")]),
-        ("duplicate-reply.jsonl", &[("duplicate-reply", 4, "/content")]),
         ("malformed-line.jsonl", &[("malformed-line", 6, "")]),
         ("qwen-broken-parent-chain.jsonl", &[("broken-parent-chain", 6, "")]),
         ("qwen-unanswered-tool-call.jsonl", &[("unanswered-tool-call", 4, "/message/parts/0")]),
+        ("issue30/duplicate-user-turn-after-api-error.json", &[("duplicate-user-turn", 23, "/messages/2")]),
+        ("issue30/duplicate-user-turn-after-cancel.json", &[("duplicate-user-turn", 55, "/messages/4")]),
+        ("issue30/checkpoint-unanswered.json", &[("unanswered-tool-call", 22, "/history/2/parts/0")]),
+        ("issue30/qwen-unanswered-without-telemetry.jsonl", &[("unanswered-tool-call", 2, "/message/parts/1")]),
     ];
     assert_findings(DIR, cases);
 }
@@ -113,4 +127,36 @@ fn detection_fits_and_show() {
     assert!(text.contains("2 steps"), "{text}");
     assert!(text.contains("<session_context>"), "{text}");
     assert!(!text.contains("compaction summary"), "{text}");
+}
+
+#[test]
+fn a_re_sent_prompt_after_request_cancelled_is_a_warning_after_an_api_error_an_error() {
+    let (_, v) = check("issue30/duplicate-user-turn-after-cancel.json");
+    assert_eq!(v["findings"][0]["severity"], "warning");
+    assert!(v["findings"][0]["message"].as_str().unwrap().contains("aborted"));
+    let (_, v) = check("issue30/duplicate-user-turn-after-api-error.json");
+    assert_eq!(v["findings"][0]["severity"], "error");
+}
+
+#[test]
+fn checkpoints_are_gemini_cli_and_look_alikes_are_not() {
+    for (name, format) in [
+        ("checkpoint-clean.json", "gemini-cli"),
+        ("checkpoint-unanswered.json", "gemini-cli"),
+        ("restore-checkpoint.json", "gemini-cli"),
+        ("not-pydantic-ai.json", "pydantic-ai-history"),
+        ("not-ai-sdk.json", "ai-sdk-ui-messages"),
+        ("not-gemini-body.json", "gemini"),
+    ] {
+        let out = ctxlint()
+            .args(["check", "--isolated", "--no-stream", "--output-format", "json", &format!("{DIR}/issue30/{name}")])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["files"][0]["format"], format, "{name}");
+    }
+    // The legacy checkpoint's context and its canned acknowledgement are no
+    // model call: 4 model calls (a text, a call, two texts … ) are steps.
+    let (_, v) = check("issue30/checkpoint-clean.json");
+    assert_eq!(v["files"][0]["entries"], 11);
 }
