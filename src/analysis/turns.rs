@@ -11,6 +11,8 @@
 //!   for context):`; openclaw `src/auto-reply/reply/inbound-meta.ts`);
 //! - system-event label lines (`System: [<time>] …`, `System (untrusted): [<time>] …`;
 //!   openclaw `src/infra/system-events.ts`, the default CTX101 pattern);
+//! - GitHub Copilot CLI's `<current_datetime>` stamp and `<reminder>` /
+//!   `<system_reminder>` state block around a `user.message`'s text;
 //! - timestamps: ISO 8601 date-times, OpenClaw's envelope prefix
 //!   `[Sun 2026-03-08 22:03 GMT+9]`, and bare clock times `10:04` / `10:04:05`.
 
@@ -19,6 +21,15 @@ use std::sync::LazyLock;
 
 static ENVELOPE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^[^\n]*\(untrusted[^\n]*\):[ \t]*\n```[A-Za-z]*\n(?s:.*?)\n```[ \t]*(?:\n|$)").expect("regex")
+});
+/// GitHub Copilot CLI's per-message envelopes around the person's text in a
+/// `user.message`'s `transformedContent`: the `<current_datetime>` stamp and
+/// the `<reminder>` / `<system_reminder>` block that carries the session's
+/// state (`<sql_tables>`, instruction context), re-rendered on every message
+/// (as written in `events.jsonl` by Copilot CLI 0.0.3xx–1.0.x).
+static COPILOT_ENVELOPE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"<current_datetime>[^<]*</current_datetime>|<(?:system_reminder|reminder)>(?s:.*?)</(?:system_reminder|reminder)>")
+        .expect("regex")
 });
 static EVENT_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)^[ \t]*System(?: \(untrusted\))?: \[[^\]\n]+\][^\n]*(?:\n|$)").expect("regex"));
@@ -35,6 +46,11 @@ static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
 /// removed and white space folded: equal results mean the same turn.
 pub fn normalise(text: &str) -> String {
     let a = ENVELOPE.replace_all(text, "");
+    let a = if a.contains("<current_datetime>") || a.contains("reminder>") {
+        std::borrow::Cow::Owned(COPILOT_ENVELOPE.replace_all(&a, "").into_owned())
+    } else {
+        a
+    };
     let b = EVENT_LINE.replace_all(&a, "");
     let c = TIMESTAMP.replace_all(&b, "");
     c.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -245,6 +245,9 @@ impl GroupAcc {
     ) {
         self.entries.push(i);
         self.failed |= a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
+        // A call that stopped for tool use made a call even when the call is
+        // not a block of its own (Cline's XML tool calls are text).
+        self.has_call |= a.stop == Stop::ToolUse;
         for (kind, text, dropped, pointer) in blocks {
             self.has_call |= kind == BlockKind::ToolCall;
             if kind != BlockKind::Text {
