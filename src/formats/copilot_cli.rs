@@ -26,9 +26,10 @@
 //!   events: builds of late 2025 (session files `session-state/<id>.jsonl`)
 //!   wrote the response's text and each of its parallel tool requests as
 //!   events of their own, before the tool results. An `assistant.message`
-//!   that follows another one with no tool result, user message or failure
-//!   between, or while a call of that response still waits for its result,
-//!   belongs to the same response: the events share an
+//!   with tool requests that follows another one with no tool result, user
+//!   message or failure between, or while a call of that response still
+//!   waits for its result, belongs to the same response (a text-only one
+//!   starts a response: the model writes its text first): the events share an
 //!   [`Entry::call_group`] and are one model call (one step), as Claude Code's
 //!   entries of one `message.id` are.
 //! - `abort` and a cold `session.resume` give every call still waiting a
@@ -248,7 +249,8 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     ..Default::default()
                 }));
                 m.json_hash = chash(&serde_json::json!([data.get("content"), data.get("toolRequests")]));
-                if group.is_none() || (!group_open && group_pending.is_empty()) {
+                let asks = data.get("toolRequests").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+                if group.is_none() || !asks || (!group_open && group_pending.is_empty()) {
                     group = Some(format!("copilot:{}", line.no).into());
                     group_pending.clear();
                 }
