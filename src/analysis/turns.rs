@@ -12,6 +12,8 @@
 //! - system-event label lines (`System: [<time>] …`, `System (untrusted): [<time>] …`;
 //!   openclaw `src/infra/system-events.ts`, the default CTX101 pattern) and
 //!   the `System: …` continuation lines of a multi-line event after them;
+//! - GitHub Copilot CLI's `<current_datetime>` stamp and `<reminder>` /
+//!   `<system_reminder>` state block around a `user.message`'s text;
 //! - OpenClaw's abort note, put before the next message after a run was
 //!   aborted (`Note: The previous agent run was aborted by the user. Resume
 //!   carefully or ask for clarification.` and a blank line; openclaw
@@ -40,6 +42,15 @@ static ABORT_NOTE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^[ \t]*Note: The previous agent run was aborted by the user\. Resume carefully or ask for clarification\.[ \t]*(?:\n|$)")
         .expect("regex")
 });
+/// GitHub Copilot CLI's per-message envelopes around the person's text in a
+/// `user.message`'s `transformedContent`: the `<current_datetime>` stamp and
+/// the `<reminder>` / `<system_reminder>` block that carries the session's
+/// state (`<sql_tables>`, instruction context), re-rendered on every message
+/// (as written in `events.jsonl` by Copilot CLI 0.0.3xx–1.0.x).
+static COPILOT_ENVELOPE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"<current_datetime>[^<]*</current_datetime>|<(?:system_reminder|reminder)>(?s:.*?)</(?:system_reminder|reminder)>")
+        .expect("regex")
+});
 static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"\[(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? )?\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}[^\]\n]{0,24}\]",
@@ -63,6 +74,11 @@ static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
 pub fn normalise(text: &str) -> String {
     let a = ENVELOPE.replace_all(text, "");
     let a = ABORT_NOTE.replace_all(&a, "");
+    let a = if a.contains("<current_datetime>") || a.contains("reminder>") {
+        std::borrow::Cow::Owned(COPILOT_ENVELOPE.replace_all(&a, "").into_owned())
+    } else {
+        a
+    };
     let b = EVENT_LINE.replace_all(&a, "");
     let c = TIMESTAMP.replace_all(&b, "");
     c.split_whitespace().collect::<Vec<_>>().join(" ")

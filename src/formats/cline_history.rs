@@ -20,9 +20,33 @@
 //! The file is one transcript of linear entries, one per message (pointer
 //! `/<i>`, or `/messages/<i>`), at the line where the message starts. An
 //! interrupted assistant message is a failed attempt: the same user message
-//! written again after it is a replay (`duplicate-user-turn`). A user message
-//! holding tool results and only the `<environment_details>` Cline adds to
-//! every request is not a user turn, nor is Cline's `[TASK RESUMPTION]` notice.
+//! written again after it is a replay (`duplicate-user-turn`).
+//!
+//! Tool results, as Cline sends them (cline/cline 9ee61811
+//! `src/core/task/tools/utils/ToolResultUtils.ts` `pushToolResult`,
+//! `src/core/context/context-management/ContextManager.ts`):
+//! - a result is a `tool_result` block when the call's id is known, else (the
+//!   older XML tool calls, and calls whose id Cline lost: the `"cline"`
+//!   fallback id) a user **text** block headed `[<tool> for '<target>'] Result:`
+//!   or `[<tool>] Result:` (`ContextManager.parseToolCallWithFormat`); older
+//!   versions wrote the header as a block of its own, the output in the next
+//!   text block. Such text answers the calls of the assistant message before
+//!   it, by tool name, else in order ([`answer_text_results`]), and is a tool
+//!   result here (not a context block, not user-authored). An assistant
+//!   message of XML tool calls (text only) followed by such results stopped
+//!   for tool use: it is no final reply. A response that Cline answered with
+//!   its "You did not use a tool" nudge was rejected: a failed attempt.
+//! - before every request `ContextManager.ensureToolResultsFollowToolUse`
+//!   gives each `tool_use` of an assistant message that is followed by a user
+//!   message a `tool_result` ("result missing" when none was written): what is
+//!   sent has no unanswered call there, so the loader adds that result too.
+//!   A call followed by another assistant message is not repaired.
+//! - a user message holding only tool results and the texts Cline adds to
+//!   every request (`<environment_details>`, the focus-chain `task_progress`
+//!   notices of `src/core/task/focus-chain/prompts.ts` and `index.ts`) is not a
+//!   user turn, nor is Cline's `[TASK RESUMPTION]` notice
+//!   (`src/core/prompts/responses.ts` `taskResumption`, unless it carries a
+//!   `<user_message>`) or its "You did not use a tool" nudge (`noToolsUsed`).
 //! Roo Code's condensing keeps the replaced messages with `condenseParent`
 //! (or `truncationParent`): they are not sent; its summary (`isSummary`) is a
 //! compaction boundary; its `{type: "reasoning"}` entries are not messages.
@@ -33,7 +57,9 @@ use crate::error::Result;
 use crate::hash::hash_bytes;
 use crate::model::*;
 use crate::source::{Line, SourceRef};
+use regex::Regex;
 use serde_json::Value;
+use std::sync::LazyLock;
 
 /// Format id.
 pub const ID: FormatId = "cline-history";
@@ -128,6 +154,111 @@ impl Effective {
     }
 }
 
+/// The header Cline writes before a tool's output when it stores the result
+/// as text: `[<tool> for '<target>'] Result:` or `[<tool>] Result:` (cline/cline
+/// `ContextManager.parseToolCallWithFormat`, `ToolResultUtils.pushToolResult`;
+/// Roo Code and Kilo Code kept the shape). Group 1 is the tool name.
+static RESULT_HEADER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\[([^\]\s]+)(?: for [^\n]*?)?\] (?:Error )?Result:").expect("result header"));
+
+/// The fixed label Cline's `attempt_completion` result puts before the
+/// person's feedback (cline/cline `AttemptCompletionHandler.ts`): part of the
+/// tool's result.
+const COMPLETION_FEEDBACK: &str = "The user has provided feedback on the results.";
+
+/// The start of Cline's nudge after a response without a tool use
+/// (cline/cline `src/core/prompts/responses.ts` `noToolsUsed`).
+const NO_TOOLS: &str = "[ERROR] You did not use a tool in your previous response!";
+
+/// Whether a user text is one Cline adds to a request by itself, not written
+/// by the person: the `<environment_details>` block of every request, the
+/// focus-chain notices (cline/cline `src/core/task/focus-chain/prompts.ts`,
+/// `index.ts`), the `[TASK RESUMPTION]` notice without a new message and the
+/// "You did not use a tool" nudge (`src/core/prompts/responses.ts`).
+fn is_runtime_text(t: &str) -> bool {
+    let t = t.trim_start();
+    t.starts_with("<environment_details>")
+        || t.starts_with("# task_progress")
+        || t.starts_with("# TODO LIST UPDATE REQUIRED")
+        || t.starts_with(NO_TOOLS)
+        || (t.starts_with("[TASK RESUMPTION]") && !t.contains("<user_message>"))
+        || t.starts_with("(The user did not provide a new message.")
+}
+
+/// Reads the tool results a user message holds as text (see the module
+/// documentation) and gives every call of the assistant message before it
+/// (`calls`: id and name, in order) the result Cline sends: its `tool_result`
+/// block, its text result, or the "result missing" result that
+/// `ensureToolResultsFollowToolUse` inserts (added at the message's pointer).
+fn answer_text_results(msg: &mut Message, calls: &[(Box<str>, Box<str>)]) {
+    let mut answered: Vec<bool> = calls
+        .iter()
+        .map(|(id, _)| msg.blocks.iter().any(|b| b.kind == BlockKind::ToolResult && b.tool_id.as_deref() == Some(id)))
+        .collect();
+    let mut j = 0;
+    while j < msg.blocks.len() {
+        let b = &msg.blocks[j];
+        let name = (b.kind == BlockKind::Text)
+            .then(|| RESULT_HEADER.captures(b.text.trim_start()).map(|c| c[1].to_string()))
+            .flatten();
+        let Some(name) = name else {
+            j += 1;
+            continue;
+        };
+        let k = (0..calls.len())
+            .find(|&k| !answered[k] && &*calls[k].1 == name)
+            .or_else(|| answered.iter().position(|a| !a));
+        let id = k.map(|k| {
+            answered[k] = true;
+            calls[k].0.clone()
+        });
+        let header_only = b.text.trim_end().ends_with("Result:");
+        let mark = |b: &mut Block| {
+            b.kind = BlockKind::ToolResult;
+            b.tool_id = id.clone();
+            b.tool_name = Some(name.as_str().into());
+        };
+        mark(&mut msg.blocks[j]);
+        j += 1;
+        // The tool's output may go on in blocks of its own: older Cline wrote
+        // the header alone and the output after it; a complex result (the
+        // `attempt_completion` result of `AttemptCompletionHandler.ts`, a
+        // file read with images) is a list of blocks whose first one holds
+        // the header. What the person wrote (`<feedback>`, `<answer>`) and
+        // what Cline adds to every request stay outside.
+        let mut first = true;
+        while let Some(next) = msg.blocks.get_mut(j) {
+            let more = match next.kind {
+                BlockKind::Media => true,
+                BlockKind::Text => {
+                    let t = next.text.trim_start();
+                    !RESULT_HEADER.is_match(t)
+                        && !is_runtime_text(t)
+                        && !t.starts_with("<feedback>")
+                        && !t.starts_with("<answer>")
+                        && !t.starts_with("The user provided the following feedback")
+                        && ((header_only && first) || t.starts_with(COMPLETION_FEEDBACK))
+                }
+                _ => false,
+            };
+            if !more {
+                break;
+            }
+            first = false;
+            mark(next);
+            j += 1;
+        }
+    }
+    for (k, (id, name)) in calls.iter().enumerate() {
+        if !answered[k] {
+            let mut b = Block::new(BlockKind::ToolResult, msg.pointer.clone(), "result missing", true);
+            b.tool_id = Some(id.clone());
+            b.tool_name = Some(name.clone());
+            msg.blocks.push(b);
+        }
+    }
+}
+
 /// Loads a task history (either layout).
 pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
     let bytes = src.read_all()?;
@@ -156,6 +287,8 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
         t.base_instructions_line = crate::locate::locate(&bytes, "/system_prompt").map_or(1, &line_of);
     }
     let effective = Effective::of(list);
+    // The tool calls of the message before, when it is an assistant message.
+    let mut prev_calls: Vec<(Box<str>, Box<str>)> = Vec::new();
     let starts = crate::locate::array_elements(&bytes, if base.is_empty() { "" } else { base }).unwrap_or_default();
     for (i, m) in list.iter().enumerate() {
         let ptr = format!("{base}/{i}");
@@ -179,6 +312,7 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
             t.push(e, None);
             continue;
         }
+        let calls_before = std::mem::take(&mut prev_calls);
         let mut msg = parse_message(m, ptr.clone());
         // Cline SDK `file` blocks carry the file's text, sent as text.
         if let Some(blocks) = m.get("content").and_then(Value::as_array) {
@@ -196,12 +330,39 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
                 let text: String =
                     msg.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.to_string()).collect();
                 let has_call = msg.blocks.iter().any(|b| b.kind == BlockKind::ToolCall);
+                // Cline's XML tool calls (before native tool calling) are text:
+                // the next user message then opens with their text results.
+                let xml_call = || {
+                    list.get(i + 1).and_then(|n| n.get("content")).is_some_and(|c| match c {
+                        Value::String(t) => RESULT_HEADER.is_match(t.trim_start()),
+                        Value::Array(a) => a.iter().any(|b| {
+                            b.get("text")
+                                .and_then(Value::as_str)
+                                .is_some_and(|t| RESULT_HEADER.is_match(t.trim_start()))
+                        }),
+                        _ => false,
+                    })
+                };
+                let nudged = || {
+                    list.get(i + 1).and_then(|n| n.get("content")).is_some_and(|c| match c {
+                        Value::String(t) => t.trim_start().starts_with(NO_TOOLS),
+                        Value::Array(a) => a.iter().any(|b| {
+                            b.get("text").and_then(Value::as_str).is_some_and(|t| t.trim_start().starts_with(NO_TOOLS))
+                        }),
+                        _ => false,
+                    })
+                };
                 let stop = if text.trim_end().ends_with("[Response interrupted by user]") {
                     Stop::Aborted
                 } else if text.trim_end().ends_with("[Response interrupted by API Error]") {
                     Stop::Error
-                } else if has_call {
+                } else if has_call || xml_call() {
                     Stop::ToolUse
+                } else if nudged() {
+                    // Cline requires a tool use in every response and rejects
+                    // one without (`noToolsUsed`, counted as a mistake): no
+                    // final reply, a failed attempt.
+                    Stop::Error
                 } else {
                     Stop::Normal
                 };
@@ -211,19 +372,29 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
                 e.is_model_call = true;
             }
             _ => {
+                if !calls_before.is_empty() {
+                    answer_text_results(&mut msg, &calls_before);
+                }
                 let results = msg.blocks.iter().any(|b| b.kind == BlockKind::ToolResult);
-                let only_env = msg
-                    .blocks
-                    .iter()
-                    .filter(|b| b.kind == BlockKind::Text)
-                    .all(|b| b.text.trim_start().starts_with("<environment_details>"));
-                if results && only_env {
-                    msg.kind = MessageKind::ToolResults;
+                let only_runtime =
+                    msg.blocks.iter().filter(|b| b.kind == BlockKind::Text).all(|b| is_runtime_text(&b.text));
+                if results && only_runtime {
+                    // Not a user turn; still prompt-side, so the notices Cline
+                    // adds beside the results are compared as context.
+                    msg.kind = MessageKind::Meta;
                 }
                 if results {
                     msg.result = Some(Box::default());
                 }
             }
+        }
+        if msg.role == Role::Assistant {
+            prev_calls = msg
+                .blocks
+                .iter()
+                .filter(|b| b.kind == BlockKind::ToolCall)
+                .filter_map(|b| Some((b.tool_id.clone()?, b.tool_name.clone().unwrap_or_default())))
+                .collect();
         }
         let hidden = effective.hidden(i, m);
         if i >= effective.summary.unwrap_or(usize::MAX) && msg.role == Role::User {
@@ -241,10 +412,10 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
             e.class = if hidden { Class::Hidden } else { Class::Conversation };
         }
         if msg.role == Role::User && msg.kind == MessageKind::UserTurn {
-            let text: String =
-                msg.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.to_string()).collect();
-            // Cline's own resume notice, written on every resume: not user-authored.
-            if text.trim_start().starts_with("[TASK RESUMPTION]") {
+            // Cline's own notices (the resume notice written on every resume,
+            // the no-tool nudge) beside nothing the person wrote: not a user turn.
+            let texts: Vec<&Block> = msg.blocks.iter().filter(|b| b.kind == BlockKind::Text).collect();
+            if !texts.is_empty() && texts.iter().all(|b| is_runtime_text(&b.text)) {
                 msg.kind = MessageKind::Meta;
             }
         }

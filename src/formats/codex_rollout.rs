@@ -191,9 +191,16 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         };
         let rtype = rstr(rec.rtype).unwrap_or_default();
         // UI events and per-turn settings may be written twice with the same
-        // bytes (same millisecond) by design: only conversation lines count
-        // for `not-append-only` repeats.
-        let exempt = matches!(rtype.as_str(), "event_msg" | "turn_context") || rec.record_type.is_some();
+        // bytes (same millisecond) by design. Response items too: the
+        // recorder only appends (`codex-rs/core/src/rollout/recorder.rs`: one
+        // writer task appends each `record_items` batch; a resume opens the
+        // file in append mode), so a response item on a line of the same
+        // bytes is an item Codex recorded (and sent) twice — the rules on
+        // its content judge it (instructions: `duplicate-system-prompt`;
+        // context: `duplicate-context-block`), not `not-append-only`, which
+        // `fence` would not give either. The header and compactions still count.
+        let exempt =
+            matches!(rtype.as_str(), "event_msg" | "turn_context" | "response_item") || rec.record_type.is_some();
         // Legacy lines without the wrapper: the record itself is the payload.
         let (kind, payload, base): (&str, Option<&RawValue>, &str) = match (rec.payload, rtype.as_str()) {
             (Some(p), k) => (k, Some(p), "/payload"),

@@ -22,10 +22,25 @@
 //!   call's result (`result.content`, or `error.message` when `success` is
 //!   false); a second result for one call is dropped by the runtime, as is a
 //!   result without a call (they are bookkeeping here).
+//! - one model response may be written as several `assistant.message`
+//!   events: builds of late 2025 (session files `session-state/<id>.jsonl`)
+//!   wrote the response's text and each of its parallel tool requests as
+//!   events of their own, before the tool results. An `assistant.message`
+//!   with tool requests that follows another one with no tool result, user
+//!   message or failure between, or while a call of that response still
+//!   waits for its result, belongs to the same response (a text-only one
+//!   starts a response: the model writes its text first): the events share an
+//!   [`Entry::call_group`] and are one model call (one step), as Claude Code's
+//!   entries of one `message.id` are.
 //! - `abort` and a cold `session.resume` give every call still waiting a
 //!   synthetic result ("The execution of this tool, or a previous tool was
-//!   interrupted."): read as a synthetic results entry, and an `abort` as a
-//!   failed attempt; a persisted `session.error` is a failed attempt too.
+//!   interrupted."): read as a results entry (after an `abort`, part of the
+//!   aborted stop: the same turn sent again is a `duplicate-user-turn`
+//!   warning; after a resume, synthetic), and an `abort` as a failed (aborted)
+//!   attempt; a persisted `session.error` is a failed attempt too. The
+//!   `<current_datetime>` stamp and the `<reminder>` state block in
+//!   `transformedContent` are per-message envelopes (`analysis::turns`): a
+//!   `/init` run again after an abort is the same turn sent again.
 //! - `session.compaction_complete` with `success` and `summaryContent`
 //!   replaces the history before its `session.compaction_start` with the
 //!   summary; what arrived in between is kept.
@@ -113,6 +128,12 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     // Calls made and not yet answered, in order; calls answered.
     let mut pending: Vec<(Box<str>, Option<Box<str>>)> = Vec::new();
     let mut compaction_start: Option<usize> = None;
+    // The model response being written: its call group, whether a result or
+    // another event has closed it since its last `assistant.message`, and
+    // its calls still waiting for their results.
+    let mut group: Option<Box<str>> = None;
+    let mut group_open = false;
+    let mut group_pending: std::collections::HashSet<Box<str>> = std::collections::HashSet::new();
     // The system prompts in force: (role/name, text, line), in order.
     let mut system: Vec<(String, String, u32)> = Vec::new();
     // The line of an event that ended inside a string (torn by raw newlines)
@@ -173,6 +194,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 system.push((key, text, line.no));
             }
             "user.message" if !sub_agent => {
+                group = None;
                 let (key, text) = match data.get("transformedContent").and_then(Value::as_str) {
                     Some(tc) => ("transformedContent", tc),
                     None => ("content", data.get("content").and_then(Value::as_str).unwrap_or("")),
@@ -227,12 +249,24 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     ..Default::default()
                 }));
                 m.json_hash = chash(&serde_json::json!([data.get("content"), data.get("toolRequests")]));
+                let asks = data.get("toolRequests").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+                if group.is_none() || !asks || (!group_open && group_pending.is_empty()) {
+                    group = Some(format!("copilot:{}", line.no).into());
+                    group_pending.clear();
+                }
+                group_open = true;
+                group_pending.extend(
+                    m.blocks.iter().filter(|b| b.kind == BlockKind::ToolCall).filter_map(|b| b.tool_id.clone()),
+                );
+                e.set_call_group(group.clone());
                 e.class = Class::Conversation;
                 e.is_model_call = true;
                 out.push((e, m));
             }
             "tool.execution_complete" if !sub_agent => {
                 let id = data.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+                group_open = false;
+                group_pending.remove(id);
                 let waiting = pending.iter().position(|(p, _)| &**p == id);
                 // The runtime drops a second result and a result without a call.
                 if let Some(k) = waiting.filter(|_| data.get("isUserRequested").and_then(Value::as_bool) != Some(true))
@@ -256,6 +290,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 }
             }
             "abort" | "session.resume" | "session.error" => {
+                group = None;
                 let cold = ty == "abort"
                     || (ty == "session.resume"
                         && data.get("continuePendingWork").and_then(Value::as_bool) != Some(true));
@@ -267,7 +302,11 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                         b.tool_name = name;
                         m.blocks.push(b);
                     }
-                    m.result = Some(Box::new(ResultInfo { synthetic_or_aborted: true, ..Default::default() }));
+                    // After an `abort` the interrupted results are the aborted
+                    // stop's own (the person stopped the run: a warning when the
+                    // turn is sent again); after a resume they stand in for
+                    // results the runtime lost.
+                    m.result = Some(Box::new(ResultInfo { synthetic_or_aborted: ty != "abort", ..Default::default() }));
                     let mut re = Entry::at(line, ty, hash);
                     re.time = e.time;
                     re.class = Class::Conversation;
@@ -284,6 +323,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             }
             "session.compaction_start" => compaction_start = Some(t.entries.len()),
             "session.compaction_complete" => {
+                group = None;
                 let summary = data.get("summaryContent").and_then(Value::as_str);
                 if let (Some(summary), true) = (summary, data.get("success").and_then(Value::as_bool) == Some(true)) {
                     let start = compaction_start.take().unwrap_or(t.entries.len());

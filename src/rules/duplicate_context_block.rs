@@ -151,10 +151,28 @@ pub const WRAPPERS: &[Wrapper] = &[
         source: "Gemini Code Assist agent mode (VS Code), as written in the Gemini CLI chats it records (~/.gemini/tmp/<project>/chats)",
     },
     Wrapper {
+        runtime: "Codex",
+        what: "the notice recorded as a user message after the person interrupted a turn: `<turn_aborted>` … `</turn_aborted>` (a fixed text, or a `<turn_id>` and `<reason>` that differ each time)",
+        pattern: r"<turn_aborted>(?s:.*?)</turn_aborted>",
+        source: "openai/codex codex-rs/core (the `TURN_ABORTED` marker recorded by `Session::on_interrupted`/`abort_all_tasks`), as written in rollout-*.jsonl",
+    },
+    Wrapper {
         runtime: "Cline",
-        what: "the resume notice written into the task on every resume: the `[TASK RESUMPTION] This task was interrupted …` paragraph",
-        pattern: r"^\[TASK RESUMPTION\](?s:.*?)(?:\n[ \t]*\n|\z)",
-        source: "cline/cline src/core/prompts/responses.ts (taskResumption), as written in api_conversation_history.json",
+        what: "the `<environment_details>` envelope built afresh for every request and attached to its user message (visible files and tabs, running terminals, recently modified files, time, context window usage, mode, and on a task's first message or a resume the working directory's file list and workspace configuration): each describes the workspace at its own message, so a paragraph equal to an earlier one's means the state did not change (Roo Code and Kilo Code attach the same envelope)",
+        pattern: r"<environment_details>(?s:.*?)</environment_details>",
+        source: "cline/cline src/core/task/index.ts (getEnvironmentDetails); RooCodeInc/Roo-Code src/core/environment/getEnvironmentDetails.ts",
+    },
+    Wrapper {
+        runtime: "Cline",
+        what: "the resume notice written into the task on every resume, all its paragraphs: `[TASK RESUMPTION] This task was interrupted …`, `Note: If you previously attempted a tool use …`, `IMPORTANT: If the last tool use was a replace_in_file or write_to_file …`, `(The user did not provide a new message. …)` and the `New instructions for task continuation:` / plan-mode label before the person's `<user_message>` (whose text is kept)",
+        pattern: r"^\[TASK RESUMPTION\](?s:.*?)(?:\n[ \t]*\n|\z)|^Note: If you previously attempted a tool use that the user did not provide a result for, you should assume the tool use was not successful[^\n]*$|^IMPORTANT: If the last tool use was a (?:replace_in_file|write_to_file)[^\n]*$|^\(The user did not provide a new message\.[^\n]*$|^New instructions for task continuation:$|^New message to respond to with plan_mode_respond tool[^\n]*:$",
+        source: "cline/cline src/core/prompts/responses.ts (taskResumption), as written in api_conversation_history.json; Roo Code src/core/task/Task.ts (resumeTaskFromHistory)",
+    },
+    Wrapper {
+        runtime: "Cline",
+        what: "the nudge sent after a reply without a tool call: `[ERROR] You did not use a tool in your previous response! Please retry with a tool use.` through `(This is an automated message, so do not respond to it conversationally.)`, the tool-use reminder between included",
+        pattern: r"^\[ERROR\] You did not use a tool in your previous response!(?s:.*?)\(This is an automated message, so do not respond to it conversationally\.\)|^\[ERROR\] You did not use a tool in your previous response![^\n]*$",
+        source: "cline/cline src/core/prompts/responses.ts (noToolsUsed); Roo Code src/core/prompts/responses.ts (noToolsUsed)",
     },
 ];
 
@@ -205,6 +223,13 @@ const NEEDLES: &[&str] = &[
     "This produced the following result:",
     "User Selected Files:",
     "[TASK RESUMPTION]",
+    "IMPORTANT: If the last tool use",
+    "(The user did not provide a new message",
+    "New instructions for task continuation",
+    "New message to respond to with plan_mode_respond",
+    "[ERROR] You did not use a tool",
+    "<turn_aborted>",
+    "<environment_details>",
 ];
 
 static WRAPPER_NEEDLES: LazyLock<aho_corasick::AhoCorasick> =
@@ -555,6 +580,13 @@ mod tests {
             "I ran the following shell command:\n```sh\nls\n```\n\nThis produced the following result:\n```\nCargo.toml\nsrc\n```",
             "User Selected Files:\n- c:\\w\\README.md\n- c:\\w\\src\\main.rs",
             "[TASK RESUMPTION] This task was interrupted just now. It may or may not be complete, so please reassess the task context.",
+            "[TASK RESUMPTION] This task was interrupted 2 hours ago. It may or may not be complete, so please reassess the task context. Be aware that the project state may have changed since then. The current working directory is now '/w/app'. If the task has not been completed, retry the last step before interruption and proceed with completing the task.\n\nNote: If you previously attempted a tool use that the user did not provide a result for, you should assume the tool use was not successful and assess whether you should retry. If the last tool was a browser_action, the browser has been closed and you must launch a new browser if needed.\n\nIMPORTANT: If the last tool use was a replace_in_file or write_to_file that was interrupted, the file was reverted back to its original state before the interrupted edit, and you do NOT need to re-read the file as you already have its up-to-date contents.",
+            "(The user did not provide a new message. Consider asking them how they'd like you to proceed, or suggest to them to switch to Act mode to continue with the task.)",
+            "New instructions for task continuation:",
+            "<environment_details>\n# VSCode Visible Files\nbilling.py\n\n# Current Working Directory (/w/app) Files\nbilling.py\ntests/\ntests/test_billing.py\nREADME.md\npyproject.toml\n\n# Current Mode\nACT MODE\n</environment_details>",
+            "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.\n\n# Reminder: Instructions for Tool Use\n\nTool uses are formatted using XML-style tags.\n\n# Next Steps\n\nIf you have completed the user's task, use the attempt_completion tool. \nIf you require additional information from the user, use the ask_followup_question tool. \n(This is an automated message, so do not respond to it conversationally.)",
+            "<turn_aborted>\nThe user interrupted the previous turn on purpose. If any tools/commands were aborted, they may have partially executed; verify current state before retrying.\n</turn_aborted>",
+            "<turn_aborted>\n  <turn_id>019d6d67-1</turn_id>\n  <reason>interrupted</reason>\n</turn_aborted>",
         ];
         for ex in examples {
             let text = format!("before\n\n{ex}\n\nafter");

@@ -313,6 +313,8 @@ impl GroupAcc {
         self.failed |= a.api_error || matches!(a.stop, Stop::Error | Stop::Aborted);
         // A call that ended to call tools is a step, even when the runtime did
         // not record its calls (Gemini CLI's recordings without `toolCalls`).
+        // A call that stopped for tool use made a call even when the call is
+        // not a block of its own (Cline's XML tool calls are text).
         self.has_call |= a.stop == Stop::ToolUse;
         for (kind, text, dropped, pointer) in blocks {
             self.has_call |= kind == BlockKind::ToolCall;
