@@ -315,6 +315,12 @@ pub fn diff(a: &Request, b: &Request) -> RequestDiff {
                 },
             );
         }
+        Link::NewLane { .. } => {
+            out.note = Some(
+                "B continues A's conversation but is another agent's request: it shares neither the tool set nor the system prompt with A, so it starts its own lane and is not compared with A (SPEC §1 Lanes)"
+                    .into(),
+            );
+        }
         Link::Compaction { .. } => out.verdict = Verdict::Compaction,
         Link::AfterFailure { .. } => {
             out.note = Some(
