@@ -1287,7 +1287,10 @@ fn cmd_diff(a: DiffArgs, color: ColorChoice) -> crate::Result<i32> {
             )));
         }
     };
-    let d = diff::diff(ra, rb);
+    let mut d = diff::diff(ra, rb);
+    if let (None, crate::model::Body::Stream(s)) = (&second, &first.body) {
+        d.lanes = diff::lanes_of(s, ra, rb);
+    }
     let text = match a.output_format {
         ViewFormat::Full => crate::report::diff::full(&d, use_color(color, a.output_file.is_some())),
         ViewFormat::Json => crate::report::diff::json(&d),

@@ -68,6 +68,14 @@ pub enum Link {
         /// Index of the paired request.
         prev: usize,
     },
+    /// Continues the conversation of `prev` (an earlier request whose history
+    /// it shares) but is another agent's (SPEC §1 *Lanes*): it shares neither
+    /// the tool set nor the system prompt with any request of that
+    /// conversation, so it starts its own lane and is compared with nothing.
+    NewLane {
+        /// Index of the latest earlier request of the conversation it continues.
+        prev: usize,
+    },
 }
 
 impl Link {
@@ -78,7 +86,8 @@ impl Link {
             Link::Continues { prev, .. }
             | Link::NewConversation { prev }
             | Link::Compaction { prev }
-            | Link::AfterFailure { prev } => Some(prev),
+            | Link::AfterFailure { prev }
+            | Link::NewLane { prev } => Some(prev),
         }
     }
 }
@@ -263,7 +272,139 @@ fn same_endpoint(a: &Request, b: &Request) -> bool {
         }
 }
 
+/// What decides a request's lane (SPEC §1 *Lanes*): its history keys, its
+/// tool names and its standing system prompt.
+struct Agent {
+    /// History element keys (system elements and floating context left out).
+    hist: Vec<u64>,
+    /// Tool names, sorted and deduplicated (empty: no tools sent).
+    tools: Vec<String>,
+    /// The standing system prompt: the per-request slots' texts, then the
+    /// system messages and parts before the first history element.
+    system: String,
+    /// Hash of `system`.
+    system_hash: u64,
+}
+
+impl Agent {
+    fn of(r: &Request) -> Agent {
+        let els = history_elements(r);
+        let hist: Vec<u64> = els.iter().filter(|e| !e.system).map(|e| e.key).collect();
+        let mut system = String::new();
+        for sl in &r.slots {
+            for p in &sl.parts {
+                if !p.text.trim().is_empty() {
+                    system.push_str(p.text.trim());
+                    system.push('\n');
+                }
+            }
+        }
+        for m in &r.messages {
+            if !(m.role.is_system() || m.kind == MessageKind::SystemPrompt) {
+                break;
+            }
+            for b in &m.blocks {
+                if !b.text.trim().is_empty() {
+                    system.push_str(b.text.trim());
+                    system.push('\n');
+                }
+            }
+        }
+        let tools = r.tools.as_ref().map(|t| tool_names(&t.2)).unwrap_or_default();
+        let system_hash = crate::hash::hash_str(&system);
+        Agent { hist, tools, system, system_hash }
+    }
+}
+
+/// The names of the tools in a `tools` value (its canonical JSON text): Chat
+/// `{type, function: {name}}`, Anthropic and Responses `{name}`, Gemini
+/// `{functionDeclarations: [{name}]}`, Bedrock `{toolSpec: {name}}` (or a
+/// `toolConfig` holding `tools`). A tool without a name counts by its `type`
+/// (`web_search_preview`, `code_execution`).
+pub fn tool_names(tools_json: &str) -> Vec<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            serde_json::Value::Object(o) => {
+                if let Some(d) = o.get("functionDeclarations").or_else(|| o.get("function_declarations")) {
+                    walk(d, out);
+                    return;
+                }
+                if let Some(t) = o.get("tools") {
+                    walk(t, out);
+                    return;
+                }
+                let name = o
+                    .get("function")
+                    .or_else(|| o.get("toolSpec"))
+                    .and_then(|f| f.get("name"))
+                    .or_else(|| o.get("name"))
+                    .or_else(|| o.get("type"))
+                    .and_then(serde_json::Value::as_str);
+                if let Some(n) = name {
+                    out.push(n.to_string());
+                } else if let Some(k) = o.keys().next() {
+                    // Gemini built-in tools: `{"googleSearch": {}}`, `{"codeExecution": {}}`.
+                    out.push(k.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(tools_json) {
+        walk(&v, &mut out);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether two standing system prompts are the same agent's: equal, or
+/// sharing a common prefix of at least half of the shorter one (a prompt
+/// that grew, or whose live data changed). Both must be sent.
+fn related_prompts(a: &Agent, b: &Agent) -> bool {
+    if a.system.is_empty() || b.system.is_empty() {
+        return false;
+    }
+    if a.system_hash == b.system_hash && a.system == b.system {
+        return true;
+    }
+    let common = a.system.bytes().zip(b.system.bytes()).take_while(|(x, y)| x == y).count();
+    2 * common >= a.system.len().min(b.system.len())
+}
+
+/// Whether two requests are of the same agent (SPEC §1 *Lanes*): system
+/// prompts equal or sharing half of the shorter, or the same tool set by
+/// names. An empty tool set is no evidence on its own when both requests
+/// send system prompts and these are unrelated (two agents without tools —
+/// an essay writer and its critic — are told apart by their prompts); when
+/// one of them sends no system prompt, equal tool sets (none included) make
+/// them one agent, so a request that merely lost its system prompt is still
+/// compared (and the drop reported).
+fn same_agent(a: &Agent, b: &Agent) -> bool {
+    related_prompts(a, b) || (a.tools == b.tools && (!a.tools.is_empty() || a.system.is_empty() || b.system.is_empty()))
+}
+
+/// Whether `b`'s ids allow it to continue `a`'s conversation.
+fn ids_compatible(a: &Request, b: &Request) -> bool {
+    let differ = |x: &Option<Box<str>>, y: &Option<Box<str>>| matches!((x, y), (Some(x), Some(y)) if x != y);
+    !differ(&a.session_id, &b.session_id) && !differ(&a.conversation_id, &b.conversation_id)
+}
+
+/// How many earlier requests of one conversation a request is checked
+/// against when looking for its predecessor (the latest ones first).
+const MAX_CANDIDATES: usize = 2048;
+
 /// The link of every request of a stream, in order.
+///
+/// A request is compared with its **predecessor** (SPEC §1 *Lanes*): the
+/// latest earlier request of the same endpoint that it continues and that
+/// is of the same agent ([`same_agent`]); among several, the one whose
+/// history it extends furthest, then the latest. A request that continues
+/// an earlier conversation but is of no agent of it starts its own lane
+/// ([`Link::NewLane`]). A `previous_response_id` (or a stored Responses
+/// conversation) names its predecessor outright.
 pub fn links(s: &Stream) -> Vec<Link> {
     let mut out = Vec::with_capacity(s.requests.len());
     let mut last: HashMap<(FormatId, &str), usize> = HashMap::new();
@@ -274,6 +415,10 @@ pub fn links(s: &Stream) -> Vec<Link> {
     // interleave in one proxy log (two Claude Code windows) are each compared
     // with their own previous request.
     let mut sessions: HashMap<(FormatId, &str, &str), usize> = HashMap::new();
+    // Earlier requests per endpoint and first history element (the requests
+    // a request may continue), in order.
+    let mut by_first: HashMap<(FormatId, &str, u64), Vec<usize>> = HashMap::new();
+    let agents: Vec<Agent> = s.requests.iter().map(Agent::of).collect();
     for (j, b) in s.requests.iter().enumerate() {
         let key = (b.body_format, b.endpoint.as_deref().unwrap_or(""));
         let mut latest = last.insert(key, j).filter(|&i| same_endpoint(&s.requests[i], b));
@@ -283,20 +428,125 @@ pub fn links(s: &Stream) -> Vec<Link> {
             }
         }
         let named = b.previous_response_id.as_deref().and_then(|p| responses.get(&(key.0, key.1, p)).copied());
-        out.push(match named.or(latest) {
-            Some(i) => match link(&s.requests[i], b, i) {
-                Link::Continues { prev, chained: false } if s.requests[i].outcome == Some(Outcome::PromptError) => {
-                    Link::AfterFailure { prev }
-                }
-                l => l,
-            },
+        let old = named.or(latest).map(|i| link(&s.requests[i], b, i));
+        let chained = matches!(old, Some(Link::Continues { chained: true, .. }));
+        let mut l = match old {
+            Some(l) if chained || named.is_some() || b.previous_response_id.is_some() => Some(l),
+            _ => None,
+        };
+        if l.is_none() {
+            l = lane_link(s, &agents, j, by_first.get(&(key.0, key.1, agents[j].hist.first().copied().unwrap_or(0))));
+        }
+        let l = match l.or(old) {
+            Some(Link::Continues { prev, chained: false }) if s.requests[prev].outcome == Some(Outcome::PromptError) => {
+                Link::AfterFailure { prev }
+            }
+            Some(l) => l,
             None => Link::First,
-        });
+        };
+        out.push(l);
+        if let Some(&f) = agents[j].hist.first() {
+            by_first.entry((key.0, key.1, f)).or_default().push(j);
+        }
         if let Some(id) = b.response_id.as_deref() {
             responses.insert((key.0, key.1, id), j);
         }
     }
     out
+}
+
+/// The predecessor of request `j` among `candidates` (earlier requests of
+/// its endpoint whose history begins with its first element), or `None`
+/// when it continues none of them.
+fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usize>>) -> Option<Link> {
+    let b = &s.requests[j];
+    let hb = &agents[j].hist;
+    if hb.is_empty() {
+        return None;
+    }
+    let mut best: Option<(usize, usize)> = None; // (common prefix, index)
+    let mut latest_continued = None;
+    for &i in candidates?.iter().rev().take(MAX_CANDIDATES) {
+        let a = &s.requests[i];
+        if !same_endpoint(a, b) || !ids_compatible(a, b) {
+            continue;
+        }
+        latest_continued.get_or_insert(i);
+        if !same_agent(&agents[i], &agents[j]) {
+            continue;
+        }
+        let ha = &agents[i].hist;
+        let bound = ha.len().min(hb.len());
+        if best.is_some_and(|(c, _)| bound <= c) {
+            continue;
+        }
+        let common = ha.iter().zip(hb).take_while(|(x, y)| x == y).count();
+        if best.is_none_or(|(c, _)| common > c) {
+            best = Some((common, i));
+            if common == hb.len() {
+                break;
+            }
+        }
+    }
+    match (best, latest_continued) {
+        (Some((_, i)), _) => Some(link(&s.requests[i], b, i)),
+        (None, Some(prev)) => match link(&s.requests[prev], b, prev) {
+            Link::Continues { .. } => Some(Link::NewLane { prev }),
+            other => Some(other),
+        },
+        (None, None) => None,
+    }
+}
+
+/// A request's lane (SPEC §1 *Lanes*), for `show`, `diff` and the HTML report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lane {
+    /// Lane number (0-based, in order of each lane's first request).
+    pub lane: usize,
+    /// Index (in the stream's request list) of the request this one is
+    /// compared with (its predecessor), if any.
+    pub compared_with: Option<usize>,
+    /// The agent, as a short label: the start of its standing system prompt,
+    /// else its tool names, else "no system prompt, no tools".
+    pub agent: String,
+}
+
+/// The lane of every request of a stream, in order: a request compared with
+/// its predecessor (a continuation, a compaction or a recovery after a
+/// failure) is in its predecessor's lane; any other starts a lane.
+pub fn lanes(s: &Stream) -> Vec<Lane> {
+    let mut out: Vec<Lane> = Vec::with_capacity(s.requests.len());
+    let mut n = 0;
+    for (j, l) in links(s).into_iter().enumerate() {
+        let (lane, compared_with) = match l {
+            Link::Continues { prev, .. } | Link::AfterFailure { prev } => (out[prev].lane, Some(prev)),
+            Link::Compaction { prev } => (out[prev].lane, None),
+            Link::First | Link::NewConversation { .. } | Link::NewLane { .. } => {
+                n += 1;
+                (n - 1, None)
+            }
+        };
+        out.push(Lane { lane, compared_with, agent: agent_label(&s.requests[j]) });
+    }
+    out
+}
+
+/// A short label of a request's agent (see [`Lane::agent`]).
+pub fn agent_label(r: &Request) -> String {
+    let a = Agent::of(r);
+    let first = a.system.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    if !first.is_empty() {
+        let cut: String = first.chars().take(60).collect();
+        return if cut.len() < first.len() { format!("system \"{cut}…\"") } else { format!("system \"{cut}\"") };
+    }
+    if !a.tools.is_empty() {
+        let mut names = a.tools.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
+        if a.tools.len() > 4 {
+            names.push_str(&format!(", … ({} tools)", a.tools.len()));
+        }
+        return format!("no system prompt, tools {names}");
+    }
+    "no system prompt, no tools".into()
 }
 
 fn link(a: &Request, b: &Request, prev: usize) -> Link {
@@ -534,6 +784,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         eb.iter().filter(|e| !e.system).map(|e| e.key).collect(),
     );
     let retry = hb.len() <= ha.len() && ha[..hb.len()] == hb[..];
+    let branch = !retry && is_branch(a, &ea, b, &eb);
     let (mut i, mut j) = (0, 0);
     while i < ea.len() && j < eb.len() {
         let (x, y) = (&ea[i], &eb[j]);
@@ -553,6 +804,10 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         }
         if pair.rewrite.is_none() {
             let level = if x.system || y.system { Level::System } else { Level::Messages };
+            if branch && level == Level::Messages {
+                // A new call from the same point (SPEC §1): not a rewrite.
+                break;
+            }
             pair.rewrite = Some(Rewrite {
                 level,
                 pointer: y.pointer.to_string(),
@@ -572,6 +827,27 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         pair.rewrite = None;
     }
     pair
+}
+
+/// Whether `b` is a new call from the same point as `a` (SPEC §1): its
+/// history keeps `a`'s up to `a`'s last user turn and replaces that turn —
+/// what follows in `b` holds nothing a model wrote (no assistant element),
+/// so `a`'s reply is not carried after a changed turn. A few-shot
+/// prediction with a new input, a one-shot run again on other input, a
+/// regenerated question: the cache is still read up to there.
+fn is_branch(a: &Request, ea: &[Element], b: &Request, eb: &[Element]) -> bool {
+    let ha: Vec<&Element> = ea.iter().filter(|e| !e.system).collect();
+    let hb: Vec<&Element> = eb.iter().filter(|e| !e.system).collect();
+    let Some(last_turn) = ha.iter().rev().find(|e| a.messages[e.msg].kind == MessageKind::UserTurn).map(|e| e.msg)
+    else {
+        return false;
+    };
+    let Some(u) = ha.iter().position(|e| e.msg == last_turn) else { return false };
+    if hb.len() <= u || ha[..u].iter().zip(&hb[..u]).any(|(x, y)| x.key != y.key) {
+        return false;
+    }
+    let changed = ha[u..].iter().map(|e| e.key).ne(hb[u..].iter().map(|e| e.key));
+    changed && hb[u..].iter().all(|e| b.messages[e.msg].role != Role::Assistant)
 }
 
 fn join_parts(parts: &[&Block]) -> String {

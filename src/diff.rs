@@ -239,6 +239,10 @@ pub struct RequestDiff {
     pub chained: bool,
     /// Why B is not compared with A, for `NewConversation` when it is not about the history.
     pub note: Option<String>,
+    /// When A and B are requests of one stream: the lane (agent) of each, and
+    /// the request the rules compare it with (SPEC §1 *Lanes*), as `show`
+    /// says it; set by the caller ([`lanes_of`]).
+    pub lanes: Option<[String; 2]>,
     /// Every element of both requests in cache order.
     pub changes: Vec<Change>,
 }
@@ -287,6 +291,7 @@ pub fn diff(a: &Request, b: &Request) -> RequestDiff {
         dropped: Vec::new(),
         chained,
         note: None,
+        lanes: None,
         changes,
     };
     if out.differences().next().is_none() {
@@ -315,6 +320,12 @@ pub fn diff(a: &Request, b: &Request) -> RequestDiff {
                 },
             );
         }
+        Link::NewLane { .. } => {
+            out.note = Some(
+                "B continues A's conversation but is another agent's request: it shares neither the tool set nor the system prompt with A, so it starts its own lane and is not compared with A (SPEC §1 Lanes)"
+                    .into(),
+            );
+        }
         Link::Compaction { .. } => out.verdict = Verdict::Compaction,
         Link::AfterFailure { .. } => {
             out.note = Some(
@@ -340,6 +351,20 @@ pub fn diff(a: &Request, b: &Request) -> RequestDiff {
         }
     }
     out
+}
+
+/// The lanes of requests `a` and `b` of one stream `s` (see
+/// [`RequestDiff::lanes`]), with the request each is compared with named by
+/// its request index.
+pub fn lanes_of(s: &Stream, a: &Request, b: &Request) -> Option<[String; 2]> {
+    let lanes = conversation::lanes(s);
+    let line = |r: &Request| {
+        let pos = s.requests.iter().position(|x| std::ptr::eq(x, r))?;
+        let mut l = lanes.get(pos)?.clone();
+        l.compared_with = l.compared_with.map(|i| s.requests[i].index);
+        Some(crate::report::show::lane_line(&l))
+    };
+    Some([line(a)?, line(b)?])
 }
 
 /// The requests of a loaded input; a transcript is an error (`diff` compares

@@ -129,6 +129,9 @@ pub struct Unit {
     pub context_len: usize,
     /// Compact mode: how the context relates to the previous unit's.
     pub delta: Option<Delta>,
+    /// A request's lane (SPEC §1 *Lanes*): the agent it belongs to and the
+    /// request it is compared with (streams only).
+    pub lane: Option<crate::conversation::Lane>,
     /// Messages in order: the whole context, or (compact mode) those after
     /// the carried-over ones.
     pub messages: Vec<ShownMessage>,
@@ -302,15 +305,20 @@ pub fn show_each_texts(
                     return Err(missing(n, "request", &mut s.requests.iter().map(|r| r.index)));
                 };
                 sink.begin(&shown)?;
-                sink.units(&shown, vec![request_unit(r, usize::MAX)])?;
+                let mut u = request_unit(r, usize::MAX);
+                let pos = s.requests.iter().position(|x| std::ptr::eq(x, r)).unwrap_or(0);
+                u.lane = lane_of(s, &crate::conversation::lanes(s), pos);
+                sink.units(&shown, vec![u])?;
                 return sink.end(&shown);
             }
             sink.begin(&shown)?;
             let mut prev: Option<(usize, Vec<String>, Option<String>)> = None;
             let mut batch = Vec::new();
             let mut listed = 0;
-            for r in &s.requests {
+            let lanes = crate::conversation::lanes(s);
+            for (pos, r) in s.requests.iter().enumerate() {
                 let mut u = request_unit(r, if sink.wants_texts() { text_chars } else { 0 });
+                u.lane = lane_of(s, &lanes, pos);
                 if compact {
                     let hashes: Vec<String> = u.messages.iter().map(|m| m.hash.clone()).collect();
                     let tools = u.tools.as_ref().map(|t| t.hash.clone());
@@ -549,6 +557,18 @@ fn is_carrier(t: &Transcript, x: u32) -> bool {
     t.entries[x as usize].kind() == Some(MessageKind::Carrier)
 }
 
+/// The lane of the request at position `pos`, with the request it is
+/// compared with given by its request index (not its position); `None` for a
+/// stream of one request.
+fn lane_of(s: &Stream, lanes: &[crate::conversation::Lane], pos: usize) -> Option<crate::conversation::Lane> {
+    if s.requests.len() < 2 {
+        return None;
+    }
+    let mut l = lanes.get(pos)?.clone();
+    l.compared_with = l.compared_with.map(|i| s.requests[i].index);
+    Some(l)
+}
+
 fn request_unit(r: &Request, text_chars: usize) -> Unit {
     let mut messages = Vec::new();
     for sl in &r.slots {
@@ -583,6 +603,7 @@ fn request_unit(r: &Request, text_chars: usize) -> Unit {
         tools,
         context_len: messages.len(),
         delta: None,
+        lane: None,
         messages,
     }
 }
@@ -618,6 +639,7 @@ fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job,
         tools: None,
         context_len: j.context_len,
         delta: j.delta.clone(),
+        lane: None,
         messages,
     }
 }

@@ -169,7 +169,10 @@ impl StreamMemo {
         let mut conv_of: Vec<usize> = Vec::with_capacity(s.requests.len());
         for (j, l) in crate::conversation::links(s).into_iter().enumerate() {
             let c = match l {
-                Link::Continues { prev, .. } | Link::Compaction { prev } | Link::AfterFailure { prev } => conv_of[prev],
+                Link::Continues { prev, .. }
+                | Link::Compaction { prev }
+                | Link::AfterFailure { prev }
+                | Link::NewLane { prev } => conv_of[prev],
                 Link::First | Link::NewConversation { .. } => j,
             };
             conv_of.push(c);

@@ -134,6 +134,27 @@ pub fn set_tools(r: &mut Request, base: &str, key: &str, v: Option<&Value>) {
     }
 }
 
+/// Whether a recorded exchange's response says the model call failed (SPEC
+/// §1 *failed attempt*): an HTTP error status (≥ 400) — `status` as a number,
+/// vcrpy's `{code, message}` mapping, or `status_code` — or no response: a
+/// `null` one, or (HAR) status 0, which a browser writes for a request that
+/// got no answer. `resp` is the exchange's `response` value as recorded
+/// (`None`: the exchange records no response at all, which says nothing).
+pub fn response_failed(resp: Option<&Value>) -> bool {
+    let Some(resp) = resp else { return false };
+    if resp.is_null() {
+        return true;
+    }
+    let status = resp.get("status").or_else(|| resp.get("status_code")).or_else(|| resp.get("statusCode"));
+    let code = match status {
+        Some(Value::Object(o)) => o.get("code").and_then(Value::as_u64),
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(t)) => t.split_whitespace().next().and_then(|c| c.parse().ok()),
+        _ => None,
+    };
+    matches!(code, Some(c) if c >= 400 || c == 0)
+}
+
 /// Marks a user-role message as holding only tool results, when it does.
 pub fn classify_user(m: &mut Message) {
     if !m.blocks.is_empty() && m.blocks.iter().all(|b| b.kind == BlockKind::ToolResult) {
@@ -156,6 +177,24 @@ mod tests {
             json!({"model": "claude-sonnet-4-5", "tools": tools, "messages": [{"role": "user", "content": "hi"}]});
         let r = super::super::parse_body("anthropic-messages", &body, &Arc::from("r.json"), 0, "").expect("parses");
         r.tools.expect("tools").1
+    }
+
+    #[test]
+    fn failed_responses() {
+        use super::response_failed;
+        for (v, want) in [
+            (json!({"status": {"code": 404, "message": "Not Found"}}), true),
+            (json!({"status": {"code": 200, "message": "OK"}}), false),
+            (json!({"status": 500}), true),
+            (json!({"status_code": 429}), true),
+            (json!({"status": 0}), true),
+            (json!({"status": "200 OK"}), false),
+            (json!(null), true),
+            (json!({"body": {"id": "x"}}), false),
+        ] {
+            assert_eq!(response_failed(Some(&v)), want, "{v}");
+        }
+        assert!(!response_failed(None));
     }
 
     #[test]

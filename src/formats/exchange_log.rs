@@ -81,6 +81,9 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 r.session_id = Some(id.into());
             }
             let resp = v.get("response");
+            if super::body::response_failed(resp) {
+                r.outcome = Some(Outcome::PromptError);
+            }
             r.response_id = resp
                 .and_then(|r| r.get("body").and_then(|b| b.get("id")).or_else(|| r.get("id")))
                 .and_then(Value::as_str)

@@ -285,6 +285,9 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         if let Some(id) = session_header(req.and_then(|r| r.get("headers"))) {
             r.session_id = Some(id.into());
         }
+        if super::body::response_failed(e.get("response")) {
+            r.outcome = Some(Outcome::PromptError);
+        }
         r.response_id = response_id(e.get("response"));
         requests.push((started_ms(e), r));
     }

@@ -264,6 +264,9 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     }
     let has = |needle: &[u8]| memchr::memmem::find(t, needle).is_some();
     if t.starts_with(b"interactions:") || has(b"\ninteractions:") || t.starts_with(b"---") && has(b"interactions:") {
+        if vcr_cassette::interactions_is_mapping(t) {
+            return Ok(Detection::Unsupported(vcr_cassette::NOT_A_CASSETTE));
+        }
         return Ok(Detection::Format(vcr_cassette::ID));
     }
     Ok(Detection::Unknown)

@@ -49,7 +49,8 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         Some(Value::String(t)) => {
             let mut m = message(Role::User, MessageKind::UserTurn, ip.clone());
             m.blocks.push(text_block(BlockKind::Text, ip, t, v.get("input").unwrap_or(&Value::Null)));
-            m.json_hash = m.blocks[0].json_hash;
+            // The same element as the one-item list `[{"role": "user", "content": t}]`.
+            m.json_hash = plain_message_hash("user", t);
             r.messages.push(m);
         }
         Some(Value::Array(items)) => {
@@ -145,6 +146,45 @@ pub fn parse_item(it: &Value, p: String) -> Message {
             m.blocks.push(text_block(BlockKind::Other, p.clone(), "", it));
         }
     }
-    m.json_hash = chash(it);
+    m.json_hash = match (ty, plain_message_text(it)) {
+        ("message", Some((role, t))) => plain_message_hash(role, t),
+        _ => chash(it),
+    };
     m
+}
+
+/// Hash of a plain message item (see [`plain_message_text`]).
+fn plain_message_hash(role: &str, text: &str) -> u64 {
+    chash(&serde_json::json!({"role": role, "content": text}))
+}
+
+/// A message item that only says "role said this text", however serialised:
+/// `{"role", "content": t}`, with `"type": "message"`, or with content a list
+/// of one `input_text` / `output_text` / `text` part holding only `type` and
+/// `text`. A string `input` is such a user message; SDKs write the same
+/// message in any of these forms from one request to the next (SPEC §1:
+/// serialisation-only differences are removed).
+fn plain_message_text(it: &Value) -> Option<(&str, &str)> {
+    let o = it.as_object()?;
+    if o.keys().any(|k| !matches!(k.as_str(), "role" | "content" | "type")) {
+        return None;
+    }
+    if o.get("type").is_some_and(|t| t != "message") {
+        return None;
+    }
+    let role = o.get("role")?.as_str()?;
+    let text = match o.get("content")? {
+        Value::String(t) => t.as_str(),
+        Value::Array(a) => match a.as_slice() {
+            [Value::Object(p)]
+                if p.keys().all(|k| k == "type" || k == "text")
+                    && matches!(p.get("type").and_then(Value::as_str), Some("input_text" | "output_text" | "text")) =>
+            {
+                p.get("text")?.as_str()?
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((role, text))
 }

@@ -49,29 +49,15 @@ struct Cassette {
 #[derive(Deserialize)]
 struct Interaction {
     #[serde(default)]
-    request: Option<serde_saphyr::Spanned<Req>>,
+    request: Option<serde_saphyr::Spanned<Loose>>,
     #[serde(default)]
-    response: Option<Resp>,
+    response: Option<Loose>,
 }
 
-#[derive(Deserialize)]
-struct Req {
-    #[serde(default)]
-    method: Option<Loose>,
-    #[serde(default)]
-    uri: Option<Loose>,
-    #[serde(default)]
-    parsed_body: Option<Loose>,
-    #[serde(default)]
-    body: Option<Loose>,
-}
-
-#[derive(Deserialize)]
-struct Resp {
-    #[serde(default)]
-    parsed_body: Option<Loose>,
-    #[serde(default)]
-    body: Option<Loose>,
+/// A field of a request or response mapping (read from the YAML node as
+/// JSON, so a repeated key is read as PyYAML reads it: the last wins).
+fn field<'a>(m: &'a Loose, key: &str) -> Option<&'a Value> {
+    m.0.get(key).filter(|v| !v.is_null())
 }
 
 /// Any YAML node as JSON. `!!binary` scalars arrive as their base64 text
@@ -302,7 +288,7 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
 }
 
 /// The id of a recorded response.
-fn response_id(r: &Resp) -> Option<Box<str>> {
+fn response_id(r: &Loose) -> Option<Box<str>> {
     let id_of = |v: &Value| -> Option<Box<str>> {
         v.get("id")
             .or_else(|| v.get("responseId"))
@@ -310,12 +296,12 @@ fn response_id(r: &Resp) -> Option<Box<str>> {
             .and_then(Value::as_str)
             .map(Into::into)
     };
-    if let Some(Loose(v)) = &r.parsed_body {
+    if let Some(v) = field(r, "parsed_body") {
         if let Some(id) = id_of(v) {
             return Some(id);
         }
     }
-    let text = match r.body.as_ref().map(|l| &l.0) {
+    let text = match field(r, "body") {
         Some(Value::String(s)) => s.as_str(),
         Some(Value::Object(o)) => o.get("string").and_then(Value::as_str)?,
         _ => return None,
@@ -344,6 +330,25 @@ pub fn response_id_in_text(text: &str) -> Option<Box<str>> {
         .find_map(|v| id_of(&v))
 }
 
+/// Why a YAML file with `interactions:` is skipped when that key holds a
+/// mapping (SPEC §1: not a list of request/response pairs).
+pub const NOT_A_CASSETTE: &str = "a YAML file whose `interactions` is a mapping, not a list of request/response pairs: no VCR cassette (e.g. Mirascope's own response cache)";
+
+/// Whether the top-level `interactions:` key of a block YAML text (its first
+/// bytes) holds a mapping: its first content line below is a `key:` line,
+/// not a `- ` item, with no value on the key's own line.
+pub fn interactions_is_mapping(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("interactions:"));
+    let Some(key) = lines.next() else { return false };
+    let inline = key["interactions:".len()..].trim();
+    if !inline.is_empty() {
+        return inline.starts_with('{');
+    }
+    let Some(next) = lines.find_map(yline) else { return false };
+    !next.dash && ykey(next.rest).is_some()
+}
+
 /// Whether the YAML document has a top-level `interactions` key (for a
 /// forced `--input-format vcr-cassette`). A document that is not readable
 /// YAML counts as having one: [`load`] then says what is wrong with it.
@@ -361,11 +366,90 @@ pub fn has_interactions(src: &SourceRef) -> Result<bool> {
     })
 }
 
+/// `text` with every continuation line of a multi-line quoted scalar that is
+/// indented no deeper than the scalar's key indented one space past it
+/// (PyYAML reads such a scalar; see [`load`]); `None` when no line needed it.
+/// Lines are never added or removed, so line numbers stay exact.
+pub fn indent_quoted_continuations(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 256);
+    let mut changed = false;
+    // Inside a quoted scalar: (quote, indent its continuation lines need).
+    let mut open: Option<(u8, usize)> = None;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let from = match open {
+            Some((_, need)) => {
+                let ind = body.len() - body.trim_start_matches(' ').len();
+                if !body.trim().is_empty() && ind < need {
+                    out.extend(std::iter::repeat_n(' ', need - ind));
+                    changed = true;
+                }
+                0
+            }
+            None => {
+                let Some(y) = yline(body) else {
+                    out.push_str(line);
+                    continue;
+                };
+                // The value after `key:` (or after the `- ` markers).
+                let value_at = match ykey(y.rest) {
+                    Some((_, v)) if !v.is_empty() => y.eff + (v.as_ptr() as usize - y.rest.as_ptr() as usize),
+                    Some(_) => {
+                        out.push_str(line);
+                        continue;
+                    }
+                    None if y.dash => y.eff,
+                    None => {
+                        out.push_str(line);
+                        continue;
+                    }
+                };
+                match body.as_bytes().get(value_at) {
+                    Some(&q @ (b'\'' | b'"')) => {
+                        // One more than the key's column is not always enough
+                        // for the strict reader; two is (and changes no value).
+                        open = Some((q, y.eff + 2));
+                        value_at + 1
+                    }
+                    _ => {
+                        out.push_str(line);
+                        continue;
+                    }
+                }
+            }
+        };
+        // Scan for the closing quote.
+        if let Some((q, _)) = open {
+            let b = body.as_bytes();
+            let mut i = from;
+            while i < b.len() {
+                if q == b'"' && b[i] == b'\\' {
+                    i += 2;
+                    continue;
+                }
+                if b[i] == q {
+                    if q == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                        i += 2;
+                        continue;
+                    }
+                    open = None;
+                    break;
+                }
+                i += 1;
+            }
+        }
+        out.push_str(line);
+    }
+    changed.then_some(out)
+}
+
 /// How cassettes are read: nesting capped, `!!binary` kept as text (see [`load`]).
 fn yaml_options() -> serde_saphyr::Options {
     serde_saphyr::Options {
         budget: Some(serde_saphyr::Budget { max_depth: MAX_YAML_DEPTH, ..serde_saphyr::Budget::default() }),
         ignore_binary_tag_for_string: true,
+        // PyYAML (vcrpy) lets a repeated key's last value win.
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
         ..serde_saphyr::Options::default()
     }
 }
@@ -387,7 +471,23 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     // `!!binary` scalars are read as their base64 text (see the module doc):
     // decoding them in the YAML reader made any non-UTF-8 payload — even in a
     // field ctxlint never reads — fail the whole cassette (issue 13).
-    let cassette: Cassette = serde_saphyr::from_str_with_options(&text, yaml_options()).map_err(|e| {
+    //
+    // PyYAML (which vcrpy uses) reads what a strict reader refuses: a quoted
+    // scalar continued on lines indented level with its key. Such a text is
+    // read again with those lines indented one space more, which changes no
+    // value (a flow scalar's line breaks fold, leading spaces dropped) and no
+    // line number.
+    let first = serde_saphyr::from_str_with_options::<Cassette>(&text, yaml_options());
+    let cassette: Cassette = match first {
+        Err(e) if e.to_string().contains("invalid indentation in multiline quoted scalar") => {
+            match indent_quoted_continuations(&text) {
+                Some(fixed) => serde_saphyr::from_str_with_options(&fixed, yaml_options()),
+                None => Err(e),
+            }
+        }
+        other => other,
+    }
+    .map_err(|e| {
         let e = e.to_string();
         bad(format!("not a readable VCR cassette: {}", e.lines().next().unwrap_or("").trim_start_matches("error: ")))
     })?;
@@ -402,15 +502,15 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         };
         let line = u32::try_from(req.referenced.line()).ok().filter(|l| *l > 0);
         let req = &req.value;
-        let str_of = |l: &Option<Loose>| l.as_ref().and_then(|l| l.0.as_str().map(str::to_string)).unwrap_or_default();
-        let method = str_of(&req.method).to_ascii_uppercase();
-        let uri = str_of(&req.uri);
+        let str_of = |k: &str| field(req, k).and_then(Value::as_str).map(str::to_string).unwrap_or_default();
+        let method = str_of("method").to_ascii_uppercase();
+        let uri = str_of("uri");
         let endpoint = uri_path(&uri).to_string();
         let base = format!("/interactions/{i}/request");
         let model_call = !not_a_model_call(&method, &endpoint);
-        let body = match (&req.parsed_body, &req.body) {
-            (Some(Loose(v)), _) if v.is_object() || v.is_array() => Some((v.clone(), format!("{base}/parsed_body"))),
-            (_, Some(Loose(b))) => {
+        let body = match (field(req, "parsed_body"), field(req, "body")) {
+            (Some(v), _) if v.is_object() || v.is_array() => Some((v.clone(), format!("{base}/parsed_body"))),
+            (_, Some(b)) => {
                 let got = string_body(b).map(|(v, suffix)| (v, format!("{base}{suffix}")));
                 if got.is_none() && model_call {
                     if let Some((what, suffix)) = unreadable_body(b) {
@@ -434,6 +534,12 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             r.endpoint = Some(endpoint.into());
         }
         r.response_id = it.response.as_ref().and_then(response_id);
+        // An HTTP error status is a failed attempt (SPEC §1).
+        if let Some(resp) = &it.response {
+            if super::body::response_failed(Some(&resp.0)) {
+                r.outcome = Some(Outcome::PromptError);
+            }
+        }
         requests.push(r);
     }
     Ok(Input {

@@ -51,6 +51,10 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
     if let Some(n) = &d.note {
         let _ = writeln!(out, "  note: {n}");
     }
+    if let Some([la, lb]) = &d.lanes {
+        let _ = writeln!(out, "  A: {la}");
+        let _ = writeln!(out, "  B: {lb}");
+    }
     for p in &d.dropped {
         let what = match p.slot {
             Some(k) => format!("the `{}` slot", k.as_str()),
@@ -264,6 +268,7 @@ pub fn json(d: &RequestDiff) -> String {
         "dropped": d.dropped.iter().map(|p| json!({"pointer": p.pointer, "slot": p.slot.map(|k| k.as_str()), "text": crate::text::mask_secrets(&p.text)})).collect::<Vec<_>>(),
         "chained": d.chained,
         "note": d.note,
+        "lanes": d.lanes.as_ref().map(|[a, b]| json!({"a": a, "b": b})),
         "changes": changes,
         "unchanged": d.changes.iter().filter(|c| c.op == Op::Same).count(),
     });

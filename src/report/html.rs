@@ -96,6 +96,9 @@ pub struct Page {
     pub file: Vec<u32>,
     /// Streams: the files the requests are read from (masked); findings name these.
     pub files: Vec<String>,
+    /// Streams: each request's lane (SPEC §1 *Lanes*), as `show` says it
+    /// ("lane 1 (system "…"), compared with request 0"); empty for transcripts.
+    pub lane: Vec<String>,
     /// The messages, one JSON array per [`CHUNK`] units.
     pub chunks: Vec<String>,
     /// Request diffs (streams): `(unit position, JSON)`.
@@ -154,6 +157,7 @@ struct Meta<'a> {
     body: Option<&'a Vec<String>>,
     file: Option<&'a Vec<u32>>,
     files: &'a [String],
+    lane: Option<&'a Vec<String>>,
     texts_cut: bool,
 }
 
@@ -270,6 +274,7 @@ impl Sink for PageSink {
             p.new.push(u.messages.len() as u32);
             if !self.page.transcript {
                 let p = &mut self.page;
+                p.lane.push(u.lane.as_ref().map(crate::report::show::lane_line).unwrap_or_default());
                 p.body.push(u.pointer.clone().unwrap_or_default());
                 let f = u.path.clone().unwrap_or_default();
                 let k = match p.files.last() {
@@ -352,9 +357,14 @@ impl Page {
         if let crate::model::Body::Stream(s) = &input.body {
             let hot: BTreeSet<usize> = findings.iter().filter_map(|f| f.request).collect();
             let all = s.requests.len() <= DIFF_ALL_UNDER;
+            // Each request is diffed with the request the rules compare it
+            // with (its lane's predecessor, SPEC §1 Lanes), else the one before.
+            let lanes = crate::conversation::lanes(s);
             for k in 1..s.requests.len() {
                 if all || hot.contains(&s.requests[k].index) {
-                    let d = crate::diff::diff(&s.requests[k - 1], &s.requests[k]);
+                    let p = lanes.get(k).and_then(|l| l.compared_with).unwrap_or(k - 1);
+                    let mut d = crate::diff::diff(&s.requests[p], &s.requests[k]);
+                    d.lanes = crate::diff::lanes_of(s, &s.requests[p], &s.requests[k]);
                     page.diffs.push((k, diff_value(&d).to_string()));
                 }
             }
@@ -388,6 +398,7 @@ impl Page {
             body: (!self.transcript).then_some(&self.body),
             file: (!self.transcript).then_some(&self.file),
             files: &self.files,
+            lane: (!self.transcript && self.lane.iter().any(|l| !l.is_empty())).then_some(&self.lane),
             texts_cut: self.texts_cut,
         }
     }

@@ -74,11 +74,23 @@ fn delta_line(s: &Shown, u: &Unit, d: &Delta) -> Option<String> {
     })
 }
 
+/// Says which lane (agent) a request belongs to and what it is compared with.
+pub fn lane_line(l: &crate::conversation::Lane) -> String {
+    let agent = crate::text::mask_secrets(&l.agent);
+    match l.compared_with {
+        Some(p) => format!("lane {} ({agent}), compared with request {p}", l.lane),
+        None => format!("lane {} ({agent}), compared with no earlier request", l.lane),
+    }
+}
+
 /// Renders one unit as a table of its (listed) messages.
 fn unit_table(out: &mut String, s: &Shown, u: &Unit, color: bool) {
     out.push('\n');
     let title = unit_title(s, u);
     let _ = writeln!(out, "{}", if color { title.bold().to_string() } else { title });
+    if let Some(l) = u.lane.as_ref().map(lane_line) {
+        let _ = writeln!(out, "{}", if color { l.dimmed().to_string() } else { l });
+    }
     if let Some(l) = u.delta.as_ref().and_then(|d| delta_line(s, u, d)) {
         let _ = writeln!(out, "{}", if color { l.dimmed().to_string() } else { l });
     }
@@ -247,7 +259,16 @@ struct UnitJson<'a> {
     tools: Option<ToolsJson<'a>>,
     context_messages: usize,
     delta: Option<DeltaJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lane: Option<LaneJson>,
     messages: Vec<MessageJson<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct LaneJson {
+    lane: usize,
+    agent: String,
+    compared_with: Option<usize>,
 }
 
 fn unit_json(u: &Unit, with_text: bool) -> UnitJson<'_> {
@@ -270,6 +291,11 @@ fn unit_json(u: &Unit, with_text: bool) -> UnitJson<'_> {
             carried: d.carried,
             dropped: d.dropped,
             rebuilt: d.rebuilt,
+        }),
+        lane: u.lane.as_ref().map(|l| LaneJson {
+            lane: l.lane,
+            agent: crate::text::mask_secrets(&l.agent),
+            compared_with: l.compared_with,
         }),
         messages: u
             .messages

@@ -38,7 +38,10 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 ```
 
 ## What it does not flag
-- tool results and assistant text;
+- tool results and assistant text, and text the model wrote that is fed back to it (in a
+  stream, a block at least half of whose characters are lines of an assistant message of
+  any of its requests: a reflection critique given to the writer as user text, Aider's
+  "SEARCH/REPLACE block failed to match" message quoting the model's search block);
 - the latest compaction summary (earlier summaries are not in context at all);
 - a recurring prompt: a user turn whose text, per-message envelopes and timestamps aside,
   equals an earlier user turn's (heartbeat polls, cron triggers, a person repeating
@@ -174,6 +177,12 @@ pub const WRAPPERS: &[Wrapper] = &[
         pattern: r"^\[ERROR\] You did not use a tool in your previous response!(?s:.*?)\(This is an automated message, so do not respond to it conversationally\.\)|^\[ERROR\] You did not use a tool in your previous response![^\n]*$",
         source: "cline/cline src/core/prompts/responses.ts (noToolsUsed); Roo Code src/core/prompts/responses.ts (noToolsUsed)",
     },
+    Wrapper {
+        runtime: "DSPy",
+        what: "the output-format instruction `ChatAdapter` ends every user message with (each few-shot demo and the input): `Respond with the corresponding output fields, starting with the field …, and then ending with the marker for …`",
+        pattern: r"^Respond with the corresponding output fields, starting with the field [^\n]*",
+        source: "stanfordnlp/dspy dspy/adapters/chat_adapter.py (user_message_output_requirements), as recorded in openinference-instrumentation-dspy test cassettes",
+    },
 ];
 
 /// Markers of a runtime event delivered as a user-role message (OpenClaw's
@@ -230,6 +239,7 @@ const NEEDLES: &[&str] = &[
     "[ERROR] You did not use a tool",
     "<turn_aborted>",
     "<environment_details>",
+    "Respond with the corresponding output fields",
 ];
 
 static WRAPPER_NEEDLES: LazyLock<aho_corasick::AhoCorasick> =
@@ -310,6 +320,42 @@ fn blocks(s: &Settings, text: &str) -> Vec<String> {
         out.push(p.to_string());
     }
     out
+}
+
+/// Hashes of the trimmed lines (of at least 8 characters) the model wrote
+/// in a stream: the text blocks of every assistant-role message of every
+/// request (a reflection agent's critique is an assistant message of the
+/// critic's own requests even where another agent is given it as user text).
+fn model_written_lines(s: &Stream) -> foldhash::HashSet<u64> {
+    let mut out = foldhash::HashSet::default();
+    for r in &s.requests {
+        for m in r.messages.iter().filter(|m| m.role == Role::Assistant) {
+            for b in m.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
+                for l in b.text.lines().map(str::trim).filter(|l| l.len() >= 8) {
+                    out.insert(hash_str(l));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a context block is text the model wrote, fed back to it (SPEC
+/// §2 CTX102: a reflection critique; Aider's "SEARCH/REPLACE block failed to
+/// match" message, which quotes the model's search block under a header of
+/// its own): at least half of its characters are in lines the model wrote.
+fn written_by_model(model_lines: &foldhash::HashSet<u64>, block: &str) -> bool {
+    if model_lines.is_empty() {
+        return false;
+    }
+    let (mut total, mut theirs) = (0usize, 0usize);
+    for l in block.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        total += l.len();
+        if l.len() >= 8 && model_lines.contains(&hash_str(l)) {
+            theirs += l.len();
+        }
+    }
+    total > 0 && 2 * theirs >= total
 }
 
 /// The user turns of a transcript in write order, with the normalised keys
@@ -451,6 +497,7 @@ pub fn check(cx: &mut RuleContext) {
         }
     }
     if let Some(stream) = cx.stream {
+        let model_lines = model_written_lines(stream);
         for r in &stream.requests {
             let mut seen = Dupes::new();
             let mut counts: foldhash::HashMap<u64, u32> = Default::default();
@@ -506,6 +553,9 @@ pub fn check(cx: &mut RuleContext) {
                     let system = |m: Option<&Message>| m.is_none_or(|m| m.kind == MessageKind::SystemPrompt);
                     if system(fm) && system(*m) {
                         continue; // two system prompts or slot parts: CTX103's
+                    }
+                    if written_by_model(&model_lines, &cb) {
+                        continue; // the model's own text fed back to it
                     }
                     if !firsts.iter().any(|f| f.0 == k) {
                         firsts.push((k, first, *occ, cb.clone()));
@@ -587,6 +637,7 @@ mod tests {
             "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.\n\n# Reminder: Instructions for Tool Use\n\nTool uses are formatted using XML-style tags.\n\n# Next Steps\n\nIf you have completed the user's task, use the attempt_completion tool. \nIf you require additional information from the user, use the ask_followup_question tool. \n(This is an automated message, so do not respond to it conversationally.)",
             "<turn_aborted>\nThe user interrupted the previous turn on purpose. If any tools/commands were aborted, they may have partially executed; verify current state before retrying.\n</turn_aborted>",
             "<turn_aborted>\n  <turn_id>019d6d67-1</turn_id>\n  <reason>interrupted</reason>\n</turn_aborted>",
+            "Respond with the corresponding output fields, starting with the field `[[ ## answer ## ]]`, and then ending with the marker for `[[ ## completed ## ]]`.",
         ];
         for ex in examples {
             let text = format!("before\n\n{ex}\n\nafter");

@@ -17,7 +17,11 @@ The same system prompt / instructions text twice or more in one request, or in t
 of one step of a transcript: in the top-level `system` slot, `system` / `developer` role
 messages, `instructions`, a `<system>…</system>` user text, pydantic-ai `system-prompt`
 parts, or Codex `base_instructions` and `developer` messages — e.g. a system message
-re-added at each step of a run.
+re-added at each step of a run. Also one text that is two or more copies of one prompt of
+at least 200 characters joined by whitespace (a `systemInstruction` or `system` text, as a
+runtime that concatenates its system messages writes it: crewAI's Gemini provider joins
+every system message into `systemInstruction`, and after a retry holds the prompt twice),
+reported once at that text.
 
 ## Why it matters
 Every copy costs tokens on every request, and models weight repeated instructions
@@ -51,6 +55,49 @@ fn request_prompts(r: &Request) -> Vec<(Occ, String, String)> {
         }
     }
     out
+}
+
+/// Shortest prompt a repeated copy is judged on (SPEC §2 CTX103).
+const MIN_COPY: usize = 200;
+
+/// When `text` is two or more copies of one prompt of at least [`MIN_COPY`]
+/// characters joined by whitespace — as a runtime that concatenates its
+/// system messages into one slot writes it (crewAI's Gemini provider joins
+/// every system message into `systemInstruction` and, after a retry, holds
+/// the prompt twice) — the prompt and the number of copies.
+pub fn repeated_copies(text: &str) -> Option<(&str, usize)> {
+    let text = text.trim();
+    if text.len() < 2 * MIN_COPY {
+        return None;
+    }
+    // The second copy starts after whitespace with the first copy's opening.
+    let probe = &text.as_bytes()[..64.min(text.len())];
+    let finder = memchr::memmem::Finder::new(probe);
+    let mut from = MIN_COPY;
+    while let Some(k) = finder.find(&text.as_bytes()[from.min(text.len())..]) {
+        let at = from + k;
+        from = at + 1;
+        if !text.as_bytes()[at - 1].is_ascii_whitespace() || !text.is_char_boundary(at) {
+            continue;
+        }
+        let copy = text[..at].trim_end();
+        if copy.chars().count() < MIN_COPY {
+            continue;
+        }
+        let (mut rest, mut n) = (text, 0);
+        loop {
+            let Some(r) = rest.strip_prefix(copy) else { break };
+            n += 1;
+            if r.is_empty() {
+                return (n >= 2).then_some((copy, n));
+            }
+            if !r.starts_with(char::is_whitespace) {
+                break;
+            }
+            rest = r.trim_start();
+        }
+    }
+    None
 }
 
 /// `<system>…</system>` segments of a user text.
@@ -103,6 +150,27 @@ pub fn check(cx: &mut RuleContext) {
                     }
                 }
                 seen.push(k, occ);
+                if let Some((copy, n)) = repeated_copies(text) {
+                    let rel = ptr.strip_prefix(r.pointer.as_str()).unwrap_or(&ptr).to_string();
+                    if memo.is_new(&rel, &format!("copies\0{copy}")) {
+                        let mut f = Finding::new(
+                            RuleId::DuplicateSystemPrompt,
+                            &r.path,
+                            input.format,
+                            format!(
+                                "this system prompt text holds the same prompt ({} characters) {n} times, joined by whitespace",
+                                copy.chars().count()
+                            ),
+                        )
+                        .pointer(ptr.clone())
+                        .request(r.index)
+                        .excerpt(copy.to_string())
+                        .related(&r.path, r.line, ptr.clone(), "first copy (at the start of this text)")
+                        .help("join each system message into the slot once; do not re-add it on retry");
+                        f.line = r.line;
+                        cx.report(f);
+                    }
+                }
             }
         }
     }
@@ -160,6 +228,19 @@ pub fn check(cx: &mut RuleContext) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn repeated_copies_in_one_text() {
+        let p = "You are Calculator. ".repeat(12);
+        let p = p.trim();
+        assert_eq!(super::repeated_copies(&format!("{p}\n{p}")), Some((p, 2)));
+        assert_eq!(super::repeated_copies(&format!("{p}\n\n{p} {p}\n")), Some((p, 3)));
+        // Not whole copies, too short, or not separated by whitespace.
+        assert_eq!(super::repeated_copies(&format!("{p}\n{p} and more")), None);
+        assert_eq!(super::repeated_copies("short prompt\nshort prompt"), None);
+        assert_eq!(super::repeated_copies(&format!("{p}{p}")), None);
+        assert_eq!(super::repeated_copies(p), None);
+    }
+
     #[test]
     fn finds_system_tags() {
         assert_eq!(super::system_tags("a <system>x</system> b <system> y </system>"), vec!["x", "y"]);

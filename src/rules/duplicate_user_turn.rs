@@ -1,7 +1,9 @@
 //! CTX203 `duplicate-user-turn`.
 
 use super::{RuleContext, RuleId, RuleMeta};
+use crate::analysis::dup::StreamMemo;
 use crate::finding::{Finding, Severity};
+use crate::model::*;
 
 /// Metadata and documentation.
 pub const META: RuleMeta = RuleMeta {
@@ -37,6 +39,12 @@ it (a cron or heartbeat poll firing again), is a new turn, not a replay. A pi / 
 message is dated by its own `message.timestamp` (the entry's `timestamp` is written again
 when OpenClaw rewrites a transcript).
 
+In one recorded request (a cassette, an exchange log, a request body), a user turn equal to
+the user turn just before it with no assistant message between them is a replay too: the
+model reads the turn twice (crewAI re-appends the task after a failed or empty attempt).
+Reported at the second copy, once per conversation. In a cassette, HAR or exchange log an
+exchange whose response has an HTTP error status (or none) is a failed attempt.
+
 ## Why it matters
 Retry and fallback paths that replay the user's message make the model answer the same
 request twice: the user gets two replies, and tools with side effects run twice.
@@ -55,8 +63,72 @@ byte for byte (`not-append-only`); a compaction's kept tail re-sent after the su
 "#,
 };
 
+/// A user turn's content, for comparing two copies: its texts trimmed and
+/// the canonical hashes of its other blocks (images, files).
+fn turn_key(m: &Message) -> (Vec<&str>, Vec<u64>) {
+    let texts = m.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.trim()).collect();
+    let other = m.blocks.iter().filter(|b| b.kind != BlockKind::Text).map(|b| b.json_hash).collect();
+    (texts, other)
+}
+
+/// In one recorded request, a user turn equal to the user turn just before
+/// it with no assistant message between them (SPEC §2 CTX203): the model
+/// reads the turn twice. Reported at the second copy, once per conversation
+/// (a later request re-sending the pair is the same copy).
+fn check_stream(cx: &mut RuleContext, stream: &Stream) {
+    let input = cx.input;
+    let links = crate::conversation::links(stream);
+    let mut memo = StreamMemo::new(stream);
+    for (j, r) in stream.requests.iter().enumerate() {
+        memo.next_request();
+        let mut prev: Option<&Message> = None;
+        for m in &r.messages {
+            match m.kind {
+                MessageKind::UserTurn => {}
+                _ if m.role == Role::Assistant => {
+                    prev = None;
+                    continue;
+                }
+                _ => continue,
+            }
+            let key = turn_key(m);
+            let empty = key.0.iter().all(|t| t.is_empty()) && key.1.is_empty();
+            if let Some(p) = prev.filter(|p| !empty && turn_key(p) == key) {
+                let rel = m.pointer.strip_prefix(r.pointer.as_str()).unwrap_or(&m.pointer).to_string();
+                if memo.is_new(&rel, "duplicate-user-turn") {
+                    let failed = links[j]
+                        .prev()
+                        .filter(|&i| stream.requests[i].outcome == Some(Outcome::PromptError))
+                        .map(|i| format!(" (request {}'s exchange failed)", stream.requests[i].index))
+                        .unwrap_or_default();
+                    let text = m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n");
+                    let mut f = Finding::new(
+                        RuleId::DuplicateUserTurn,
+                        &r.path,
+                        input.format,
+                        format!(
+                            "this user turn is sent again right after its previous copy, with no assistant reply between them: the model reads it twice{failed}"
+                        ),
+                    )
+                    .pointer(m.pointer.to_string())
+                    .request(r.index)
+                    .excerpt(text)
+                    .related(&r.path, r.line, p.pointer.to_string(), "previous copy")
+                    .help("on retry, re-send the request as it was instead of appending the user message again");
+                    f.line = r.line;
+                    cx.report(f);
+                }
+            }
+            prev = Some(m);
+        }
+    }
+}
+
 /// Reports the replays found by the analysis.
 pub fn check(cx: &mut RuleContext) {
+    if let Some(stream) = cx.stream {
+        check_stream(cx, stream);
+    }
     let input = cx.input;
     let Some((t, an)) = cx.transcript else { return };
     for r in &an.replays {

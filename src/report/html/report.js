@@ -363,6 +363,7 @@
 
   function diffView(p, pos) {
     const out = [h("h3", null, `Compared with the previous ${what(p)}`)];
+    if (p.lane && p.lane[pos]) out.push(h("p", { class: "note" }, `This request's lane (agent): ${p.lane[pos]}.`));
     if (pos === 0) { out.push(h("p", { class: "note" }, `The first ${what(p)}: nothing to compare.`)); return out; }
     const c = p.carried[pos];
     const reason = D.rebuilt[p.rebuilt[pos]];
