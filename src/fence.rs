@@ -1890,8 +1890,10 @@ mod tests {
         assert_eq!(r.verdict, Verdict::AppendOwned, "{:?}", r.findings);
         let r = run(&old, &(old.clone() + &rec("u3", Some("u2"), "T", "user")));
         assert_eq!((r.verdict, rules(&r)), (Verdict::AppendForeign, vec![("foreign-append", Some(3))]));
-        let r = run(&old, &(old.clone() + &rec("u3", None, "S", "user")));
+        let r = run(&old, &(old.clone() + &rec("u3", None, "S", "assistant")));
         assert_eq!((r.verdict, rules(&r)), (Verdict::AppendMalformed, vec![("broken-parent-chain", Some(3))]));
+        // A prompt written anew after a rewind to the first one: a fork at the root.
+        assert_eq!(run(&old, &(old.clone() + &rec("u3", None, "S", "user"))).verdict, Verdict::AppendOwned);
         let cb = r#"{"type":"system","subtype":"compact_boundary","uuid":"u3","parentUuid":null,"sessionId":"S"}"#
             .to_string()
             + "\n";

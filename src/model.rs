@@ -729,6 +729,9 @@ struct EntryExtra {
     compaction: Option<Compaction>,
     /// `message.id` shared by the entries of one split model call.
     call_group: Option<Box<str>>,
+    /// A root by design that starts a fork at the root (Claude Code: a prompt
+    /// written anew in place of the first one after a rewind).
+    root_fork: bool,
 }
 
 impl Entry {
@@ -789,6 +792,15 @@ impl Entry {
         if g.is_some() || self.extra.is_some() {
             self.extra_mut().call_group = g;
         }
+    }
+    /// A root by design: a fork at the root, not a second root
+    /// (`broken-parent-chain`), e.g. Claude Code's rewind to the first prompt.
+    pub fn root_fork(&self) -> bool {
+        self.extra.as_ref().is_some_and(|x| x.root_fork)
+    }
+    /// Marks the entry a fork at the root.
+    pub fn set_root_fork(&mut self) {
+        self.extra_mut().root_fork = true;
     }
     /// Records that its message (packed as `bytes`) is at `r`.
     pub fn set_message_ref(&mut self, r: MsgRef, bytes: &[u8]) {

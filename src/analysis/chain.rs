@@ -75,7 +75,7 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
                 if e.sidechain {
                     continue;
                 }
-                if seen_root && !boundary {
+                if seen_root && !boundary && !e.root_fork() {
                     out.push(ChainDefect { entry: i, kind: DefectKind::SecondRoot, cuts_path: true, report: true });
                 }
                 seen_root = true;

@@ -54,6 +54,22 @@ fn inner_late(t: &Transcript, e: &Entry, last: Option<u32>, rerendered: bool) ->
     now > then.saturating_add(REPLAY_WINDOW_SECS) || (rerendered && now > then.saturating_add(RERENDERED_WINDOW_SECS))
 }
 
+/// Claude Code's interrupt marker, the user content it writes when the person
+/// stops a run (`[Request interrupted by user]`, `… for tool use]`): it ends
+/// an aborted attempt (SPEC §1 failed attempt; shapes as read by
+/// daaain/claude-code-log).
+fn is_interrupt_marker(text: &str, hash: u64) -> bool {
+    // A model-side text (tool results) may be kept only by its hash.
+    use std::sync::LazyLock;
+    static HASHES: LazyLock<[u64; 2]> = LazyLock::new(|| {
+        [
+            crate::hash::hash_str("[Request interrupted by user]"),
+            crate::hash::hash_str("[Request interrupted by user for tool use]"),
+        ]
+    });
+    text.trim_start().starts_with("[Request interrupted by user") || HASHES.contains(&hash)
+}
+
 #[derive(Default)]
 struct Attempt<'a> {
     calls: usize,
@@ -131,9 +147,18 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             att.model = m.model();
             continue;
         }
+        let interrupted = m.role() == Role::User
+            && !e.is_user_turn()
+            && m.blocks().any(|b| b.kind == BlockKind::Text && is_interrupt_marker(b.text(), b.text_hash));
         if let Some(r) = m.result_facts() {
             if r.synthetic_or_aborted {
                 att.synthetic = true;
+            }
+            if interrupted {
+                att.last_final = false;
+                if att.last != Some(Stop::Error) {
+                    att.last = Some(Stop::Aborted);
+                }
             }
             if e.time != 0 {
                 att.last_time = e.time;
@@ -142,6 +167,18 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             continue;
         }
         if !e.is_user_turn() {
+            if interrupted {
+                // The person stopped the run: the attempt ends aborted (or
+                // stays failed, when its last call had already failed).
+                att.calls = att.calls.max(1);
+                att.last_final = false;
+                if att.last != Some(Stop::Error) {
+                    att.last = Some(Stop::Aborted);
+                }
+                if e.time != 0 {
+                    att.last_time = e.time;
+                }
+            }
             continue;
         }
         if let Some(p) = *prev {

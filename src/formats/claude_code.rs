@@ -136,8 +136,17 @@ fn record<'b>(raw: &'b RawRecord<'_>, msg: Option<&'b RawMessage<'_>>) -> super:
             r.problem.get_or_insert("record `uuid` is not a non-empty string".into());
         }
     }
+    // Roots by design: a `compact_boundary`, a sub-agent's first record, and
+    // a person's prompt with `parentUuid: null` mid-file — Claude Code's rewind
+    // (Esc Esc, pick a message) branches from the picked prompt's parent, so a
+    // prompt written anew in place of the first one is a fork at the root.
+    let rewound_first_prompt = kind.as_deref() == Some("user")
+        && !rtrue(raw.is_meta)
+        && !rtrue(raw.is_compact_summary)
+        && msg.and_then(|m| m.content).is_some_and(|c| !c.get().contains("\"tool_result\""));
     r.root_exempt = (kind.as_deref() == Some("system") && rstr(raw.subtype).as_deref() == Some("compact_boundary"))
-        || rtrue(raw.is_sidechain);
+        || rtrue(raw.is_sidechain)
+        || rewound_first_prompt;
     r.kind = kind;
     r
 }
@@ -208,10 +217,6 @@ struct RawBlock<'a> {
 struct RawAttachment<'a> {
     #[serde(rename = "type", default, borrow)]
     atype: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    prompt: Option<&'a RawValue>,
     #[serde(rename = "commandMode", default, borrow)]
     command_mode: Option<&'a RawValue>,
 }
@@ -248,6 +253,11 @@ fn rtrue(v: Option<&RawValue>) -> bool {
 /// notices, mode switches, budgets, …) is bookkeeping.
 const INJECTED_ATTACHMENTS: &[&str] = &[
     "hook_additional_context",
+    "deferred_tools_delta",
+    "mcp_instructions_delta",
+    "compact_file_reference",
+    "plan_mode_exit",
+    "plan_mode_reentry",
     "nested_memory",
     "file",
     "edited_text_file",
@@ -336,6 +346,9 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
     let rec = record(&raw, msg.as_ref());
     let etype = rec.kind.as_deref().unwrap_or("");
     let mut entry = Entry::at(line, etype, hash);
+    if rec.root_exempt && etype == "user" && !rtrue(raw.is_sidechain) {
+        entry.set_root_fork();
+    }
     entry.id = rec.id.as_deref().map(Into::into);
     entry.sidechain = rtrue(raw.is_sidechain);
     entry.time = rstr(raw.timestamp).as_deref().map_or(0, crate::model::parse_time);
@@ -372,13 +385,26 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
             }
             None => unknown = true,
         },
-        "system" => {
-            if rstr(raw.subtype).as_deref() == Some("compact_boundary") {
+        "system" => match rstr(raw.subtype).as_deref() {
+            Some("compact_boundary") => {
                 entry.class = Class::Compaction;
                 // `new_root` is settled once parents are resolved.
                 entry.set_compaction(Some(Compaction { first_kept: None, new_root: false }));
             }
-        }
+            Some("api_error") => {
+                // A model call that failed: Claude Code writes one such record per
+                // failed try (`retryAttempt` of `maxRetries`, `error.status`) and
+                // retries; when the tries are spent it writes an API-error stub,
+                // and when the person interrupts the retries it writes
+                // `[Request interrupted by user]` (shapes as read by
+                // daaain/claude-code-log and ryoppippi/ccusage; SPEC §1 failed
+                // attempt). Loaded as a failed assistant stub that is no model
+                // call and is never sent again, like OpenClaw's prompt-error record.
+                entry.class = Class::Conversation;
+                packed = Some(crate::packed::pack(&api_error_stub(), texts));
+            }
+            _ => {}
+        },
         "attachment" => {
             if let Some(m) = attachment_message(raw.attachment) {
                 entry.class = Class::Conversation;
@@ -389,6 +415,14 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
         "tool_use" | "tool_result" => unknown = true,
         k if KNOWN_BOOKKEEPING.contains(&k) => {}
         _ => unknown = true,
+    }
+    if entry.class == Class::Bookkeeping {
+        // Claude Code writes its bookkeeping when the *next* run starts (a
+        // `queue-operation` for the typed prompt, an `away_summary` after a
+        // break, `last-prompt`, snapshots): such a record never dates the
+        // attempt before it (SPEC §2 CTX203: the failed attempt's last entry is
+        // its own last model-side entry or error record).
+        entry.time = 0;
     }
     Parsed::Entry(Box::new(ParsedEntry { entry, packed, parent, unknown, usage }))
 }
@@ -446,6 +480,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         if e.id.is_none() {
             e.parent = Parent::Detached;
             e.class = Class::Bookkeeping;
+            e.time = 0;
             e.is_model_call = false;
             e.clear_message();
             e.set_compaction(None);
@@ -588,7 +623,17 @@ fn user_message(m: &RawMessage, is_meta: bool, compact_summary: bool) -> Message
 fn assistant_message(m: &RawMessage, api_error_flag: bool, aborted: bool) -> (Message, Option<Box<str>>, bool) {
     let (bl, _) = blocks(m.content, false);
     let model = rstr(m.model);
-    let api_error = api_error_flag || model.as_deref() == Some("<synthetic>");
+    // `<synthetic>` assistant records are written by Claude Code itself, not
+    // by the model: an API-error stub (`isApiErrorMessage: true`; older builds
+    // wrote some without the flag), or the "No response requested." placeholder
+    // that answers a turn that asked for none (a resumed session's "Continue
+    // from where you left off.", an interrupted or superseded prompt). The
+    // placeholder is no error and no reply: transcript-only.
+    let synthetic = model.as_deref() == Some("<synthetic>");
+    let placeholder = synthetic
+        && !api_error_flag
+        && bl.iter().all(|b| b.kind == BlockKind::Text && b.text.trim() == NO_RESPONSE_REQUESTED);
+    let api_error = api_error_flag || (synthetic && !placeholder);
     let stop = if aborted {
         Stop::Aborted
     } else {
@@ -608,7 +653,7 @@ fn assistant_message(m: &RawMessage, api_error_flag: bool, aborted: bool) -> (Me
     let info = AssistantInfo {
         stop,
         model: model.as_deref().map(Into::into),
-        transcript_only: false,
+        transcript_only: placeholder,
         api_error,
         delivery_mirror: false,
         rewritten: false,
@@ -624,10 +669,37 @@ fn assistant_message(m: &RawMessage, api_error_flag: bool, aborted: bool) -> (Me
         json_hash: 0,
     };
     let group = rstr(m.id).filter(|s| !s.is_empty()).map(|s| s.as_ref().into());
-    (msg, group, !api_error)
+    (msg, group, !api_error && !placeholder)
+}
+
+/// The text of Claude Code's `<synthetic>` placeholder reply.
+const NO_RESPONSE_REQUESTED: &str = "No response requested.";
+
+/// The failed-attempt stub of a `system` `api_error` record: an assistant
+/// message that ended with an error, with no content and no model.
+fn api_error_stub() -> Message {
+    Message {
+        role: Role::Assistant,
+        kind: MessageKind::Assistant,
+        pointer: Cow::Borrowed(""),
+        blocks: Vec::new(),
+        assistant: Some(Box::new(AssistantInfo { stop: Stop::Error, ..Default::default() })),
+        result: None,
+        dynamic_ref: None,
+        json_hash: 0,
+    }
 }
 
 /// The Meta message of an injected attachment, or `None` (bookkeeping).
+///
+/// Claude Code turns each injected attachment into user content wrapped in
+/// `<system-reminder>` tags when it builds the request (shapes as written in
+/// real session files of CC 2.1.x and as read by daaain/claude-code-log and
+/// ryoppippi/ccusage). The session file records the attachment's data, not the
+/// fixed wording around it, so each is loaded as its data — the text that
+/// varies — inside `<system-reminder>` tags: a reminder sent again with the
+/// same data is the same block (CTX102 compares it), one sent with changed
+/// data (a todo list that moved on) is not, and its size counts.
 fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
     let v = v.filter(|v| v.get().starts_with('{'))?;
     let a: RawAttachment = serde_json::from_str(v.get()).unwrap_or_default();
@@ -635,34 +707,54 @@ fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
     if !INJECTED_ATTACHMENTS.contains(&kind.as_ref()) {
         return None;
     }
+    let obj: serde_json::Map<String, serde_json::Value> = serde_json::from_str(v.get()).unwrap_or_default();
     let mut blocks = Vec::new();
-    let (field, val) = match (a.content, a.prompt) {
-        (Some(c), _) => ("content", c),
-        (None, Some(p)) => ("prompt", p),
-        (None, None) => ("", v),
-    };
-    let base = format!("/attachment/{field}");
-    let s = val.get();
-    if field.is_empty() {
-        blocks.push(Block::new(BlockKind::Other, Cow::Borrowed("/attachment"), "", false));
-    } else if s.starts_with('"') {
-        blocks.push(Block::new(BlockKind::Text, Cow::Owned(base), &rstr(Some(val)).unwrap_or_default(), true));
-    } else if s.starts_with('[') {
-        let items: Vec<&RawValue> = serde_json::from_str(s).unwrap_or_default();
-        for (i, it) in items.iter().enumerate() {
-            let ptr = Cow::Owned(format!("{base}/{i}"));
-            match rstr(Some(it)) {
-                Some(text) => blocks.push(Block::new(BlockKind::Text, ptr, &text, true)),
-                None => blocks.push(Block::new(BlockKind::Other, ptr, "", false)),
-            }
+    // Kinds loaded from their data alone are labelled with the kind, so two
+    // notices of different kinds on the same data (a plan file entered and
+    // left) differ, and a reader sees what the block is.
+    let label = !matches!(
+        kind.as_ref(),
+        "hook_additional_context"
+            | "critical_system_reminder"
+            | "skill_listing"
+            | "file"
+            | "nested_memory"
+            | "queued_command"
+            | "edited_text_file"
+    );
+    for (field, text, media) in attachment_parts(&kind, &obj) {
+        let text = if label { format!("[{kind}]\n{text}") } else { text };
+        let ptr =
+            if field.is_empty() { Cow::Borrowed("/attachment") } else { Cow::Owned(format!("/attachment/{field}")) };
+        if media {
+            blocks.push(Block::new(BlockKind::Media, ptr, "", false));
+        } else if kind == "file" {
+            // A file read for the person's @-mention (or again after a
+            // compaction) is sent as a Read tool call and its result: tool
+            // output, which CTX102 does not compare (two files may share a
+            // paragraph); its size counts.
+            blocks.push(Block::new(BlockKind::Other, ptr, &text, true));
+        } else {
+            let wrapped = format!("<system-reminder>\n{text}\n</system-reminder>");
+            blocks.push(Block::new(BlockKind::Text, ptr, &wrapped, true));
         }
-    } else {
-        blocks.push(Block::new(BlockKind::Other, Cow::Owned(base), "", false));
+    }
+    if blocks.is_empty() {
+        blocks.push(Block::new(BlockKind::Other, Cow::Borrowed("/attachment"), "", false));
     }
     // A prompt the user typed while the model was working, handed to the model
     // mid-run: user-authored, so a user turn (it waits for its own reply).
     let queued_prompt = kind == "queued_command" && rstr(a.command_mode).is_none_or(|m| m == "prompt");
     let kind = if queued_prompt { MessageKind::UserTurn } else { MessageKind::Meta };
+    if queued_prompt {
+        // The person's own words: no reminder tags around them.
+        for b in &mut blocks {
+            if b.kind == BlockKind::Text {
+                let t = b.text.trim_start_matches("<system-reminder>\n").trim_end_matches("\n</system-reminder>");
+                *b = Block::new(BlockKind::Text, b.pointer.clone(), t, true);
+            }
+        }
+    }
     Some(Message {
         role: Role::User,
         kind,
@@ -673,6 +765,92 @@ fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
         dynamic_ref: None,
         json_hash: 0,
     })
+}
+
+/// The parts of an injected attachment: (field under `/attachment`, its
+/// text, is media). The data each kind carries, as Claude Code records it:
+/// - `todo_reminder` / `task_reminder`: `content`, the todo list / task list
+///   (objects, one line each; an empty list is still a reminder);
+/// - `deferred_tools_delta`: `addedLines` (else `addedNames`) and
+///   `removedNames`, the tool names announced;
+/// - `file`: `content.file.content` (an image file is media);
+///   `nested_memory`: `content.content`; `edited_text_file`: `snippet`;
+/// - `skill_listing`, `hook_additional_context`, `critical_system_reminder`:
+///   `content` (a string or strings); `queued_command`: `prompt` (a string or
+///   text blocks);
+/// - `date_change`: `newDate`; `compact_file_reference`: `filename`; plan-mode
+///   notices: `planFilePath`; any other kind: the record's data as JSON.
+fn attachment_parts(kind: &str, a: &serde_json::Map<String, serde_json::Value>) -> Vec<(String, String, bool)> {
+    use serde_json::Value;
+    let line = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        Value::Object(o) => match o.get("text") {
+            Some(Value::String(t)) if o.get("type").and_then(Value::as_str) == Some("text") => t.clone(),
+            _ => v.to_string(),
+        },
+        _ => v.to_string(),
+    };
+    // A string, or an array whose items are joined one a line.
+    let joined = |v: &Value| match v {
+        Value::Array(items) => items.iter().map(line).collect::<Vec<_>>().join("\n"),
+        other => line(other),
+    };
+    let field = |name: &str| a.get(name).map(|v| (name.to_string(), joined(v), false));
+    let mut out = Vec::new();
+    match kind {
+        "deferred_tools_delta" => {
+            let added = a.get("addedLines").filter(|v| v.as_array().is_some_and(|x| !x.is_empty()));
+            let (name, added) = match added {
+                Some(v) => ("addedLines", v),
+                None => ("addedNames", a.get("addedNames").unwrap_or(&Value::Null)),
+            };
+            let mut text = joined(added);
+            if let Some(r) = a.get("removedNames").filter(|v| v.as_array().is_some_and(|x| !x.is_empty())) {
+                text.push_str("\nremoved:\n");
+                text.push_str(&joined(r));
+            }
+            out.push((name.to_string(), text, false));
+        }
+        "file" => match a.get("content") {
+            Some(Value::Object(c)) if c.get("type").and_then(Value::as_str) == Some("text") => {
+                let text = c.get("file").and_then(|f| f.get("content")).map(joined).unwrap_or_default();
+                out.push(("content/file/content".to_string(), text, false));
+            }
+            Some(Value::Object(_)) => out.push(("content".to_string(), String::new(), true)),
+            Some(v) => out.push(("content".to_string(), joined(v), false)),
+            None => {}
+        },
+        "nested_memory" => match a.get("content") {
+            Some(Value::Object(c)) => {
+                out.push(("content/content".to_string(), c.get("content").map(joined).unwrap_or_default(), false))
+            }
+            Some(v) => out.push(("content".to_string(), joined(v), false)),
+            None => {}
+        },
+        "edited_text_file" => out.extend(field("snippet")),
+        "date_change" => out.extend(field("newDate")),
+        "compact_file_reference" => out.extend(field("filename")),
+        "plan_mode" | "plan_mode_exit" | "plan_mode_reentry" => out.extend(field("planFilePath")),
+        "queued_command" => out.extend(field("prompt").or_else(|| field("content"))),
+        "todo_reminder" | "task_reminder" => {
+            let text = a.get("content").map(joined).unwrap_or_default();
+            out.push(("content".to_string(), if text.is_empty() { "(empty list)".to_string() } else { text }, false));
+        }
+        _ => match a.get("content") {
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
+                for (i, it) in items.iter().enumerate() {
+                    out.push((format!("content/{i}"), line(it), false));
+                }
+            }
+            Some(v) => out.push(("content".to_string(), joined(v), false)),
+            None => {
+                let mut rest = a.clone();
+                rest.remove("type");
+                out.push((String::new(), Value::Object(rest).to_string(), false));
+            }
+        },
+    }
+    out
 }
 
 #[cfg(test)]
@@ -812,6 +990,35 @@ mod tests {
         // A second final text for the same turn is a duplicate reply, reported at its text.
         let s2 = format!("{s}\n{}", a("a6", "a5", "m4", r#"{"type":"text","text":"Again: core and cli."}"#, false));
         assert_eq!(rules(&s2), vec![("duplicate-reply".to_string(), 10)]);
+    }
+
+    #[test]
+    fn injected_attachments_carry_their_data_and_size() {
+        let names: Vec<String> = (0..2000).map(|i| format!("\"mcp__server__tool_{i}\"")).collect();
+        let s = [
+            U1.to_string(),
+            format!(
+                r#"{{"type":"attachment","uuid":"d1","parentUuid":"u1","sessionId":"s","attachment":{{"type":"deferred_tools_delta","addedNames":[{n}],"addedLines":[{n}],"removedNames":[]}}}}"#,
+                n = names.join(",")
+            ),
+            r#"{"type":"attachment","uuid":"t1","parentUuid":"d1","sessionId":"s","attachment":{"type":"todo_reminder","content":[{"content":"Fix the build","status":"pending","activeForm":"Fixing"}],"itemCount":1}}"#.to_string(),
+            r#"{"type":"attachment","uuid":"c1","parentUuid":"t1","sessionId":"s","attachment":{"type":"command_permissions","allowedTools":[]}}"#.to_string(),
+            r#"{"type":"system","subtype":"api_error","uuid":"e1","parentUuid":"c1","sessionId":"s","level":"error","error":{"status":503},"retryAttempt":1,"maxRetries":10}"#.to_string(),
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"e1","sessionId":"s","message":{"id":"m1","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"No response requested."}],"stop_reason":"stop_sequence"}}"#.to_string(),
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        let d = t.message(&t.entries[1]).unwrap();
+        assert_eq!((d.kind, d.blocks[0].pointer.as_ref()), (MessageKind::Meta, "/attachment/addedLines"));
+        assert!(d.blocks[0].text_len > 40_000, "{}", d.blocks[0].text_len);
+        let todo = t.message(&t.entries[2]).unwrap();
+        assert!(todo.blocks[0].text.contains("Fix the build") && todo.blocks[0].text.starts_with("<system-reminder>"));
+        assert_eq!(t.entries[3].class, Class::Bookkeeping);
+        let e = t.message(&t.entries[4]).unwrap().assistant.unwrap();
+        assert!(e.stop == Stop::Error && !t.entries[4].is_model_call);
+        let p = t.message(&t.entries[5]).unwrap().assistant.unwrap();
+        assert!(p.transcript_only && !p.api_error && !t.entries[5].is_model_call);
     }
 
     #[test]

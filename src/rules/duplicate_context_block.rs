@@ -451,6 +451,12 @@ pub fn check(cx: &mut RuleContext) {
                 continue; // the latest summary is exempt; earlier ones are not in context
             }
             let prompt = m.kind == MessageKind::UserTurn && !is_event(m);
+            // A Claude Code prompt is the person's own words: Claude Code puts
+            // what it injects in records of their own (attachments, `isMeta`
+            // records) or in `<system-reminder>` blocks, never inside the typed
+            // text, so a paragraph the person pasted again (the same error log)
+            // is no injected context.
+            let typed = prompt && input.format == crate::formats::claude_code::ID;
             let mut quiet: Option<bool> = replayed.contains(&(i as u32)).then_some(true);
             if prompt {
                 turns.list.push(i as u32);
@@ -458,6 +464,9 @@ pub fn check(cx: &mut RuleContext) {
             for (j, b, m) in dup::entry_blocks(pm.as_ref()) {
                 let occ = Occ { unit: i as u32, block: j };
                 for cb in blocks(settings, &b.text) {
+                    if typed && !cb.starts_with("<system-reminder>") {
+                        continue;
+                    }
                     let k = hash_str(&cb);
                     let (first, copies) = seen.copies_in_transcript(t, &an.tree, k, occ);
                     seen.push(k, occ);

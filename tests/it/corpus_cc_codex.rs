@@ -56,11 +56,12 @@ fn check_folder(folder: &str, expected: &[(&str, Vec<(String, u32)>)]) {
 fn claude_code_corpus() {
     // agentsessions-claude-small-all-record-types.jsonl is a synthetic catalogue whose
     // ids were trimmed to "[trimmed for fixture]": line 42 names its own uuid as parent
-    // (a cycle of one), 44 later records reuse that uuid with different content, and the
-    // user record at line 63 has `parentUuid: null` mid-file (a second root; line 51 is a
-    // compact_boundary, legal). The sidechain root at line 1 and the progress root at
-    // line 11 start separate chains (sub-agent / main).
-    let mut catalogue = vec![("broken-parent-chain".to_string(), 42), ("broken-parent-chain".to_string(), 63)];
+    // (a cycle of one), and 44 later records reuse that uuid with different content. The
+    // user prompt at line 63 has `parentUuid: null` mid-file: a prompt written anew after a
+    // rewind to the first one (a fork at the root, by design; line 51 is a compact_boundary,
+    // legal too). The sidechain root at line 1 and the progress root at line 11 start
+    // separate chains (sub-agent / main).
+    let mut catalogue = vec![("broken-parent-chain".to_string(), 42)];
     let reused: Vec<u32> = [43, 44, 45].into_iter().chain(47..=84).chain([87, 88, 89]).collect();
     catalogue.extend(many("broken-parent-chain", &reused));
     let expected: Vec<(&str, Vec<(String, u32)>)> = vec![
