@@ -376,14 +376,34 @@ fn related_prompts(a: &Agent, b: &Agent) -> bool {
 
 /// Whether two requests are of the same agent (SPEC §1 *Lanes*): system
 /// prompts equal or sharing half of the shorter, or the same tool set by
-/// names. An empty tool set is no evidence on its own when both requests
+/// names — but two non-empty tool sets without a common tool need equal
+/// prompts, and when one of them sends no system prompt, one tool set
+/// holding the other's (grown by a tool search, or no longer sent) is the
+/// same agent's. An empty tool set is no evidence on its own when both requests
 /// send system prompts and these are unrelated (two agents without tools —
 /// an essay writer and its critic — are told apart by their prompts); when
 /// one of them sends no system prompt, equal tool sets (none included) make
 /// them one agent, so a request that merely lost its system prompt is still
 /// compared (and the drop reported).
 fn same_agent(a: &Agent, b: &Agent) -> bool {
-    related_prompts(a, b) || (a.tools == b.tools && (!a.tools.is_empty() || a.system.is_empty() || b.system.is_empty()))
+    // Two tool sets that share no tool are two agents unless their prompts are
+    // equal (a retry that swaps the tool set): agents built from one prompt
+    // template (LangGraph's multi-agent collaboration: "You are a helpful AI
+    // assistant, collaborating with other assistants … You have access to the
+    // following tools: {tool_names}") share most of their prompt.
+    let disjoint =
+        !a.tools.is_empty() && !b.tools.is_empty() && a.tools.iter().all(|t| b.tools.binary_search(t).is_err());
+    if disjoint {
+        return !a.system.is_empty() && a.system_hash == b.system_hash && a.system == b.system;
+    }
+    if !a.system.is_empty() && !b.system.is_empty() {
+        return related_prompts(a, b) || (a.tools == b.tools && !a.tools.is_empty());
+    }
+    // One of them (or both) sends no system prompt: the tool set tells, as
+    // long as one holds the other's tools (a tool set that grew by a tool
+    // search, or tools no longer sent).
+    let within = |x: &[String], y: &[String]| x.iter().all(|t| y.binary_search(t).is_ok());
+    within(&a.tools, &b.tools) || within(&b.tools, &a.tools)
 }
 
 /// Whether `b`'s ids allow it to continue `a`'s conversation.
@@ -438,7 +458,9 @@ pub fn links(s: &Stream) -> Vec<Link> {
             l = lane_link(s, &agents, j, by_first.get(&(key.0, key.1, agents[j].hist.first().copied().unwrap_or(0))));
         }
         let l = match l.or(old) {
-            Some(Link::Continues { prev, chained: false }) if s.requests[prev].outcome == Some(Outcome::PromptError) => {
+            Some(Link::Continues { prev, chained: false })
+                if s.requests[prev].outcome == Some(Outcome::PromptError) =>
+            {
                 Link::AfterFailure { prev }
             }
             Some(l) => l,
@@ -1116,6 +1138,126 @@ mod tests {
         let p = &pairs(&s)[0];
         let r = p.rewrite.as_ref().expect("rewrite");
         assert_eq!((r.level, r.pointer.as_str()), (Level::Tools, ""));
+    }
+
+    fn chat(system: Option<&str>, tools: &[&str], msgs: Value) -> Value {
+        let mut m = msgs.as_array().cloned().unwrap_or_default();
+        if let Some(s) = system {
+            m.insert(0, json!({"role": "system", "content": s}));
+        }
+        let mut b = json!({ "messages": m });
+        if !tools.is_empty() {
+            b["tools"] = tools.iter().map(|t| json!({"type": "function", "function": {"name": t}})).collect();
+        }
+        b
+    }
+
+    #[test]
+    fn lanes_compare_each_agent_with_its_own_previous_request() {
+        let q = json!({"role": "user", "content": "GDP of France?"});
+        let sup = "You are a supervisor managing workers: researcher, coder.";
+        let res = "You are a research assistant. Use web_search.";
+        let s = stream(
+            "openai-chat",
+            &[
+                chat(Some(sup), &["route"], json!([q.clone()])),
+                chat(Some(res), &["web_search"], json!([q.clone()])),
+                chat(Some(res), &["web_search"], json!([q.clone(), {"role":"assistant","content":"3 T"}])),
+                chat(Some(sup), &["route"], json!([q.clone(), {"role":"assistant","content":"3 T"}])),
+                chat(None, &["run_python"], json!([q.clone(), {"role":"assistant","content":"3 T"}])),
+            ],
+        );
+        let l = links(&s);
+        assert_eq!(l[1], Link::NewLane { prev: 0 });
+        assert_eq!(l[2], Link::Continues { prev: 1, chained: false });
+        assert_eq!(l[3], Link::Continues { prev: 0, chained: false });
+        assert_eq!(l[4], Link::NewLane { prev: 3 });
+        assert!(pairs(&s).iter().all(|p| p.rewrite.is_none() && p.dropped.is_empty()));
+        let lanes = lanes(&s);
+        assert_eq!(
+            lanes.iter().map(|l| (l.lane, l.compared_with)).collect::<Vec<_>>(),
+            vec![(0, None), (1, None), (1, Some(1)), (0, Some(0)), (2, None)]
+        );
+        assert_eq!(lanes[4].agent, "no system prompt, tools run_python");
+    }
+
+    #[test]
+    fn agents_from_one_prompt_template_with_disjoint_tools_are_two_lanes() {
+        let t = "You are a helpful AI assistant, collaborating with other assistants. You have access to the following tools: ";
+        let q = json!({"role": "user", "content": "Chart the GDP."});
+        let s = stream(
+            "openai-chat",
+            &[
+                chat(Some(format!("{t}search.").as_str()), &["search"], json!([q.clone()])),
+                chat(
+                    Some(format!("{t}python_repl.").as_str()),
+                    &["python_repl"],
+                    json!([q.clone(), {"role":"assistant","content":"x"}]),
+                ),
+                // The same prompt with another tool set: a retry that swaps the tools, compared.
+                chat(
+                    Some(format!("{t}search.").as_str()),
+                    &["fetch"],
+                    json!([q.clone(), {"role":"assistant","content":"y"}]),
+                ),
+            ],
+        );
+        let l = links(&s);
+        assert_eq!(l[1], Link::NewLane { prev: 0 });
+        assert_eq!(l[2], Link::NewLane { prev: 1 });
+        let same = stream(
+            "openai-chat",
+            &[
+                chat(Some("Respond using the TranscriptSummary function."), &["TranscriptSummary"], json!([q.clone()])),
+                chat(
+                    Some("Respond using the TranscriptSummary function."),
+                    &["Patch"],
+                    json!([q.clone(), {"role":"assistant","content":"y"}]),
+                ),
+            ],
+        );
+        assert_eq!(links(&same)[1], Link::Continues { prev: 0, chained: false });
+        assert_eq!(pairs(&same)[0].rewrite.as_ref().map(|r| r.level), Some(Level::Tools));
+    }
+
+    #[test]
+    fn a_new_call_from_the_same_point_is_not_a_rewrite_a_kept_reply_is() {
+        let demos = json!([{"role":"user","content":"Q: capital of Germany?"},{"role":"assistant","content":"Berlin"}]);
+        let with = |q: &str| {
+            let mut m = demos.as_array().cloned().unwrap_or_default();
+            m.push(json!({"role": "user", "content": q}));
+            chat(Some("Answer."), &[], Value::Array(m))
+        };
+        let s = stream("openai-chat", &[with("Q: largest planet?"), with("Q: 7 times 8?")]);
+        assert_eq!(links(&s)[1], Link::Continues { prev: 0, chained: false });
+        assert!(pairs(&s)[0].rewrite.is_none());
+        // A changed earlier turn with the reply after it kept: a rewrite.
+        let s = stream(
+            "openai-chat",
+            &[
+                chat(
+                    None,
+                    &[],
+                    json!([{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]),
+                ),
+                chat(
+                    None,
+                    &[],
+                    json!([{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c2"},{"role":"assistant","content":"d"},{"role":"user","content":"e"}]),
+                ),
+            ],
+        );
+        assert_eq!(pairs(&s)[0].rewrite.as_ref().map(|r| r.pointer.as_str()), Some("/messages/2"));
+    }
+
+    #[test]
+    fn tool_names_of_every_provider_shape() {
+        assert_eq!(tool_names(r#"[{"type":"function","function":{"name":"b"}},{"name":"a"}]"#), vec!["a", "b"]);
+        assert_eq!(
+            tool_names(r#"[{"functionDeclarations":[{"name":"x"},{"name":"y"}]},{"googleSearch":{}}]"#),
+            vec!["googleSearch", "x", "y"]
+        );
+        assert_eq!(tool_names(r#"{"tools":[{"toolSpec":{"name":"t"}}]}"#), vec!["t"]);
     }
 
     #[test]

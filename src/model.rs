@@ -984,6 +984,10 @@ pub enum Outcome {
     /// The provider or the runtime refused the prompt (OpenClaw `promptError`):
     /// what the runtime sends next is its recovery, not a continuation to compare.
     PromptError,
+    /// A recorded exchange whose response has an HTTP error status, or none
+    /// (a cassette, HAR or exchange log: a failed attempt, SPEC §1). Unlike
+    /// [`Outcome::PromptError`] the next request is still compared with it.
+    Failed,
 }
 
 impl Outcome {
@@ -994,6 +998,7 @@ impl Outcome {
             Outcome::Aborted => "aborted",
             Outcome::TimedOut => "timed out",
             Outcome::PromptError => "prompt error",
+            Outcome::Failed => "failed",
         }
     }
 }

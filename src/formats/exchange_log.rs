@@ -82,7 +82,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             }
             let resp = v.get("response");
             if super::body::response_failed(resp) {
-                r.outcome = Some(Outcome::PromptError);
+                r.outcome = Some(Outcome::Failed);
             }
             r.response_id = resp
                 .and_then(|r| r.get("body").and_then(|b| b.get("id")).or_else(|| r.get("id")))

@@ -286,7 +286,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             r.session_id = Some(id.into());
         }
         if super::body::response_failed(e.get("response")) {
-            r.outcome = Some(Outcome::PromptError);
+            r.outcome = Some(Outcome::Failed);
         }
         r.response_id = response_id(e.get("response"));
         requests.push((started_ms(e), r));

@@ -537,7 +537,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         // An HTTP error status is a failed attempt (SPEC §1).
         if let Some(resp) = &it.response {
             if super::body::response_failed(Some(&resp.0)) {
-                r.outcome = Some(Outcome::PromptError);
+                r.outcome = Some(Outcome::Failed);
             }
         }
         requests.push(r);

@@ -21,7 +21,8 @@ re-added at each step of a run. Also one text that is two or more copies of one 
 at least 200 characters joined by whitespace (a `systemInstruction` or `system` text, as a
 runtime that concatenates its system messages writes it: crewAI's Gemini provider joins
 every system message into `systemInstruction`, and after a retry holds the prompt twice),
-reported once at that text.
+reported once at that text; a short text repeated over and over (padding to reach a
+prompt-cache minimum, as test suites write it) is not such copies.
 
 ## Why it matters
 Every copy costs tokens on every request, and models weight repeated instructions
@@ -67,7 +68,7 @@ const MIN_COPY: usize = 200;
 /// the prompt twice) — the prompt and the number of copies.
 pub fn repeated_copies(text: &str) -> Option<(&str, usize)> {
     let text = text.trim();
-    if text.len() < 2 * MIN_COPY {
+    if text.len() < 2 * MIN_COPY || short_period(text.as_bytes()) {
         return None;
     }
     // The second copy starts after whitespace with the first copy's opening.
@@ -98,6 +99,28 @@ pub fn repeated_copies(text: &str) -> Option<(&str, usize)> {
         }
     }
     None
+}
+
+/// Whether `t` is one short text (under [`MIN_COPY`] bytes) repeated over and
+/// over: padding written on purpose to reach a prompt-cache minimum
+/// (pydantic-ai's cache tests send `"YOU MUST RESPONSE ONLY WITH SINGLE
+/// NUMBER\n" * 100`), not a prompt joined into its slot more than once.
+fn short_period(t: &[u8]) -> bool {
+    // KMP failure function: the smallest period is n - pi[n-1].
+    let n = t.len();
+    let mut pi = vec![0usize; n];
+    for i in 1..n {
+        let mut k = pi[i - 1];
+        while k > 0 && t[i] != t[k] {
+            k = pi[k - 1];
+        }
+        if t[i] == t[k] {
+            k += 1;
+        }
+        pi[i] = k;
+    }
+    let period = n - pi[n - 1];
+    period < MIN_COPY && 2 * pi[n - 1] >= n
 }
 
 /// `<system>…</system>` segments of a user text.
@@ -230,8 +253,8 @@ pub fn check(cx: &mut RuleContext) {
 mod tests {
     #[test]
     fn repeated_copies_in_one_text() {
-        let p = "You are Calculator. ".repeat(12);
-        let p = p.trim();
+        let p = (0..30).map(|i| format!("Rule {i} applies.")).collect::<Vec<_>>().join(" ");
+        let p = p.as_str();
         assert_eq!(super::repeated_copies(&format!("{p}\n{p}")), Some((p, 2)));
         assert_eq!(super::repeated_copies(&format!("{p}\n\n{p} {p}\n")), Some((p, 3)));
         // Not whole copies, too short, or not separated by whitespace.
@@ -239,6 +262,8 @@ mod tests {
         assert_eq!(super::repeated_copies("short prompt\nshort prompt"), None);
         assert_eq!(super::repeated_copies(&format!("{p}{p}")), None);
         assert_eq!(super::repeated_copies(p), None);
+        // A short line repeated to pad a prompt past a cache minimum: not copies of a prompt.
+        assert_eq!(super::repeated_copies(&"YOU MUST RESPONSE ONLY WITH SINGLE NUMBER\n".repeat(100)), None);
     }
 
     #[test]

@@ -98,7 +98,7 @@ fn check_stream(cx: &mut RuleContext, stream: &Stream) {
                 if memo.is_new(&rel, "duplicate-user-turn") {
                     let failed = links[j]
                         .prev()
-                        .filter(|&i| stream.requests[i].outcome == Some(Outcome::PromptError))
+                        .filter(|&i| matches!(stream.requests[i].outcome, Some(Outcome::PromptError | Outcome::Failed)))
                         .map(|i| format!(" (request {}'s exchange failed)", stream.requests[i].index))
                         .unwrap_or_default();
                     let text = m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n");

@@ -388,8 +388,15 @@ fn legacy_user_id_sessions_separate_request_body_files() {
         false,
     );
     assert_eq!(got, vec![]);
+    // The same session is compared. (Issue 31: `other` alone replaces the
+    // last user turn — a new call from the same point, no rewrite — so the
+    // compared request carries a reply after the changed turn.)
+    let changed = json!([
+        {"role":"user","content":[{"type":"text","text":"<system-reminder>ctx</system-reminder>"},{"type":"text","text":"two"}]},
+        {"role":"assistant","content":[{"type":"text","text":"ok"}]},
+        {"role":"user","content":[{"type":"text","text":"three"}]}]);
     let (got, _) = check_dir(
-        &bodies(&[cc_body(Some(&legacy("11111111-aaaa")), first), cc_body(Some(&legacy("11111111-aaaa")), other)]),
+        &bodies(&[cc_body(Some(&legacy("11111111-aaaa")), first), cc_body(Some(&legacy("11111111-aaaa")), changed)]),
         false,
     );
     assert_eq!(got, vec![f("history-rewrite", 1, "/messages/0/content/1", "warning")]);
