@@ -23,6 +23,7 @@ mod fence;
 mod fence_props;
 mod flood;
 mod formats_out;
+mod first_hour;
 mod found;
 mod fuzz_regressions;
 mod gemini_cli;
