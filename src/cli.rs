@@ -572,9 +572,7 @@ fn dispatch(mut cli: Cli) -> i32 {
     }
     let (quiet, verbose) = (cli.quiet, cli.verbose);
     let result = match cli.command {
-        Command::Check(a) => {
-            split_config_options(CheckArgs { quiet, verbose, ..a }).and_then(|a| cmd_check(a, color))
-        }
+        Command::Check(a) => split_config_options(CheckArgs { quiet, verbose, ..a }).and_then(|a| cmd_check(a, color)),
         Command::Fence(a) => cmd_fence(a, color),
         Command::Diff(a) => cmd_diff(a, color),
         Command::Show(a) => cmd_show(a, color),
@@ -1299,7 +1297,9 @@ fn cmd_diff(a: DiffArgs, color: ColorChoice) -> crate::Result<i32> {
     use crate::diff::{self, Verdict};
     let named: Vec<String> = std::iter::once(a.a.clone()).chain(a.b.clone()).collect();
     refuse_overwrite(&named, &[], &[("-o", &a.output_file)])?;
-    let discover = crate::inputs::DiscoverOptions { forced: a.input_format, not_inputs: a.output_file.iter().cloned().collect(),
+    let discover = crate::inputs::DiscoverOptions {
+        forced: a.input_format,
+        not_inputs: a.output_file.iter().cloned().collect(),
         ..Default::default()
     };
     let first = load_path(&a.a, &discover)?;
@@ -1420,7 +1420,9 @@ const FULL_WARN_UNITS: usize = 2000;
 fn cmd_show(a: ShowArgs, color: ColorChoice) -> crate::Result<i32> {
     use crate::show::{Mode, show_each};
     refuse_overwrite(std::slice::from_ref(&a.path), &[], &[("-o", &a.output_file)])?;
-    let discover = crate::inputs::DiscoverOptions { forced: a.input_format, not_inputs: a.output_file.iter().cloned().collect(),
+    let discover = crate::inputs::DiscoverOptions {
+        forced: a.input_format,
+        not_inputs: a.output_file.iter().cloned().collect(),
         ..Default::default()
     };
     if a.html {

@@ -206,7 +206,10 @@ fn read_table(path: &Path) -> Result<toml::Table> {
             Some(toml::Value::Table(mut tool)) => match tool.remove("ctxlint") {
                 Some(toml::Value::Table(t)) => t,
                 Some(_) => {
-                    return Err(Error::Config { path: path.to_path_buf(), reason: "[tool.ctxlint] is not a table".into() });
+                    return Err(Error::Config {
+                        path: path.to_path_buf(),
+                        reason: "[tool.ctxlint] is not a table".into(),
+                    });
                 }
                 None => toml::Table::new(),
             },

@@ -62,10 +62,7 @@ struct NotInputs(Vec<(std::ffi::OsString, PathBuf)>);
 impl NotInputs {
     fn new(paths: &[PathBuf]) -> NotInputs {
         NotInputs(
-            paths
-                .iter()
-                .filter_map(|p| Some((p.file_name()?.to_os_string(), crate::safety::resolve(p))))
-                .collect(),
+            paths.iter().filter_map(|p| Some((p.file_name()?.to_os_string(), crate::safety::resolve(p)))).collect(),
         )
     }
 
@@ -444,7 +441,8 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
         if e.depth() == 0 {
             return true;
         }
-        if e.file_type().is_some_and(|t| t.is_dir()) && VCS_DIRS.iter().any(|d| e.file_name() == std::ffi::OsStr::new(d))
+        if e.file_type().is_some_and(|t| t.is_dir())
+            && VCS_DIRS.iter().any(|d| e.file_name() == std::ffi::OsStr::new(d))
         {
             return false;
         }

@@ -599,11 +599,8 @@ fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job,
         let xe = &t.entries[x as usize];
         let Some(mut m) = t.message(xe) else { continue };
         // Loaded with compact texts, the text its first line comes from may not
-        // be kept (loaded as the loader gives them, a reload adds nothing); one
-        // step shown in full (`--step N`) reads every text it did not keep, a
-        // tool call's arguments among them (issue 33: "61 bytes, not kept").
-        let full_step = text_chars == usize::MAX && m.blocks.iter().any(|b| !b.has_full_text());
-        if t.texts == crate::packed::Texts::Compact && (full_step || needs_reload(&m.blocks)) {
+        // be kept (loaded as the loader gives them, a reload adds nothing).
+        if t.texts == crate::packed::Texts::Compact && needs_reload(&m.blocks) {
             if let Some(full) = reload.message(xe) {
                 m.blocks = full.blocks;
             }

@@ -34,7 +34,10 @@ pub fn fit(t: &mut comfy_table::Table, whole: &[usize]) {
     let widths = t.column_max_content_widths();
     for &i in whole {
         if let (Some(c), Some(&n)) = (t.column_mut(i), widths.get(i)) {
-            c.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(n)));
+            // The boundary counts the column's padding (one space each side).
+            c.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(
+                n.saturating_add(2),
+            )));
         }
     }
 }

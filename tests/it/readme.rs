@@ -66,7 +66,11 @@ fn the_two_commands_at_the_top_are_the_main_job_and_the_tests_ci_runs() {
         .unwrap()
         .iter()
         .map(|f| {
-            (f["rule"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap(), f["severity"].as_str().unwrap().into())
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["severity"].as_str().unwrap().into(),
+            )
         })
         .collect();
     let dup = |line| ("duplicate-user-turn".to_string(), line, "error".to_string());
@@ -80,7 +84,10 @@ fn the_two_commands_at_the_top_are_the_main_job_and_the_tests_ci_runs() {
     // And as printed (human output): both findings.
     let human = Command::new(bin()).current_dir(root()).args(&args).env("NO_COLOR", "1").output().unwrap();
     let s = String::from_utf8_lossy(&human.stdout);
-    assert!(s.contains("examples/openclaw-session.jsonl:11:") && s.contains("examples/openclaw-session.jsonl:26:"), "{s}");
+    assert!(
+        s.contains("examples/openclaw-session.jsonl:11:") && s.contains("examples/openclaw-session.jsonl:26:"),
+        "{s}"
+    );
 }
 
 /// The HTML section's command, run as printed from the project root (its
@@ -276,7 +283,10 @@ fn the_hooks_of_pre_commit_hooks_yaml_are_what_the_readme_names() {
         assert_eq!(h["args"], serde_json::json!(["."]));
     }
     let text = readme();
-    assert!(text.contains("`cargo install --path .`") && text.contains("`pip install\n./python`"), "README says how to put ctxlint on PATH");
+    assert!(
+        text.contains("`cargo install --path .`") && text.contains("`pip install\n./python`"),
+        "README says how to put ctxlint on PATH"
+    );
 }
 
 #[test]
@@ -339,8 +349,7 @@ fn the_rust_hook_of_the_repository_builds_ctxlint_and_reports_the_one_defect() {
         panic!("pre-commit is not installed: .ci/run installs it from PyPI");
     };
     let listed = git(root(), &["ls-files", "-co", "--exclude-standard"]);
-    let files: Vec<String> =
-        listed.lines().filter(|f| root().join(f).is_file()).map(str::to_string).collect();
+    let files: Vec<String> = listed.lines().filter(|f| root().join(f).is_file()).map(str::to_string).collect();
     let d = tempfile::tempdir().unwrap();
     let rev = hook_repository(d.path(), &files);
     let hook = remote_hook_config(d.path(), &rev, "ctxlint");

@@ -136,8 +136,7 @@ fn an_output_inside_a_walked_folder_is_written_and_never_read_as_an_input() {
         assert_eq!(results.len(), 1, "round {round}: {results:?}");
         assert_eq!(results[0]["ruleId"], "CTX403");
         assert_eq!(
-            results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-            "sessions/a/x.jsonl",
+            results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "sessions/a/x.jsonl",
             "round {round}"
         );
     }
@@ -148,8 +147,14 @@ fn an_output_inside_a_walked_folder_is_written_and_never_read_as_an_input() {
     assert!(out.contains("sessions/a/x.jsonl") && !out.contains("report.sarif"), "{out}");
     // Deep inside the walked folder, with JSON: the same, twice.
     for _ in 0..2 {
-        let (code, _, err) =
-            run(ctxlint().current_dir(d.path()).args(["check", "sessions", "-o", "sessions/a/r.json", "--output-format", "json"]));
+        let (code, _, err) = run(ctxlint().current_dir(d.path()).args([
+            "check",
+            "sessions",
+            "-o",
+            "sessions/a/r.json",
+            "--output-format",
+            "json",
+        ]));
         assert_eq!((code, err.as_str()), (Some(1), ""));
         let v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(d.path().join("sessions/a/r.json")).unwrap()).unwrap();
