@@ -26,6 +26,11 @@ pub struct Options {
     pub select: Vec<String>,
     /// `--ignore`: as `select`.
     pub ignore: Vec<String>,
+    /// `--extend-select`: as `select`, added to it (and turned on where a
+    /// configuration turns them off).
+    pub extend_select: Vec<String>,
+    /// `--config KEY=VALUE`: TOML pairs over the configuration in force.
+    pub config_inline: Vec<String>,
     /// `--input-format ID`.
     pub input_format: Option<String>,
     /// `--fail-on`: the severity at or above which a finding fails.
@@ -53,12 +58,15 @@ fn forced(o: &Options) -> Result<Option<&'static str>> {
 
 /// The configurations of a check, as the command builds them from its options.
 pub fn config_set(o: &Options) -> Result<ConfigSet> {
+    let inline = crate::config::parse_inline(&o.config_inline)?;
     let source = match (&o.config, o.isolated) {
         (_, true) => Source::Isolated,
-        (Some(p), false) => Source::Fixed(Arc::new(Config::load(p)?)),
+        (Some(p), false) => Source::Fixed(Arc::new(Config::load_with(Some(p), &inline)?)),
         (None, false) => Source::Discover,
     };
     let mut set = ConfigSet::new(source);
+    // With --isolated, inline settings are all there is (as ruff's --isolated with --config).
+    set.inline = inline;
     if !o.select.is_empty() {
         let selected = parse_rules("--select", &o.select)?;
         if selected.is_empty() {
@@ -69,6 +77,7 @@ pub fn config_set(o: &Options) -> Result<ConfigSet> {
         set.select = Some(selected);
     }
     set.ignore = parse_rules("--ignore", &o.ignore)?;
+    set.extend_select = parse_rules("--extend-select", &o.extend_select)?;
     Ok(set)
 }
 

@@ -166,6 +166,7 @@ pub fn table() -> String {
     for f in FORMATS {
         t.add_row(vec![f.id, if supported(f.id) { "yes" } else { "not yet" }, f.kind, f.what, f.location]);
     }
+    crate::report::term::fit(&mut t, &[0, 1, 2]);
     let mut out: String = t.to_string().lines().map(|l| l.trim_end().to_string() + "\n").collect();
     out.push_str("\nDetection is by content; `--input-format ID` forces a supported format.\n");
     out

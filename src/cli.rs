@@ -39,9 +39,11 @@ macro_rules! say_lines {
 
 /// Lint what LLM agents send to their models.
 ///
-/// ctxlint reads session transcripts (pi/OpenClaw, Claude Code, Codex) and
-/// recorded request bodies (OpenAI, Anthropic, Gemini, Bedrock, pydantic-ai,
-/// exchange logs, VCR cassettes), rebuilds the context the model saw at each
+/// ctxlint reads session transcripts (pi/OpenClaw, Claude Code, Codex, Gemini
+/// CLI and Qwen Code, Copilot CLI, Cline and Roo/Kilo Code, OpenCode and Kilo
+/// CLI; aider, the AI SDK, OpenAI Agents, LangGraph) and recorded request
+/// bodies (OpenAI, Anthropic, Gemini, Bedrock, pydantic-ai, exchange logs, VCR
+/// cassettes, HAR, OpenTelemetry GenAI spans), rebuilds the context the model saw at each
 /// step, and reports defects: context rendered twice, system prompts dropped
 /// or duplicated, history rewritten under the prompt cache, tool calls without
 /// results, replayed user turns, duplicate replies, and session files that
@@ -60,6 +62,13 @@ struct Cli {
     /// When to use colour; `auto` follows NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE, CLICOLOR=0, TERM=dumb and the terminal.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     color: ColorChoice,
+    /// `check`: print the findings only: no summary line, no notes on standard error.
+    #[arg(short = 'q', long, conflicts_with = "verbose", global = true)]
+    quiet: bool,
+    /// `check`: also print, on standard error, every checked input with its format and
+    /// size (entries or requests) and the time each phase took.
+    #[arg(short = 'v', long, global = true)]
+    verbose: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -148,9 +157,18 @@ struct CheckArgs {
     /// invalid configuration, nothing checked at all — still exit 2).
     #[arg(long)]
     exit_zero: bool,
-    /// Use this configuration file instead of the nearest ctxlint.toml.
-    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    /// A configuration file to use instead of the ones found (ctxlint.toml, .ctxlint.toml, or a
+    /// pyproject.toml's [tool.ctxlint]), or a TOML `KEY = VALUE` pair that overrides one setting
+    /// of the configuration in force (`--config 'fail-on = "error"'`, `--config
+    /// 'rules.CTX101 = "off"'`); repeatable, as ruff's --config.
+    #[arg(long = "config", value_name = "CONFIG_OPTION")]
+    config_options: Vec<String>,
+    /// The file among `--config` options.
+    #[arg(skip)]
     config: Option<PathBuf>,
+    /// The `KEY = VALUE` pairs among `--config` options.
+    #[arg(skip)]
+    config_inline: Vec<String>,
     /// Ignore every configuration file.
     #[arg(long)]
     isolated: bool,
@@ -160,6 +178,15 @@ struct CheckArgs {
     /// Never these rules (names or codes, comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     ignore: Vec<String>,
+    /// These rules besides those of --select (names, codes or prefixes, comma-separated); turns
+    /// on a rule a configuration turns off.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    extend_select: Vec<String>,
+    /// Leave out of the walk the files and folders matching these globs (comma-separated),
+    /// matched against each one's name and its path below the folder checked (`--exclude
+    /// 'archive/**,*.bak.jsonl'`); files named on the command line are always checked.
+    #[arg(long, value_delimiter = ',', value_name = "GLOB")]
+    exclude: Vec<String>,
     /// Print counts per rule instead of the findings.
     #[arg(long)]
     statistics: bool,
@@ -175,12 +202,11 @@ struct CheckArgs {
     /// Lowest severity that makes the run exit 1 (overrides `fail-on` in the configuration).
     #[arg(long, value_enum, value_name = "SEVERITY")]
     fail_on: Option<FailOn>,
-    /// Print the findings only: no summary line, no notes on standard error.
-    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    /// `-q`/`--quiet`, a global option (before or after the subcommand, as ruff's).
+    #[arg(skip)]
     quiet: bool,
-    /// Also print, on standard error, every checked input with its format and
-    /// size (entries or requests) and the time each phase took.
-    #[arg(short = 'v', long)]
+    /// `-v`/`--verbose`, a global option.
+    #[arg(skip)]
     verbose: bool,
 }
 
@@ -212,18 +238,21 @@ With no PATH, check scans the session folders of the agents installed on this ma
 ~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions,
 ~/.gemini/tmp/*/chats and its /chat save checkpoints (~/.gemini/tmp/*/checkpoint-*.json),
 ~/.qwen/projects/*/chats, ~/.copilot/session-state/*/events.jsonl,
-Cline / Roo Code / Kilo Code task histories in VS Code's globalStorage and ~/.cline/data.
+Cline / Roo Code / Kilo Code task histories in VS Code's globalStorage and ~/.cline/data, and
+the OpenCode and Kilo CLI stores ~/.local/share/opencode/opencode.db and
+~/.local/share/kilo/kilo.db ($XDG_DATA_HOME/… when set).
 
 Input formats (detected by content; --input-format ID forces one): pi-session, claude-code,
 codex-rollout, pydantic-ai-history, openai-chat, openai-responses, anthropic-messages, gemini,
 bedrock-converse, exchange-log, vcr-cassette, har, openclaw-trajectory, aider-llm-history,
 otel-genai, gemini-cli, copilot-cli, cline-history, ai-sdk-ui-messages, openai-agents-session,
-langgraph-state. `ctxlint formats` lists them with where each agent keeps its files.
+langgraph-state, opencode. `ctxlint formats` lists them with where each agent keeps its files.
 
-Configuration: for each input, the nearest ctxlint.toml from the input's folder upward, else
-the working directory's (`--config PATH` names one, `--isolated` ignores all; `--show-settings
-PATH` prints what is in force). --select/--ignore take rule names, codes, code prefixes
-(CTX1 is CTX101-CTX103) or ALL; `ctxlint rule` lists the rules.
+Configuration: for each input, the nearest .ctxlint.toml, ctxlint.toml or pyproject.toml with a
+[tool.ctxlint] table from the input's folder upward, else the working directory's (`--config
+PATH` names one, `--config 'KEY = VALUE'` overrides one setting, `--isolated` ignores all;
+`--show-settings PATH` prints what is in force). --select/--extend-select/--ignore take rule
+names, codes, code prefixes (CTX1 is CTX101-CTX103) or ALL; `ctxlint rule` lists the rules.
 
 Exit codes:
   0    no finding at or above the failing severity (--fail-on; any finding by default)
@@ -523,10 +552,11 @@ fn named_work(paths: &[String]) -> Option<usize> {
     files.then_some(paths.len())
 }
 
-/// Refuses (exit 2) an output that is one of the inputs or lies inside an
-/// input folder, before anything is read or written (README, "What ctxlint
-/// promises"). `inputs` are the paths to check, `extra` the files read
-/// besides them (`--config`, `--baseline`).
+/// Refuses (exit 2) an output that is one of the inputs, before anything is
+/// read or written (README, "What ctxlint promises"); one inside a folder
+/// being checked is allowed and left out of the inputs (SPEC §4). `inputs`
+/// are the paths to check, `extra` the files read besides them (`--config`,
+/// `--baseline`).
 fn refuse_overwrite(
     inputs: &[String],
     extra: &[&Option<PathBuf>],
@@ -556,8 +586,9 @@ fn dispatch(mut cli: Cli) -> i32 {
     if let Some(o) = report_file {
         *o = dash_is_stdout(o.take());
     }
+    let (quiet, verbose) = (cli.quiet, cli.verbose);
     let result = match cli.command {
-        Command::Check(a) => cmd_check(a, color),
+        Command::Check(a) => split_config_options(CheckArgs { quiet, verbose, ..a }).and_then(|a| cmd_check(a, color)),
         Command::Fence(a) => cmd_fence(a, color),
         Command::Diff(a) => cmd_diff(a, color),
         Command::Show(a) => cmd_show(a, color),
@@ -885,6 +916,31 @@ fn load_config(path: Option<&PathBuf>, isolated: bool) -> crate::Result<Config> 
     }
 }
 
+/// Sorts `--config` options as ruff does: an existing file, or an argument
+/// without `=`, names a configuration file (one at most, and not with
+/// `--isolated`); any other is a `KEY = VALUE` override.
+fn split_config_options(mut a: CheckArgs) -> crate::Result<CheckArgs> {
+    for o in std::mem::take(&mut a.config_options) {
+        if Path::new(&o).is_file() || !o.contains('=') {
+            if let Some(first) = &a.config {
+                return Err(Error::Usage(format!(
+                    "--config: two configuration files ({} and {o}); give one, and settings as `KEY = VALUE`",
+                    first.display()
+                )));
+            }
+            if a.isolated {
+                return Err(Error::Usage(format!(
+                    "--config {o}: --isolated reads no configuration file (`KEY = VALUE` settings still apply)"
+                )));
+            }
+            a.config = Some(PathBuf::from(o));
+        } else {
+            a.config_inline.push(o);
+        }
+    }
+    Ok(a)
+}
+
 /// The configurations `check` uses: `--isolated`, `--config PATH`, or found per input.
 fn config_set(a: &CheckArgs) -> crate::Result<crate::config::ConfigSet> {
     let mut set = crate::api::config_set(&crate::api::Options {
@@ -892,6 +948,8 @@ fn config_set(a: &CheckArgs) -> crate::Result<crate::config::ConfigSet> {
         isolated: a.isolated,
         select: a.select.clone(),
         ignore: a.ignore.clone(),
+        extend_select: a.extend_select.clone(),
+        config_inline: a.config_inline.clone(),
         ..Default::default()
     })?;
     // The project root when neither a configuration nor a git work tree gives one (SPEC §4).
@@ -952,6 +1010,11 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> crate::Result<i32> {
         strict: a.strict,
         no_ignore: a.no_ignore,
         stdin_filename: a.stdin_filename.clone(),
+        not_inputs: [&a.output_file, &a.write_baseline, &a.baseline, &a.config]
+            .into_iter()
+            .filter_map(|p| p.clone())
+            .collect(),
+        exclude: crate::inputs::exclude_set(&a.exclude)?,
     };
     let plan = crate::inputs::discover(&paths, &discover)?;
     if a.show_files {
@@ -1271,7 +1334,11 @@ fn cmd_diff(a: DiffArgs, color: ColorChoice) -> crate::Result<i32> {
     use crate::diff::{self, Verdict};
     let named: Vec<String> = std::iter::once(a.a.clone()).chain(a.b.clone()).collect();
     refuse_overwrite(&named, &[], &[("-o", &a.output_file)])?;
-    let discover = crate::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
+    let discover = crate::inputs::DiscoverOptions {
+        forced: a.input_format,
+        not_inputs: a.output_file.iter().cloned().collect(),
+        ..Default::default()
+    };
     let first = load_path(&a.a, &discover)?;
     let second = a.b.as_deref().map(|b| load_path(b, &discover)).transpose()?;
     let (ra, rb) = match (&second, a.request.as_deref()) {
@@ -1354,7 +1421,10 @@ fn warn_walked_skips(plan: &crate::inputs::Plan, verbose: bool) {
         );
     }
     if walked.iter().any(|s| s.reason.starts_with(crate::inputs::NO_FORMAT)) {
-        say!("ctxlint: note: formats tried: {}; use --input-format to force one", crate::formats::ALL.join(", "));
+        say!(
+            "ctxlint: note: a file skipped for matching no format was tried as each of the {} formats `ctxlint formats` lists; use --input-format to force one",
+            crate::formats::ALL.len()
+        );
     }
 }
 
@@ -1408,7 +1478,11 @@ const FULL_WARN_UNITS: usize = 2000;
 fn cmd_show(a: ShowArgs, color: ColorChoice) -> crate::Result<i32> {
     use crate::show::{Mode, show_each};
     refuse_overwrite(std::slice::from_ref(&a.path), &[], &[("-o", &a.output_file)])?;
-    let discover = crate::inputs::DiscoverOptions { forced: a.input_format, ..Default::default() };
+    let discover = crate::inputs::DiscoverOptions {
+        forced: a.input_format,
+        not_inputs: a.output_file.iter().cloned().collect(),
+        ..Default::default()
+    };
     if a.html {
         return show_html(&a, &discover);
     }
@@ -1523,7 +1597,7 @@ fn cmd_repro(a: ReproArgs) -> crate::Result<i32> {
             Some(d) => {
                 let replaced: Vec<String> = o.replaced.iter().map(|(k, v)| format!("{k} {v}")).collect();
                 out.push_str(&format!(
-                    "{}  {} at {}: {} -> {} lines, {} -> {} bytes, {:.1} s{}{}\n",
+                    "{}  {} at {}: {} -> {} lines, {} -> {} bytes, {:.1} s, {} test runs{}{}\n",
                     d.display(),
                     o.rule.name(),
                     o.origin,
@@ -1532,6 +1606,7 @@ fn cmd_repro(a: ReproArgs) -> crate::Result<i32> {
                     o.before.1,
                     o.after.1,
                     o.elapsed.as_secs_f64(),
+                    o.tests,
                     if o.complete { "" } else { " (budget reached)" },
                     if !o.anonymised {
                         String::from("; text kept")
@@ -1556,7 +1631,7 @@ fn cmd_repro(a: ReproArgs) -> crate::Result<i32> {
 fn cmd_rule(a: RuleArgs) -> crate::Result<i32> {
     let lookup = |n: &str| {
         RuleId::from_name_or_code(n).ok_or_else(|| {
-            let hint = crate::rule_id::suggest(n).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+            let hint = crate::rule_id::suggest(n).map(|c| format!("; did you mean {c}?")).unwrap_or_default();
             Error::Usage(format!("unknown rule `{n}`{hint} (`ctxlint rule` lists them)"))
         })
     };
@@ -1579,6 +1654,7 @@ fn cmd_rule(a: RuleArgs) -> crate::Result<i32> {
                 let m = crate::rules::meta(r);
                 t.add_row(vec![m.code, m.name, m.default_severity.as_str(), m.summary]);
             }
+            crate::report::term::fit(&mut t, &[0, 1, 2]);
             format!("{t}\n\nRun `ctxlint rule NAME` for a rule's documentation.\n")
         }
         (Some(n), false) => crate::rules::rule_markdown(lookup(n)?),

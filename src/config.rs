@@ -66,6 +66,13 @@ use std::path::{Path, PathBuf};
 
 /// Name of the configuration file, found from each input's folder upward.
 pub const CONFIG_FILE: &str = "ctxlint.toml";
+/// The configuration files looked for in each folder, the first found winning
+/// (as ruff looks for `.ruff.toml`, `ruff.toml`, then a `pyproject.toml` with
+/// a `[tool.ruff]` table): a `pyproject.toml` counts only when it has a
+/// `[tool.ctxlint]` table.
+pub const CONFIG_FILES: [&str; 3] = [".ctxlint.toml", CONFIG_FILE, PYPROJECT];
+/// Python's project file, read for its `[tool.ctxlint]` table.
+pub const PYPROJECT: &str = "pyproject.toml";
 
 /// A rule level as written in `ctxlint.toml`.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -178,7 +185,7 @@ fn parse_levels(file: &Path, m: &HashMap<String, Level>, what: &str) -> Result<H
             path: file.to_path_buf(),
             reason: format!(
                 "unknown rule `{k}` in {what}{}",
-                crate::rule_id::suggest(k).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default()
+                crate::rule_id::suggest(k).map(|c| format!("; did you mean {c}?")).unwrap_or_default()
             ),
         })?;
         out.insert(r, v.as_option());
@@ -186,14 +193,83 @@ fn parse_levels(file: &Path, m: &HashMap<String, Level>, what: &str) -> Result<H
     Ok(out)
 }
 
+/// The settings table of a configuration file: the whole file, or a
+/// `pyproject.toml`'s `[tool.ctxlint]` table (empty when it has none).
+fn read_table(path: &Path) -> Result<toml::Table> {
+    let text = crate::safety::read_bounded(path, crate::safety::MAX_CONFIG_BYTES, "configuration file")?;
+    let mut table: toml::Table = toml::from_str(&text).map_err(|e| Error::Config {
+        path: path.to_path_buf(),
+        reason: crate::text::mask_secrets(e.to_string().trim_end()),
+    })?;
+    if path.file_name().is_some_and(|n| n == PYPROJECT) {
+        return Ok(match table.remove("tool") {
+            Some(toml::Value::Table(mut tool)) => match tool.remove("ctxlint") {
+                Some(toml::Value::Table(t)) => t,
+                Some(_) => {
+                    return Err(Error::Config {
+                        path: path.to_path_buf(),
+                        reason: "[tool.ctxlint] is not a table".into(),
+                    });
+                }
+                None => toml::Table::new(),
+            },
+            _ => toml::Table::new(),
+        });
+    }
+    Ok(table)
+}
+
+/// Whether a `pyproject.toml` has a `[tool.ctxlint]` table (one that cannot
+/// be read or parsed has none: it is another tool's file).
+fn has_tool_table(path: &Path) -> bool {
+    crate::safety::read_bounded(path, crate::safety::MAX_CONFIG_BYTES, "configuration file")
+        .ok()
+        .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
+        .is_some_and(|t| t.get("tool").and_then(|x| x.get("ctxlint")).is_some())
+}
+
+/// `over`'s keys written into `base`: tables merged key by key, any other
+/// value replacing the one there.
+pub fn merge(base: &mut toml::Table, over: &toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Parses `--config KEY=VALUE` overrides (each a TOML document of one or
+/// more `KEY = VALUE` pairs, dotted keys allowed: `rules.CTX101 = "off"`)
+/// into one table, later ones winning.
+pub fn parse_inline(pairs: &[String]) -> Result<toml::Table> {
+    let mut out = toml::Table::new();
+    for p in pairs {
+        let t: toml::Table = toml::from_str(p).map_err(|e| {
+            Error::Usage(format!(
+                "--config `{p}`: neither a configuration file nor a TOML `KEY = VALUE` pair (as in ctxlint.toml, e.g. `fail-on = \"error\"` or `rules.CTX101 = \"off\"`): {}",
+                e.message()
+            ))
+        })?;
+        merge(&mut out, &t);
+    }
+    Ok(out)
+}
+
 impl Config {
-    /// Finds `ctxlint.toml` in `start` or its ancestors.
+    /// Finds the configuration in `start` or its ancestors: in each folder
+    /// the first of [`CONFIG_FILES`] present (a `pyproject.toml` only with a
+    /// `[tool.ctxlint]` table).
     pub fn discover(start: &Path) -> Option<PathBuf> {
         let mut dir = Some(start);
         while let Some(d) = dir {
-            let p = d.join(CONFIG_FILE);
-            if p.is_file() {
-                return Some(p);
+            for name in CONFIG_FILES {
+                let p = d.join(name);
+                if p.is_file() && (name != PYPROJECT || has_tool_table(&p)) {
+                    return Some(p);
+                }
             }
             dir = d.parent();
         }
@@ -203,13 +279,42 @@ impl Config {
     /// Reads and validates a configuration file. Unknown keys, unknown rules,
     /// bad levels, bad globs and bad regexes are errors naming the key and file.
     pub fn load(path: &Path) -> Result<Config> {
-        let text = crate::safety::read_bounded(path, crate::safety::MAX_CONFIG_BYTES, "configuration file")?;
+        Config::load_with(Some(path), &toml::Table::new())
+    }
+
+    /// [`Config::load`] of `path` (none: the defaults) with `inline` settings
+    /// over it (`--config KEY=VALUE`, ruff's inline overrides: a table replaces
+    /// nothing but the keys it names). A `pyproject.toml` is read for its
+    /// `[tool.ctxlint]` table.
+    pub fn load_with(path: Option<&Path>, inline: &toml::Table) -> Result<Config> {
+        let shown = path.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("--config"));
+        let err = |e: toml::de::Error| Error::Config {
+            path: shown.clone(),
+            reason: crate::text::mask_secrets(e.to_string().trim_end()),
+        };
+        // A ctxlint.toml alone is read straight from its text, so that an error
+        // quotes its line under a caret.
+        if let Some(p) = path.filter(|p| inline.is_empty() && p.file_name().is_none_or(|n| n != PYPROJECT)) {
+            let text = crate::safety::read_bounded(p, crate::safety::MAX_CONFIG_BYTES, "configuration file")?;
+            return Config::from_file_config(p, toml::from_str(&text).map_err(err)?);
+        }
+        let mut table = match path {
+            Some(p) => read_table(p)?,
+            None => toml::Table::new(),
+        };
+        merge(&mut table, inline);
         // The message keeps its line breaks (it quotes the offending line under
         // a caret); key-like secrets in that line are masked.
-        let fc: FileConfig = toml::from_str(&text).map_err(|e| Error::Config {
-            path: path.to_path_buf(),
-            reason: crate::text::mask_secrets(e.to_string().trim_end()),
-        })?;
+        let fc: FileConfig = toml::Value::Table(table).try_into().map_err(err)?;
+        let mut c = Config::from_file_config(&shown, fc)?;
+        if path.is_none() {
+            c.root = None;
+            c.file = None;
+        }
+        Ok(c)
+    }
+
+    fn from_file_config(path: &Path, fc: FileConfig) -> Result<Config> {
         let mut base = Settings::default();
         if let Some(p) = &fc.event_patterns {
             base.event_patterns = p
@@ -341,6 +446,12 @@ pub struct ConfigSet {
     pub select: Option<std::collections::HashSet<RuleId>>,
     /// `--ignore`: never these rules.
     pub ignore: std::collections::HashSet<RuleId>,
+    /// `--extend-select`: these rules too (added to `--select`, and turned on
+    /// where a configuration turns them off).
+    pub extend_select: std::collections::HashSet<RuleId>,
+    /// `--config KEY=VALUE` overrides, over every configuration read (and over
+    /// the defaults where none is found).
+    pub inline: toml::Table,
     /// The project root when no configuration is in force and no git work
     /// tree encloses an input: the folder of the baseline file being written
     /// or read (else the working directory).
@@ -360,6 +471,8 @@ impl ConfigSet {
             source,
             select: None,
             ignore: Default::default(),
+            extend_select: Default::default(),
+            inline: Default::default(),
             fallback_root: None,
             loaded: Default::default(),
             found: Default::default(),
@@ -417,7 +530,8 @@ impl ConfigSet {
         }
         let c = match (&self.source, &file) {
             (Source::Fixed(c), _) => self.with_cli(c),
-            (_, Some(f)) => self.with_cli(&Config::load(f)?),
+            (_, Some(f)) => self.with_cli(&Config::load_with(Some(f), &self.inline)?),
+            (_, None) if !self.inline.is_empty() => self.with_cli(&Config::load_with(None, &self.inline)?),
             (_, None) => self.with_cli(&Config::default()),
         };
         if let Ok(mut m) = self.loaded.lock() {
@@ -429,6 +543,14 @@ impl ConfigSet {
     fn with_cli(&self, c: &Config) -> std::sync::Arc<Config> {
         let mut c = c.clone();
         c.select = self.select.clone();
+        if let Some(s) = c.select.as_mut() {
+            s.extend(self.extend_select.iter().copied());
+        }
+        for r in &self.extend_select {
+            if c.base.levels.get(r) == Some(&None) {
+                c.base.levels.remove(r);
+            }
+        }
         c.ignore = self.ignore.clone();
         std::sync::Arc::new(c)
     }

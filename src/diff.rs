@@ -259,6 +259,12 @@ impl RequestDiff {
             (v, _) => v.as_str().to_string(),
         }
     }
+    /// Whether B is compared with A: not when it starts another conversation
+    /// (or goes to another endpoint) or follows a compaction. The reports then
+    /// list the elements that differ without their texts.
+    pub fn compared(&self) -> bool {
+        !matches!(self.verdict, Verdict::NewConversation | Verdict::Compaction)
+    }
     /// Elements that differ (every change but `Same`).
     pub fn differences(&self) -> impl Iterator<Item = &Change> {
         self.changes.iter().filter(|c| c.op != Op::Same)

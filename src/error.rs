@@ -36,11 +36,13 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A file named on the command line matches no input format.
-    #[error("{}: not a recognised input format (tried: {tried}){hint}", shown(path))]
+    #[error("{}: not a recognised input format ({tried}){hint}", shown(path))]
     UnknownFormat {
         /// The path as given.
         path: PathBuf,
-        /// The format ids that were tried, comma-separated.
+        /// What was tried: `tried: ID, ID` for a short list, else a count
+        /// and where to read the list (`ctxlint formats`), so that a warning
+        /// per file does not repeat 22 format ids.
         tried: String,
         /// Extra explanation (starts with "; " when non-empty).
         hint: String,

@@ -411,7 +411,7 @@ fn fence_once(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fen
             if app.lines.iter().all(|l| l.malformed.is_none()) && !glued && fmt.id.is_none() {
                 return Err(Error::UnknownFormat {
                     path: new.into(),
-                    tried: record::FORMATS.join(", "),
+                    tried: format!("tried: {}", record::FORMATS.join(", ")),
                     hint: "; fence needs a session format to judge who owns the appended entries".into(),
                 });
             }

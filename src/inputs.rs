@@ -27,6 +27,51 @@ pub struct DiscoverOptions {
     pub no_ignore: bool,
     /// `--stdin-filename`.
     pub stdin_filename: Option<String>,
+    /// Files this run writes (`-o`, `--write-baseline`) or reads as settings
+    /// (`--baseline`, `--config`), as given: a walk passes over them without
+    /// reading or listing them, so `check . -o report.sarif` never reads the
+    /// report it is writing, nor the one an earlier run wrote there (SPEC §4).
+    pub not_inputs: Vec<PathBuf>,
+    /// `--exclude`: files and folders a walk leaves out, matched against
+    /// their name and their path below the walked folder.
+    pub exclude: Option<globset::GlobSet>,
+}
+
+/// Builds `--exclude`'s globs (`None` when there are none); a bad glob is a
+/// usage error naming it.
+pub fn exclude_set(globs: &[String]) -> Result<Option<globset::GlobSet>> {
+    let globs: Vec<&String> = globs.iter().filter(|g| !g.trim().is_empty()).collect();
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut b = globset::GlobSetBuilder::new();
+    for g in globs {
+        let glob = globset::GlobBuilder::new(g.trim().trim_end_matches('/'))
+            .literal_separator(true)
+            .build()
+            .map_err(|e| Error::Usage(format!("--exclude `{g}`: {e}")))?;
+        b.add(glob);
+    }
+    b.build().map(Some).map_err(|e| Error::Usage(format!("--exclude: {e}")))
+}
+
+/// [`DiscoverOptions::not_inputs`] ready to compare: each file's name, and
+/// where it leads (absolute, links resolved).
+struct NotInputs(Vec<(std::ffi::OsString, PathBuf)>);
+
+impl NotInputs {
+    fn new(paths: &[PathBuf]) -> NotInputs {
+        NotInputs(
+            paths.iter().filter_map(|p| Some((p.file_name()?.to_os_string(), crate::safety::resolve(p)))).collect(),
+        )
+    }
+
+    /// Whether the walked file `p` is one of them (its name compared first,
+    /// so most files cost no system call).
+    fn contains(&self, p: &Path) -> bool {
+        let Some(name) = p.file_name() else { return false };
+        self.0.iter().any(|(n, r)| n == name && crate::safety::resolve(p) == *r)
+    }
 }
 
 /// One unit of work: a file, or several body files forming a stream.
@@ -264,7 +309,14 @@ fn unknown(path: &str, d: Detection) -> Error {
         Detection::Unsupported(why) => format!("; it is {why}"),
         _ => "; use --input-format to force one".into(),
     };
-    Error::UnknownFormat { path: path.into(), tried: formats::ALL.join(", "), hint }
+    Error::UnknownFormat { path: path.into(), tried: formats_tried(), hint }
+}
+
+/// The formats a file that matched none was tried as, in a few words: the
+/// list itself is `ctxlint formats` (issue 33: 22 ids after every warning
+/// buried the warning in CI logs).
+pub fn formats_tried() -> String {
+    format!("none of the {} formats `ctxlint formats` lists", formats::ALL.len())
 }
 
 /// The [`Skipped::reason`] of a file that matches no format we read.
@@ -365,8 +417,15 @@ const VCS_DIRS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
 /// (`require_git(false)`: a `.gitignore` beside the sessions means what it
 /// says); `--no-ignore` walks everything except version-control stores.
 /// File names a walk passes over without listing them as skipped: the
-/// configuration (`ctxlint.toml`) and the ignore files the walk itself reads.
-const NOT_INPUTS: &[&str] = &[crate::config::CONFIG_FILE, ".gitignore", ".ignore"];
+/// configuration files (`.ctxlint.toml`, `ctxlint.toml`, `pyproject.toml`,
+/// which is never a transcript) and the ignore files the walk itself reads.
+const NOT_INPUTS: &[&str] = &[
+    crate::config::CONFIG_FILES[0],
+    crate::config::CONFIG_FILES[1],
+    crate::config::CONFIG_FILES[2],
+    ".gitignore",
+    ".ignore",
+];
 
 fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
     let mut wb = ignore::WalkBuilder::new(root);
@@ -375,11 +434,22 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
     if opts.no_ignore {
         wb.standard_filters(false);
     }
-    wb.filter_entry(|e| {
-        !(e.depth() > 0
-            && e.file_type().is_some_and(|t| t.is_dir())
-            && VCS_DIRS.iter().any(|d| e.file_name() == std::ffi::OsStr::new(d)))
+    let exclude = opts.exclude.clone();
+    let base = root.to_path_buf();
+    wb.filter_entry(move |e| {
+        if e.depth() == 0 {
+            return true;
+        }
+        if e.file_type().is_some_and(|t| t.is_dir())
+            && VCS_DIRS.iter().any(|d| e.file_name() == std::ffi::OsStr::new(d))
+        {
+            return false;
+        }
+        exclude.as_ref().is_none_or(|x| {
+            !(x.is_match(e.file_name()) || e.path().strip_prefix(&base).is_ok_and(|rel| x.is_match(rel)))
+        })
     });
+    let not_inputs = NotInputs::new(&opts.not_inputs);
     let mut found: Vec<Candidate> = Vec::new();
     for ent in wb.build() {
         let ent = match ent {
@@ -404,6 +474,10 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
             continue;
         }
         let path = ent.path().to_path_buf();
+        // The report this run writes, and the settings it reads: not inputs.
+        if ent.depth() > 0 && not_inputs.contains(&path) {
+            continue;
+        }
         // The message and part files of a legacy OpenCode `storage/` tree:
         // read with their session file, not inputs of their own.
         if ent.depth() > 0 && formats::opencode::is_legacy_member(&path) {

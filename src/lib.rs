@@ -224,9 +224,7 @@ pub fn load_path_texts(
     }
     match plan.jobs.as_slice() {
         [job] => Ok((load_job_with(job, &LoadOptions { texts, forced: plan.forced })?, plan.skipped)),
-        [] => {
-            Err(Error::Usage(format!("{path}: no input of a known format found (tried: {})", formats::ALL.join(", "))))
-        }
+        [] => Err(Error::Usage(format!("{path}: no input of a known format found ({})", inputs::formats_tried()))),
         jobs => {
             let names: Vec<&str> = jobs.iter().take(4).map(Job::display).collect();
             let more = if jobs.len() > 4 { ", …" } else { "" };

@@ -130,22 +130,41 @@ pub fn resolve_selector(s: &str) -> Result<Vec<RuleId>, String> {
     if !by_prefix.is_empty() {
         return Ok(by_prefix);
     }
-    let hint = suggest(s).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default();
+    let hint = suggest(s).map(|c| format!("; did you mean {c}?")).unwrap_or_default();
     Err(format!(
         "unknown rule `{s}`{hint} (`ctxlint rule` lists them; a code prefix such as `CTX1` or `ALL` selects several)"
     ))
 }
 
-/// The rule name or code nearest to `s` by edit distance, when it is near
-/// enough to be a likely typo (at most a third of its length, or 2).
+/// What `s` may have meant, quoted for a message ("did you mean …?"): the
+/// rule name or code nearest to it by edit distance when it is near enough to
+/// be a likely typo (at most a third of its length, or 2): `` `name` ``;
+/// else the rules whose names start with it or hold it as a word
+/// (`duplicate`: seven of them), as ruff suggests: `` one of `a`, `b` ``.
 pub fn suggest(s: &str) -> Option<String> {
     let lower = s.trim().to_ascii_lowercase();
+    if lower.is_empty() {
+        return None;
+    }
     let (d, c) = RuleId::ALL
         .into_iter()
         .flat_map(|r| [r.name(), r.code()])
         .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), c))
         .min_by_key(|(d, _)| *d)?;
-    (d <= (lower.chars().count() / 3).max(2)).then(|| c.to_string())
+    if d <= (lower.chars().count() / 3).max(2) {
+        return Some(format!("`{c}`"));
+    }
+    let word = |name: &str| name.split('-').any(|w| w == lower);
+    let hits: Vec<String> = RuleId::ALL
+        .into_iter()
+        .filter(|r| r.name().starts_with(&lower) || (lower.len() >= 3 && word(r.name())))
+        .map(|r| format!("`{}` ({})", r.name(), r.code()))
+        .collect();
+    match hits.len() {
+        0 => None,
+        1 => Some(hits[0].clone()),
+        _ => Some(format!("one of {}", hits.join(", "))),
+    }
 }
 
 /// The Levenshtein distance between two strings, in characters.
@@ -185,6 +204,17 @@ mod tests {
         let e = resolve_selector("CTX109").unwrap_err();
         assert!(e.contains("did you mean `CTX10"), "{e}");
         assert!(!resolve_selector("zzzzzzzzzzzzzzzzzzzz").unwrap_err().contains("did you mean"));
+        // A word several rules start with: all of them (issue 33: `ctxlint rule duplicate`).
+        let dup: Vec<String> = RuleId::ALL
+            .into_iter()
+            .filter(|r| r.name().starts_with("duplicate"))
+            .map(|r| format!("`{}` ({})", r.name(), r.code()))
+            .collect();
+        assert!(dup.len() >= 5, "{dup:?}");
+        assert_eq!(suggest("duplicate"), Some(format!("one of {}", dup.join(", "))));
+        let e = resolve_selector("duplicate").unwrap_err();
+        assert!(e.contains("; did you mean one of `duplicate-system-event` (CTX101), "), "{e}");
+        assert_eq!(suggest("orphan"), Some("`orphan-tool-result` (CTX302)".to_string()));
     }
 
     #[test]

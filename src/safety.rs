@@ -1,7 +1,8 @@
 //! What ctxlint promises about the files it touches (README, "What ctxlint
-//! promises"; SPEC §5): an output path that is, or resolves through links to,
-//! an input, or lies inside an input folder, is refused before anything is
-//! read or written ([`refuse_outputs_on_inputs`]); reports are written to a
+//! promises"; SPEC §4, §5): an output path that is, or resolves through links
+//! to, an input (for `repro`, one that lies inside an input folder or beside an
+//! input) is refused before anything is read or written
+//! ([`refuse_outputs_on_inputs`]); reports are written to a
 //! temporary file beside the target and renamed ([`AtomicFile`]), so a failed
 //! run never leaves half a report; configuration and baseline files are read
 //! only when they are regular files of a bounded size ([`read_bounded`]); and
@@ -132,8 +133,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// How the folder of an input counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Beside {
-    /// Only an input folder's inside is refused (`-o reports/x.sarif` beside
-    /// an input file is fine): reports of `check`, `show`, `diff`, `fence`.
+    /// Only an input itself is refused: a report may lie beside an input
+    /// file or inside a folder being checked (`check . -o report.sarif`,
+    /// what CI jobs write; SPEC §4). The caller leaves that file out of the
+    /// run's inputs ([`crate::inputs::DiscoverOptions::not_inputs`]):
+    /// reports of `check`, `show`, `diff`, `fence`, and `--write-baseline`.
     Allowed,
     /// The folder holding an input file is refused too: `repro` writes
     /// nothing beside its inputs.
@@ -141,8 +145,9 @@ pub enum Beside {
 }
 
 /// Refuses (exit 2, naming both paths) any output that is an input —
-/// itself, through a symbolic link or as a hard link — or lies inside an
-/// input folder (it would be read as an input by the next run). `inputs`
+/// itself, through a symbolic link or as a hard link — or, with
+/// [`Beside::Refused`], lies inside an input folder or the folder of an
+/// input file. `inputs`
 /// are paths as given (`-` is standard input and skipped); `outputs` pair
 /// each output path with the flag that named it.
 pub fn refuse_outputs_on_inputs(inputs: &[&Path], outputs: &[(&str, &Path)], beside: Beside) -> Result<()> {
@@ -169,12 +174,10 @@ pub fn refuse_outputs_on_inputs(inputs: &[&Path], outputs: &[(&str, &Path)], bes
                     }
                 )));
             }
-            let folder = if is_dir {
-                Some(i.clone())
-            } else if beside == Beside::Refused {
-                i.parent().map(Path::to_path_buf)
-            } else {
-                None
+            let folder = match beside {
+                Beside::Allowed => None,
+                Beside::Refused if is_dir => Some(i.clone()),
+                Beside::Refused => i.parent().map(Path::to_path_buf),
             };
             if let Some(folder) = folder {
                 if o.starts_with(&folder) {

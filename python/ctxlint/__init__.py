@@ -12,8 +12,12 @@ as typed objects):
 Errors (a missing file named, a bad option, an invalid ``ctxlint.toml``) raise
 :class:`CtxlintError` (:class:`UsageError` for bad arguments) with the command's
 message, where the command exits 2; an input that could not be checked raises
-too, the report of the others in the exception's ``report``. Files that match no
-format are in :attr:`Report.skipped` and do not raise.
+too, the report of the others in the exception's ``report``. When nothing of a
+known format was checked (every file matched no format: ``check(["notes.json"])``,
+``check_requests([{"foo": 1}])``) :class:`InputError` is raised, as the command
+exits 2, so that a test asserting "no findings" cannot pass on nothing checked.
+Files that match no format beside ones that do are in :attr:`Report.skipped`
+and do not raise.
 """
 from __future__ import annotations
 
@@ -39,10 +43,20 @@ __all__ = [
     "FenceReport",
     "CtxlintError",
     "UsageError",
+    "InputError",
     "__version__",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+class InputError(CtxlintError):
+    """Nothing of a known input format was checked: every file given (or found
+    in the folders given, or held in memory) matched no format. The command
+    exits 2 with "no input of a known format"; the report, whose ``skipped``
+    lists each file with the reason, is in ``.report``."""
+
+    report: "Report"
 
 
 @dataclass(frozen=True)
@@ -249,16 +263,24 @@ def check(
         input_format,
         fail_on,
     )
-    return _raise_failed(Report.from_json(text))
+    return _raise_failed(Report.from_json(text), _paths(paths))
 
 
-def _raise_failed(report: Report) -> Report:
+def _raise_failed(report: Report, names: Sequence[str] = ()) -> Report:
     # The command exits 2 when an input could not be checked at all (a file
     # named that is missing or unreadable): here that is an exception, which
     # carries the report of everything else as ``.report``.
     if report.failed:
         e = CtxlintError("; ".join(f"{f.path}: {f.error}" if f.path and f.path not in f.error else f.error for f in report.failed))
         e.report = report  # type: ignore[attr-defined]
+        raise e
+    # As the command: exit 2 when files were given but none is of a known format.
+    if not report.files and report.skipped:
+        shown = ", ".join(names) if names else ", ".join(s.path for s in report.skipped)
+        reasons = "; ".join(f"{s.path}: {s.reason}" for s in report.skipped[:5])
+        more = f"; and {len(report.skipped) - 5} more" if len(report.skipped) > 5 else ""
+        e = InputError(f"no input of a known format in {shown} ({reasons}{more})")
+        e.report = report
         raise e
     return report
 
@@ -285,12 +307,13 @@ def check_requests(
     ``history-rewrite``, ``dropped-system-prompt`` and the rest compare each request
     with the one before. Findings name ``{name}[i]`` (0-based). ``format`` forces
     a body format id (``"openai-chat"``, ``"anthropic-messages"``…); by default it
-    is detected from each body."""
+    is detected from each body. Raises :class:`InputError` when no body is of a
+    known request format (an empty list checks nothing and raises nothing)."""
     files = [(f"{name}[{i}]", _as_bytes(b)) for i, b in enumerate(bodies)]
     text = _ctxlint.check_memory_json(
         files, name, os.fspath(config) if config is not None else None, config is None, _opt_list(select), _opt_list(ignore), format, None
     )
-    return _raise_failed(Report.from_json(text))
+    return _raise_failed(Report.from_json(text), [n for n, _ in files])
 
 
 def check_messages(

@@ -150,6 +150,10 @@ def _judge(item: pytest.Item, used: _Used) -> Optional[str]:
     ignore = list(cfg.getoption("ctxlint_ignore")) + (skip or [])
     try:
         report = ctxlint.check(fresh, select=cfg.getoption("ctxlint_select") or None, ignore=ignore or None)
+    except ctxlint.InputError:
+        # Files the test used that are of no format ctxlint reads (a cassette of
+        # another API): nothing to lint, not the test's failure.
+        return None
     except ctxlint.CtxlintError as e:
         return f"ctxlint could not check the test's files: {e}"
     fail_on = cfg.getoption("ctxlint_fail_on")

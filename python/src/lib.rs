@@ -48,6 +48,7 @@ fn options(
         ignore: ignore.unwrap_or_default(),
         input_format,
         fail_on: severity(fail_on)?,
+        ..Default::default()
     })
 }
 

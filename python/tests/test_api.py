@@ -124,3 +124,28 @@ def test_the_package_command_is_the_cli(tmp_path):
     assert p.stdout.splitlines()[0].endswith(":3:76: CTX101 [error] system event rendered again in the same step (first at line 2)")
     v = subprocess.run([exe, "--version"], capture_output=True, text=True)
     assert v.stdout.strip() == f"ctxlint {ctxlint.__version__}"
+
+
+def test_nothing_of_a_known_format_raises_input_error_as_the_command_exits_2(tmp_path):
+    unknown = tmp_path / "unknown.json"
+    unknown.write_text('{"foo": 1}\n')
+    p = subprocess.run([*cli(), "check", str(unknown)], capture_output=True, text=True)
+    assert p.returncode == 2 and "no input of a known format" in p.stderr
+    with pytest.raises(ctxlint.InputError, match="no input of a known format in .*unknown.json") as e:
+        ctxlint.check([str(unknown)])
+    assert isinstance(e.value, ctxlint.CtxlintError)
+    assert [s.path for s in e.value.report.skipped] == [str(unknown)] and e.value.report.findings == []
+    # A folder holding only such files: the same.
+    with pytest.raises(ctxlint.InputError):
+        ctxlint.check(str(tmp_path))
+    # Bodies in memory that match no request format.
+    with pytest.raises(ctxlint.InputError, match=r"requests\[0\]"):
+        ctxlint.check_requests([{"foo": 1}])
+    # Beside a file that is checked, a file of no format is skipped, not raised (exit 0/1 too).
+    session = os.path.join(CASES, "..", "report", "mixed-session.jsonl")
+    r = ctxlint.check([str(unknown), session])
+    assert [s.path for s in r.skipped] == [str(unknown)] and r.by_rule()["duplicate-system-event"] == 1
+    # An empty folder: nothing skipped, nothing checked; the command warns and exits 0.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert ctxlint.check(str(empty)).files == []

@@ -55,6 +55,9 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
         let _ = writeln!(out, "  A: {la}");
         let _ = writeln!(out, "  B: {lb}");
     }
+    if !d.compared() {
+        let _ = writeln!(out, "  (not compared: the elements that differ are listed without their texts)");
+    }
     for p in &d.dropped {
         let what = match p.slot {
             Some(k) => format!("the `{}` slot", k.as_str()),
@@ -93,7 +96,7 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
             i = j;
             continue;
         }
-        change(&mut out, c, first == Some(i), color);
+        change(&mut out, c, first == Some(i), color, d.compared());
         i += 1;
     }
     let (mut ch, mut rm, mut ad, mut same) = (0, 0, 0, 0);
@@ -114,7 +117,9 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
     crate::safety::escape_bidi(&out).into_owned()
 }
 
-fn change(out: &mut String, c: &Change, first: bool, color: bool) {
+/// One element that differs. `texts` false (requests not compared): its
+/// head line only (pointer, what, sizes), never its text.
+fn change(out: &mut String, c: &Change, first: bool, color: bool, texts: bool) {
     let mark = if first { "  <- first divergence" } else { "" };
     let mark = if color { mark.bold().to_string() } else { mark.to_string() };
     match c.op {
@@ -125,9 +130,12 @@ fn change(out: &mut String, c: &Change, first: bool, color: bool) {
             let side = if c.op == Op::Removed { "A " } else { "" };
             let head = format!("  {sign} {} {side}{} {}, {} bytes", c.op.as_str(), s.pointer, s.what, s.bytes);
             let _ = writeln!(out, "{}{mark}", paint(&head, sign, color));
+            if !texts {
+                return;
+            }
             let lines: Vec<&str> = s.text.lines().collect();
             for l in lines.iter().take(ELEMENT_LINES) {
-                let _ = writeln!(out, "{}", paint(&format!("    {sign} {l}"), sign, color));
+                let _ = writeln!(out, "{}", paint(&format!("    {sign} {}", cut_line(l)), sign, color));
             }
             if lines.len() > ELEMENT_LINES {
                 let n = lines.len() - ELEMENT_LINES;
@@ -140,10 +148,22 @@ fn change(out: &mut String, c: &Change, first: bool, color: bool) {
             let what = if a.what == b.what { b.what.clone() } else { format!("{} (was {})", b.what, a.what) };
             let head = format!("  ~ changed {}{was} {what}, {} -> {} bytes", b.pointer, a.bytes, b.bytes);
             let _ = writeln!(out, "{}{mark}", if color { head.yellow().to_string() } else { head });
-            if let Some(d) = &c.diff {
+            if let Some(d) = c.diff.as_ref().filter(|_| texts) {
                 text_change(out, d, color);
             }
         }
+    }
+}
+
+/// Characters of one line of an added or removed element's text shown by
+/// `full` (a tools array or a document is often one line of JSON).
+pub const LINE_CHARS: usize = 240;
+
+/// `line` cut at [`LINE_CHARS`] characters, saying how much was left out.
+fn cut_line(line: &str) -> std::borrow::Cow<'_, str> {
+    match line.char_indices().nth(LINE_CHARS) {
+        Some((i, _)) => format!("{}… ({} more bytes)", &line[..i], line.len() - i).into(),
+        None => line.into(),
     }
 }
 

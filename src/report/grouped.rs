@@ -1,5 +1,7 @@
 //! `grouped`: findings under a heading per file (like ruff's `grouped`), each
-//! finding one line `  line:col CODE name message`, then the summary.
+//! finding one line `  line:col CODE name [severity] message` (the severity
+//! as `full` shows it: ctxlint's rules have one each, and `--fail-on` acts on
+//! it), then the summary.
 
 use super::Out;
 use crate::{CheckReport, Severity};
@@ -39,9 +41,13 @@ pub fn write(r: &CheckReport, color: bool, summary: bool, out: Out<'_>) -> std::
                 Severity::Error => f.code.red().bold().to_string(),
                 Severity::Warning => f.code.yellow().bold().to_string(),
             };
-            writeln!(out, "  {} {code} {} {msg}{ptr}", loc.dimmed(), f.rule.name().bold())?;
+            let sev = match f.severity {
+                Severity::Error => "[error]".red().to_string(),
+                Severity::Warning => "[warning]".yellow().to_string(),
+            };
+            writeln!(out, "  {} {code} {} {sev} {msg}{ptr}", loc.dimmed(), f.rule.name().bold())?;
         } else {
-            writeln!(out, "  {loc} {} {} {msg}{ptr}", f.code, f.rule.name())?;
+            writeln!(out, "  {loc} {} {} [{}] {msg}{ptr}", f.code, f.rule.name(), f.severity.as_str())?;
         }
     }
     if summary {

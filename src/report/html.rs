@@ -414,11 +414,19 @@ fn cut(s: &str, n: usize) -> String {
 /// A request diff as the page renders it side by side: the headline and
 /// the elements that differ (`op`, `section`, each side's pointer, what it
 /// is, bytes and text, and the unified text diff of a changed element).
+///
+/// Requests the page says are not compared (another conversation, across a
+/// compaction) list their differing elements without texts (issue 33: a 91 KB
+/// tools array and whole system prompts were printed for them).
 fn diff_value(d: &crate::diff::RequestDiff) -> Value {
+    let compared = d.compared();
     let side = |s: &Option<crate::diff::Side>| match s {
-        Some(s) => {
-            json!({"pointer": s.pointer, "what": s.what, "bytes": s.bytes, "text": cut(&s.text, DIFF_TEXT_CHARS)})
-        }
+        Some(s) => json!({
+            "pointer": s.pointer,
+            "what": s.what,
+            "bytes": s.bytes,
+            "text": compared.then(|| cut(&s.text, DIFF_TEXT_CHARS)),
+        }),
         None => Value::Null,
     };
     let changes: Vec<Value> = d
@@ -430,7 +438,11 @@ fn diff_value(d: &crate::diff::RequestDiff) -> Value {
                 "section": c.section,
                 "a": side(&c.a),
                 "b": side(&c.b),
-                "diff": c.diff.as_ref().map(|t| cut(&crate::text::mask_secrets(&t.unified()), 4 * DIFF_TEXT_CHARS)),
+                "diff": c
+                    .diff
+                    .as_ref()
+                    .filter(|_| compared)
+                    .map(|t| cut(&crate::text::mask_secrets(&t.unified()), 4 * DIFF_TEXT_CHARS)),
             })
         })
         .collect();

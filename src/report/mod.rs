@@ -17,6 +17,7 @@ pub mod sarif;
 pub mod settings;
 pub mod show;
 pub mod statistics;
+pub mod term;
 
 /// A renderer's output: any byte sink (standard output, a report file, a
 /// buffer). Renderers write finding by finding, so a report of many findings

@@ -52,7 +52,7 @@ fn header(s: &Shown, color: bool) -> String {
     let mut out = if color { line.bold().to_string() } else { line };
     out.push('\n');
     for note in &s.notes {
-        let _ = writeln!(out, "note: {note}");
+        let _ = writeln!(out, "{}", super::term::wrap(&format!("note: {note}"), 6));
     }
     out
 }
@@ -91,7 +91,7 @@ fn unit_table(out: &mut String, s: &Shown, u: &Unit, color: bool) {
     if let Some(l) = u.lane.as_ref().map(lane_line) {
         let _ = writeln!(out, "{}", if color { l.dimmed().to_string() } else { l });
     }
-    if let Some(l) = u.delta.as_ref().and_then(|d| delta_line(s, u, d)) {
+    if let Some(l) = u.delta.as_ref().and_then(|d| delta_line(s, u, d)).map(|l| super::term::wrap(&l, 2)) {
         let _ = writeln!(out, "{}", if color { l.dimmed().to_string() } else { l });
     }
     if u.messages.is_empty() && u.delta.is_some() {
@@ -118,6 +118,10 @@ fn unit_table(out: &mut String, s: &Shown, u: &Unit, color: bool) {
         }
         t.add_row(row);
     }
+    // Every column but the first line's kept whole.
+    let (columns, first_line) = if s.transcript { (7, 5) } else { (6, 4) };
+    let whole: Vec<usize> = (0..columns).filter(|&i| i != first_line).collect();
+    super::term::fit(&mut t, &whole);
     let _ = writeln!(out, "{t}");
 }
 

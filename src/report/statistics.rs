@@ -58,9 +58,10 @@ pub fn table(r: &CheckReport, summary: bool) -> String {
         };
         t.add_row(vec![c.count.to_string(), c.rule.code().to_string(), c.rule.name().to_string(), sev]);
     }
+    super::term::fit(&mut t, &[0, 1, 2]);
     let mut out = format!("{t}\n");
     if summary {
-        out.push_str(&super::full::summary_line(r, false));
+        out.push_str(&super::term::wrap(&super::full::summary_line(r, false), 0));
         out.push('\n');
     }
     out

@@ -180,8 +180,21 @@ struct Judge {
     /// parent) is not the same finding.
     skeleton: String,
     allowed: HashSet<RuleId>,
+    /// The original's findings at the finding's element — its line in a
+    /// JSONL file, else its pointer — as (rule, message skeleton), sorted: a
+    /// reduced case must hold exactly these there (issue 33: a result's `id`
+    /// dropped re-parented the reply, and the case gained an
+    /// `unanswered-tool-call` the original did not have at that element).
+    at_element: Vec<(RuleId, String)>,
     formats: HashMap<String, &'static str>,
     tests: usize,
+}
+
+/// The (rule, skeleton) pairs of `findings` at an element, sorted.
+fn element_findings<'a>(findings: impl Iterator<Item = &'a Finding>) -> Vec<(RuleId, String)> {
+    let mut v: Vec<(RuleId, String)> = findings.map(|f| (f.rule, skeleton(&f.message))).collect();
+    v.sort();
+    v
 }
 
 impl Judge {
@@ -213,13 +226,26 @@ impl Judge {
         if findings.iter().any(|f| !self.allowed.contains(&f.rule)) {
             return false;
         }
-        findings.iter().any(|f| {
+        let same = findings.iter().any(|f| {
             f.rule == self.target.rule
                 && f.path == self.target.file
                 && (line.is_none() || f.line == line)
                 && pointer.as_ref().is_none_or(|p| f.pointer == *p || f.pointer.starts_with(&format!("{p}/")))
                 && skeleton(&f.message) == self.skeleton
-        })
+        });
+        if !same {
+            return false;
+        }
+        // Exactly the original's findings at the element, no more, no fewer.
+        let here = findings.iter().filter(|f| {
+            f.path == self.target.file
+                && match (line, &pointer) {
+                    (Some(l), _) => f.line == Some(l),
+                    (None, Some(p)) => f.pointer == *p,
+                    (None, None) => f.rule == self.target.rule && skeleton(&f.message) == self.skeleton,
+                }
+        });
+        element_findings(here) == self.at_element
     }
 }
 
@@ -769,7 +795,9 @@ fn finding_origin(f: &Finding) -> String {
     s
 }
 
-/// Runs `repro`. `progress` receives one line per event (for stderr).
+/// Runs `repro`. `progress` receives one line per event other than a case
+/// written (a finding not reproduced, an input that failed), for stderr; the
+/// cases written are in the returned outcomes.
 pub fn run(opts: &ReproOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<CaseOutcome>> {
     refuse_output_inside_inputs(opts)?;
     let mut plan = inputs::discover(&opts.paths, &opts.discover)?;
@@ -849,7 +877,15 @@ pub fn run(opts: &ReproOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<Ca
             all.iter().filter(|f| job_of.get(&f.path) == Some(&ji)).map(|f| f.rule).collect();
         for f in findings {
             let n = counters.entry(f.rule).or_insert(0);
-            let out = reproduce_one(opts, &mut sources, f, &job_rules, n, progress)?;
+            // The original's findings at this finding's element (its line, else its pointer).
+            let at_element = element_findings(all.iter().filter(|o| {
+                o.path == f.path
+                    && match (f.line, kind_of(format)) {
+                        (Some(l), Kind::Jsonl) => o.line == Some(l),
+                        _ => o.pointer == f.pointer,
+                    }
+            }));
+            let out = reproduce_one(opts, &mut sources, f, &job_rules, &at_element, n, progress)?;
             outcomes.push(out);
         }
     }
@@ -861,6 +897,7 @@ fn reproduce_one(
     sources: &mut [Source],
     f: &Finding,
     job_rules: &HashSet<RuleId>,
+    at_element: &[(RuleId, String)],
     counter: &mut usize,
     progress: &mut dyn FnMut(&str),
 ) -> Result<CaseOutcome> {
@@ -917,8 +954,14 @@ fn reproduce_one(
             let Some((initial, _)) = check_files(&rendered) else { continue };
             let mut allowed = job_rules.clone();
             allowed.extend(initial.iter().map(|x| x.rule));
-            let mut judge =
-                Judge { target, skeleton: skeleton(&f.message), allowed, formats: formats_by_name.clone(), tests: 0 };
+            let mut judge = Judge {
+                target,
+                skeleton: skeleton(&f.message),
+                allowed,
+                at_element: at_element.to_vec(),
+                formats: formats_by_name.clone(),
+                tests: 0,
+            };
             if judge.holds(&case) {
                 found = Some((case, judge));
                 break 'outer;
@@ -1006,18 +1049,8 @@ fn reproduce_one(
         target_file: &file,
     };
     case::write(&dir, &info)?;
+    // Said once, by the caller's listing of the cases written (issue 33: the
+    // command printed each case twice, here on stderr and then on stdout).
     outcome.dir = Some(dir.clone());
-    progress(&format!(
-        "{} at {}: reduced {} → {} lines ({} → {} bytes) in {:.1} s, {} test runs → {}",
-        f.rule.name(),
-        outcome.origin,
-        outcome.before.0,
-        outcome.after.0,
-        outcome.before.1,
-        outcome.after.1,
-        outcome.elapsed.as_secs_f64(),
-        outcome.tests,
-        dir.display()
-    ));
     Ok(outcome)
 }

@@ -128,6 +128,7 @@ fn exit_zero() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn baseline_on_the_shared_cases_then_one_new_defect() {
     let Some(cases) = crate::shared::path("cases") else { return };
     let d = tempfile::tempdir().unwrap();

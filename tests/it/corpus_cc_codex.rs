@@ -53,6 +53,7 @@ fn check_folder(folder: &str, expected: &[(&str, Vec<(String, u32)>)]) {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn claude_code_corpus() {
     // agentsessions-claude-small-all-record-types.jsonl is a synthetic catalogue whose
     // ids were trimmed to "[trimmed for fixture]": line 42 names its own uuid as parent
@@ -83,6 +84,7 @@ fn claude_code_corpus() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn codex_rollout_corpus() {
     // agentsessions-codex-small-all-event-types.jsonl (texts and ids trimmed): the
     // developer message at line 98 repeats base_instructions ("[trimmed for fixture]")
@@ -103,6 +105,7 @@ fn codex_rollout_corpus() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn claude_code_project_folder_with_subagents() {
     let Some(corpus) = corpus_dir() else { return };
     let tmp = tempfile::tempdir().expect("tempdir");

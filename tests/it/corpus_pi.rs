@@ -34,6 +34,7 @@ fn findings(file: &Path) -> (i32, Vec<(String, u64, String)>) {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn malformed_line_and_aborted_retry_in_the_v1_root_session() {
     let Some(dir) = corpus() else { return };
     let (code, f) = findings(&dir.join("pi-mono__root-session.v1.malformed-line.jsonl"));
@@ -45,6 +46,7 @@ fn malformed_line_and_aborted_retry_in_the_v1_root_session() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn large_v1_session_is_clean() {
     let Some(dir) = corpus() else { return };
     let (code, f) = findings(&dir.join("pi-mono__large-session.v1.jsonl"));
@@ -52,6 +54,7 @@ fn large_v1_session_is_clean() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn openclaw_retries_after_fetch_failed_are_duplicate_user_turns() {
     let Some(dir) = corpus() else { return };
     let (code, f) = findings(&dir.join("openclaw__desktop-session-8555a0a4.v3.head27.jsonl"));
@@ -64,6 +67,7 @@ fn openclaw_retries_after_fetch_failed_are_duplicate_user_turns() {
 
 /// `gen_session.py --turns 2000 --seed 7`: exactly the planted findings (rule and line).
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn generated_session_gives_exactly_the_truth_file() {
     let Some(script) = crate::shared::path("bench/gen_session.py") else { return };
     let tmp = tempfile::tempdir().unwrap();

@@ -102,6 +102,7 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn every_cassette_gives_exactly_its_findings() {
     let Some(c) = corpus() else { return };
     let root = c.join("vcr-cassette");
@@ -125,6 +126,7 @@ fn every_cassette_gives_exactly_its_findings() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn dropped_instructions_point_at_the_prompt_in_the_previous_request() {
     let Some(c) = corpus() else { return };
     let f = c.join("vcr-cassette/mixed/test_reused_tool_call_ids--request.yaml");
@@ -142,6 +144,7 @@ fn dropped_instructions_point_at_the_prompt_in_the_previous_request() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn exchange_logs_load_and_are_clean() {
     let Some(c) = corpus() else { return };
     let (code, got) = check(&[], &c.join("exchange-log"));
@@ -149,6 +152,7 @@ fn exchange_logs_load_and_are_clean() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn pydantic_histories_load_one_by_one() {
     let Some(c) = corpus() else { return };
     let (code, got) = check(&["--no-stream"], &c.join("pydantic-ai-history"));

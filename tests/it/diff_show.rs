@@ -82,6 +82,7 @@ fn diff_resumed_session_json_pointers() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn diff_cassette_shows_the_lost_thinking_block_first() {
     if !has_cassette() {
         return;

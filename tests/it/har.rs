@@ -245,6 +245,7 @@ fn a_walked_folder_finds_every_archive() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn repro_of_an_archive_finding_is_a_passing_case() {
     let Some(script) = crate::shared::path("cases/run_cases.py") else { return };
     let out_dir = tempfile::tempdir().unwrap();

@@ -101,6 +101,7 @@ fn show_html_writes_the_page_of_one_input() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_chromium, ignore = "needs Chromium (apt-get install chromium)")]
 fn in_chromium_a_click_on_a_finding_opens_its_step_with_the_block_highlighted() {
     let Some(mut b) = Browser::launch() else { return };
     let d = tempfile::tempdir().unwrap();
@@ -170,6 +171,7 @@ fn in_chromium_a_click_on_a_finding_opens_its_step_with_the_block_highlighted() 
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_chromium, ignore = "needs Chromium (apt-get install chromium)")]
 fn in_chromium_a_bidirectional_control_in_a_text_is_shown_not_obeyed() {
     let Some(mut b) = Browser::launch() else { return };
     let d = tempfile::tempdir().unwrap();
@@ -189,6 +191,7 @@ fn in_chromium_a_bidirectional_control_in_a_text_is_shown_not_obeyed() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_chromium, ignore = "needs Chromium (apt-get install chromium)")]
 fn in_chromium_an_input_not_checked_is_named_on_the_page_of_the_one_that_was() {
     let Some(mut b) = Browser::launch() else { return };
     let d = tempfile::tempdir().unwrap();
@@ -214,6 +217,7 @@ fn in_chromium_an_input_not_checked_is_named_on_the_page_of_the_one_that_was() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_chromium, ignore = "needs Chromium (apt-get install chromium)")]
 fn in_chromium_a_stream_marks_its_cache_breaks_and_shows_the_request_diff() {
     let Some(mut b) = Browser::launch() else { return };
     let d = tempfile::tempdir().unwrap();
@@ -244,6 +248,7 @@ fn in_chromium_a_stream_marks_its_cache_breaks_and_shows_the_request_diff() {
 }
 
 #[test]
+#[cfg_attr(ctxlint_no_chromium, ignore = "needs Chromium (apt-get install chromium)")]
 fn in_chromium_the_summary_of_many_inputs_sorts_and_links_to_each_page() {
     let Some(mut b) = Browser::launch() else { return };
     let d = tempfile::tempdir().unwrap();
@@ -316,6 +321,10 @@ fn in_chromium_the_summary_of_many_inputs_sorts_and_links_to_each_page() {
 /// axe-core's WCAG 2.x A and AA rules (contrast among them) on every view
 /// of the report, in the light and the dark colour scheme: no violation.
 #[test]
+#[cfg_attr(
+    any(ctxlint_no_chromium, ctxlint_no_axe),
+    ignore = "needs Chromium and axe-core (apt-get install chromium; npm install --prefix target/axe axe-core)"
+)]
 fn in_chromium_axe_core_finds_no_accessibility_violation_in_light_or_dark() {
     let Some(axe) = axe() else { return };
     let Some(mut b) = Browser::launch() else { return };

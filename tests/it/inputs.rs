@@ -119,7 +119,10 @@ fn an_unrecognised_named_file_is_skipped_and_the_reports_still_written() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("ctxlint: warning: notes.json: not a recognised input format (tried: pi-session, claude-code, "),
+        err.contains(&format!(
+            "ctxlint: warning: notes.json: not a recognised input format (none of the {} formats `ctxlint formats` lists); use --input-format to force one; skipped\n",
+            ctxlint::formats::ALL.len()
+        )),
         "{err}"
     );
     let sarif: Value = serde_json::from_str(&std::fs::read_to_string(d.join("x.sarif")).unwrap()).unwrap();
@@ -539,7 +542,17 @@ fn walked_files_that_match_no_format_are_each_warned_about() {
         err.contains("ctxlint: warning: and 5 more files skipped (`--verbose` or `--show-files` lists them all)\n"),
         "{err}"
     );
-    assert!(err.contains("ctxlint: note: formats tried: pi-session, claude-code,"), "{err}");
+    // The formats tried: named once, by count, with where to read them (issue 33: not
+    // the 22 ids after the warnings).
+    assert_eq!(
+        err.lines().filter(|l| l.contains("`ctxlint formats`")).collect::<Vec<_>>(),
+        [format!(
+            "ctxlint: note: a file skipped for matching no format was tried as each of the {} formats `ctxlint formats` lists; use --input-format to force one",
+            ctxlint::formats::ALL.len()
+        )],
+        "{err}"
+    );
+    assert!(!err.contains("pi-session, claude-code"), "{err}");
     let all = stderr(&["--verbose"]);
     assert_eq!(all.lines().filter(|l| l.ends_with(": matches no input format; skipped")).count(), 25, "{all}");
     assert!(!all.contains("more files skipped"));

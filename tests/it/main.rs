@@ -21,6 +21,7 @@ mod corpus_streams;
 mod diff_show;
 mod fence;
 mod fence_props;
+mod first_hour;
 mod flood;
 mod formats_out;
 mod found;

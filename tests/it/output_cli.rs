@@ -354,7 +354,9 @@ fn grouped_output() {
     insta::assert_snapshot!(out);
     let (_, out, _) = check(&["--output-format", "grouped", "--color", "never"]);
     assert!(
-        out.starts_with("fixtures/report/mixed-session.jsonl:\n  3:76 CTX101 duplicate-system-event system event"),
+        out.starts_with(
+            "fixtures/report/mixed-session.jsonl:\n  3:76 CTX101 duplicate-system-event [error] system event"
+        ),
         "{out}"
     );
     assert!(!out.contains("AAAABBBBCCCCDDDD"));

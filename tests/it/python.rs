@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 #[test]
+#[cfg_attr(ctxlint_no_venv, ignore = "needs the Python virtual environment (python/build-venv.sh)")]
 fn the_python_package_tests_pass_in_its_virtual_environment() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let python = root.join("target/py-venv/bin/python");

@@ -51,25 +51,43 @@ fn the_two_commands_at_the_top_are_the_main_job_and_the_tests_ci_runs() {
     let ci = std::fs::read_to_string(root().join(".ci/run")).expect(".ci/run");
     let last = ci.lines().map(str::trim).rfind(|l| !l.is_empty() && !l.starts_with('#'));
     assert_eq!(last, Some(lines[1]), ".ci/run must end with the README's test command");
+    // pre-commit goes into a virtual environment under target/, never the machine's Python.
+    assert!(!ci.contains("python3 -m pip install") && ci.contains("python3 -m venv target/tools-venv"), "{ci}");
 
-    // The main job, from the project root as printed: what the README says it finds.
+    // The main job, from the project root as printed, on the real session in examples/
+    // (nothing beside the repository needed): what the README says it finds.
     let args = ctxlint_args(lines[0].split("&& ").nth(1).expect("the check command"));
-    let Some(_) = crate::shared::path("corpus/pi-session") else { return };
+    assert_eq!(args, ["check", "examples/openclaw-session.jsonl"]);
     let out = Command::new(bin()).current_dir(root()).args(&args).args(["--output-format", "json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "findings: exit 1");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let got: Vec<(String, u64)> = v["findings"]
+    let got: Vec<(String, u64, String)> = v["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["rule"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap()))
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["severity"].as_str().unwrap().into(),
+            )
+        })
         .collect();
-    assert_eq!(got, vec![("malformed-line".to_string(), 440), ("duplicate-user-turn".to_string(), 448)]);
-    assert!(text.contains("torn write at line 440") && text.contains("re-sent at line 448"), "README says so");
-    // And as printed (human output): both findings, nothing written beside the input.
+    let dup = |line| ("duplicate-user-turn".to_string(), line, "error".to_string());
+    assert_eq!(got, vec![dup(11), dup(26)]);
+    assert!(text.contains("written again at line 11 and again at line 26"), "README says so");
+    // examples/SOURCES.md names the source, its commit and licence, and the same findings.
+    let sources = std::fs::read_to_string(root().join("examples/SOURCES.md")).unwrap();
+    assert!(sources.contains("017d76e850429e2f7548e643efff11ec500eec8e") && sources.contains("licence: MIT"));
+    assert!(sources.contains("| 11 | `duplicate-user-turn`") && sources.contains("| 26 | `duplicate-user-turn`"));
+    assert!(root().join("examples/LICENSE-openclaw.txt").exists());
+    // And as printed (human output): both findings.
     let human = Command::new(bin()).current_dir(root()).args(&args).env("NO_COLOR", "1").output().unwrap();
     let s = String::from_utf8_lossy(&human.stdout);
-    assert!(s.contains(":440:") && s.contains(":448:"), "{s}");
+    assert!(
+        s.contains("examples/openclaw-session.jsonl:11:") && s.contains("examples/openclaw-session.jsonl:26:"),
+        "{s}"
+    );
 }
 
 /// The HTML section's command, run as printed from the project root (its
@@ -156,46 +174,37 @@ fn pre_commit() -> Option<Vec<String>> {
     None
 }
 
-#[test]
-fn the_pre_commit_hook_reports_the_one_defect_and_skips_the_other_files() {
-    let Some(pc) = pre_commit() else {
-        assert!(!under_ci(), "pre-commit is not installed: .ci/run installs it from PyPI");
-        eprintln!(
-            "\n*** SKIPPED: pre-commit is not installed (pip install pre-commit) — the README's hook was not run. ***\n"
-        );
-        return;
-    };
-    let text = readme();
-    let hook = block(&text, "A pre-commit hook", "yaml");
+/// Runs `pre-commit` in a new git repository holding [`project`] and the
+/// hook configuration `hook`, with `path` as `PATH`: first for a change to
+/// `package.json` alone (the hook is skipped), then for every file (the hook
+/// fails on the one defect and warns about the file that matches no format).
+fn hook_reports_the_one_defect(pc: &[String], hook: &str, path: &str, env: &[(&str, &Path)]) {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("repo");
     std::fs::create_dir_all(&repo).unwrap();
-    project(&repo, &hook);
-    let git = |args: &[&str]| {
-        let o = std::process::Command::new("git").current_dir(&repo).args(args).output().expect("git");
-        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    };
-    git(&["init", "-q"]);
-    git(&["add", "-A"]);
-    // ctxlint on PATH, as `language: system` expects; pre-commit's cache in the temporary folder.
-    let path = format!("{}:{}", bin().parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    project(&repo, hook);
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    // pre-commit's cache in the temporary folder.
     let run = |args: &[&str]| {
-        std::process::Command::new(&pc[0])
-            .args(&pc[1..])
+        let mut cmd = std::process::Command::new(&pc[0]);
+        cmd.args(&pc[1..])
             .args(["run", "--color", "never"])
             .args(args)
             .current_dir(&repo)
-            .env("PATH", &path)
+            .env("PATH", path)
             .env("PRE_COMMIT_HOME", dir.path().join("cache"))
             .env("NO_COLOR", "1")
-            .env("GIT_CONFIG_GLOBAL", dir.path().join("gitconfig"))
-            .output()
-            .expect("pre-commit runs")
+            .env("GIT_CONFIG_GLOBAL", dir.path().join("gitconfig"));
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("pre-commit runs")
     };
     // A change to package.json alone: the hook is skipped, the commit goes through.
     let only = run(&["--files", "package.json"]);
     let s = String::from_utf8_lossy(&only.stdout);
-    assert_eq!(only.status.code(), Some(0), "{s}");
+    assert_eq!(only.status.code(), Some(0), "{s}{}", String::from_utf8_lossy(&only.stderr));
     assert!(s.contains("Skipped"), "{s}");
     let out = run(&["--all-files"]);
     let s = String::from_utf8_lossy(&out.stdout);
@@ -206,6 +215,7 @@ fn the_pre_commit_hook_reports_the_one_defect_and_skips_the_other_files() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(s.contains("ctxlint") && s.contains("Failed"), "{s}");
+    assert!(!s.contains("not found"), "{s}");
     // Exactly the one defect, at its line; the other files skipped with a warning, not an error.
     let findings: Vec<&str> = s.lines().filter(|l| l.contains("CTX")).collect();
     assert_eq!(findings.len(), 1, "{s}");
@@ -216,6 +226,141 @@ fn the_pre_commit_hook_reports_the_one_defect_and_skips_the_other_files() {
         "the skipped file is named: {s}"
     );
     assert!(!s.contains("exit code: 2"), "{s}");
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let o = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=ctxlint", "-c", "user.email=ctxlint@example.com", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .expect("git");
+    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// `PATH` with the `ctxlint` just built first, as `language: system` expects.
+fn path_with_ctxlint() -> String {
+    format!("{}:{}", bin().parent().unwrap().display(), std::env::var("PATH").unwrap_or_default())
+}
+
+/// A git repository in `dir` holding `files` (paths relative to the project
+/// root) as one commit: a local clone of ctxlint for `repo:`. Returns the commit.
+fn hook_repository(dir: &Path, files: &[String]) -> String {
+    for f in files {
+        let to = dir.join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(root().join(f), &to).unwrap_or_else(|e| panic!("{f}: {e}"));
+    }
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "ctxlint"]);
+    git(dir, &["rev-parse", "HEAD"])
+}
+
+/// The README's `repo:`/`rev:` configuration, pointed at `repo` and `rev`, with hook `id`.
+fn remote_hook_config(repo: &Path, rev: &str, id: &str) -> String {
+    let text = readme();
+    let hook = block(&text, "A pre-commit hook", "yaml");
+    assert!(hook.contains("repo: https://github.com/ctxlint/ctxlint") && hook.contains("- id: ctxlint\n"), "{hook}");
+    hook.replace("https://github.com/ctxlint/ctxlint", &repo.display().to_string())
+        .replace("rev: v0.1.0", &format!("rev: {rev}"))
+        .replace("- id: ctxlint\n", &format!("- id: {id}\n"))
+}
+
+#[test]
+fn the_hooks_of_pre_commit_hooks_yaml_are_what_the_readme_names() {
+    let manifest = std::fs::read_to_string(root().join(".pre-commit-hooks.yaml")).unwrap();
+    let hooks: serde_json::Value = serde_saphyr::from_str(&manifest).unwrap();
+    let hooks = hooks.as_array().unwrap();
+    let ids: Vec<&str> = hooks.iter().map(|h| h["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["ctxlint", "ctxlint-system"]);
+    let lang: Vec<&str> = hooks.iter().map(|h| h["language"].as_str().unwrap()).collect();
+    assert_eq!(lang, ["rust", "system"]);
+    for h in hooks {
+        assert_eq!(h["entry"], "ctxlint check");
+        assert_eq!(h["pass_filenames"], false);
+        assert_eq!(h["args"], serde_json::json!(["."]));
+    }
+    let text = readme();
+    assert!(
+        text.contains("`cargo install --path .`") && text.contains("`pip install\n./python`"),
+        "README says how to put ctxlint on PATH"
+    );
+}
+
+#[test]
+#[cfg_attr(ctxlint_no_pre_commit, ignore = "needs pre-commit (pip install pre-commit)")]
+fn the_local_pre_commit_hook_reports_the_one_defect_and_skips_the_other_files() {
+    let Some(pc) = pre_commit() else {
+        assert!(!under_ci(), "pre-commit is not installed: .ci/run installs it from PyPI");
+        eprintln!(
+            "\n*** SKIPPED: pre-commit is not installed (pip install pre-commit) — the README's hook was not run. ***\n"
+        );
+        return;
+    };
+    let text = readme();
+    let hook = block(&text, "as does a local hook", "yaml");
+    assert!(hook.contains("repo: local"), "{hook}");
+    hook_reports_the_one_defect(&pc, &hook, &path_with_ctxlint(), &[]);
+}
+
+/// The README's `repo:`/`rev:` configuration, with the `ctxlint-system` hook of
+/// `.pre-commit-hooks.yaml`, from a local repository holding it.
+#[test]
+#[cfg_attr(ctxlint_no_pre_commit, ignore = "needs pre-commit (pip install pre-commit)")]
+fn the_system_hook_of_the_repository_reports_the_one_defect() {
+    let Some(pc) = pre_commit() else {
+        assert!(!under_ci(), "pre-commit is not installed: .ci/run installs it from PyPI");
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let rev = hook_repository(d.path(), &[".pre-commit-hooks.yaml".to_string()]);
+    let hook = remote_hook_config(d.path(), &rev, "ctxlint-system");
+    hook_reports_the_one_defect(&pc, &hook, &path_with_ctxlint(), &[]);
+    // Without ctxlint on PATH, pre-commit says so (what the README warns about).
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), &hook);
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    let out = std::process::Command::new(&pc[0])
+        .args(&pc[1..])
+        .args(["run", "--color", "never", "--all-files"])
+        .current_dir(dir.path())
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("PRE_COMMIT_HOME", dir.path().join(".cache"))
+        .env("GIT_CONFIG_GLOBAL", dir.path().join(".gitconfig"))
+        .output()
+        .unwrap();
+    if !std::env::var("PATH").unwrap_or_default().split(':').any(|p| Path::new(p).join("ctxlint").exists()) {
+        let s = String::from_utf8_lossy(&out.stdout);
+        assert!(s.contains("Executable `ctxlint` not found"), "{s}");
+    }
+}
+
+/// The README's `repo:`/`rev:` configuration as printed (hook `ctxlint`,
+/// `language: rust`), from a local clone of this repository: pre-commit
+/// builds ctxlint with `cargo install --path .` and runs it. A full release
+/// build (minutes), so it runs under `CI` or with `--include-ignored`.
+#[test]
+#[cfg_attr(not(ctxlint_ci), ignore = "builds ctxlint again with cargo install (minutes); runs under CI")]
+fn the_rust_hook_of_the_repository_builds_ctxlint_and_reports_the_one_defect() {
+    let Some(pc) = pre_commit() else {
+        panic!("pre-commit is not installed: .ci/run installs it from PyPI");
+    };
+    let listed = git(root(), &["ls-files", "-co", "--exclude-standard"]);
+    let files: Vec<String> = listed.lines().filter(|f| root().join(f).is_file()).map(str::to_string).collect();
+    let d = tempfile::tempdir().unwrap();
+    let rev = hook_repository(d.path(), &files);
+    let hook = remote_hook_config(d.path(), &rev, "ctxlint");
+    // cargo's build folder kept under target/ between runs; the crates from Cargo.lock's versions.
+    let target = root().join("target/pre-commit-cargo");
+    hook_reports_the_one_defect(
+        &pc,
+        &hook,
+        &std::env::var("PATH").unwrap_or_default(),
+        &[("CARGO_TARGET_DIR", &target)],
+    );
 }
 
 #[test]

@@ -113,6 +113,20 @@ fn run_cases_py(out: &Path) {
 #[test]
 fn every_handed_check_case_reproduces() {
     let tmp = tempfile::tempdir().unwrap();
+    reduce_handed_cases(tmp.path());
+}
+
+/// The same cases pass `../shared/cases/run_cases.py` itself.
+#[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
+fn every_handed_check_case_passes_run_cases_py() {
+    let tmp = tempfile::tempdir().unwrap();
+    reduce_handed_cases(tmp.path());
+    run_cases_py(tmp.path());
+}
+
+/// Reduces every shared `check` case with findings into `tmp` and judges each reduced case.
+fn reduce_handed_cases(tmp: &Path) {
     let mut n_cases = 0;
     let mut n_expected = 0;
     let mut rules_seen = Vec::new();
@@ -127,7 +141,7 @@ fn every_handed_check_case_reproduces() {
         n_expected += exp["findings"].as_array().unwrap().len();
         let id = dir.file_name().unwrap().to_str().unwrap().to_string();
         let before_files = inputs_of(&dir);
-        let out = tmp.path().join(&id);
+        let out = tmp.join(&id);
         let o = ctxlint().arg("repro").arg(&dir).args(["--all", "-o"]).arg(&out).output().unwrap();
         assert_eq!(o.status.code(), Some(0), "{id}: {}", String::from_utf8_lossy(&o.stderr));
         // Nothing written beside the input.
@@ -150,11 +164,11 @@ fn every_handed_check_case_reproduces() {
     // One case per expected finding of every `check` case (29 over the 45 shared cases).
     assert_eq!(n_cases, n_expected, "{rules_seen:?}");
     assert!(n_cases >= 29, "{n_cases}");
-    run_cases_py(tmp.path());
 }
 
 /// Every finding ctxlint reports on the shared corpus gives a passing, small case.
 #[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
 fn every_corpus_finding_reproduces() {
     let Some(corpus) = crate::shared::path("corpus") else { return };
     let check = ctxlint().arg("check").arg(&corpus).args(["--output-format", "json"]).output().unwrap();

@@ -102,10 +102,6 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
             &["diff", "x.jsonl", "new.jsonl", "-o", "new.jsonl"],
             "ctxlint: error: -o new.jsonl: is the input new.jsonl; ctxlint never writes to its inputs: choose another path\n",
         ),
-        (
-            &["check", ".", "-o", "report.txt"],
-            "ctxlint: error: -o report.txt: lies inside the input folder . (a later run would read it as an input); choose a path outside it\n",
-        ),
     ];
     for (args, want) in cases {
         let (code, out, err) = run(ctxlint().current_dir(d.path()).args(*args));
@@ -115,26 +111,82 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
 }
 
 #[test]
-fn an_output_inside_a_walked_folder_is_refused_beside_it_is_written() {
+fn an_output_inside_a_walked_folder_is_written_and_never_read_as_an_input() {
     let d = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(d.path().join("sessions/a")).unwrap();
     std::fs::write(d.path().join("sessions/a/x.jsonl"), session()).unwrap();
     std::fs::create_dir(d.path().join("reports")).unwrap();
     let before = tree(d.path());
-    let (code, out, err) = run(ctxlint().current_dir(d.path()).args([
+    // What CI jobs write (SPEC §4): `check . -o report.sarif`, twice in a row. The second
+    // run neither reads the first's report nor lists it as skipped: one input, one finding.
+    for round in 0..2 {
+        let (code, out, err) = run(ctxlint().current_dir(d.path()).args([
+            "check",
+            ".",
+            "-o",
+            "report.sarif",
+            "--output-format",
+            "sarif",
+            "--strict",
+        ]));
+        assert_eq!((code, out.as_str(), err.as_str()), (Some(1), "", ""), "round {round}");
+        let sarif: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(d.path().join("report.sarif")).unwrap()).unwrap();
+        let results = sarif["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), 1, "round {round}: {results:?}");
+        assert_eq!(results[0]["ruleId"], "CTX403");
+        assert_eq!(
+            results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "sessions/a/x.jsonl",
+            "round {round}"
+        );
+    }
+    // The files it would check: the session only, the report neither an input nor skipped.
+    let (code, out, _) =
+        run(ctxlint().current_dir(d.path()).args(["check", ".", "-o", "report.sarif", "--show-files"]));
+    assert_eq!(code, Some(0));
+    assert!(out.contains("sessions/a/x.jsonl") && !out.contains("report.sarif"), "{out}");
+    // Deep inside the walked folder, with JSON: the same, twice.
+    for _ in 0..2 {
+        let (code, _, err) = run(ctxlint().current_dir(d.path()).args([
+            "check",
+            "sessions",
+            "-o",
+            "sessions/a/r.json",
+            "--output-format",
+            "json",
+        ]));
+        assert_eq!((code, err.as_str()), (Some(1), ""));
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(d.path().join("sessions/a/r.json")).unwrap()).unwrap();
+        assert_eq!(v["summary"]["files"], 1);
+        assert_eq!(v["summary"]["skipped"], 0);
+        assert_eq!(v["skipped"], serde_json::json!([]));
+    }
+    // (The report of an earlier run with another -o is another matter: ctxlint's own
+    // reports are recognised by content in input discovery, not here.)
+    std::fs::remove_file(d.path().join("sessions/a/r.json")).unwrap();
+    // A baseline written inside the folder checked, then read from it: never an input.
+    for args in [&["--write-baseline", "sessions/b.json"][..], &["--baseline", "sessions/b.json", "--strict"][..]] {
+        let (code, _, err) = run(ctxlint().current_dir(d.path()).args(["check", "sessions"]).args(args));
+        assert!(!err.contains("b.json: matches no"), "{err}");
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+    }
+    for f in ["report.sarif", "sessions/b.json"] {
+        std::fs::remove_file(d.path().join(f)).unwrap();
+    }
+    // Named as an input, the report is refused.
+    let (code, _, err) = run(ctxlint().current_dir(d.path()).args([
         "check",
         "sessions",
+        "sessions/a/x.jsonl",
         "-o",
-        "sessions/a/r.sarif",
-        "--output-format",
-        "sarif",
+        "sessions/a/x.jsonl",
     ]));
     assert_eq!(
-        (code, out.as_str(), err.as_str()),
+        (code, err.as_str()),
         (
             Some(2),
-            "",
-            "ctxlint: error: -o sessions/a/r.sarif: lies inside the input folder sessions (a later run would read it as an input); choose a path outside it\n"
+            "ctxlint: error: -o sessions/a/x.jsonl: is the input sessions/a/x.jsonl; ctxlint never writes to its inputs: choose another path\n"
         )
     );
     // A configuration named with --config is an input too.

@@ -385,7 +385,7 @@
         out.push(h("h3", null, "Structural diff (ctxlint diff): " + d.headline));
         if (d.note) out.push(h("p", { class: "note" }, d.note));
         out.push(h("p", { class: "note" }, `${fmt(d.same)} element${d.same === 1 ? "" : "s"} the same, ${fmt(d.total)} differ${d.total > d.changes.length ? ` (the first ${d.changes.length} shown)` : ""}.`));
-        const sideCell = (s) => s ? [h("div", { class: "muted mono" }, `${s.what} · ${s.pointer || '""'} · ${fmt(s.bytes)} bytes`), h("pre", null, s.text)] : [h("span", { class: "muted" }, "—")];
+        const sideCell = (s) => s ? [h("div", { class: "muted mono" }, `${s.what} · ${s.pointer || '""'} · ${fmt(s.bytes)} bytes`), (s.text === null || s.text === undefined ? h("p", { class: "muted" }, "text not shown: these requests are not compared") : h("pre", null, s.text))] : [h("span", { class: "muted" }, "—")];
         out.push(h("table", { id: "request-diff" }, h("thead", null, h("tr", null, h("th", null, "change"), h("th", null, "previous request"), h("th", null, "this request"))),
           h("tbody", null, d.changes.map((ch) => h("tr", { class: ch.op === "removed" ? "del" : ch.op === "added" ? "add" : null },
             h("td", null, h("span", { class: "diffop" }, ch.op), h("div", { class: "muted" }, ch.section)),
@@ -399,7 +399,7 @@
     const idx = unitIndex(p, pos);
     const model = p.models[p.model[pos]];
     const head = `${what(p)} ${idx}` + (p.line[pos] ? ` (line ${p.line[pos]})` : "") + (model ? `, model ${model}` : "");
-    const stats = [h("span", null, `${fmt(p.ctx[pos])} message${p.ctx[pos] === 1 ? "" : "s"} in context`), h("span", null, `${fmt(p.bytes[pos])} bytes`), h("span", null, `≈${fmt(tokens(p.bytes[pos]))} tokens (estimate)`)];
+    const stats = [h("span", null, `${fmt(p.ctx[pos])} message${p.ctx[pos] === 1 ? "" : "s"} in context`), h("span", null, `${fmt(p.bytes[pos])} bytes`), h("span", null, `≈${fmt(tokens(p.bytes[pos]))} tokens (estimate` + (p.transcript ? "; of what the transcript records: a system prompt or tool definitions it does not hold are not counted, unlike the provider's figure" : "") + ")")];
     const u = p.usage && p.usage[pos];
     if (u) stats.push(h("span", null, `provider: ${fmt(u[1])} input tokens read from cache, ${fmt(u[2])} written, ${fmt(u[0])} uncached`));
     const here = list.filter((f) => posOf(p, f.request) === pos);
@@ -447,7 +447,7 @@
     const selSev = h("select", { id: "filter-severity", onchange: (e) => go(keep({ sev: e.target.value || null, s: q.s, f: q.f })) }, h("option", { value: "" }, "all severities"), ["error", "warning"].map((s) => h("option", { value: s, selected: s === sev }, s)));
     out.push(h("div", { class: "filters" }, h("label", null, "Rule ", selRule), h("label", null, "Severity ", selSev), h("span", { class: "muted" }, `${visible.length} of ${all.length} findings shown`)));
     out.push(h("h2", null, "Timeline"));
-    out.push(h("div", { class: "legend" }, h("span", null, h("i", { style: "background:var(--bar)" }), "context size (bytes)"), h("span", null, h("i", { style: "background:var(--err);border-radius:50%" }), "error"), h("span", null, h("i", { style: "background:var(--warn);border-radius:50%" }), "warning"), h("span", null, h("i", { style: "background:var(--brk)" }), "cache break (history-rewrite, dropped-system-prompt)"), p.usage ? h("span", null, h("i", { style: "background:var(--cached)" }), "input tokens read from cache / ", h("i", { style: "background:var(--uncached)" }), "not") : h("span", null, "no cache usage recorded in this input")));
+    out.push(h("div", { class: "legend" }, h("span", null, h("i", { style: "background:var(--bar)" }), "context size (bytes)"), h("span", null, h("i", { style: "background:var(--err);border-radius:50%" }), "error"), h("span", null, h("i", { style: "background:var(--warn);border-radius:50%" }), "warning"), h("span", null, h("i", { style: "background:var(--brk)" }), "cache break (history-rewrite, dropped-system-prompt)"), p.usage ? h("span", null, h("i", { style: "background:var(--cached)" }), "input tokens read from the prompt cache") : h("span", null, "no cache usage recorded in this input"), p.usage ? h("span", null, h("i", { style: "background:var(--uncached)" }), "input tokens not read from the cache") : null));
     if (p.total) out.push(...timeline(p, visible, pos));
     else out.push(h("p", { class: "note" }, `No ${what(p)}s.`));
     out.push(h("p", { class: "note" }, D.token_estimate + "."));

@@ -1,0 +1,83 @@
+//! Looks for what some integration tests need beside the repository and, for
+//! each thing absent, sets a `cfg` that marks those tests
+//! `#[ignore = "needs …"]`, so `cargo test` on a clean clone passes and its
+//! summary line says how many were not run ("N ignored") instead of hiding
+//! them among the passes:
+//!
+//! | cfg                    | set when this is absent                                           |
+//! |------------------------|-------------------------------------------------------------------|
+//! | `ctxlint_no_shared`    | `../shared` (the real corpus, the regression cases, their runner)  |
+//! | `ctxlint_no_chromium`  | Chromium (`CTXLINT_CHROMIUM`, `/usr/bin/chromium`, …)              |
+//! | `ctxlint_no_axe`       | axe-core (`CTXLINT_AXE`, `target/axe/node_modules/axe-core/axe.min.js`) |
+//! | `ctxlint_no_venv`      | the Python package's virtual environment (`target/py-venv`)        |
+//! | `ctxlint_no_pre_commit`| `pre-commit` (on `PATH`, or `python3 -m pre_commit`)               |
+//!
+//! Under `CI` (set and not `0`/`false`) none is set: those tests run, and
+//! fail when what they need is missing (`.ci/run` installs it); `ctxlint_ci`
+//! is set instead, which runs the tests too slow for every local run (the
+//! `language: rust` pre-commit hook, built by `cargo install`).
+//!
+//! The search runs when this script changes or when `CI`, `PATH`,
+//! `CTXLINT_CHROMIUM` or `CTXLINT_AXE` change: after installing something
+//! else, `touch build.rs` (or `cargo test -- --include-ignored`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const CFGS: [&str; 5] =
+    ["ctxlint_no_shared", "ctxlint_no_chromium", "ctxlint_no_axe", "ctxlint_no_venv", "ctxlint_no_pre_commit"];
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    for var in ["CI", "PATH", "CTXLINT_CHROMIUM", "CTXLINT_AXE"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    for cfg in CFGS.iter().chain(&["ctxlint_ci"]) {
+        println!("cargo:rustc-check-cfg=cfg({cfg})");
+    }
+    let under_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0");
+    if under_ci {
+        // The slow tests (a second release build by pre-commit) run under CI only.
+        println!("cargo:rustc-cfg=ctxlint_ci");
+        return;
+    }
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let absent = [
+        !root.join("../shared/corpus").is_dir() || !root.join("../shared/cases").is_dir(),
+        chromium().is_none(),
+        !std::env::var_os("CTXLINT_AXE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("target/axe/node_modules/axe-core/axe.min.js"))
+            .is_file(),
+        !root.join("target/py-venv/bin/python").exists(),
+        !runs(&["pre-commit", "--version"]) && !runs(&["python3", "-m", "pre_commit", "--version"]),
+    ];
+    for (cfg, absent) in CFGS.iter().zip(absent) {
+        if absent {
+            println!("cargo:rustc-cfg={cfg}");
+        }
+    }
+}
+
+/// The Chromium binary the browser tests would start (tests/it/browser.rs).
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CTXLINT_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+        .iter()
+        .map(Path::new)
+        .find(|p| p.exists())
+        .map(Path::to_path_buf)
+}
+
+/// Whether the command runs and exits 0.
+fn runs(cmd: &[&str]) -> bool {
+    Command::new(cmd[0])
+        .args(&cmd[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
