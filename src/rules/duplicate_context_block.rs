@@ -457,6 +457,19 @@ pub fn check(cx: &mut RuleContext) {
             // text, so a paragraph the person pasted again (the same error log)
             // is no injected context.
             let typed = prompt && input.format == crate::formats::claude_code::ID;
+            // Codex and Gemini CLI / Qwen Code also keep what they inject apart
+            // from the person's prompt (Codex: `AGENTS.md` instructions and
+            // `<environment_context>` as messages of their own, codex-rs
+            // `core/src/environment_context.rs`; Gemini CLI: the
+            // `--- Content from referenced files ---` of an `@` reference,
+            // packages/cli/src/ui/hooks/atCommandProcessor.ts), but a prompt
+            // may hold text the person sent before — a pasted log, a custom
+            // prompt template (`/prompts:…`, spec-kit commands) expanded again:
+            // a paragraph whose first copy is also in a prompt of the person's
+            // is their own text, not injected context. One that first came from
+            // injected context (instructions recorded again) is still reported.
+            let own_words = prompt
+                && (input.format == crate::formats::codex_rollout::ID || input.format == crate::formats::gemini_cli::ID);
             let mut quiet: Option<bool> = replayed.contains(&(i as u32)).then_some(true);
             if prompt {
                 turns.list.push(i as u32);
@@ -486,6 +499,9 @@ pub fn check(cx: &mut RuleContext) {
                     let Some(fb) = fm.blocks().nth(first.block as usize) else { continue };
                     if fm.kind() == MessageKind::SystemPrompt && m.kind == MessageKind::SystemPrompt {
                         continue; // two equal system prompts: CTX103's
+                    }
+                    if own_words && fm.kind() == MessageKind::UserTurn {
+                        continue; // the person's own text, sent again
                     }
                     found.note(k, (i as u64, first.unit as u64), copies + 1, || {
                         Finding::new(
