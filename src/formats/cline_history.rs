@@ -47,6 +47,7 @@
 //!   user turn, nor is Cline's `[TASK RESUMPTION]` notice
 //!   (`src/core/prompts/responses.ts` `taskResumption`, unless it carries a
 //!   `<user_message>`) or its "You did not use a tool" nudge (`noToolsUsed`).
+//!
 //! Roo Code's condensing keeps the replaced messages with `condenseParent`
 //! (or `truncationParent`): they are not sent; its summary (`isSummary`) is a
 //! compaction boundary; its `{type: "reasoning"}` entries are not messages.
@@ -206,7 +207,7 @@ fn answer_text_results(msg: &mut Message, calls: &[(Box<str>, Box<str>)]) {
             continue;
         };
         let k = (0..calls.len())
-            .find(|&k| !answered[k] && &*calls[k].1 == name)
+            .find(|&k| !answered[k] && *calls[k].1 == *name)
             .or_else(|| answered.iter().position(|a| !a));
         let id = k.map(|k| {
             answered[k] = true;
