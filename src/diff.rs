@@ -832,14 +832,29 @@ mod tests {
 
     #[test]
     fn tools_change_is_a_rewrite_at_tools_with_a_json_diff() {
-        let a = req("openai-chat", 0, json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":"x"}]}));
+        // One agent (the same system prompt) whose tool set was swapped: a
+        // rewrite at the tools level. Without the shared prompt the two
+        // disjoint tool sets are two agents (SPEC §1 Lanes): not compared.
+        let sys = json!({"role":"system","content":"You are the billing agent."});
+        let a = req(
+            "openai-chat",
+            0,
+            json!({"tools":[{"name":"a"}],"messages":[sys.clone(),{"role":"user","content":"x"}]}),
+        );
         let b = req(
+            "openai-chat",
+            1,
+            json!({"tools":[{"name":"b"}],"messages":[sys,{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}),
+        );
+        let d = diff(&a, &b);
+        assert_eq!(d.headline(), "rewrite at tools /tools");
+        let other = req(
             "openai-chat",
             1,
             json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}),
         );
-        let d = diff(&a, &b);
-        assert_eq!(d.headline(), "rewrite at tools /tools");
+        let bare = req("openai-chat", 0, json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":"x"}]}));
+        assert_ne!(diff(&bare, &other).headline(), "rewrite at tools /tools");
         let c = d.differences().next().expect("change");
         assert_eq!((c.op, c.level), (Op::Changed, Level::Tools));
         let u = c.diff.as_ref().expect("diff").unified();

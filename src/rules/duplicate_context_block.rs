@@ -469,7 +469,8 @@ pub fn check(cx: &mut RuleContext) {
             // is their own text, not injected context. One that first came from
             // injected context (instructions recorded again) is still reported.
             let own_words = prompt
-                && (input.format == crate::formats::codex_rollout::ID || input.format == crate::formats::gemini_cli::ID);
+                && (input.format == crate::formats::codex_rollout::ID
+                    || input.format == crate::formats::gemini_cli::ID);
             let mut quiet: Option<bool> = replayed.contains(&(i as u32)).then_some(true);
             if prompt {
                 turns.list.push(i as u32);
