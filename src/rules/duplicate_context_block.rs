@@ -501,8 +501,8 @@ pub fn check(cx: &mut RuleContext) {
                     if fm.kind() == MessageKind::SystemPrompt && m.kind == MessageKind::SystemPrompt {
                         continue; // two equal system prompts: CTX103's
                     }
-                    if own_words && fm.kind() == MessageKind::UserTurn {
-                        continue; // the person's own text, sent again
+                    if own_words && fm.kind() == MessageKind::UserTurn && !cb.trim_start().starts_with('<') {
+                        continue; // the person's own text, sent again (a tagged section is injected)
                     }
                     found.note(k, (i as u64, first.unit as u64), copies + 1, || {
                         Finding::new(

@@ -97,7 +97,7 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
         [
             "ctxlint: note: 13 sidecar files skipped (kept beside sessions by their agent, or a ctxlint report; `--show-files` lists them)",
             "ctxlint: warning: notes.json: matches no input format; skipped",
-            "ctxlint: note: formats tried: pi-session, claude-code, codex-rollout, exchange-log, openclaw-trajectory, pydantic-ai-history, gemini, openai-responses, bedrock-converse, anthropic-messages, openai-chat, vcr-cassette, har, aider-llm-history, otel-genai, gemini-cli, copilot-cli, cline-history, ai-sdk-ui-messages, openai-agents-session, langgraph-state, opencode; use --input-format to force one",
+            "ctxlint: note: a file skipped for matching no format was tried as each of the 22 formats `ctxlint formats` lists; use --input-format to force one",
         ],
         "{stderr}"
     );

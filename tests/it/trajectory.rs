@@ -156,7 +156,12 @@ fn show_lists_each_request_with_its_line() {
     assert_eq!(lines, [2, 4, 6, 9]);
     let text = ctxlint().args(["show", &fixture("clean.trajectory.jsonl")]).output().unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("request 2: /data (line 6)\n6 messages carried over from request 1, nothing new"), "{text}");
+    assert!(
+        text.contains(
+            "request 2: /data (line 6)\nlane 0 (system \"You are a personal assistant running inside OpenClaw.\"), compared with request 1\n6 messages carried over from request 1, nothing new"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
