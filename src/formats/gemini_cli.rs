@@ -630,8 +630,10 @@ fn load_document(src: &SourceRef, bytes: &[u8], v: &Value) -> Result<Input> {
 /// are user turns, tool results (`functionResponse` parts) or injected
 /// context, as in a recording.
 fn load_checkpoint(src: &SourceRef, bytes: &[u8], history: &[Value], base: &str) -> Input {
-    let mut t = Transcript::default();
-    t.header = Some(Header { line: 1, version: DOCUMENT_VERSION, session_id: None });
+    let mut t = Transcript {
+        header: Some(Header { line: 1, version: DOCUMENT_VERSION, session_id: None }),
+        ..Default::default()
+    };
     let starts = crate::locate::array_elements(bytes, base).unwrap_or_default();
     let mut line_starts = vec![0usize];
     line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));

@@ -249,7 +249,7 @@ pub fn decode_binary(s: &str) -> Option<Vec<u8>> {
 /// [`crate::source::MAX_RATIO`] times its size, at least 1 MiB, at most
 /// [`MAX_GUNZIPPED`].
 pub fn gunzip_limit(compressed: u64) -> u64 {
-    compressed.saturating_mul(crate::source::MAX_RATIO).max(1 << 20).min(MAX_GUNZIPPED)
+    compressed.saturating_mul(crate::source::MAX_RATIO).clamp(1 << 20, MAX_GUNZIPPED)
 }
 
 /// Standard base64 with `=` padding, ASCII whitespace ignored; `None` for

@@ -86,8 +86,7 @@ pub fn repeated_copies(text: &str) -> Option<(&str, usize)> {
             continue;
         }
         let (mut rest, mut n) = (text, 0);
-        loop {
-            let Some(r) = rest.strip_prefix(copy) else { break };
+        while let Some(r) = rest.strip_prefix(copy) {
             n += 1;
             if r.is_empty() {
                 return (n >= 2).then_some((copy, n));
