@@ -284,6 +284,8 @@ struct Agent {
     system: String,
     /// Hash of `system`.
     system_hash: u64,
+    /// Names of the tools called in the history (sorted, deduplicated).
+    called: Vec<String>,
 }
 
 impl Agent {
@@ -313,7 +315,16 @@ impl Agent {
         let tools = r.tools.as_ref().map(|t| tool_names(&t.2)).unwrap_or_default();
         let system = system.trim_end().to_string();
         let system_hash = crate::hash::hash_str(&system);
-        Agent { hist, tools, system, system_hash }
+        let mut called: Vec<String> = r
+            .messages
+            .iter()
+            .flat_map(|m| &m.blocks)
+            .filter(|b| b.kind == crate::model::BlockKind::ToolCall)
+            .filter_map(|b| b.tool_name.as_deref().map(str::to_string))
+            .collect();
+        called.sort();
+        called.dedup();
+        Agent { hist, tools, system, system_hash, called }
     }
 }
 
@@ -404,7 +415,26 @@ fn same_agent(a: &Agent, b: &Agent) -> bool {
     // long as one holds the other's tools (a tool set that grew by a tool
     // search, or tools no longer sent).
     let within = |x: &[String], y: &[String]| x.iter().all(|t| y.binary_search(t).is_ok());
-    within(&a.tools, &b.tools) || within(&b.tools, &a.tools)
+    if a.system.is_empty() == b.system.is_empty() {
+        return within(&a.tools, &b.tools) || within(&b.tools, &a.tools);
+    }
+    // Only one sends a system prompt. An empty tool set holds nothing: a
+    // supervisor without tools and a worker without a system prompt
+    // with tools (LangGraph's hierarchical teams) are two agents. Tools in common say
+    // one agent; so does a request that sends no tools but whose history
+    // calls the other's tools (the same run replayed without its
+    // instructions and tools: pydantic-ai's reused tool-call ids).
+    // Neither sends tools: nothing tells them apart, one agent (a chat app
+    // that passed back its history without the system prompt: pydantic-ai
+    // issue 1032).
+    if a.tools.is_empty() && b.tools.is_empty() {
+        return true;
+    }
+    let both = !a.tools.is_empty() && !b.tools.is_empty();
+    let replayed = |x: &Agent, y: &Agent| {
+        x.tools.is_empty() && !y.tools.is_empty() && x.called.iter().any(|t| y.tools.binary_search(t).is_ok())
+    };
+    (both && (within(&a.tools, &b.tools) || within(&b.tools, &a.tools))) || replayed(a, b) || replayed(b, a)
 }
 
 /// Whether `b`'s ids allow it to continue `a`'s conversation.
