@@ -98,6 +98,11 @@ fn a_session_is_shown_step_by_step_and_the_store_is_never_touched() {
     );
 }
 
+/// The recorded OpenCode 1.1.65 `storage/` tree copied into `to`.
+fn copy_legacy_tree(to: &std::path::Path) {
+    copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR).join("legacy-1.1.65"), to);
+}
+
 fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
@@ -117,8 +122,7 @@ fn a_legacy_storage_tree_is_one_transcript_per_session_file() {
     // its messages and parts with it; they, the project and the diffs are
     // not inputs of their own (never listed as skipped).
     let d = tempfile::tempdir().unwrap();
-    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR).join("legacy-1.1.65");
-    copy_tree(&from, d.path());
+    copy_legacy_tree(d.path());
     let storage = d.path().join("storage");
     let (code, v) = check_json(storage.to_str().unwrap());
     assert_eq!((code, found(&v)), (0, vec![]), "{v}");
@@ -209,10 +213,9 @@ fn ids_from_a_legacy_tree_never_lead_out_of_the_store() {
     // files of any folder. Ids are data: the secret beside the store is
     // never read, the session is refused with its reason.
     let d = tempfile::tempdir().unwrap();
-    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR).join("legacy-1.1.65");
     let root = d.path().join("root");
     std::fs::create_dir_all(&root).unwrap();
-    copy_tree(&from, &root);
+    copy_legacy_tree(&root);
     let outside = d.path().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     let secret = r#"{"id":"msg_x","role":"user","time":{"created":1},"sessionID":"s"}"#;
@@ -271,8 +274,7 @@ fn a_fifo_or_a_link_to_dev_zero_among_legacy_files_is_a_file_not_read() {
     // /dev/zero grew until out of memory. Both are named as not read; the
     // rest of the session is checked.
     let d = tempfile::tempdir().unwrap();
-    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR).join("legacy-1.1.65");
-    copy_tree(&from, d.path());
+    copy_legacy_tree(d.path());
     let msgs = d.path().join("storage/message/ses_dc7f76c62ffeZNEkSGl3JdgFch");
     let fifo = msgs.join("msg_zz_fifo.json");
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
