@@ -34,13 +34,23 @@ condensers or trimmers that drop one result of a parallel pair cause exactly thi
 A call still pending at the end of a transcript path (the run is in flight); calls of pi
 assistant messages that ended with `error` or `aborted` (pi never sends them again); a path
 cut by a reported `broken-parent-chain` or torn line (the cause is reported, not the cascade).
+A runtime that repairs a missing result before it sends the request sends no unanswered
+call (SPEC CTX301: what is judged is what the runtime sends): Cline
+(`ensureToolResultsFollowToolUse`) and pi / OpenClaw session files — pi-ai's
+`transformMessages` (pi-mono `packages/ai/src/providers/transform-messages.ts`) gives every
+call left open before the next assistant message or user message a "No result provided"
+error result, and OpenClaw's `sanitizeToolUseResultPairing`
+(`src/agents/session-transcript-repair.ts`) inserts its own synthetic result first. A call
+left open by a gateway restart or a crash is then an ordinary failed call to the model.
 "#,
 };
 
 /// Reports unanswered calls in requests and transcripts.
 pub fn check(cx: &mut RuleContext) {
     let input = cx.input;
-    if let Some((t, an)) = cx.transcript {
+    // pi-ai and OpenClaw repair every open call before they send (see the docs).
+    let repaired = input.format == crate::formats::pi_session::ID;
+    if let Some((t, an)) = cx.transcript.filter(|_| !repaired) {
         // One entry may hold many unanswered calls: unpack it once.
         let mut cached: Option<(u32, crate::model::Message)> = None;
         for p in &an.pairing {

@@ -67,24 +67,24 @@ rules = { CTX203 = "error" }
         ("duplicate-system-event".into(), "strict/s.jsonl".into(), "error".into()),
         ("duplicate-user-turn".into(), "quiet/s.jsonl".into(), "warning".into()),
         ("duplicate-user-turn".into(), "strict/s.jsonl".into(), "error".into()),
-        ("unanswered-tool-call".into(), "quiet/s.jsonl".into(), "error".into()),
-        ("unanswered-tool-call".into(), "strict/s.jsonl".into(), "error".into()),
+        ("orphan-tool-result".into(), "quiet/s.jsonl".into(), "error".into()),
+        ("orphan-tool-result".into(), "strict/s.jsonl".into(), "error".into()),
     ];
     assert_eq!(got, want);
 }
 
 #[test]
 fn config_is_found_from_a_subdirectory_and_isolated_ignores_it() {
-    let d = project("[rules]\nunanswered-tool-call = \"off\"\n");
+    let d = project("[rules]\norphan-tool-result = \"off\"\n");
     let (_, v) = json_out(ctxlint().current_dir(d.path().join("quiet")).args(["check", "s.jsonl"]));
-    assert!(rules_of(&v).iter().all(|r| r.0 != "unanswered-tool-call"));
+    assert!(rules_of(&v).iter().all(|r| r.0 != "orphan-tool-result"));
     let (_, v) = json_out(ctxlint().current_dir(d.path().join("quiet")).args(["check", "s.jsonl", "--isolated"]));
-    assert!(rules_of(&v).iter().any(|r| r.0 == "unanswered-tool-call"));
+    assert!(rules_of(&v).iter().any(|r| r.0 == "orphan-tool-result"));
 }
 
 #[test]
 fn unknown_config_key_is_exit_2_naming_the_key_and_file() {
-    let d = project("[rules]\nunanswered-tool-call = \"off\"\n\ncolour = \"red\"\n");
+    let d = project("[rules]\norphan-tool-result = \"off\"\n\ncolour = \"red\"\n");
     let out = ctxlint().current_dir(d.path()).args(["check", "."]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -101,7 +101,7 @@ fn unknown_rule_in_config_is_exit_2() {
 
 #[test]
 fn fail_on_error_makes_warnings_exit_0() {
-    let d = project("fail-on = \"error\"\n[rules]\nCTX101 = \"off\"\nCTX301 = \"off\"\n");
+    let d = project("fail-on = \"error\"\n[rules]\nCTX101 = \"off\"\nCTX302 = \"off\"\n");
     let (code, v) = json_out(ctxlint().current_dir(d.path()).args(["check", "quiet"]));
     assert_eq!(rules_of(&v).len(), 1);
     assert_eq!(code, 0);
@@ -114,11 +114,11 @@ fn select_and_ignore() {
         SESSION,
         "--isolated",
         "--select",
-        "CTX101,unanswered-tool-call",
+        "CTX101,orphan-tool-result",
         "--ignore",
         "CTX101",
     ]));
-    assert_eq!(rules_of(&v).into_iter().map(|r| r.0).collect::<Vec<_>>(), vec!["unanswered-tool-call"]);
+    assert_eq!(rules_of(&v).into_iter().map(|r| r.0).collect::<Vec<_>>(), vec!["orphan-tool-result"]);
 }
 
 #[test]
@@ -150,11 +150,11 @@ fn baseline_on_the_shared_cases_then_one_new_defect() {
     let (code, v) = json_out(
         ctxlint()
             .current_dir(d.path())
-            .args(["check", "cases", "--isolated", "--select", "CTX301", "--baseline"])
+            .args(["check", "cases", "--isolated", "--select", "CTX302", "--baseline"])
             .arg(&base),
     );
     assert_eq!(code, 1);
-    assert_eq!(rules_of(&v), vec![("unanswered-tool-call".into(), "cases/new-defect.jsonl".into(), "error".into())]);
+    assert_eq!(rules_of(&v), vec![("orphan-tool-result".into(), "cases/new-defect.jsonl".into(), "error".into())]);
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -193,7 +193,7 @@ fn gzip_and_zstd_inputs_are_read_transparently() {
         let (code, v) = json_out(ctxlint().arg("check").arg(&p));
         assert_eq!(code, 1);
         let lines: Vec<u64> = v["findings"].as_array().unwrap().iter().map(|f| f["line"].as_u64().unwrap()).collect();
-        assert_eq!(lines, vec![3, 5, 6], "{}", p.display());
+        assert_eq!(lines, vec![3, 5, 7], "{}", p.display());
     }
 }
 
@@ -201,7 +201,7 @@ fn gzip_and_zstd_inputs_are_read_transparently() {
 fn statistics_table() {
     let out = ctxlint().args(["check", SESSION, "--statistics"]).output().unwrap();
     let s = String::from_utf8_lossy(&out.stdout);
-    assert!(s.contains("duplicate-user-turn") && s.contains("CTX301"), "{s}");
+    assert!(s.contains("duplicate-user-turn") && s.contains("CTX302"), "{s}");
 }
 
 #[test]

@@ -85,7 +85,7 @@ fn grouped_keeps_the_severity() {
     assert_eq!(lines.len(), 3, "{out}");
     assert!(lines[0].starts_with("  3:76 CTX101 duplicate-system-event [error] "), "{}", lines[0]);
     assert!(lines.iter().any(|l| l.contains(" CTX203 duplicate-user-turn [warning] ")), "{out}");
-    assert!(lines.iter().any(|l| l.contains(" CTX301 unanswered-tool-call [error] ")), "{out}");
+    assert!(lines.iter().any(|l| l.contains(" CTX302 orphan-tool-result [error] ")), "{out}");
 }
 
 #[test]
@@ -106,7 +106,7 @@ fn quiet_and_verbose_before_the_subcommand() {
     for args in [&["-q", "check", MIXED][..], &["check", "-q", MIXED], &["--quiet", "check", MIXED]] {
         let (code, out, err) = run(ctxlint().args(args));
         assert_eq!(code, 1, "{args:?}");
-        assert!(!out.contains("Found 3 findings") && out.contains("CTX301"), "{args:?}: {out}");
+        assert!(!out.contains("Found 3 findings") && out.contains("CTX302"), "{args:?}: {out}");
         assert_eq!(err, "", "{args:?}");
     }
     let (code, _, err) = run(ctxlint().args(["-v", "check", MIXED]));
@@ -124,7 +124,7 @@ fn rules_in(dir: &Path, args: &[&str]) -> (i32, Vec<String>, Value) {
     (code, rules, v)
 }
 
-/// A folder holding the mixed session (CTX101 error, CTX203 warning, CTX301 error).
+/// A folder holding the mixed session (CTX101 error, CTX203 warning, CTX302 error).
 fn project() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     std::fs::create_dir(d.path().join("t")).unwrap();
@@ -136,13 +136,13 @@ fn project() -> tempfile::TempDir {
 fn config_key_value_overrides_one_setting_as_ruffs_does() {
     let d = project();
     let p = d.path();
-    let all = ["duplicate-system-event", "duplicate-user-turn", "unanswered-tool-call"];
+    let all = ["duplicate-system-event", "duplicate-user-turn", "orphan-tool-result"];
     assert_eq!(rules_in(p, &["t"]).1, all);
     // A rule turned off inline; the dotted key and the code both work.
     let (code, rules, _) = rules_in(p, &["t", "--config", "rules.CTX101 = \"off\""]);
     assert_eq!((code, rules), (1, vec![all[1].to_string(), all[2].to_string()]));
     // Over a configuration file found for the input: only the key named changes.
-    std::fs::write(p.join("t/ctxlint.toml"), "[rules]\nunanswered-tool-call = \"off\"\n").unwrap();
+    std::fs::write(p.join("t/ctxlint.toml"), "[rules]\norphan-tool-result = \"off\"\n").unwrap();
     let (_, rules, _) = rules_in(p, &["t"]);
     assert_eq!(rules, [all[0], all[1]]);
     let (_, rules, _) = rules_in(p, &["t", "--config", "rules.duplicate-user-turn = \"off\""]);
@@ -183,12 +183,12 @@ fn config_key_value_overrides_one_setting_as_ruffs_does() {
 fn extend_select_and_exclude_as_ruffs() {
     let d = project();
     let p = d.path();
-    let (_, rules, _) = rules_in(p, &["t", "--select", "CTX1", "--extend-select", "CTX301"]);
-    assert_eq!(rules, ["duplicate-system-event", "unanswered-tool-call"]);
+    let (_, rules, _) = rules_in(p, &["t", "--select", "CTX1", "--extend-select", "CTX302"]);
+    assert_eq!(rules, ["duplicate-system-event", "orphan-tool-result"]);
     // A rule a configuration turns off, turned on again.
-    std::fs::write(p.join("t/ctxlint.toml"), "[rules]\nunanswered-tool-call = \"off\"\n").unwrap();
-    let (_, rules, _) = rules_in(p, &["t", "--extend-select", "unanswered-tool-call"]);
-    assert_eq!(rules, ["duplicate-system-event", "duplicate-user-turn", "unanswered-tool-call"]);
+    std::fs::write(p.join("t/ctxlint.toml"), "[rules]\norphan-tool-result = \"off\"\n").unwrap();
+    let (_, rules, _) = rules_in(p, &["t", "--extend-select", "orphan-tool-result"]);
+    assert_eq!(rules, ["duplicate-system-event", "duplicate-user-turn", "orphan-tool-result"]);
     std::fs::remove_file(p.join("t/ctxlint.toml")).unwrap();
     // --exclude: by name, and by path below the folder checked; a file named is still checked.
     std::fs::create_dir_all(p.join("t/archive/old")).unwrap();
@@ -227,13 +227,13 @@ fn pyproject_and_dot_ctxlint_toml_are_found_as_ruff_finds_its_files() {
     )
     .unwrap();
     let (_, rules, v) = rules_in(p, &["t", "--strict"]);
-    assert_eq!(rules, ["duplicate-user-turn", "unanswered-tool-call"]);
+    assert_eq!(rules, ["duplicate-user-turn", "orphan-tool-result"]);
     assert_eq!(v["skipped"], serde_json::json!([]));
     let (code, out, _) = run(ctxlint().current_dir(p).args(["check", "t", "--show-settings", "t"]));
     assert_eq!(code, 0);
     assert!(out.contains("pyproject.toml"), "{out}");
     // .ctxlint.toml beside it wins (ruff: .ruff.toml, ruff.toml, then pyproject.toml).
-    std::fs::write(p.join("t/.ctxlint.toml"), "[rules]\nCTX301 = \"off\"\n").unwrap();
+    std::fs::write(p.join("t/.ctxlint.toml"), "[rules]\nCTX302 = \"off\"\n").unwrap();
     let (_, rules, v) = rules_in(p, &["t", "--strict"]);
     assert_eq!(rules, ["duplicate-system-event", "duplicate-user-turn"]);
     assert_eq!(v["skipped"], serde_json::json!([]));
@@ -241,12 +241,12 @@ fn pyproject_and_dot_ctxlint_toml_are_found_as_ruff_finds_its_files() {
     std::fs::remove_file(p.join("t/.ctxlint.toml")).unwrap();
     std::fs::write(p.join("t/ctxlint.toml"), "[rules]\nCTX203 = \"off\"\n").unwrap();
     let (_, rules, _) = rules_in(p, &["t"]);
-    assert_eq!(rules, ["duplicate-system-event", "unanswered-tool-call"]);
+    assert_eq!(rules, ["duplicate-system-event", "orphan-tool-result"]);
     // --config names a pyproject.toml: its [tool.ctxlint] table.
     std::fs::remove_file(p.join("t/ctxlint.toml")).unwrap();
     std::fs::rename(p.join("t/pyproject.toml"), p.join("pyproject.toml")).unwrap();
     let (_, rules, _) = rules_in(p, &["t", "--config", "pyproject.toml"]);
-    assert_eq!(rules, ["duplicate-user-turn", "unanswered-tool-call"]);
+    assert_eq!(rules, ["duplicate-user-turn", "orphan-tool-result"]);
 }
 
 #[test]
@@ -293,7 +293,7 @@ fn the_help_names_every_session_store_agent_and_format() {
 /// its element (the line of a JSONL entry): the reducer may not trade the
 /// defect's surroundings for another defect there (a tool result's `id`
 /// dropped re-parented the reply, and the case gained an
-/// `unanswered-tool-call` the original did not have at that element).
+/// `orphan-tool-result` the original did not have at that element).
 #[test]
 fn each_reduced_case_holds_exactly_the_original_findings_at_its_element() {
     let mut checked = 0;

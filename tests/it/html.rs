@@ -54,7 +54,7 @@ fn the_report_is_one_file_that_names_no_external_resource_and_masks_secrets() {
     let index = embedded(&html, "ctxlint-index");
     assert_eq!(index["summary"]["findings"], 3);
     let rules: Vec<&str> = index["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
-    assert_eq!(rules, ["duplicate-system-event", "duplicate-user-turn", "unanswered-tool-call"]);
+    assert_eq!(rules, ["duplicate-system-event", "duplicate-user-turn", "orphan-tool-result"]);
     let page = &index["pages"][0];
     assert_eq!(page["total"], 3);
     assert_eq!(page["format"], "pi-session");
@@ -109,9 +109,9 @@ fn in_chromium_a_click_on_a_finding_opens_its_step_with_the_block_highlighted() 
     b.navigate(&file, "");
     assert_eq!(b.eval("document.querySelectorAll('#timeline .bar').length"), 3);
     assert_eq!(b.eval("document.querySelector('#timeline').dataset.units"), "3");
-    // Step 0 holds one finding, step 1 two, step 2 none.
-    assert_eq!(b.eval("[...document.querySelectorAll('#timeline .bar')].map(x => x.dataset.findings).join()"), "1,2,0");
-    assert_eq!(b.eval("document.querySelectorAll('#timeline .bar .mark').length"), 2);
+    // Steps 0, 1 and 2 hold one finding each (an error, a warning, an error).
+    assert_eq!(b.eval("[...document.querySelectorAll('#timeline .bar')].map(x => x.dataset.findings).join()"), "1,1,1");
+    assert_eq!(b.eval("document.querySelectorAll('#timeline .bar .mark').length"), 3);
     assert_eq!(b.eval("document.querySelectorAll('#timeline .mark-error').length"), 2);
     assert_eq!(b.eval("document.querySelectorAll('#findings button.finding').length"), 3);
     // Click the duplicate system event (line 3, pointer /content).
@@ -151,7 +151,7 @@ fn in_chromium_a_click_on_a_finding_opens_its_step_with_the_block_highlighted() 
         "user · user"
     );
     // The rule filter keeps one finding and one mark.
-    b.eval("new Promise(r => { const s = document.querySelector('#filter-rule'); s.value = 'unanswered-tool-call'; s.dispatchEvent(new Event('change')); setTimeout(r, 150); }).then(() => 1)");
+    b.eval("new Promise(r => { const s = document.querySelector('#filter-rule'); s.value = 'orphan-tool-result'; s.dispatchEvent(new Event('change')); setTimeout(r, 150); }).then(() => 1)");
     assert_eq!(b.eval("document.querySelectorAll('#findings button.finding').length"), 1);
     assert_eq!(b.eval("document.querySelectorAll('#timeline .bar .mark').length"), 1);
     // The timeline is one tab stop; arrow keys move along it.

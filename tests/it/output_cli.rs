@@ -41,7 +41,7 @@ fn statistics_as_json() {
         json!({
             "duplicate-system-event": {"code": "CTX101", "count": 1, "errors": 1, "warnings": 0},
             "duplicate-user-turn": {"code": "CTX203", "count": 1, "errors": 0, "warnings": 1},
-            "unanswered-tool-call": {"code": "CTX301", "count": 1, "errors": 1, "warnings": 0},
+            "orphan-tool-result": {"code": "CTX302", "count": 1, "errors": 1, "warnings": 0},
         })
     );
     assert_eq!(
@@ -250,7 +250,7 @@ fn quiet_prints_findings_only() {
     assert!(!out.contains("Found"));
     assert_eq!(err, "");
     let (_, out, _) = check(&["--quiet"]);
-    assert!(!out.contains("Found 3 findings") && out.contains("CTX301"), "{out}");
+    assert!(!out.contains("Found 3 findings") && out.contains("CTX302"), "{out}");
     let (_, out, _) = check(&["-q", "--output-format", "grouped"]);
     assert!(!out.contains("Found"));
     let (code, _, err) = check(&["-q", "-v"]);
@@ -305,11 +305,11 @@ fn codes(args: &[&str]) -> Vec<String> {
 #[test]
 fn selectors_take_prefixes_and_all() {
     assert_eq!(codes(&["--select", "CTX1"]), ["CTX101"]);
-    assert_eq!(codes(&["--select", "ctx2,CTX3"]), ["CTX203", "CTX301"]);
-    assert_eq!(codes(&["--select", "ALL"]), ["CTX101", "CTX203", "CTX301"]);
-    assert_eq!(codes(&["--select", "ALL", "--ignore", "CTX2"]), ["CTX101", "CTX301"]);
+    assert_eq!(codes(&["--select", "ctx2,CTX3"]), ["CTX203", "CTX302"]);
+    assert_eq!(codes(&["--select", "ALL"]), ["CTX101", "CTX203", "CTX302"]);
+    assert_eq!(codes(&["--select", "ALL", "--ignore", "CTX2"]), ["CTX101", "CTX302"]);
     assert_eq!(codes(&["--ignore", "CTX"]), Vec::<String>::new());
-    assert_eq!(codes(&["--select", "unanswered-tool-call"]), ["CTX301"]);
+    assert_eq!(codes(&["--select", "orphan-tool-result"]), ["CTX302"]);
 }
 
 #[test]

@@ -470,8 +470,10 @@ fn long_sessions_are_sliced_around_the_finding() {
 /// Personal data of the shapes of issue #15 (national phones, cards, IBANs,
 /// passport and plate numbers, IPv6 and street addresses, a person's name in
 /// an MCP server's name) in a pi session and in an Anthropic request, each
-/// with an unanswered call of an MCP tool: the written cases hold none of it,
-/// the call still pairs and the finding still reproduces.
+/// with a defect on an MCP tool (in the session a result answering no call —
+/// pi sends a result for an open call itself — in the request an unanswered
+/// call): the written cases hold none of it, the call still pairs and the
+/// finding still reproduces.
 #[test]
 fn issue_15_shapes_never_reach_the_case() {
     const TEXT: &str = "Call Alice on 020 7946 0958 or 07700 900123, in Paris 01 23 45 67 89, in Tokyo \
@@ -526,7 +528,7 @@ fn issue_15_shapes_never_reach_the_case() {
         serde_json::json!({"type":"message","id":"e5f6a7b8","parentId":"a1b2c3d4","timestamp":"2026-06-20T09:14:05.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Searching with mcp__alice_gmail__search."},{"type":"toolCall","id":"call_1a","name":"mcp__alice_gmail__search","arguments":{"query":"from:020 7946 0958"}}],"provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse"}}),
         serde_json::json!({"type":"message","id":"0badcafe","parentId":"e5f6a7b8","timestamp":"2026-06-20T09:14:06.000Z","message":{"role":"toolResult","toolCallId":"call_1a","toolName":"mcp__alice_gmail__search","content":[{"type":"text","text":TEXT}]}}),
         serde_json::json!({"type":"message","id":"c0ffee02","parentId":"0badcafe","timestamp":"2026-06-20T09:14:07.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_2b","name":"mcp__alice_gmail__send","arguments":{"to":"+44 20 7946 0958","body":TEXT}}],"provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse"}}),
-        serde_json::json!({"type":"message","id":"deadbee5","parentId":"c0ffee02","timestamp":"2026-06-20T09:14:09.000Z","message":{"role":"user","content":[{"type":"text","text":"did it go out?"}]}}),
+        serde_json::json!({"type":"message","id":"deadbee5","parentId":"c0ffee02","timestamp":"2026-06-20T09:14:09.000Z","message":{"role":"toolResult","toolCallId":"call_3c","toolName":"mcp__alice_gmail__send","content":[{"type":"text","text":"sent to 020 7946 0958"}]}}),
     ];
     let request = serde_json::json!({"model":"claude-sonnet-4-5","max_tokens":1024,
         "tools":[{"name":"mcp__alice_gmail__send","description":"Send mail as Alice","input_schema":{"type":"object"}},
@@ -541,13 +543,17 @@ fn issue_15_shapes_never_reach_the_case() {
     std::fs::write(&session, pi.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
     let req = src.path().join("request.json");
     std::fs::write(&req, serde_json::to_string_pretty(&request).unwrap()).unwrap();
-    for (input, case_file) in [(&session, "session.jsonl"), (&req, "request.json")] {
-        // The input shows the finding, on the MCP call.
+    for (input, case_file, rule) in
+        [(&session, "session.jsonl", "orphan-tool-result"), (&req, "request.json", "unanswered-tool-call")]
+    {
+        // The input shows the finding, on the MCP call or result.
         let check = ctxlint().arg("check").arg(input).args(["--output-format", "json"]).output().unwrap();
         let report: Value = serde_json::from_slice(&check.stdout).unwrap();
         assert_eq!(report["findings"].as_array().unwrap().len(), 1, "{report}");
-        assert_eq!(report["findings"][0]["rule"], "unanswered-tool-call");
-        assert!(report["findings"][0]["message"].as_str().unwrap().contains("(mcp__alice_gmail__send)"));
+        assert_eq!(report["findings"][0]["rule"], rule);
+        if rule == "unanswered-tool-call" {
+            assert!(report["findings"][0]["message"].as_str().unwrap().contains("(mcp__alice_gmail__send)"));
+        }
         for budget in ["30", "0.000001"] {
             let out = tempfile::tempdir().unwrap();
             let o =
@@ -568,17 +574,22 @@ fn issue_15_shapes_never_reach_the_case() {
             }
             // The finding names the call's tool with its server replaced, as the case's file does.
             let exp: Value = serde_json::from_slice(&std::fs::read(cases[0].join("expected.json")).unwrap()).unwrap();
-            assert_eq!(exp["findings"][0]["rule"], "unanswered-tool-call");
+            assert_eq!(exp["findings"][0]["rule"], rule);
             let text = std::fs::read_to_string(cases[0].join(case_file)).unwrap();
             let send: Vec<&str> = text.split('"').filter(|s| s.starts_with("mcp__") && s.ends_with("__send")).collect();
             assert!(
-                !send.is_empty() && send.iter().all(|s| *s == send[0] && s.len() == "mcp__alice_gmail__send".len()),
+                (rule != "unanswered-tool-call" || !send.is_empty())
+                    && send.iter().all(|s| *s == send[0] && s.len() == "mcp__alice_gmail__send".len()),
                 "{text}"
             );
             let check =
                 ctxlint().current_dir(&cases[0]).args(["check", ".", "--output-format", "json"]).output().unwrap();
             let report: Value = serde_json::from_slice(&check.stdout).unwrap();
-            assert!(report["findings"][0]["message"].as_str().unwrap().contains(&format!("({})", send[0])), "{report}");
+            assert_eq!(report["findings"][0]["rule"], rule, "{report}");
+            if rule == "unanswered-tool-call" {
+                let message = report["findings"][0]["message"].as_str().unwrap();
+                assert!(message.contains(&format!("({})", send[0])), "{report}");
+            }
             if budget != "30" {
                 // Nothing was removed: every new class was replaced, and what the rules read is kept.
                 for class in ["address", "ip", "mcp-server", "number", "passport", "phone", "plate"] {

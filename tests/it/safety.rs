@@ -520,15 +520,15 @@ fn a_file_name_or_an_id_cannot_forge_a_ci_log_line_or_drive_the_terminal() {
     std::fs::write(d.path().join(forged), b"{\"hello\": 1}").unwrap();
     let bell = "b\u{7}\u{1b}]0;t\u{7}.jsonl";
     std::fs::write(d.path().join(bell), session()).unwrap();
-    // A tool-call id holding ESC and CR, left unanswered.
+    // A tool-result id holding ESC and CR, answering no call.
     let s = concat!(
         r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
         "\n",
         r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"go"}]}}"#,
         "\n",
-        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c\u001b]8;;http://e\u0007\r1","name":"r\u001b[2Jm","arguments":{}}],"stopReason":"toolUse"}}"#,
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"x1","name":"r\u001b[2Jm","arguments":{}}],"stopReason":"toolUse"}}"#,
         "\n",
-        r#"{"type":"message","id":"u2","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":[{"type":"text","text":"next"}]}}"#,
+        r#"{"type":"message","id":"u2","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c\u001b]8;;http://e\u0007\r1","toolName":"r\u001b[2Jm","content":[{"type":"text","text":"next"}]}}"#,
         "\n",
         r#"{"type":"message","id":"a2","parentId":"u2","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"stopReason":"stop"}}"#,
         "\n"
