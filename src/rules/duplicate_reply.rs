@@ -46,7 +46,8 @@ failed attempt still counts); an OpenClaw send to someone other than the person 
 (the turn's envelope names its sender and chat, the send's target is none of them): a message the
 person asked the agent to write to a third party, after which the final text is the one reply; the
 final text after a send to the turn's own conversation, which OpenClaw suppresses
-(`shouldSuppressMessagingToolReplies`); a send that carries a file (`filePath`, `media`) after the
+(`shouldSuppressMessagingToolReplies`), and the final text of an isolated cron run (`[cron:…]`
+prompt) after a send, which OpenClaw does not deliver (`skipMessagingToolDelivery`); a send that carries a file (`filePath`, `media`) after the
 reply, part of that reply.
 "#,
 };
@@ -253,8 +254,17 @@ fn send_target(t: &Transcript, result: &Entry, turn: &Entry) -> Target {
                 edge(before) && edge(after)
             })
     };
+    // An isolated cron run (its prompt `[cron:<job id> <job name>] …`,
+    // openclaw `src/cron/isolated-agent/run.ts`) delivers its final text to
+    // the job's target, and skips that delivery when the message tool already
+    // sent there (`skipMessagingToolDelivery`): a send with a target ends the
+    // turn's visible replies, as a send to the origin does.
+    let cron = turn_text.trim_start().starts_with("[cron:");
     let mut any = false;
     for c in TARGET.captures_iter(&raw) {
+        if cron {
+            return Target::Origin;
+        }
         let target = &c[1];
         let bare = target.rsplit_once(':').map_or(target, |(_, id)| id);
         if bare.len() < 3 {
