@@ -48,7 +48,8 @@ person asked the agent to write to a third party, after which the final text is 
 final text after a send to the turn's own conversation, which OpenClaw suppresses
 (`shouldSuppressMessagingToolReplies`), and the final text of an isolated cron run (`[cron:…]`
 prompt) after a send, which OpenClaw does not deliver (`skipMessagingToolDelivery`); a send that carries a file (`filePath`, `media`) after the
-reply, part of that reply.
+reply, part of that reply; a reply whose parent is no entry of the file (`broken-parent-chain`
+reports it: one defect, one finding).
 "#,
 };
 
@@ -60,11 +61,17 @@ pub fn check(cx: &mut RuleContext) {
     let Some((t, an)) = cx.transcript else { return };
     let input = cx.input;
     let replayed: HashSet<u32> = an.replays.iter().map(|r| r.entry).collect();
-    // An entry that reuses an id is reported by broken-parent-chain: one defect, one finding.
+    // An entry that reuses an id, or a model reply whose parent is no entry of
+    // the file (a run that wrote into this file from another turn's history),
+    // is reported by broken-parent-chain: one defect, one finding.
     let reused: HashSet<u32> = an
         .chain_defects
         .iter()
-        .filter(|d| matches!(d.kind, crate::analysis::chain::DefectKind::IdReused(_)))
+        .filter(|d| match d.kind {
+            crate::analysis::chain::DefectKind::IdReused(_) => true,
+            crate::analysis::chain::DefectKind::Dangling(_) => !t.entries[d.entry as usize].is_user_turn(),
+            _ => false,
+        })
         .map(|d| d.entry)
         .collect();
     // Sends awaiting their result: call id -> (entry, block pointer).
