@@ -286,6 +286,8 @@ struct Agent {
     system_hash: u64,
     /// Names of the tools called in the history (sorted, deduplicated).
     called: Vec<String>,
+    /// Per element of `hist`: whether it belongs to a user turn.
+    hist_user: Vec<bool>,
 }
 
 impl Agent {
@@ -324,7 +326,9 @@ impl Agent {
             .collect();
         called.sort();
         called.dedup();
-        Agent { hist, tools, system, system_hash, called }
+        let hist_user: Vec<bool> =
+            els.iter().filter(|e| !e.system).map(|e| r.messages[e.msg].kind == MessageKind::UserTurn).collect();
+        Agent { hist, tools, system, system_hash, called, hist_user }
     }
 }
 
@@ -437,6 +441,27 @@ fn same_agent(a: &Agent, b: &Agent) -> bool {
     (both && (within(&a.tools, &b.tools) || within(&b.tools, &a.tools))) || replayed(a, b) || replayed(b, a)
 }
 
+/// Whether `b` is a side call on a copy of `a`'s history rather than `a`'s
+/// next request: `a` sends tools and ends with a user turn it has not
+/// answered; `b` sends no tools, carries no reply to that turn and ends with
+/// a user turn `a` never sent — an instruction put in the turn's place or
+/// after it (a summariser: langmem's `SummarizationNode` asks "Create a
+/// summary of the conversation above:" on the agent's history before the
+/// agent answers; a router).
+fn side_call_on(b: &Agent, a: &Agent) -> bool {
+    if !b.tools.is_empty() || a.tools.is_empty() {
+        return false;
+    }
+    let (Some(&al), Some(&bl)) = (a.hist.last(), b.hist.last()) else { return false };
+    if a.hist_user.last() != Some(&true) || b.hist_user.last() != Some(&true) || a.hist.contains(&bl) {
+        return false;
+    }
+    match b.hist.iter().position(|&k| k == al) {
+        None => true,
+        Some(p) => b.hist_user.get(p + 1) == Some(&true),
+    }
+}
+
 /// Whether `b`'s ids allow it to continue `a`'s conversation.
 fn ids_compatible(a: &Request, b: &Request) -> bool {
     let differ = |x: &Option<Box<str>>, y: &Option<Box<str>>| matches!((x, y), (Some(x), Some(y)) if x != y);
@@ -524,7 +549,16 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
         if !same_endpoint(a, b) || !ids_compatible(a, b) {
             continue;
         }
-        latest_continued.get_or_insert(i);
+        if latest_continued.is_none() {
+            latest_continued = Some(i);
+            // A side call on the conversation's latest request is no agent's
+            // next request: its own lane.
+            if side_call_on(&agents[j], &agents[i]) {
+                if let Link::Continues { .. } = link(a, b, i) {
+                    return Some(Link::NewLane { prev: i });
+                }
+            }
+        }
         if !same_agent(&agents[i], &agents[j]) {
             continue;
         }
