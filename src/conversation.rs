@@ -284,6 +284,8 @@ struct Agent {
     system: String,
     /// Hash of `system`.
     system_hash: u64,
+    /// Names of the tools called in the history (sorted, deduplicated).
+    called: Vec<String>,
     /// Per element of `hist`: whether it belongs to a user turn.
     hist_user: Vec<bool>,
 }
@@ -315,9 +317,18 @@ impl Agent {
         let tools = r.tools.as_ref().map(|t| tool_names(&t.2)).unwrap_or_default();
         let system = system.trim_end().to_string();
         let system_hash = crate::hash::hash_str(&system);
+        let mut called: Vec<String> = r
+            .messages
+            .iter()
+            .flat_map(|m| &m.blocks)
+            .filter(|b| b.kind == crate::model::BlockKind::ToolCall)
+            .filter_map(|b| b.tool_name.as_deref().map(str::to_string))
+            .collect();
+        called.sort();
+        called.dedup();
         let hist_user: Vec<bool> =
             els.iter().filter(|e| !e.system).map(|e| r.messages[e.msg].kind == MessageKind::UserTurn).collect();
-        Agent { hist, tools, system, system_hash, hist_user }
+        Agent { hist, tools, system, system_hash, called, hist_user }
     }
 }
 
@@ -404,22 +415,30 @@ fn same_agent(a: &Agent, b: &Agent) -> bool {
     if !a.system.is_empty() && !b.system.is_empty() {
         return related_prompts(a, b) || (a.tools == b.tools && !a.tools.is_empty());
     }
-    // One of them (or both) sends no system prompt: the tool set tells. Tools
-    // in common say one agent, as long as one set holds the other (a tool
-    // set that grew by a tool search). An empty tool set shares nothing
-    // (SPEC §1 *Lanes*: "shares neither tools nor system prompt"): a
+    // One of them (or both) sends no system prompt: the tool set tells, as
+    // long as one holds the other's tools (a tool set that grew by a tool
+    // search, or tools no longer sent).
+    let within = |x: &[String], y: &[String]| x.iter().all(|t| y.binary_search(t).is_ok());
+    if a.system.is_empty() == b.system.is_empty() {
+        return within(&a.tools, &b.tools) || within(&b.tools, &a.tools);
+    }
+    // Only one sends a system prompt. An empty tool set holds nothing: a
     // supervisor without tools and a worker without a system prompt
-    // (LangGraph's hierarchical teams), or a fresh agent without tools or
-    // instructions given another's history (pydantic-ai's tests replay a
-    // run through `Agent(model).run(…, message_history=…)`), are two agents.
+    // with tools (LangGraph's hierarchical teams) are two agents. Tools in common say
+    // one agent; so does a request that sends no tools but whose history
+    // calls the other's tools (the same run replayed without its
+    // instructions and tools: pydantic-ai's reused tool-call ids).
     // Neither sends tools: nothing tells them apart, one agent (a chat app
     // that passed back its history without the system prompt: pydantic-ai
     // issue 1032).
-    let within = |x: &[String], y: &[String]| x.iter().all(|t| y.binary_search(t).is_ok());
     if a.tools.is_empty() && b.tools.is_empty() {
         return true;
     }
-    !a.tools.is_empty() && !b.tools.is_empty() && (within(&a.tools, &b.tools) || within(&b.tools, &a.tools))
+    let both = !a.tools.is_empty() && !b.tools.is_empty();
+    let replayed = |x: &Agent, y: &Agent| {
+        x.tools.is_empty() && !y.tools.is_empty() && x.called.iter().any(|t| y.tools.binary_search(t).is_ok())
+    };
+    (both && (within(&a.tools, &b.tools) || within(&b.tools, &a.tools))) || replayed(a, b) || replayed(b, a)
 }
 
 /// Whether `b` is a side call on a copy of `a`'s history rather than `a`'s
@@ -1175,8 +1194,9 @@ mod tests {
             "anthropic-messages",
             &[
                 json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":[{"type":"text","text":"a"}]}]}),
-                json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}]}),
-                json!({"messages":[{"role":"user","content":[{"type":"text","text":"x"}]},{"role":"assistant","content":[{"type":"text","text":"y"}]}]}),
+                json!({"system":"Be brief.","tools":[{"name":"b"}],"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}]}),
+                // The same system prompt: one agent, whose tools are no longer sent.
+                json!({"system":"Be brief.","messages":[{"role":"user","content":[{"type":"text","text":"x"}]},{"role":"assistant","content":[{"type":"text","text":"y"}]}]}),
             ],
         );
         let l = links(&s);
