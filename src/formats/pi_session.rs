@@ -710,8 +710,10 @@ fn block(b: &RawBlock, content_ptr: &str, i: usize, full: bool) -> Block {
         }
         "thinking" => thin_block(BlockKind::Thinking, ptr, b.thinking.as_deref().unwrap_or("")),
         "toolCall" => {
+            // The arguments are kept (as JSON text) for `show` and excerpts;
+            // `check` packs them by length and hash only (`Texts::Compact`).
             let args = b.arguments.map(|a| a.get()).unwrap_or("");
-            let mut bl = thin_block(BlockKind::ToolCall, ptr, args);
+            let mut bl = Block::new(BlockKind::ToolCall, ptr, args, true);
             bl.tool_id = b.id.as_deref().map(Into::into);
             bl.tool_name = b.name.as_deref().map(Into::into);
             if b.name.as_deref() == Some("message") {

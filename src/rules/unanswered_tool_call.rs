@@ -45,6 +45,16 @@ left open by a gateway restart or a crash is then an ordinary failed call to the
 "#,
 };
 
+/// The excerpt of a call: its tool's name and its arguments as sent
+/// (`name {"path":"a.txt"}`), or its id when the arguments are not known.
+fn call_excerpt(b: &crate::model::Block) -> String {
+    let name = b.tool_name.as_deref().unwrap_or("");
+    match b.text.trim() {
+        "" => format!("{name} {}", b.tool_id.as_deref().unwrap_or("")),
+        args => format!("{name} {args}"),
+    }
+}
+
 /// Reports unanswered calls in requests and transcripts.
 pub fn check(cx: &mut RuleContext) {
     let input = cx.input;
@@ -57,7 +67,9 @@ pub fn check(cx: &mut RuleContext) {
             if let Pairing::Unanswered { unit, block } = *p {
                 let e = &t.entries[unit as usize];
                 if cached.as_ref().map(|c| c.0) != Some(unit) {
-                    cached = Some((unit, t.message(e).expect("calls are in messages")));
+                    // Read again for the call's arguments (`check` keeps only their hash).
+                    let m = crate::formats::reload_message(input.format, t, e).or_else(|| t.message(e));
+                    cached = Some((unit, m.expect("calls are in messages")));
                 }
                 let Some((_, m)) = &cached else { continue };
                 let b = &m.blocks[block as usize];
@@ -75,7 +87,7 @@ pub fn check(cx: &mut RuleContext) {
                     .line(e.line)
                     .pointer(b.pointer.to_string())
                     .entry_id(e.id.as_deref())
-                    .excerpt(format!("{} {}", b.tool_name.as_deref().unwrap_or(""), id))
+                    .excerpt(call_excerpt(b))
                     .key(id.to_string())
                     .help("write a tool result for every call (an error result is fine) before the next model call"),
                 );
@@ -104,7 +116,7 @@ pub fn check(cx: &mut RuleContext) {
                     )
                     .pointer(b.pointer.to_string())
                     .request(r.index)
-                    .excerpt(format!("{} {}", b.tool_name.as_deref().unwrap_or(""), id))
+                    .excerpt(call_excerpt(b))
                     .key(id.to_string())
                     .help("send a tool result for every call (an error result is fine)");
                     f.line = r.line;
