@@ -356,3 +356,38 @@ fn in_chromium_axe_core_finds_no_accessibility_violation_in_light_or_dark() {
     }
     assert_eq!(b.exceptions(), Vec::<String>::new());
 }
+
+#[test]
+#[cfg_attr(ctxlint_no_chromium, ignore = "needs Chromium (apt-get install chromium)")]
+fn in_chromium_a_clicked_finding_deep_in_a_long_step_is_scrolled_into_view() {
+    // Issue 33: a clicked finding scrolled its own block off-screen. The
+    // finding sits in the last of 121 steps, its block at the end of a
+    // context of 243 messages: after the click the highlighted block is in
+    // the viewport.
+    let Some(mut b) = Browser::launch() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let mut lines =
+        vec![r#"{"type":"session","version":3,"id":"s-long","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string()];
+    let mut parent = "null".to_string();
+    for k in 0..120 {
+        let (u, a) = (format!("u{k}"), format!("a{k}"));
+        lines.push(format!(r#"{{"type":"message","id":"{u}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":"question number {k}"}}]}}}}"#));
+        lines.push(format!(r#"{{"type":"message","id":"{a}","parentId":"{u}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"answer number {k}"}}],"provider":"p","model":"m","stopReason":"stop"}}}}"#));
+        parent = format!("\"{a}\"");
+    }
+    lines.push(format!(r#"{{"type":"message","id":"ux","parentId":{parent},"timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"user","content":[{{"type":"text","text":"System: [2026-06-20 09:14:02 UTC] Slack DM from user-a\n\ndeploy please"}}]}}}}"#));
+    lines.push(r#"{"type":"custom_message","customType":"openclaw.runtime-context","content":"OpenClaw runtime context.\n\nSystem: [2026-06-20 09:14:02 UTC] Slack DM from user-a","display":false,"id":"cx","parentId":"ux","timestamp":"2026-01-01T00:00:04.000Z"}"#.to_string());
+    lines.push(r#"{"type":"message","id":"ax","parentId":"cx","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","content":[{"type":"text","text":"deployed"}],"provider":"p","model":"m","stopReason":"stop"}}"#.to_string());
+    let session = d.path().join("long.jsonl");
+    std::fs::write(&session, lines.join("\n") + "\n").unwrap();
+    let file = report(d.path(), &[session.to_str().unwrap()]);
+    b.navigate(&file, "");
+    assert_eq!(b.eval("document.querySelectorAll('#findings button.finding').length"), 1);
+    b.eval("new Promise(r => { document.querySelector('#findings button.finding').click(); setTimeout(r, 200); }).then(() => 1)");
+    assert_eq!(b.eval("document.querySelector('#detail-title').textContent"), "step 120 (line 244), model p/m");
+    let inside = "(() => { const r = document.getElementById('hot').getBoundingClientRect(); \
+                  return r.bottom > 0 && r.top < window.innerHeight; })()";
+    assert_eq!(b.eval(inside), true, "the highlighted block is off-screen");
+    assert!(b.eval("window.scrollY").as_f64().unwrap() > 0.0, "the page did not scroll");
+    assert_eq!(b.exceptions(), Vec::<String>::new());
+}
