@@ -961,7 +961,27 @@ fn config_set(a: &CheckArgs) -> crate::Result<crate::config::ConfigSet> {
     Ok(set)
 }
 
+/// Refuses (exit 2) an output file that is a configuration ctxlint would
+/// read: the `ctxlint.toml`, `.ctxlint.toml` or `pyproject.toml` (with a
+/// `[tool.ctxlint]` table) that discovery finds from the file's own folder.
+/// Writing a report over it would break the next run.
+fn refuse_config_overwrite(outputs: &[(&str, &Option<PathBuf>)]) -> crate::Result<()> {
+    for (flag, p) in outputs {
+        let Some(p) = p.as_deref() else { continue };
+        let abs = crate::config::absolute(p);
+        let Some(dir) = abs.parent() else { continue };
+        if crate::config::Config::discover(dir).is_some_and(|c| crate::config::absolute(&c) == abs) {
+            return Err(Error::Usage(format!(
+                "{flag} {}: this is the ctxlint configuration found for that folder; writing a report over it would break the next run: write the report elsewhere",
+                crate::safety::shown(p)
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn cmd_check(a: CheckArgs, color: ColorChoice) -> crate::Result<i32> {
+    refuse_config_overwrite(&[("-o", &a.output_file), ("--write-baseline", &a.write_baseline)])?;
     let guard = |paths: &[String]| {
         refuse_overwrite(paths, &[&a.config, &a.baseline], &[("-o", &a.output_file)])?;
         refuse_overwrite(paths, &[&a.config], &[("--write-baseline", &a.write_baseline)])

@@ -223,6 +223,23 @@ enum Inner {
     Direct(std::fs::File),
 }
 
+/// The temporary files of the reports being written (see [`remove_temp_files`]).
+static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes the temporary file of every report still being written: the
+/// binary calls it when SIGTERM, SIGINT or SIGHUP ends the run, so that no
+/// `.<name>.<random>.tmp` is left beside a target.
+pub fn remove_temp_files() {
+    let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
+    for p in live {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+fn forget_temp_file(p: &Path) {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner()).retain(|x| x != p);
+}
+
 impl AtomicFile {
     /// Starts writing `target` (named as given in errors).
     pub fn create(target: &Path) -> Result<AtomicFile> {
@@ -261,6 +278,7 @@ impl AtomicFile {
             let plain = e.to_string().split(" at path ").next().unwrap_or_default().to_string();
             err(io::Error::new(e.kind(), plain))
         })?;
+        LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(tmp.path().to_path_buf());
         Ok(AtomicFile { target: dest, inner: Inner::Temp(tmp) })
     }
 
@@ -268,8 +286,13 @@ impl AtomicFile {
     pub fn commit(self) -> Result<()> {
         match self.inner {
             Inner::Temp(mut t) => {
-                t.flush().map_err(|e| Error::io(&self.target, e))?;
-                t.persist(&self.target).map(|_| ()).map_err(|e| Error::io(&self.target, e.error))
+                let tmp = t.path().to_path_buf();
+                let done = t
+                    .flush()
+                    .map_err(|e| Error::io(&self.target, e))
+                    .and_then(|()| t.persist(&self.target).map(|_| ()).map_err(|e| Error::io(&self.target, e.error)));
+                forget_temp_file(&tmp);
+                done
             }
             Inner::Direct(mut f) => f.flush().map_err(|e| Error::io(&self.target, e)),
         }
@@ -279,13 +302,14 @@ impl AtomicFile {
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.inner {
-            Inner::Temp(t) => t.write(buf),
+            // The file itself: an error names no temporary path.
+            Inner::Temp(t) => t.as_file_mut().write(buf),
             Inner::Direct(f) => f.write(buf),
         }
     }
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.inner {
-            Inner::Temp(t) => t.flush(),
+            Inner::Temp(t) => t.as_file_mut().flush(),
             Inner::Direct(f) => f.flush(),
         }
     }
@@ -395,6 +419,26 @@ pub fn build_pool(wanted: usize) -> Option<Fallback<rayon::ThreadPool>> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn remove_temp_files_removes_the_temporary_file_of_a_report_being_written() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("report.json");
+        let mut f = AtomicFile::create(&target).unwrap();
+        f.write_all(b"{\"partial\":").unwrap();
+        let names = || std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect::<Vec<_>>();
+        assert_eq!(names().len(), 1, "the temporary file is there while the report is written");
+        remove_temp_files();
+        assert_eq!(names(), Vec::<std::ffi::OsString>::new());
+        drop(f);
+        // A committed report is no longer a temporary file to remove.
+        let mut g = AtomicFile::create(&target).unwrap();
+        g.write_all(b"{}").unwrap();
+        g.commit().unwrap();
+        remove_temp_files();
+        assert_eq!(std::fs::read(&target).unwrap(), b"{}");
+    }
+
     use super::*;
 
     #[test]

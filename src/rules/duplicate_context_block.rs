@@ -568,7 +568,8 @@ pub fn check(cx: &mut RuleContext) {
                     }
                     // A tagged section is injected: `<…>` everywhere, and OpenClaw's
                     // own notices open with `[…]`.
-                    let tags: &[char] = if input.format == crate::formats::pi_session::ID { &['<', '['] } else { &['<'] };
+                    let tags: &[char] =
+                        if input.format == crate::formats::pi_session::ID { &['<', '['] } else { &['<'] };
                     if own_words && fm.kind() == MessageKind::UserTurn && !cb.trim_start().starts_with(tags) {
                         continue; // the person's own text, sent again (a tagged section is injected)
                     }

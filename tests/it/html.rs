@@ -366,8 +366,9 @@ fn in_chromium_a_clicked_finding_deep_in_a_long_step_is_scrolled_into_view() {
     // the viewport.
     let Some(mut b) = Browser::launch() else { return };
     let d = tempfile::tempdir().unwrap();
-    let mut lines =
-        vec![r#"{"type":"session","version":3,"id":"s-long","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string()];
+    let mut lines = vec![
+        r#"{"type":"session","version":3,"id":"s-long","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string(),
+    ];
     let mut parent = "null".to_string();
     for k in 0..120 {
         let (u, a) = (format!("u{k}"), format!("a{k}"));

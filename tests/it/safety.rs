@@ -601,3 +601,72 @@ fn a_decompression_bomb_is_an_input_error_and_the_rest_is_checked() {
     assert!(failed.contains(&"bomb.jsonl.zst") && failed.contains(&"bomb.json.gz"), "{v}");
     assert!(err.contains("a decompression bomb"), "{err}");
 }
+
+#[cfg(unix)]
+#[test]
+fn sigterm_exits_143_and_a_write_past_ulimit_f_is_an_error_that_leaves_no_temporary_file() {
+    // Issue 32 item 12: SIGTERM or SIGXFSZ during a report write left
+    // `.name.XXXX.tmp` beside the target. SIGTERM now removes the report's
+    // temporary file and exits 128 + 15 (here the run is still waiting for
+    // its standard input); SIGXFSZ is a write error naming the output file.
+    let bin = assert_cmd::cargo::cargo_bin("ctxlint");
+    let mut child = std::process::Command::new(&bin)
+        .args(["check", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    assert_eq!(child.wait().unwrap().code(), Some(143), "killed by the signal: no handler removed the temporary file");
+    let d = tempfile::tempdir().unwrap();
+    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/report/mixed-session.jsonl");
+    let script =
+        format!("ulimit -f 1; exec '{}' check '{}' --output-format json -o out.json", bin.display(), session.display());
+    let out = std::process::Command::new("sh").arg("-c").arg(&script).current_dir(d.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("ctxlint: error: out.json: File too large"), "{err}");
+    assert!(!err.contains(".tmp"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn o_over_the_discovered_configuration_is_refused_and_leaves_it_as_it_was() {
+    // Issue 32 item 12: `-o ctxlint.toml` replaced the configuration in force
+    // (the next run failed). The same for `.ctxlint.toml`, a `pyproject.toml`
+    // with `[tool.ctxlint]`, and `--write-baseline`; a `pyproject.toml`
+    // without the table is no configuration of ours.
+    let d = tempfile::tempdir().unwrap();
+    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/report/mixed-session.jsonl");
+    std::fs::copy(&session, d.path().join("s.jsonl")).unwrap();
+    for (name, text, flag) in [
+        ("ctxlint.toml", "[rules]\nCTX101 = \"off\"\n", "-o"),
+        (".ctxlint.toml", "[rules]\nCTX101 = \"off\"\n", "-o"),
+        ("pyproject.toml", "[tool.ctxlint.rules]\nCTX101 = \"off\"\n", "--write-baseline"),
+    ] {
+        let sub = d.path().join(format!("p-{flag}-{name}"));
+        std::fs::create_dir(&sub).unwrap();
+        std::fs::write(sub.join(name), text).unwrap();
+        let (code, _, err) = run(ctxlint().current_dir(&sub).args(["check", "../s.jsonl", flag, name]));
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(err.contains("this is the ctxlint configuration found for that folder"), "{err}");
+        assert_eq!(std::fs::read_to_string(sub.join(name)).unwrap(), text);
+    }
+    let other = d.path().join("plain");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("pyproject.toml"), "[project]\nname = \"x\"\n").unwrap();
+    let (code, _, err) = run(ctxlint().current_dir(&other).args([
+        "check",
+        "../s.jsonl",
+        "--output-format",
+        "json",
+        "-o",
+        "pyproject.toml",
+    ]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(std::fs::read_to_string(other.join("pyproject.toml")).unwrap().starts_with('{'));
+}
