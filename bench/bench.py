@@ -123,6 +123,73 @@ def hostile(shape, n, out):
                 entry(i, {"role": "user" if i % 2 == 0 else "assistant", "content": [{"type": "text", "text": f"step {i}"}], **({} if i % 2 == 0 else {"provider": "p", "model": "m", "stopReason": "stop"})})
 
 
+FORMATS = os.path.join(ROOT, "fixtures", "formats")
+
+
+def format_shape(shape, n, out):
+    """Writes n units of a session-store shape that was superlinear (issue 32,
+    items 8-10): a Cline history on one line (n user/assistant pairs), a
+    Gemini CLI legacy JSON (n pairs, indented) and JSONL (n pairs), and a HAR
+    of n chat requests on one line. Each is built from a fixture's record
+    shape; linear time means the 4x point takes about 4 times the 1x point."""
+    if shape == "cline-one-line":
+        msgs = []
+        for i in range(n):
+            msgs.append({"role": "user", "content": [{"type": "text", "text": f"<task>\nrename the helper\n</task>" if i == 0 else f"[execute_command for 'ls'] Result:\nfile{i}.txt"}]})
+            msgs.append({"role": "assistant", "content": [{"type": "text", "text": f"<execute_command>\n<command>ls {i}</command>\n</execute_command>"}]})
+        text = json.dumps(msgs)
+    elif shape in ("gemini-legacy", "gemini-jsonl"):
+        ms = []
+        for i in range(n):
+            ms.append({"id": f"u{i}", "timestamp": "2026-11-20T09:00:01.000Z", "type": "user", "content": [{"text": f"question {i}"}]})
+            ms.append({"id": f"g{i}", "timestamp": "2026-11-20T09:00:02.000Z", "type": "gemini", "content": f"answer {i}"})
+        if shape == "gemini-legacy":
+            d = json.load(open(os.path.join(FORMATS, "gemini-cli", "legacy-clean.json")))
+            d["messages"] = ms
+            text = json.dumps(d, indent=2)
+        else:
+            head = open(os.path.join(FORMATS, "gemini-cli", "clean.jsonl")).readline()
+            text = head + "".join(json.dumps(m) + "\n" for m in ms)
+    else:  # har-one-line
+        d = json.load(open(os.path.join(FORMATS, "har", "clean.har")))
+        e0 = next(e for e in d["log"]["entries"] if e["request"]["method"] == "POST")
+        body = json.loads(e0["request"]["postData"]["text"])
+        entries = []
+        for i in range(n):
+            e = json.loads(json.dumps(e0))
+            body["messages"] = [{"role": "user", "content": f"question {i}"}]
+            e["request"]["postData"]["text"] = json.dumps(body)
+            entries.append(e)
+        d["log"]["entries"] = entries
+        text = json.dumps(d)
+    with open(out, "w") as f:
+        f.write(text)
+
+
+def shapes_step(a, report, rows):
+    """Session-store shapes that were superlinear (issue 32, items 8-10): time
+    and peak RSS at 1x, 2x and 4x; target `shapes_linear`: the 4x point within
+    6 times the 1x point's time."""
+    report.setdefault("hostile", {})
+    for shape, ext, base in (("cline-one-line", "json", 5000), ("gemini-legacy", "json", 5000),
+                             ("gemini-jsonl", "jsonl", 25000), ("har-one-line", "har", 2500)):
+        n0 = max(base // 10, 1) if a.quick else base
+        pts = []
+        for k in (1, 2, 4):
+            hp = os.path.join(a.out, f"shape-{shape}-{k}x.{ext}")
+            if not os.path.exists(hp):
+                format_shape(shape, n0 * k, hp)
+            mb = os.path.getsize(hp) / 1e6
+            r = median_run([a.bin, "check", hp, "--output-format", "sarif", "-o", os.devnull], a.runs)
+            pts.append({"x": k, "size_mb": round(mb, 1), "wall_s": r["wall_s"], "rss_mb": r["rss_mb"], "exit": r["exit"]})
+        t_ratio = pts[-1]["wall_s"] / max(pts[0]["wall_s"], 1e-3)
+        m_ratio = pts[-1]["rss_mb"] / max(pts[0]["rss_mb"], 1e-3)
+        report["hostile"][shape] = {"points": pts, "time_4x_over_1x": t_ratio, "rss_4x_over_1x": m_ratio}
+        rows.append((f"shape {shape} 4x", pts[-1]["wall_s"], f"1x {pts[0]['wall_s']:.2f}s {pts[0]['rss_mb']:.0f}MB", t_ratio, pts[-1]["size_mb"] / max(pts[-1]["wall_s"], 1e-3), pts[-1]["rss_mb"], f"rss x{m_ratio:.1f}"))
+    report["targets"]["shapes_linear"] = all(
+        report["hostile"][s]["time_4x_over_1x"] <= 6.0 for s in ("cline-one-line", "gemini-legacy", "gemini-jsonl", "har-one-line"))
+
+
 def gen(turns, out, truth, seed=7):
     if not os.path.exists(out):
         subprocess.run([sys.executable, GEN, "--turns", str(turns), "--seed", str(seed), "--out", out, "--truth", truth], check=True)
@@ -362,7 +429,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     ap.add_argument("--otel-mb", type=int, default=0, help="size of the otel-genai files (default 1000; --quick 50)")
-    ap.add_argument("--only", choices=["otel", "fence", "html", "dask"], help="run one step alone (fence, html: on the largest session size)")
+    ap.add_argument("--only", choices=["otel", "fence", "html", "dask", "shapes"], help="run one step alone (fence, html: on the largest session size)")
     ap.add_argument("--python", help="the Python with the ctxlint package and dask (default: target/py-venv/bin/python)")
     a = ap.parse_args()
     sys.path.insert(0, HERE)
@@ -413,6 +480,19 @@ def main():
         for k, v in report["targets"].items():
             print(f"target {k}: {'met' if v else 'NOT met'}")
         print(f"written: {os.path.join(a.out, 'bench-fence.json')}")
+        return
+    if a.only == "shapes":
+        if not os.path.exists(a.bin):
+            sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
+        os.makedirs(a.out, exist_ok=True)
+        report, rows = {"targets": {}}, []
+        shapes_step(a, report, rows)
+        with open(os.path.join(a.out, "bench-shapes.json"), "w") as f:
+            json.dump(report, f, indent=1)
+        print_rows(rows)
+        for k, v in report["targets"].items():
+            print(f"target {k}: {'met' if v else 'NOT met'}")
+        print(f"written: {os.path.join(a.out, 'bench-shapes.json')}")
         return
     if a.only == "otel":
         if not os.path.exists(a.bin):
@@ -525,6 +605,7 @@ def main():
         m_ratio = pts[-1]["rss_mb"] / max(pts[0]["rss_mb"], 1e-3)
         report["hostile"][shape] = {"points": pts, "time_4x_over_1x": t_ratio, "rss_4x_over_1x": m_ratio}
         rows.append((f"hostile {shape} 4x", pts[-1]["wall_s"], f"1x {pts[0]['wall_s']:.2f}s {pts[0]['rss_mb']:.0f}MB", t_ratio, pts[-1]["size_mb"] / max(pts[-1]["wall_s"], 1e-3), pts[-1]["rss_mb"], f"rss x{m_ratio:.1f}"))
+    shapes_step(a, report, rows)
     big = report["check"][-1]
     dask_step(a, report, rows)
     report["targets"].update({

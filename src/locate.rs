@@ -72,6 +72,15 @@ pub fn locate_span(text: &[u8], pointer: &str) -> Option<(usize, usize)> {
     Some((start, end))
 }
 
+/// The byte offset just past the JSON value that starts at `start` (a
+/// string, number, literal, object or array), scanning that value only: the
+/// end of an element found by [`array_elements`] costs its own length, not a
+/// walk from the start of the document. `None` when the text there is not
+/// JSON.
+pub fn value_end(text: &[u8], start: usize) -> Option<usize> {
+    skip_value(text, start)
+}
+
 /// Byte offsets (0-based) in `text` of the first byte of each element of the
 /// array named by `pointer`, in one pass over it (so that finding a field of
 /// every element costs one scan, not one scan from the start per element);

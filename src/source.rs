@@ -982,6 +982,16 @@ impl LineIndex {
         LineIndex { starts }
     }
 
+    /// The 1-based line of byte `offset`, without its column (a binary
+    /// search: cheap on a file that is one long line).
+    pub fn line(&self, offset: usize) -> u32 {
+        let line = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        (line + 1) as u32
+    }
+
     /// 1-based line and 1-based character column of byte `offset` in `text`.
     pub fn line_col(&self, text: &[u8], offset: usize) -> (u32, u32) {
         let line = match self.starts.binary_search(&offset) {

@@ -294,7 +294,7 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
     for (i, m) in list.iter().enumerate() {
         let ptr = format!("{base}/{i}");
         let start = starts.get(i).copied().unwrap_or(0);
-        let end = crate::locate::locate_span(&bytes, &ptr).map_or(start, |(_, e)| e);
+        let end = starts.get(i).and_then(|&s| crate::locate::value_end(&bytes, s)).unwrap_or(start);
         let raw = &bytes[start..end.max(start)];
         let line = Line {
             no: line_of(start),

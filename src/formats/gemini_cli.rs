@@ -281,15 +281,31 @@ struct Live {
     content: u64,
 }
 
-/// The runtime's map of messages, in order of first appearance.
+/// The runtime's map of messages, in order of first appearance, with each
+/// id's place in it (a lookup per record: linear in the records).
 #[derive(Default)]
 struct Chain {
     order: Vec<(Box<str>, Live)>,
+    at: foldhash::HashMap<Box<str>, usize>,
 }
 
 impl Chain {
     fn position(&self, id: &str) -> Option<usize> {
-        self.order.iter().rposition(|(k, _)| &**k == id)
+        self.at.get(id).copied()
+    }
+    fn push(&mut self, id: &str, live: Live) {
+        self.at.insert(id.into(), self.order.len());
+        self.order.push((id.into(), live));
+    }
+    /// Keeps the first `k` messages (a `$rewindTo`).
+    fn truncate(&mut self, k: usize) {
+        for (id, _) in self.order.drain(k.min(self.order.len())..) {
+            self.at.remove(&id);
+        }
+    }
+    fn replace(&mut self, order: Vec<(Box<str>, Live)>) {
+        self.at = order.iter().enumerate().map(|(i, (id, _))| (id.clone(), i)).collect();
+        self.order = order;
     }
     fn tip_before(&self, k: usize) -> Parent {
         match k.checked_sub(1).and_then(|i| self.order.get(i)) {
@@ -322,8 +338,8 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         let kind = rec.kind.as_deref();
         if let (Some("$rewindTo"), Some(id)) = (kind, v.get("$rewindTo").and_then(Value::as_str)) {
             match chain.position(id) {
-                Some(k) => chain.order.truncate(k),
-                None => chain.order.clear(),
+                Some(k) => chain.truncate(k),
+                None => chain.truncate(0),
             }
             // Metadata patches and rewinds are idempotent: written again by
             // design (each resume writes the same `$set {sessionId}`).
@@ -367,7 +383,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                             order.push((id.into(), live));
                         }
                     }
-                    chain.order = order;
+                    chain.replace(order);
                     if t.entries.len() == before {
                         t.push_other_line(line.no, hash, true);
                     }
@@ -434,7 +450,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     }
                 }
             }
-            None => chain.order.push((id.into(), live)),
+            None => chain.push(id, live),
         }
         known.insert(id.into(), live);
         seen_ids.entry(id.into()).or_insert(first);
@@ -592,7 +608,7 @@ fn load_document(src: &SourceRef, bytes: &[u8], v: &Value) -> Result<Input> {
     let mut prev = Parent::Root;
     for (i, m) in msgs.iter().enumerate() {
         let start = starts.get(i).copied().unwrap_or(0);
-        let end = crate::locate::locate_span(bytes, &format!("/messages/{i}")).map_or(start, |(_, e)| e);
+        let end = starts.get(i).and_then(|&s| crate::locate::value_end(bytes, s)).unwrap_or(start);
         let no = line_starts.partition_point(|&s| s <= start) as u32;
         let raw = &bytes[start..end.max(start)];
         let line =
@@ -642,7 +658,7 @@ fn load_checkpoint(src: &SourceRef, bytes: &[u8], history: &[Value], base: &str)
     for (i, c) in history.iter().enumerate() {
         let ptr = format!("{base}/{i}");
         let start = starts.get(i).copied().unwrap_or(0);
-        let end = crate::locate::locate_span(bytes, &ptr).map_or(start, |(_, e)| e);
+        let end = starts.get(i).and_then(|&s| crate::locate::value_end(bytes, s)).unwrap_or(start);
         let raw = &bytes[start..end.max(start)];
         let no = line_starts.partition_point(|&s| s <= start) as u32;
         let line =

@@ -239,7 +239,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let text_line = |i: usize| -> Option<u32> {
         let s = *starts.get(i)?;
         let at = crate::locate::locate(&body[s..], TEXT).map(|k| s + k).unwrap_or(s);
-        Some(index.line_col(&bytes, at + offset).0)
+        Some(index.line(at + offset))
     };
     let mut requests: Vec<(Option<i64>, Request)> = Vec::new();
     let mut skipped = 0;
