@@ -311,40 +311,85 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
     drop(rows);
     drop(st);
     if let Some(e) = damaged {
-        // A damaged page ends the scan. The rows after it are looked up one
-        // by one (each lookup walks the tree from its root, so only the rows
-        // on the damaged pages are lost); each run of rows not read is a
-        // warning and a gap in every session.
-        let from = last_id.map_or(1, |id| id + 1);
-        let max: Option<i64> = db
-            .conn
-            .query_row(&format!("SELECT max(id) FROM {}", sqlite::ident(table)), [], |r| r.get(0))
-            .ok()
-            .flatten();
-        let one = db
-            .conn
-            .prepare(&format!("SELECT id, session_id, message_data FROM {} WHERE id = ?1", sqlite::ident(table)));
-        let mut lost: Option<(i64, i64)> = None;
-        match (max, one) {
-            (Some(max), Ok(mut one)) if max >= from && max - from < 50_000_000 => {
-                for id in from..=max {
-                    match one.query_row([id], |r| Ok(StoredRow::of(r))) {
-                        Ok(r) => {
-                            if let Some(run) = lost.take() {
-                                read.lost(Some(run), &e);
-                            }
-                            read.take(r);
-                        }
-                        Err(rusqlite::Error::QueryReturnedNoRows) => {}
-                        Err(_) => lost = Some(lost.map_or((id, id), |(a, _)| (a, id))),
-                    }
+        // A damaged page ends the scan. The scan starts again after it: the
+        // first row id past the damaged pages is found by seeks on the id
+        // (each seek walks the tree from its root; an exponential search,
+        // then a binary one, over where to seek from: a few dozen seeks per
+        // damaged run, whatever the ids), so only the rows on the damaged
+        // pages are lost; each run of them is a warning and a gap in every
+        // session.
+        let t = sqlite::ident(table);
+        let seek = format!("SELECT id FROM {t} WHERE id >= ?1 ORDER BY id LIMIT 1");
+        let scan = format!("SELECT id, session_id, message_data FROM {t} WHERE id >= ?1 ORDER BY id");
+        // The next row id at or after `p` (Ok(None): none), or Err when the seek meets damage.
+        let probe = |p: i64| -> Result<Option<i64>, ()> {
+            db.conn.query_row(&seek, [p], |r| r.get::<_, i64>(0)).map(Some).or_else(|err| match err {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                _ => Err(()),
+            })
+        };
+        let mut lo = last_id.map_or(i64::MIN, |id| id.saturating_add(1)); // the first id not read
+        loop {
+            // Past `lo`, the smallest place to seek from that meets no damage.
+            let (mut bad, mut step) = (lo, 1i64);
+            let good = loop {
+                let p = lo.saturating_add(step);
+                match probe(p) {
+                    Ok(next) => break Some((p, next)),
+                    Err(()) if p == i64::MAX => break None,
+                    Err(()) => (bad, step) = (p, step.saturating_mul(2)),
                 }
-                if let Some(run) = lost {
-                    read.lost(Some(run), &e);
+            };
+            let Some((mut hi, mut next)) = good else {
+                read.lost(None, &e);
+                break;
+            };
+            while hi - bad > 1 {
+                let mid = bad + (hi - bad) / 2;
+                match probe(mid) {
+                    Ok(n) => (hi, next) = (mid, n),
+                    Err(()) => bad = mid,
                 }
             }
-            (Some(max), _) if max < from => read.lost(None, &e),
-            _ => read.lost(None, &e),
+            let Some(resume) = next else {
+                read.lost(None, &e);
+                break;
+            };
+            read.lost(Some((lo, resume - 1)), &e);
+            // Read on from `resume` until the end or the next damage.
+            let mut failed = false;
+            let mut last = None;
+            if let Ok(mut st) = db.conn.prepare(&scan) {
+                if let Ok(mut rows) = st.query([resume]) {
+                    loop {
+                        match rows.next() {
+                            Ok(Some(row)) => {
+                                let r = StoredRow::of(row);
+                                last = r.rowid.or(last);
+                                read.take(r);
+                            }
+                            Ok(None) => break,
+                            Err(_) => {
+                                failed = true;
+                                break;
+                            }
+                        }
+                    }
+                } else {
+                    failed = true;
+                }
+            } else {
+                failed = true;
+            }
+            if !failed {
+                break;
+            }
+            let from = last.map_or(resume, |id| id.saturating_add(1));
+            if from <= lo {
+                read.lost(None, &e);
+                break;
+            }
+            lo = from;
         }
     }
     let Rows { sessions, unread, .. } = read;
