@@ -514,6 +514,8 @@ where
     // first one follows the compile-time default set in .cargo/config.toml).
     // SAFETY: a plain option setter, called before any thread is started.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0) }
+    // A database with a WAL is copied once per run, and the copy removed at its end.
+    let _copies = crate::formats::sqlite::CopyScope::enter();
     std::panic::set_hook(Box::new(|info| {
         eprintln!("ctxlint: internal error (a bug, please report it with the input that caused it): {info}");
     }));
@@ -981,12 +983,12 @@ fn refuse_config_overwrite(outputs: &[(&str, &Option<PathBuf>)]) -> crate::Resul
 }
 
 fn cmd_check(a: CheckArgs, color: ColorChoice) -> crate::Result<i32> {
-    refuse_config_overwrite(&[("-o", &a.output_file), ("--write-baseline", &a.write_baseline)])?;
     let guard = |paths: &[String]| {
         refuse_overwrite(paths, &[&a.config, &a.baseline], &[("-o", &a.output_file)])?;
         refuse_overwrite(paths, &[&a.config], &[("--write-baseline", &a.write_baseline)])
     };
     guard(&a.paths)?;
+    refuse_config_overwrite(&[("-o", &a.output_file), ("--write-baseline", &a.write_baseline)])?;
     if a.statistics
         && matches!(
             a.output_format,

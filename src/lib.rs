@@ -331,6 +331,8 @@ fn check_plan_observed(
     tick: &(dyn Fn(u64) + Sync),
     pages: bool,
 ) -> (CheckReport, Vec<report::html::Page>) {
+    // Every session of a store with a WAL reads one copy of it (library callers too).
+    let _copies = formats::sqlite::CopyScope::enter();
     let total = plan.jobs.len() as u64;
     // The HTML report lists assistant and tool texts too: keep them rather than read their lines again.
     let texts = if pages { crate::packed::Texts::AsLoaded } else { crate::packed::Texts::Compact };

@@ -21,12 +21,14 @@ fn main() {
 fn on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
     let _ = signal_hook::flag::register(SIGXFSZ, std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)));
-    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
-        std::thread::spawn(move || {
+    // The handlers are installed by the thread that serves them: with no
+    // thread to spare (a process limit) the signals keep their default action.
+    let _ = std::thread::Builder::new().name("signals".into()).spawn(|| {
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
             if let Some(sig) = signals.forever().next() {
                 ctxlint::safety::remove_temp_files();
                 std::process::exit(128 + sig);
             }
-        });
-    }
+        }
+    });
 }

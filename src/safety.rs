@@ -226,14 +226,29 @@ enum Inner {
 /// The temporary files of the reports being written (see [`remove_temp_files`]).
 static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-/// Removes the temporary file of every report still being written: the
-/// binary calls it when SIGTERM, SIGINT or SIGHUP ends the run, so that no
-/// `.<name>.<random>.tmp` is left beside a target.
+/// Removes the temporary file of every report still being written, and
+/// every temporary folder registered with [`register_temp_path`] (a
+/// database's private copy): the binary calls it when SIGTERM, SIGINT or
+/// SIGHUP ends the run, so that no `.<name>.<random>.tmp` is left beside a
+/// target and no copy in the temporary folder.
 pub fn remove_temp_files() {
     let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
     for p in live {
-        let _ = std::fs::remove_file(p);
+        if p.is_dir() {
+            let _ = std::fs::remove_dir_all(p);
+        } else {
+            let _ = std::fs::remove_file(p);
+        }
     }
+}
+
+/// Registers a temporary file or folder for [`remove_temp_files`] (one that
+/// is already gone when it runs is skipped).
+pub fn register_temp_path(p: &Path) {
+    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    // Entries of folders already removed are dropped as new ones come.
+    live.retain(|x| x.exists());
+    live.push(p.to_path_buf());
 }
 
 fn forget_temp_file(p: &Path) {

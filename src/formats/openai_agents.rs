@@ -392,7 +392,10 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
             lo = from;
         }
     }
-    let Rows { sessions, unread, .. } = read;
+    let Rows { sessions, mut unread, .. } = read;
+    if let Some(w) = db.wal_warning() {
+        unread.push(Unread { line: None, pointer: String::new(), what: w });
+    }
     let path: Arc<str> = src.display.as_str().into();
     let mut requests = Vec::with_capacity(sessions.len());
     for (i, (sid, items, gaps)) in sessions.iter().enumerate() {

@@ -209,6 +209,9 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
     stand_in_for_lost_parts(&mut msgs);
     let mut t = build(&msgs);
     t.header = Some(Header { line: 1, version: 0, session_id: Some(session.clone()) });
+    if let Some(w) = db.wal_warning() {
+        unread.push(Unread { line: None, pointer: String::new(), what: w });
+    }
     let mut input = Input::from_transcript(&src.display, ID, t, BadLines::default(), 0);
     input.unread = unread;
     Ok(input)

@@ -8,7 +8,12 @@
 //! - with a non-empty `-wal` file (a live database in WAL mode, whose latest
 //!   rows may not be in the main file yet), the database and its WAL are
 //!   copied into a private temporary folder and the copy is opened, so the
-//!   WAL's rows are read without touching the original;
+//!   WAL's rows are read without touching the original. Within one run
+//!   ([`CopyScope`]) a database is copied once, however many of its sessions
+//!   are loaded; a WAL larger than [`MAX_WAL`] (a sparse or runaway file) is
+//!   not copied: the database is read without it, and the loaders say so
+//!   ([`Db::wal_not_read`]). The temporary folders are removed at the end of
+//!   the run, or by [`crate::safety::remove_temp_files`] when a signal ends it;
 //! - an input that is not a file on disk (standard input) is copied to a
 //!   private temporary file first.
 //!
@@ -20,6 +25,8 @@ use crate::error::{Error, Result};
 use crate::source::{Origin, SourceRef};
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The 16 bytes every SQLite 3 database file starts with.
 pub const MAGIC: &[u8; 16] = b"SQLite format 3\0";
@@ -33,8 +40,74 @@ pub fn is_database(head: &[u8]) -> bool {
 pub struct Db {
     /// The connection (read-only, or on a private copy).
     pub conn: Connection,
-    /// The temporary folder holding the copy; removed when dropped.
-    _copy: Option<tempfile::TempDir>,
+    /// The temporary folder holding the copy; removed when the last user of
+    /// it is dropped (a copy shared within a [`CopyScope`]: at its end).
+    _copy: Option<Arc<tempfile::TempDir>>,
+    /// The size in bytes of a WAL beside the database that was not read
+    /// (larger than [`MAX_WAL`]): its latest changes are not checked.
+    pub wal_not_read: Option<u64>,
+}
+
+impl Db {
+    /// The warning a loader gives when [`Db::wal_not_read`] is set.
+    pub fn wal_warning(&self) -> Option<String> {
+        self.wal_not_read.map(|n| {
+            format!(
+                "the WAL file beside the database ({n} bytes) is larger than {} MiB and was not read: its latest changes are not checked",
+                MAX_WAL >> 20
+            )
+        })
+    }
+}
+
+/// The largest `-wal` file copied with its database (bytes): SQLite
+/// checkpoints a WAL at about 4 MB by default, so a larger one is rare and a
+/// much larger one a sparse or runaway file.
+pub const MAX_WAL: u64 = 256 << 20;
+
+/// The copies made in the current [`CopyScope`]s, by database: its path,
+/// the sizes and times of the database and its WAL, and the copy.
+type CopyKey = (PathBuf, u64, Option<std::time::SystemTime>, u64, Option<std::time::SystemTime>);
+static COPIES: Mutex<Vec<(CopyKey, Arc<tempfile::TempDir>)>> = Mutex::new(Vec::new());
+static SCOPES: AtomicUsize = AtomicUsize::new(0);
+
+/// While one is alive, a database with a WAL is copied once and its copy
+/// shared by every load of it (an OpenCode store's sessions are each an
+/// input); the copies are removed when the last scope ends. A run (`check`,
+/// `show`, …) holds one.
+pub struct CopyScope(());
+
+impl CopyScope {
+    /// Starts a scope.
+    pub fn enter() -> CopyScope {
+        SCOPES.fetch_add(1, Ordering::SeqCst);
+        CopyScope(())
+    }
+}
+
+impl Drop for CopyScope {
+    fn drop(&mut self) {
+        if SCOPES.fetch_sub(1, Ordering::SeqCst) == 1 {
+            COPIES.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        }
+    }
+}
+
+fn key_of(p: &Path, m: &std::fs::Metadata, w: &std::fs::Metadata) -> CopyKey {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    (abs, m.len(), m.modified().ok(), w.len(), w.modified().ok())
+}
+
+/// Copies the database `p` and its WAL `wal` into a new temporary folder
+/// (registered with [`crate::safety::register_temp_path`] first, so that a
+/// copy cut short by a signal is removed too); returns the folder.
+fn copy_with_wal(p: &Path, wal: &Path) -> std::io::Result<Arc<tempfile::TempDir>> {
+    let dir = tempfile::tempdir()?;
+    crate::safety::register_temp_path(dir.path());
+    let copy = dir.path().join("db.sqlite");
+    std::fs::copy(p, &copy)?;
+    std::fs::copy(wal, wal_path(&copy))?;
+    Ok(Arc::new(dir))
 }
 
 fn sql_error(src: &SourceRef, e: rusqlite::Error) -> Error {
@@ -55,26 +128,44 @@ pub fn open(src: &SourceRef) -> Result<Db> {
     match &src.origin {
         Origin::File(p) if !src.is_compressed() => {
             let wal = wal_path(p);
-            let live = std::fs::metadata(&wal).is_ok_and(|m| m.is_file() && m.len() > 0);
-            if !live {
+            // Only a regular file is a WAL (a FIFO or a device named `-wal` is not read).
+            let wal_meta = std::fs::metadata(&wal).ok().filter(|m| m.is_file() && m.len() > 0);
+            let Some(wm) = wal_meta else {
                 let conn = open_immutable(p).map_err(|e| sql_error(src, e))?;
-                return Ok(Db { conn, _copy: None });
+                return Ok(Db { conn, _copy: None, wal_not_read: None });
+            };
+            if wm.len() > MAX_WAL {
+                let conn = open_immutable(p).map_err(|e| sql_error(src, e))?;
+                return Ok(Db { conn, _copy: None, wal_not_read: Some(wm.len()) });
             }
-            let dir = tempfile::tempdir().map_err(io)?;
+            let meta = std::fs::metadata(p).map_err(io)?;
+            let dir = if SCOPES.load(Ordering::SeqCst) > 0 {
+                let key = key_of(p, &meta, &wm);
+                let mut copies = COPIES.lock().unwrap_or_else(|e| e.into_inner());
+                match copies.iter().find(|(k, _)| *k == key) {
+                    Some((_, d)) => d.clone(),
+                    None => {
+                        let d = copy_with_wal(p, &wal).map_err(io)?;
+                        copies.push((key, d.clone()));
+                        d
+                    }
+                }
+            } else {
+                copy_with_wal(p, &wal).map_err(io)?
+            };
             let copy = dir.path().join("db.sqlite");
-            std::fs::copy(p, &copy).map_err(io)?;
-            std::fs::copy(&wal, wal_path(&copy)).map_err(io)?;
             let conn =
                 Connection::open_with_flags(&copy, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
                     .map_err(|e| sql_error(src, e))?;
-            Ok(Db { conn, _copy: Some(dir) })
+            Ok(Db { conn, _copy: Some(dir), wal_not_read: None })
         }
         _ => {
             let dir = tempfile::tempdir().map_err(io)?;
+            crate::safety::register_temp_path(dir.path());
             let copy = dir.path().join("db.sqlite");
             std::fs::write(&copy, src.read_all()?).map_err(io)?;
             let conn = open_immutable(&copy).map_err(|e| sql_error(src, e))?;
-            Ok(Db { conn, _copy: Some(dir) })
+            Ok(Db { conn, _copy: Some(Arc::new(dir)), wal_not_read: None })
         }
     }
 }
@@ -154,4 +245,62 @@ pub fn utf8_text(v: rusqlite::types::ValueRef<'_>) -> Option<String> {
 /// A table or column name as a JSON Pointer token (`~` → `~0`, `/` → `~1`).
 pub fn pointer_token(name: &str) -> String {
     name.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database in WAL mode with its rows still in a non-empty `-wal` file,
+    /// as a live store is: the pair is copied while the writer holds it open.
+    fn live_store(dir: &Path) -> PathBuf {
+        let w = dir.join("writer.db");
+        let c = Connection::open(&w).unwrap();
+        c.execute_batch(
+            "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0; CREATE TABLE t (x); INSERT INTO t VALUES (1);",
+        )
+        .unwrap();
+        let db = dir.join("store.db");
+        std::fs::copy(&w, &db).unwrap();
+        std::fs::copy(wal_path(&w), wal_path(&db)).unwrap();
+        drop(c);
+        db
+    }
+
+    #[test]
+    fn a_store_with_a_wal_is_copied_once_per_scope_and_the_copy_removed_at_its_end() {
+        let d = tempfile::tempdir().unwrap();
+        let db = live_store(d.path());
+        let src = SourceRef::file("store.db", &db);
+        let rows = |db: &Db| db.conn.query_row("SELECT count(*) FROM t", [], |r| r.get::<_, i64>(0)).unwrap();
+        let a = open(&src).unwrap();
+        assert_eq!(rows(&a), 1, "the WAL's row is read");
+        drop(a);
+        let scope = CopyScope::enter();
+        let (a, b) = (open(&src).unwrap(), open(&src).unwrap());
+        let copy = a._copy.clone().unwrap();
+        assert!(Arc::ptr_eq(&copy, b._copy.as_ref().unwrap()), "one copy for both loads");
+        assert_eq!((rows(&a), rows(&b)), (1, 1));
+        let folder = copy.path().to_path_buf();
+        drop((a, b, copy));
+        assert!(folder.is_dir(), "kept for the rest of the run");
+        drop(scope);
+        assert!(!folder.exists(), "removed when the run ends");
+        // Nothing was written beside the store.
+        let mut names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["store.db", "store.db-wal", "writer.db"]);
+    }
+
+    #[test]
+    fn a_wal_larger_than_the_cap_is_not_copied_and_the_loaders_are_told() {
+        let d = tempfile::tempdir().unwrap();
+        let db = live_store(d.path());
+        // A sparse WAL past the cap (it takes no room on disk).
+        std::fs::OpenOptions::new().write(true).open(wal_path(&db)).unwrap().set_len(MAX_WAL + 1).unwrap();
+        let opened = open(&SourceRef::file("store.db", &db)).unwrap();
+        assert_eq!(opened.wal_not_read, Some(MAX_WAL + 1));
+        assert!(opened._copy.is_none());
+        assert!(opened.wal_warning().unwrap().contains("larger than 256 MiB and was not read"));
+    }
 }
