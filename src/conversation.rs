@@ -441,6 +441,28 @@ fn same_agent(a: &Agent, b: &Agent) -> bool {
     (both && (within(&a.tools, &b.tools) || within(&b.tools, &a.tools))) || replayed(a, b) || replayed(b, a)
 }
 
+/// Whether `new` is `old` followed by more copies of `old`'s prompt, joined
+/// by whitespace (`old` itself one copy or several).
+fn copies_again(old: &str, new: &str) -> bool {
+    let o = old.trim();
+    if o.is_empty() {
+        return false;
+    }
+    let (mut rest, mut n) = (new.trim(), 0);
+    while let Some(r) = rest.strip_prefix(o) {
+        n += 1;
+        rest = r.trim_start();
+        if rest.is_empty() {
+            return n >= 2;
+        }
+        if !r.starts_with(char::is_whitespace) {
+            return false;
+        }
+    }
+    // What is left is a leading whole copy of `old`'s own repeated prompt.
+    n >= 1 && o.strip_prefix(rest).is_some_and(|t| t.starts_with(char::is_whitespace))
+}
+
 /// Whether `b` is a side call on a copy of `a`'s history rather than `a`'s
 /// next request: `a` sends tools and ends with a user turn it has not
 /// answered; `b` sends no tools, carries no reply to that turn and ends with
@@ -834,6 +856,14 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         if !chained && pair.rewrite.is_none() {
             let i = ka.iter().zip(&kb).take_while(|(x, y)| x == y).count();
             let (pa, pb) = (sa.parts.get(i), sb.parts.get(i));
+            if let (Some(pa), Some(pb)) = (pa, pb) {
+                if copies_again(&pa.text, &pb.text) {
+                    // The slot holds its prompt once more (crewAI joins its
+                    // system messages after a retry): `duplicate-system-prompt`
+                    // reports it; one defect, one finding.
+                    continue;
+                }
+            }
             pair.rewrite = Some(Rewrite {
                 level: Level::System,
                 pointer: pb.map(|p| p.pointer.to_string()).unwrap_or_else(|| sb.pointer.clone()),
@@ -1186,6 +1216,17 @@ mod tests {
         );
         // Disjoint tool sets without a system prompt are two agents (issue 31): not compared at all.
         assert!(pairs(&s).iter().all(|p| p.rewrite.is_none()));
+    }
+
+    #[test]
+    fn a_slot_that_holds_its_prompt_again_is_no_rewrite_of_it() {
+        let u = "You are a researcher. ".repeat(12);
+        let u = u.trim();
+        assert!(copies_again(u, &format!("{u}\n\n{u}")));
+        assert!(copies_again(&format!("{u} {u}"), &format!("{u} {u} {u}")));
+        assert!(!copies_again(u, &format!("{u}\n\nAnd be brief.")));
+        assert!(!copies_again(u, u));
+        assert!(!copies_again("", "x x"));
     }
 
     #[test]
