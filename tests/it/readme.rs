@@ -383,3 +383,32 @@ fn the_rule_table_lists_every_rule_with_its_default_severity() {
         assert!(row[2] == sev || row[2].starts_with(&format!("{sev}; a ")), "{}: {}", m.code, row[2]);
     }
 }
+
+#[test]
+fn every_promise_names_the_tests_that_prove_it_and_they_exist() {
+    // "What ctxlint promises": each promise ends with *Proved by* and the
+    // tests that prove it (`file::name` in tests/it, or `module::tests::name`
+    // of a unit test in src); each named test exists.
+    let text = readme();
+    let from = text.find("### What ctxlint promises").expect("the promises section");
+    let to = from + text[from..].find("\n### Limits").expect("the section after it");
+    let section = &text[from..to];
+    let promises: Vec<&str> = section.split("\n- **").skip(1).collect();
+    assert!(promises.len() >= 8, "{}", promises.len());
+    for p in &promises {
+        let (head, proof) = p.split_once("*Proved by*").unwrap_or_else(|| panic!("no *Proved by* in: {p}"));
+        let proof = proof.split("\n\n").next().unwrap_or(proof);
+        let names: Vec<&str> = proof.split('`').skip(1).step_by(2).collect();
+        assert!(!names.is_empty(), "{head}");
+        for name in names {
+            let parts: Vec<&str> = name.split("::").collect();
+            let (file, func) = match parts.as_slice() {
+                [file, func] => (root().join("tests/it").join(format!("{file}.rs")), *func),
+                [path @ .., "tests", func] => (root().join("src").join(format!("{}.rs", path.join("/"))), *func),
+                _ => panic!("not a test name: {name}"),
+            };
+            let src = std::fs::read_to_string(&file).unwrap_or_else(|_| panic!("{name}: no {}", file.display()));
+            assert!(src.contains(&format!("fn {func}(")), "{name}: no such test in {}", file.display());
+        }
+    }
+}
