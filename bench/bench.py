@@ -128,9 +128,9 @@ FORMATS = os.path.join(ROOT, "fixtures", "formats")
 
 def format_shape(shape, n, out):
     """Writes n units of a session-store shape that was superlinear (issue 32,
-    items 8-10): a Cline history on one line (n user/assistant pairs), a
-    Gemini CLI legacy JSON (n pairs, indented) and JSONL (n pairs), and a HAR
-    of n chat requests on one line. Each is built from a fixture's record
+    items 8-11): a Cline history on one line (n user/assistant pairs), a
+    Gemini CLI legacy JSON (n pairs, indented) and JSONL (n pairs), a HAR
+    of n chat requests on one line, an Agents SDK database of n sessions. Each is built from a fixture's record
     shape; linear time means the 4x point takes about 4 times the 1x point."""
     if shape == "cline-one-line":
         msgs = []
@@ -150,6 +150,18 @@ def format_shape(shape, n, out):
         else:
             head = open(os.path.join(FORMATS, "gemini-cli", "clean.jsonl")).readline()
             text = head + "".join(json.dumps(m) + "\n" for m in ms)
+    elif shape == "agents-db-sessions":
+        import sqlite3
+        if os.path.exists(out):
+            os.remove(out)
+        c = sqlite3.connect(out)
+        c.execute("CREATE TABLE agent_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, "
+                  "message_data TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)")
+        c.executemany("INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)",
+                      [(f"s{i}", json.dumps({"content": f"hello {i}", "role": "user"})) for i in range(n)])
+        c.commit()
+        c.close()
+        return
     else:  # har-one-line
         d = json.load(open(os.path.join(FORMATS, "har", "clean.har")))
         e0 = next(e for e in d["log"]["entries"] if e["request"]["method"] == "POST")
@@ -172,7 +184,8 @@ def shapes_step(a, report, rows):
     6 times the 1x point's time."""
     report.setdefault("hostile", {})
     for shape, ext, base in (("cline-one-line", "json", 5000), ("gemini-legacy", "json", 5000),
-                             ("gemini-jsonl", "jsonl", 25000), ("har-one-line", "har", 2500)):
+                             ("gemini-jsonl", "jsonl", 25000), ("har-one-line", "har", 2500),
+                             ("agents-db-sessions", "db", 20000)):
         n0 = max(base // 10, 1) if a.quick else base
         pts = []
         for k in (1, 2, 4):
@@ -187,7 +200,8 @@ def shapes_step(a, report, rows):
         report["hostile"][shape] = {"points": pts, "time_4x_over_1x": t_ratio, "rss_4x_over_1x": m_ratio}
         rows.append((f"shape {shape} 4x", pts[-1]["wall_s"], f"1x {pts[0]['wall_s']:.2f}s {pts[0]['rss_mb']:.0f}MB", t_ratio, pts[-1]["size_mb"] / max(pts[-1]["wall_s"], 1e-3), pts[-1]["rss_mb"], f"rss x{m_ratio:.1f}"))
     report["targets"]["shapes_linear"] = all(
-        report["hostile"][s]["time_4x_over_1x"] <= 6.0 for s in ("cline-one-line", "gemini-legacy", "gemini-jsonl", "har-one-line"))
+        report["hostile"][s]["time_4x_over_1x"] <= 6.0
+        for s in ("cline-one-line", "gemini-legacy", "gemini-jsonl", "har-one-line", "agents-db-sessions"))
 
 
 def gen(turns, out, truth, seed=7):

@@ -192,6 +192,8 @@ impl StoredRow {
 struct Rows<'a> {
     table: &'a str,
     sessions: Vec<SessionRows>,
+    /// Each session's place in `sessions` (a lookup per row: linear in the rows).
+    at: foldhash::HashMap<String, usize>,
     unread: Vec<Unread>,
 }
 
@@ -222,9 +224,10 @@ impl Rows<'_> {
             self.gap_everywhere();
             return;
         };
-        let at = match self.sessions.iter().position(|(s, _, _)| *s == sid) {
-            Some(k) => k,
+        let at = match self.at.get(&sid) {
+            Some(&k) => k,
             None => {
+                self.at.insert(sid.clone(), self.sessions.len());
                 self.sessions.push((sid, Vec::new(), Vec::new()));
                 self.sessions.len() - 1
             }
@@ -291,7 +294,7 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
     // what the SDK writes is a warning about that row, never an error about
     // the whole store.
     let mut rows = st.query([]).map_err(bad)?;
-    let mut read = Rows { table, sessions: Vec::new(), unread: Vec::new() };
+    let mut read = Rows { table, sessions: Vec::new(), at: Default::default(), unread: Vec::new() };
     let mut last_id: Option<i64> = None;
     let mut damaged = None;
     loop {
