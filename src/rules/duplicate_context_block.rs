@@ -201,6 +201,15 @@ fn after_envelope(m: &Message) -> bool {
     m.blocks.iter().any(|b| b.kind == BlockKind::Text && b.text.contains(" (untrusted metadata):\n"))
 }
 
+/// Whether the paragraph `cb` of `text` comes after the last sender envelope
+/// (`… (untrusted metadata):` and its JSON block) of an OpenClaw message.
+fn after_the_envelope(text: &str, cb: &str) -> bool {
+    match (text.rfind(" (untrusted metadata):\n"), text.rfind(cb)) {
+        (Some(env), Some(at)) => at > env,
+        _ => false,
+    }
+}
+
 /// The child session a runtime event reports on: the `session_key:` line of
 /// an OpenClaw task-completion event (openclaw `src/agents/internal-events.ts`
 /// writes `source`, `session_key`, `session_id`, `type`, `task`, then the
@@ -570,7 +579,14 @@ pub fn check(cx: &mut RuleContext) {
                     // own notices open with `[…]`.
                     let tags: &[char] =
                         if input.format == crate::formats::pi_session::ID { &['<', '['] } else { &['<'] };
-                    if own_words && fm.kind() == MessageKind::UserTurn && !cb.trim_start().starts_with(tags) {
+                    // In an OpenClaw message, only what follows the envelope is the sender's.
+                    let sender_part =
+                        input.format != crate::formats::pi_session::ID || after_the_envelope(&b.text, &cb);
+                    if own_words
+                        && sender_part
+                        && fm.kind() == MessageKind::UserTurn
+                        && !cb.trim_start().starts_with(tags)
+                    {
                         continue; // the person's own text, sent again (a tagged section is injected)
                     }
                     if m.kind == MessageKind::UserTurn && is_event(m) {
