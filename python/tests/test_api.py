@@ -61,14 +61,14 @@ def test_findings_are_typed_with_every_field():
     assert set(f.to_dict()) == {"rule", "code", "severity", "message", "path", "format", "line", "column", "byte_offset",
                                 "end_line", "end_column", "pointer", "request", "entry_id", "related", "fingerprint",
                                 "excerpt", "help", "url"}
-    assert r.by_rule() == {"duplicate-system-event": 1, "duplicate-user-turn": 1, "unanswered-tool-call": 1}
-    assert [x.rule for x in r.failing("error")] == ["duplicate-system-event", "unanswered-tool-call"]
+    assert r.by_rule() == {"duplicate-system-event": 1, "duplicate-user-turn": 1, "orphan-tool-result": 1}
+    assert [x.rule for x in r.failing("error")] == ["duplicate-system-event", "orphan-tool-result"]
     assert r.summary["findings"] == 3 and r.files[0].format == "pi-session"
 
 
 def test_select_and_ignore_as_the_command_takes_them():
     path = os.path.join(CASES, "..", "report", "mixed-session.jsonl")
-    assert [f.rule for f in ctxlint.check(path, select="CTX3").findings] == ["unanswered-tool-call"]
+    assert [f.rule for f in ctxlint.check(path, select="CTX3").findings] == ["orphan-tool-result"]
     assert "duplicate-user-turn" not in ctxlint.check(path, ignore=["duplicate-user-turn"]).by_rule()
 
 

@@ -82,7 +82,7 @@ def test_vcrpy_directly():
 
 def test_fixture(ctxlint):
     report = ctxlint(SESSION)
-    assert report.by_rule()["unanswered-tool-call"] == 1
+    assert report.by_rule()["orphan-tool-result"] == 1
 '''
 
 
@@ -127,7 +127,7 @@ def test_cassettes_with_defects_fail_their_tests(project, pytester):
     assert "cassettes/test_openai/test_planted.yaml:" in text and "CTX202 history-rewrite [warning]" in text
     assert "test_real_defect.yaml:222: CTX202 history-rewrite [warning]" in text
     assert "ctxlint_expect: ctxlint found no CTX202 in cassettes/test_openai/test_clean_expected.yaml" in text
-    assert "CTX301 unanswered-tool-call [error]" in text
+    assert "CTX302 orphan-tool-result [error]" in text
 
 
 def test_fail_on_error_lets_warnings_pass(project, pytester):

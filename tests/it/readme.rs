@@ -284,7 +284,7 @@ fn the_hooks_of_pre_commit_hooks_yaml_are_what_the_readme_names() {
     }
     let text = readme();
     assert!(
-        text.contains("`cargo install --path .`") && text.contains("`pip install\n./python`"),
+        text.contains("`cargo install --locked --path .`") && text.contains("`pip install\n./python`"),
         "README says how to put ctxlint on PATH"
     );
 }
