@@ -137,6 +137,7 @@ pub fn resolve_selector(s: &str) -> Result<Vec<RuleId>, String> {
 }
 
 /// What `s` may have meant, quoted for a message ("did you mean …?"): the
+/// rules a code prefix names (`CTX2`: `` one of `CTX201` (…), … ``); else the
 /// rule name or code nearest to it by edit distance when it is near enough to
 /// be a likely typo (at most a third of its length, or 2): `` `name` ``;
 /// else the rules whose names start with it or hold it as a word
@@ -145,6 +146,19 @@ pub fn suggest(s: &str) -> Option<String> {
     let lower = s.trim().to_ascii_lowercase();
     if lower.is_empty() {
         return None;
+    }
+    // A code prefix (`CTX2`): the rules it names, as `--select` takes it.
+    if lower.starts_with("ctx") && lower.len() >= 4 {
+        let codes: Vec<String> = RuleId::ALL
+            .into_iter()
+            .filter(|r| r.code().to_ascii_lowercase().starts_with(&lower))
+            .map(|r| format!("`{}` ({})", r.code(), r.name()))
+            .collect();
+        match codes.len() {
+            0 => {}
+            1 => return Some(codes[0].clone()),
+            _ => return Some(format!("one of {}", codes.join(", "))),
+        }
     }
     let (d, c) = RuleId::ALL
         .into_iter()
@@ -215,6 +229,10 @@ mod tests {
         let e = resolve_selector("duplicate").unwrap_err();
         assert!(e.contains("; did you mean one of `duplicate-system-event` (CTX101), "), "{e}");
         assert_eq!(suggest("orphan"), Some("`orphan-tool-result` (CTX302)".to_string()));
+        // A code prefix names its rules (issue 33: `ctxlint rule CTX2` suggested CTX102).
+        let two = suggest("ctx2").unwrap();
+        assert!(two.starts_with("one of `CTX201` (dropped-system-prompt), `CTX202` (history-rewrite)"), "{two}");
+        assert!(!two.contains("CTX102"), "{two}");
     }
 
     #[test]
