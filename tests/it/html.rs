@@ -112,6 +112,12 @@ fn in_chromium_a_click_on_a_finding_opens_its_step_with_the_block_highlighted() 
     // Steps 0, 1 and 2 hold one finding each (an error, a warning, an error).
     assert_eq!(b.eval("[...document.querySelectorAll('#timeline .bar')].map(x => x.dataset.findings).join()"), "1,1,1");
     assert_eq!(b.eval("document.querySelectorAll('#timeline .bar .mark').length"), 3);
+    // Three bars: the panel is as wide as its bars, and its axis's last label ends with them.
+    let gap = "(() => { const t = document.querySelector('#timeline').getBoundingClientRect(); \
+               const b = [...document.querySelectorAll('#timeline .bar')].pop().getBoundingClientRect(); \
+               const a = document.querySelector('.axis').getBoundingClientRect(); \
+               return Math.round(t.right - b.right) <= 8 && Math.round(Math.abs(a.right - t.right)) <= 2; })()";
+    assert_eq!(b.eval(gap), true, "the timeline of three steps is wider than its bars");
     assert_eq!(b.eval("document.querySelectorAll('#timeline .mark-error').length"), 2);
     assert_eq!(b.eval("document.querySelectorAll('#findings button.finding').length"), 3);
     // Click the duplicate system event (line 3, pointer /content).

@@ -240,7 +240,14 @@
       ev.preventDefault();
       els[i].tabIndex = -1; els[j].tabIndex = 0; els[j].focus();
     });
-    return [tl, h("div", { class: "axis", "aria-hidden": "true" }, h("span", null, what(p) + " " + unitIndex(p, 0)), h("span", null, `largest context ${fmt(max)} bytes (≈${fmt(tokens(max))} tokens)`), h("span", null, what(p) + " " + unitIndex(p, n - 1)))];
+    const axis = h("div", { class: "axis", "aria-hidden": "true" }, h("span", null, what(p) + " " + unitIndex(p, 0)), h("span", null, `largest context ${fmt(max)} bytes (≈${fmt(tokens(max))} tokens)`), h("span", null, what(p) + " " + unitIndex(p, n - 1)));
+    // A few bars (at most 56 px each) would leave the panel mostly empty and the
+    // axis's last label far from the last bar: the panel is only as wide as its
+    // bars, and at least wide enough for the axis's labels (the bars then widen).
+    const fit = els.length * 57 + 6;
+    tl.style.maxWidth = axis.style.maxWidth = `${Math.max(fit, 520)}px`;
+    if (fit < 520) for (const b of els) b.style.maxWidth = "none";
+    return [tl, axis];
   }
 
   // Streams: a pointer relative to its request's body, so that a message
