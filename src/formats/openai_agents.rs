@@ -242,6 +242,23 @@ impl Rows<'_> {
         }
     }
 
+    /// Takes every row of `rows` until their end or the first error; returns
+    /// the last row id read and the error, if one ended them.
+    fn take_all(&mut self, rows: &mut rusqlite::Rows<'_>) -> (Option<i64>, Option<rusqlite::Error>) {
+        let mut last = None;
+        loop {
+            match rows.next() {
+                Ok(Some(row)) => {
+                    let r = StoredRow::of(row);
+                    last = r.rowid.or(last);
+                    self.take(r);
+                }
+                Ok(None) => return (last, None),
+                Err(e) => return (last, Some(e)),
+            }
+        }
+    }
+
     /// Rows lost to a damaged page: ids `a` to `b`, or (`None`) every row
     /// after the last one read.
     fn lost(&mut self, run: Option<(i64, i64)>, e: &rusqlite::Error) {
@@ -295,22 +312,7 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
     // the whole store.
     let mut rows = st.query([]).map_err(bad)?;
     let mut read = Rows { table, sessions: Vec::new(), at: Default::default(), unread: Vec::new() };
-    let mut last_id: Option<i64> = None;
-    let mut damaged = None;
-    loop {
-        match rows.next() {
-            Ok(Some(row)) => {
-                let r = StoredRow::of(row);
-                last_id = r.rowid.or(last_id);
-                read.take(r);
-            }
-            Ok(None) => break,
-            Err(e) => {
-                damaged = Some(e);
-                break;
-            }
-        }
-    }
+    let (last_id, damaged) = read.take_all(&mut rows);
     drop(rows);
     drop(st);
     if let Some(e) = damaged {
@@ -360,31 +362,14 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
             };
             read.lost(Some((lo, resume - 1)), &e);
             // Read on from `resume` until the end or the next damage.
-            let mut failed = false;
-            let mut last = None;
-            if let Ok(mut st) = db.conn.prepare(&scan) {
-                if let Ok(mut rows) = st.query([resume]) {
-                    loop {
-                        match rows.next() {
-                            Ok(Some(row)) => {
-                                let r = StoredRow::of(row);
-                                last = r.rowid.or(last);
-                                read.take(r);
-                            }
-                            Ok(None) => break,
-                            Err(_) => {
-                                failed = true;
-                                break;
-                            }
-                        }
-                    }
-                } else {
-                    failed = true;
-                }
-            } else {
-                failed = true;
-            }
-            if !failed {
+            let (last, failed) = match db.conn.prepare(&scan) {
+                Ok(mut st) => match st.query([resume]) {
+                    Ok(mut rows) => read.take_all(&mut rows),
+                    Err(err) => (None, Some(err)),
+                },
+                Err(err) => (None, Some(err)),
+            };
+            if failed.is_none() {
                 break;
             }
             let from = last.map_or(resume, |id| id.saturating_add(1));

@@ -289,11 +289,10 @@ fn an_item_that_is_not_as_the_sdk_writes_it_is_a_row_not_read_not_a_false_findin
     }
 }
 
-#[test]
-fn a_damaged_page_loses_only_its_rows_and_the_rest_is_still_checked() {
-    let d = tempfile::tempdir().unwrap();
-    let db = d.path().join("damaged.db");
-    let c = rusqlite::Connection::open(&db).unwrap();
+/// A database of 1 KiB pages holding 40 sessions of padded turns (enough
+/// pages to damage one in the middle), and its connection.
+fn forty_sessions(db: &Path) -> rusqlite::Connection {
+    let c = rusqlite::Connection::open(db).unwrap();
     c.execute_batch(
         "PRAGMA page_size=1024;
          CREATE TABLE agent_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, message_data TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);",
@@ -306,6 +305,14 @@ fn a_damaged_page_loses_only_its_rows_and_the_rest_is_still_checked() {
             c.execute("INSERT INTO agent_messages (session_id, message_data) VALUES (?1, ?2)", [&s, m]).unwrap();
         }
     }
+    c
+}
+
+#[test]
+fn a_damaged_page_loses_only_its_rows_and_the_rest_is_still_checked() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("damaged.db");
+    let c = forty_sessions(&db);
     // The last session's call has no result: a real finding.
     let call = r#"{"arguments": "{}", "call_id": "call_last", "name": "get_weather", "type": "function_call"}"#;
     for m in [TURN[0], call, r#"{"content": "Hello?", "role": "user"}"#] {
@@ -335,19 +342,7 @@ fn rows_after_a_damaged_page_are_found_by_seeking_whatever_their_ids() {
     // unanswered call is still reported.
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("far.db");
-    let c = rusqlite::Connection::open(&db).unwrap();
-    c.execute_batch(
-        "PRAGMA page_size=1024;
-         CREATE TABLE agent_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, message_data TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);",
-    )
-    .unwrap();
-    let pad = format!(r#"{{"content": "{}", "role": "user"}}"#, "x".repeat(300));
-    for n in 0..40 {
-        let s = format!("s{n}");
-        for m in [pad.as_str(), TURN[1], TURN[2], TURN[3]] {
-            c.execute("INSERT INTO agent_messages (session_id, message_data) VALUES (?1, ?2)", [&s, m]).unwrap();
-        }
-    }
+    let c = forty_sessions(&db);
     let call = r#"{"arguments": "{}", "call_id": "call_last", "name": "get_weather", "type": "function_call"}"#;
     for (k, m) in [TURN[0], call, r#"{"content": "Hello?", "role": "user"}"#].into_iter().enumerate() {
         c.execute(
