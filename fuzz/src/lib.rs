@@ -26,6 +26,12 @@ pub const TARGETS: &[&str] = &[
     "gemini_cli",
     "copilot_cli",
     "cline_history",
+    "ai_sdk",
+    "langgraph",
+    "openai_agents",
+    "otel_genai",
+    "opencode_tree",
+    "sqlite_damaged",
     "bodies",
     "line_reader",
     "locate",
@@ -47,6 +53,12 @@ pub fn run(name: &str, data: &[u8]) {
         "gemini_cli" => load_and_check("session.jsonl", data, "gemini-cli"),
         "copilot_cli" => load_and_check("events.jsonl", data, "copilot-cli"),
         "cline_history" => load_and_check("api_conversation_history.json", data, "cline-history"),
+        "ai_sdk" => load_and_check("chat.json", data, "ai-sdk-ui-messages"),
+        "langgraph" => load_and_check("state.json", data, "langgraph-state"),
+        "openai_agents" => load_and_check("items.json", data, "openai-agents-session"),
+        "otel_genai" => load_and_check("traces.jsonl", data, "otel-genai"),
+        "opencode_tree" => opencode_tree(data),
+        "sqlite_damaged" => sqlite_damaged(data),
         "bodies" => bodies(data),
         "line_reader" => line_reader(data),
         "locate" => locate(data),
@@ -205,5 +217,143 @@ pub fn locate(data: &[u8]) {
     }
     for p in ["", "/0", "/messages/0/content", "/a/b/c"] {
         let _ = locate_span(text, p);
+    }
+}
+
+/// A name the fuzz input chose, made safe to be one file name of the tree
+/// (ASCII letters, digits, `_` and `-`; never empty; at most 40 bytes).
+fn file_name(raw: &[u8], fallback: &str) -> String {
+    let s: String =
+        raw.iter().filter(|b| b.is_ascii_alphanumeric() || **b == b'_' || **b == b'-').take(40).map(|&b| b as char).collect();
+    if s.is_empty() { fallback.to_string() } else { s }
+}
+
+/// OpenCode's legacy `storage/` tree, built in a temporary folder from the
+/// input, then loaded from its session file. The input is sections split on
+/// `\n--\n`: the first is the session file
+/// (`storage/session/prj/ses.json`); each later one starts with a header line
+/// `m <message id>` (a message file `storage/message/<session id>/<id>.json`,
+/// the session id read from the first section's `id` when it can name a
+/// folder) or `p <message id> <part id>` (a part file
+/// `storage/part/<message id>/<part id>.json`), the rest of the section being
+/// the file's bytes. Every execution writes only inside its own temporary folder.
+pub fn opencode_tree(data: &[u8]) {
+    let Ok(dir) = tempfile::tempdir() else { return };
+    let storage = dir.path().join("storage");
+    let mut sections = split_sections(data);
+    let session = sections.remove(0);
+    let sid = serde_json::from_slice::<serde_json::Value>(session)
+        .ok()
+        .and_then(|v| v.get("id").and_then(|i| i.as_str()).map(str::to_string))
+        .filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+        .unwrap_or_else(|| "ses".to_string());
+    let ses_dir = storage.join("session").join("prj");
+    let msg_dir = storage.join("message").join(&sid);
+    for d in [&ses_dir, &msg_dir, &storage.join("part")] {
+        if std::fs::create_dir_all(d).is_err() {
+            return;
+        }
+    }
+    let ses = ses_dir.join("ses.json");
+    if std::fs::write(&ses, session).is_err() {
+        return;
+    }
+    for (i, sec) in sections.iter().enumerate().take(64) {
+        let (head, body) = match sec.iter().position(|&b| b == b'\n') {
+            Some(n) => (&sec[..n], &sec[n + 1..]),
+            None => (&sec[..], &b""[..]),
+        };
+        let mut words = head.split(|&b| b == b' ');
+        let kind = words.next().unwrap_or_default();
+        let fallback = format!("x{i}");
+        let path = if kind == b"p" {
+            let mid = file_name(words.next().unwrap_or_default(), "msg");
+            let pid = file_name(words.next().unwrap_or_default(), &fallback);
+            let d = storage.join("part").join(mid);
+            let _ = std::fs::create_dir_all(&d);
+            d.join(format!("{pid}.json"))
+        } else {
+            msg_dir.join(format!("{}.json", file_name(words.next().unwrap_or_default(), &fallback)))
+        };
+        let _ = std::fs::write(path, body);
+    }
+    let src = SourceRef {
+        display: ses.display().to_string(),
+        origin: Origin::File(ses.clone()),
+        seen: None,
+        session: None,
+    };
+    if let Ok(input) = formats::load(&src, "opencode", &LoadOptions::default()) {
+        let job = Job::File(src, "opencode");
+        let mut findings = ctxlint::check_input(&input, &job, &Config::default());
+        ctxlint::finish(&mut findings);
+    }
+}
+
+/// `data` split on `\n--\n` (at least one section).
+fn split_sections(data: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = data;
+    while let Some(i) = rest.windows(4).position(|w| w == b"\n--\n") {
+        out.push(&rest[..i]);
+        rest = &rest[i + 4..];
+    }
+    out.push(rest);
+    out
+}
+
+/// Seed databases the damage is done to: OpenCode stores and an Agents SDK
+/// `SQLiteSession` database, as the committed fixtures hold them.
+const SEED_DATABASES: &[(&[u8], &str)] = &[
+    (include_bytes!("../../fixtures/formats/opencode/two-sessions.db"), "opencode"),
+    (include_bytes!("../../fixtures/formats/opencode/compaction.db"), "opencode"),
+    (include_bytes!("../../fixtures/formats/openai-agents-session/sqlite/two-sessions.db"), "openai-agents-session"),
+    (include_bytes!("../../fixtures/formats/openai-agents-session/sqlite/advanced.db"), "openai-agents-session"),
+];
+
+/// The SQLite loaders over damaged databases. The input's first byte picks a
+/// seed database (and, with its high bit, cuts the file to a fraction the
+/// second byte names); the rest is 4-byte patches: a 24-bit little-endian
+/// offset (modulo the file's size) and the byte written there. The damaged
+/// file is loaded through detection (`formats::detect`, so a page-1 header
+/// the damage broke is an unrecognised file) and, for an OpenCode store,
+/// once per session it lists; every rule and position resolution then runs.
+pub fn sqlite_damaged(data: &[u8]) {
+    let Some((&pick, mut rest)) = data.split_first() else { return };
+    let (seed, format) = SEED_DATABASES[pick as usize % SEED_DATABASES.len()];
+    let mut db = seed.to_vec();
+    if pick & 0x80 != 0 {
+        if let Some((&frac, r)) = rest.split_first() {
+            db.truncate(db.len() * (frac as usize + 1) / 256);
+            rest = r;
+        }
+    }
+    for p in rest.chunks_exact(4) {
+        if db.is_empty() {
+            break;
+        }
+        let off = (p[0] as usize | (p[1] as usize) << 8 | (p[2] as usize) << 16) % db.len();
+        db[off] = p[3];
+    }
+    let src = memory("store.db", &db);
+    if !matches!(formats::detect(&src), Ok(Some(f)) if f == format) {
+        let _ = formats::load(&src, format, &LoadOptions::default());
+        return;
+    }
+    let sessions: Vec<Option<Box<str>>> = if format == "opencode" {
+        match formats::opencode::sessions(&src) {
+            Ok(ids) => ids.into_iter().take(4).map(Some).collect(),
+            Err(_) => return,
+        }
+    } else {
+        vec![None]
+    };
+    for session in sessions {
+        let src = SourceRef { session, ..memory("store.db", &db) };
+        if let Ok(input) = formats::load(&src, format, &LoadOptions::default()) {
+            let job = Job::File(src, format);
+            let mut findings = ctxlint::check_input(&input, &job, &Config::default());
+            ctxlint::finish(&mut findings);
+        }
     }
 }

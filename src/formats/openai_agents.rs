@@ -333,16 +333,24 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
                 _ => Err(()),
             })
         };
-        let mut lo = last_id.map_or(i64::MIN, |id| id.saturating_add(1)); // the first id not read
+        // Positions are i128 so that neither the doubling step nor the
+        // midpoint can overflow, whatever ids the damaged pages left (a seek
+        // from i64::MIN with a step that stopped growing once looped forever).
+        let mut lo: i128 = last_id.map_or(i128::from(i64::MIN), |id| i128::from(id) + 1); // the first id not read
+        let max = i128::from(i64::MAX);
+        let at = |p: i128| i64::try_from(p.min(max)).unwrap_or(i64::MAX);
         loop {
+            if lo > max {
+                break;
+            }
             // Past `lo`, the smallest place to seek from that meets no damage.
-            let (mut bad, mut step) = (lo, 1i64);
+            let (mut bad, mut step) = (lo, 1i128);
             let good = loop {
-                let p = lo.saturating_add(step);
-                match probe(p) {
+                let p = (lo + step).min(max);
+                match probe(at(p)) {
                     Ok(next) => break Some((p, next)),
-                    Err(()) if p == i64::MAX => break None,
-                    Err(()) => (bad, step) = (p, step.saturating_mul(2)),
+                    Err(()) if p == max => break None,
+                    Err(()) => (bad, step) = (p, step * 2),
                 }
             };
             let Some((mut hi, mut next)) = good else {
@@ -351,7 +359,7 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
             };
             while hi - bad > 1 {
                 let mid = bad + (hi - bad) / 2;
-                match probe(mid) {
+                match probe(at(mid)) {
                     Ok(n) => (hi, next) = (mid, n),
                     Err(()) => bad = mid,
                 }
@@ -360,7 +368,7 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
                 read.lost(None, &e);
                 break;
             };
-            read.lost(Some((lo, resume - 1)), &e);
+            read.lost(Some((at(lo), resume.saturating_sub(1))), &e);
             // Read on from `resume` until the end or the next damage.
             let (last, failed) = match db.conn.prepare(&scan) {
                 Ok(mut st) => match st.query([resume]) {
@@ -372,7 +380,7 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
             if failed.is_none() {
                 break;
             }
-            let from = last.map_or(resume, |id| id.saturating_add(1));
+            let from = last.map_or(i128::from(resume), |id| i128::from(id) + 1);
             if from <= lo {
                 read.lost(None, &e);
                 break;

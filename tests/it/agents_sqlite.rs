@@ -364,3 +364,33 @@ fn rows_after_a_damaged_page_are_found_by_seeking_whatever_their_ids() {
     assert!(err.contains("could not be read: the database is damaged there"), "{err}");
     assert!(!err.contains("the rows from there on"), "rows after the damage were given up: {err}");
 }
+
+#[test]
+fn a_database_damaged_before_its_first_row_ends_instead_of_seeking_forever() {
+    // Found by the `sqlite_damaged` fuzz target's first hand-made input
+    // (fixtures/fuzz-regressions/sqlite_damaged/agents-pages-damaged): with
+    // no row read, the search for the first readable id started from
+    // i64::MIN, its doubling step stopped growing at i64::MAX and the seek
+    // position never reached the end — the run never finished.
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("first-page-damaged.db");
+    let mut bytes =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/formats/openai-agents-session/sqlite/two-sessions.db"))
+            .unwrap();
+    bytes[4096] = 0x0d;
+    bytes[8192] = 0xff;
+    bytes[12288] = 0x05;
+    std::fs::write(&db, &bytes).unwrap();
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", db.to_str().unwrap(), "--output-format", "json"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("the rows from there on of `agent_messages` could not be read: the database is damaged there"),
+        "{err}"
+    );
+}

@@ -1,0 +1,6 @@
+//! The SQLite loaders (OpenCode, Agents SDK) over damaged databases, then every rule and position resolution.
+//! The logic is in `src/lib.rs` (shared with tests/it/fuzz_regressions.rs).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| ctxlint_fuzz::run("sqlite_damaged", data));
