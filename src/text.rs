@@ -32,8 +32,9 @@ pub const KEY_PATTERN: &str = concat!(
     r"|\b(?:sk|rk|pk)-(?:[A-Za-z0-9_]+-)*[A-Za-z0-9_\-]{16,}",
     // Stripe secret and restricted keys (gitleaks stripe-access-token).
     r"|(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}",
-    // AWS access key ids (gitleaks aws-access-token).
-    r"|(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b",
+    // AWS access key ids (gitleaks aws-access-token). `AKIA` starts no word:
+    // its key is masked even with more characters glued after it.
+    r"|(?:A3T[A-Z0-9]|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b|AKIA[A-Z0-9]{16}[A-Za-z0-9]*",
     // Bearer tokens: `Bearer x`, `Bearer: x`, `bearer=x` (RFC 6750 §2.1).
     r"|(?i:bearer)(?:\s*[:=]\s*|\s+)[A-Za-z0-9\-._~+/]{12,}=*",
     // GitHub tokens (gitleaks github-pat, github-fine-grained-pat, github-oauth, github-app-token).
@@ -79,7 +80,9 @@ static SECRET: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
         // `Token x` (Django REST framework's `TokenAuthentication`): masked only
         // when the value mixes letters and digits, so prose (`token consumption`) stays.
-        r"(?:{KEY_PATTERN})|{KV_PATTERN}|(?P<tokx>(?i:token)\s+)(?P<tokv>[A-Za-z0-9\-._~+/]{{16,}}=*)"
+        // `Basic x` (RFC 7617) anywhere, glued to a word too, likewise: the
+        // credential that follows a repeated `Authorization: Basic` is masked.
+        r"(?:{KEY_PATTERN})|{KV_PATTERN}|(?P<tokx>(?i:token)\s+)(?P<tokv>[A-Za-z0-9\-._~+/]{{16,}}=*)|(?P<basx>Basic\s+)(?P<basv>[A-Za-z0-9+/]{{12,}}={{0,2}})"
     ))
     .expect("secret regex")
 });
@@ -100,10 +103,11 @@ static CUT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("cut regex")
 });
 
-/// An AWS secret access key (40 characters of base64) shortly after an access
-/// key id, or its start cut off by the end of the text.
+/// An AWS secret access key (40 characters of base64, or more when a word
+/// is glued after it) shortly after an access key id, or its start cut off
+/// by the end of the text.
 static AWS_PAIR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?s:.{0,80}?)[^A-Za-z0-9/+=](?:(?P<aws>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)|(?P<awscut>[A-Za-z0-9/+]{8,39})\z)")
+    Regex::new(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?s:.{0,80}?)[^A-Za-z0-9/+=](?:(?P<aws>[A-Za-z0-9/+]{40,}=*)|(?P<awscut>[A-Za-z0-9/+]{8,39})\z)")
         .expect("aws regex")
 });
 
@@ -146,6 +150,7 @@ static TRIGGERS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
             "passw",
             "token",
             "authorization",
+            "basic",
             "key",
         ])
         .expect("trigger literals")
@@ -176,6 +181,14 @@ fn spans(s: &str) -> Vec<Span> {
         } else if let Some(v) = c.name("tokv") {
             let t = v.as_str();
             if t.bytes().any(|b| b.is_ascii_digit()) && t.bytes().any(|b| b.is_ascii_alphabetic()) {
+                out.push(span(s, v.start(), v.end()));
+            }
+        } else if let Some(v) = c.name("basv") {
+            // Base64 of `user:password`, not a word of prose (`Basic Authentication`).
+            let t = v.as_str();
+            if t.bytes().any(|b| b.is_ascii_digit() || b"+/=".contains(&b))
+                || t.bytes().skip(1).filter(u8::is_ascii_uppercase).count() >= 2
+            {
                 out.push(span(s, v.start(), v.end()));
             }
         } else if let Some(m) = c.get(0) {
@@ -554,6 +567,14 @@ mod tests {
     #[test]
     fn masks_key_value_forms() {
         assert_eq!(mask_secrets("Authorization: Basic dXNlcjpodW50ZXIy"), "Authorization: Basic dXNl****");
+        // Issue 32: held-out shapes that kept a credential.
+        assert_eq!(
+            mask_secrets("Authorization: Basic Authorization: Basic dXNlcjpodW50ZXIy"),
+            "Authorization: Basic Auth**** Basic dXNl****"
+        );
+        assert_eq!(mask_secrets("orphan_Basic dXNlcjpodW50ZXIy"), "orphan_Basic dXNl****");
+        assert_eq!(mask_secrets("gone_AKIAZ7QWERTY12345678x"), "gone_AKIA****");
+        assert_eq!(mask_secrets("use Basic Authentication here"), "use Basic Authentication here");
         assert_eq!(mask_secrets("Bearer: abcdefghijklmnop123"), "Bear****");
         assert_eq!(mask_secrets("bearer=abcdefghijklmnop123"), "bear****");
         assert_eq!(

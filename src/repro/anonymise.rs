@@ -290,6 +290,23 @@ fn scan_regex(with_checked: bool) -> Regex {
 static SCAN: LazyLock<Regex> = LazyLock::new(|| scan_regex(true));
 /// The classes that are never turned down: for a span that a checked class turned down.
 static FALLBACK: LazyLock<Regex> = LazyLock::new(|| scan_regex(false));
+/// The classes a tool name is searched for: what identifies a person or
+/// opens an account (keys, emails, URLs, paths, IP addresses, long numbers),
+/// never ordinary words — a tool name is kept, as the rules pair calls and
+/// results on it, but a key or an address inside one is not.
+static IN_TOOL_NAMES: LazyLock<Regex> = LazyLock::new(|| {
+    const CLASSES: &[&str] = &["(?P<key>", "(?P<email>", "(?P<url>", "(?P<path>", "(?P<ip6>", "(?P<ip>", "(?P<number>"];
+    let parts: Vec<String> =
+        classes().into_iter().map(|(_, p)| p).filter(|p| CLASSES.iter().any(|c| p.starts_with(c))).collect();
+    Regex::new(&format!("(?x){}", parts.join("|"))).expect("tool-name regex")
+});
+/// IP addresses and long numbers, for a tool name read with `_` as a space.
+static NUMBERS_IN_TOOL_NAMES: LazyLock<Regex> = LazyLock::new(|| {
+    const CLASSES: &[&str] = &["(?P<ip6>", "(?P<ip>", "(?P<number>"];
+    let parts: Vec<String> =
+        classes().into_iter().map(|(_, p)| p).filter(|p| CLASSES.iter().any(|c| p.starts_with(c))).collect();
+    Regex::new(&format!("(?x){}", parts.join("|"))).expect("tool-name number regex")
+});
 /// An MCP tool name, its server segment in group 1.
 static MCP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bmcp__([A-Za-z0-9\-]+(?:_[A-Za-z0-9\-]+)*)__[A-Za-z0-9_\-]+").expect("mcp regex"));
@@ -732,6 +749,7 @@ impl Anonymiser {
     /// the prefix, the separators and the tool, so that calls, results and
     /// definitions still pair.
     fn tool_names(&mut self, s: &str) -> String {
+        let s = &self.in_tool_name(s);
         if !s.contains("mcp__") {
             return s.to_string();
         }
@@ -745,6 +763,43 @@ impl Anonymiser {
             last = server.end();
             out.push_str(&s[last..all.end()]);
             last = all.end();
+        }
+        out.push_str(&s[last..]);
+        out
+    }
+
+    /// `s` (a tool name) with its keys, emails, URLs, paths, IP addresses and
+    /// long numbers replaced as in free text (the same placeholder wherever
+    /// the same original is, so a call and its result still pair); its
+    /// words stay.
+    fn in_tool_name(&mut self, s: &str) -> String {
+        let once = self.in_tool_name_with(&IN_TOOL_NAMES, s, s);
+        // `_` joins the words of a tool name (`ping_10.1.2.3`), where the
+        // classes' word boundaries would not see an address start: the
+        // addresses and numbers are searched again with `_` read as a space.
+        let spaced = once.replace('_', " ");
+        let out = self.in_tool_name_with(&NUMBERS_IN_TOOL_NAMES, &once, &spaced);
+        // Shapes only `check`'s masking knows (`Basic …` credentials): masked
+        // alike wherever the same name is, so calls still pair.
+        crate::text::mask_secrets(&out)
+    }
+
+    /// `s` with the matches of `re` in `view` (`s` with the same byte
+    /// lengths, some characters read differently) replaced.
+    fn in_tool_name_with(&mut self, re: &Regex, s: &str, view: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut last = 0;
+        for c in re.captures_iter(view) {
+            let Some(m) = c.get(0) else { continue };
+            if !s.is_char_boundary(m.start()) || !s.is_char_boundary(m.end()) {
+                continue;
+            }
+            out.push_str(&s[last..m.start()]);
+            match self.replace(&c, &view[..m.start()], &view[m.end()..]) {
+                Some(r) => out.push_str(&r),
+                None => out.push_str(&s[m.start()..m.end()]),
+            }
+            last = m.end();
         }
         out.push_str(&s[last..]);
         out
@@ -1363,6 +1418,37 @@ mod tests {
         }
         // A finding message is compared with its servers masked.
         assert_eq!(mask_mcp_servers("tool call `x` (mcp__alice_gmail__send) has"), "tool call `x` (mcp__~__send) has");
+    }
+
+    #[test]
+    fn keys_emails_paths_and_addresses_in_tool_names_are_replaced_alike() {
+        // Issue 32: `repro` wrote a key in a tool name verbatim (and emails,
+        // paths and IP addresses), though `check` masks it.
+        let v = serde_json::json!({"messages": [
+            {"role": "assistant", "content": [
+                {"type": "toolCall", "id": "call_1", "name": "run_sk-proj-Zq8Xw7Cv6Bn5Mm4Ll3Kk2Jj1", "arguments": {}},
+                {"type": "toolCall", "id": "call_2", "name": "mail_bob@example.com", "arguments": {}},
+                {"type": "toolCall", "id": "call_3", "name": "ping_10.1.2.3", "arguments": {}},
+                {"type": "toolCall", "id": "call_4", "name": "open_/home/bob/secret-proj", "arguments": {}},
+                {"type": "toolCall", "id": "call_5", "name": "read_file", "arguments": {}},
+                {"type": "toolCall", "id": "call_6", "name": "auth_Basic dXNlcjpodW50ZXIyLXN1cGVy", "arguments": {}}
+            ]},
+            {"role": "toolResult", "toolCallId": "call_1", "toolName": "run_sk-proj-Zq8Xw7Cv6Bn5Mm4Ll3Kk2Jj1", "content": "ok"},
+            {"role": "toolResult", "toolCallId": "call_2", "toolName": "mail_bob@example.com", "content": "ok"}
+        ]});
+        let mut a = Anonymiser::new(Level::Identifiers);
+        let mut n = super::super::tree::from_value(v, &mut Default::default(), false);
+        a.node(&mut n, None, false);
+        let out = super::super::tree::to_value(&n);
+        let text = out.to_string();
+        for leak in ["Zq8Xw7Cv6Bn5", "bob", "10.1.2.3", "secret-proj", "cjpodW50ZXIy"] {
+            assert!(!text.contains(leak), "{leak} in {text}");
+        }
+        let calls = &out["messages"][0]["content"];
+        assert_eq!(out["messages"][1]["toolName"], calls[0]["name"], "a call and its result still pair");
+        assert_eq!(out["messages"][2]["toolName"], calls[1]["name"]);
+        assert!(calls[0]["name"].as_str().is_some_and(|n| n.starts_with("run_sk-")), "{text}");
+        assert_eq!(calls[4]["name"], "read_file", "words of a tool name stay");
     }
 
     #[test]

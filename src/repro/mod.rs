@@ -249,18 +249,47 @@ impl Judge {
     }
 }
 
-/// A message without its variable parts: `quoted` text, numbers, ids, the
-/// server of an MCP tool name (anonymised, while the tool's name is kept).
+/// A message without its variable parts: `quoted` text, numbers, ids, a
+/// tool name in parentheses (one word: `tool call `x` (run_tool)`, whose
+/// emails, paths and keys the anonymiser replaces; only whether there is
+/// one stays), the server of an MCP tool name (anonymised, while the tool's
+/// name is kept).
 fn skeleton(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut quoted = false;
+    // Text after an unquoted `(`, until its unquoted `)`.
+    let mut paren: Option<(String, bool)> = None;
     for c in anonymise::mask_mcp_servers(message).chars() {
-        if c == '`' {
+        if let Some((p, q)) = &mut paren {
+            if c == ')' && !*q {
+                let (word, _) = paren.take().unwrap_or_default();
+                if word.chars().any(char::is_whitespace) {
+                    out.push('(');
+                    out.push_str(&skeleton(&word));
+                    out.push(')');
+                } else if word == "?" {
+                    out.push_str("(?)");
+                } else {
+                    out.push_str("(name)");
+                }
+            } else {
+                if c == '`' {
+                    *q = !*q;
+                }
+                p.push(c);
+            }
+        } else if c == '`' {
             quoted = !quoted;
             out.push('`');
+        } else if !quoted && c == '(' {
+            paren = Some((String::new(), false));
         } else if !quoted && !c.is_ascii_digit() {
             out.push(c);
         }
+    }
+    if let Some((p, _)) = paren {
+        out.push('(');
+        out.push_str(&skeleton(&p));
     }
     out
 }

@@ -35,6 +35,11 @@ const SECRETS: &[Planted] = &[
     Planted { secret: "GOCSPX-AbCdEfGhIjKlMnOpQrStUvWx1234", middles: &["EfGhIjKlMnOp"] },
     Planted { secret: "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW", middles: &["C3d4E5f6G7h8"] },
     Planted { secret: "Authorization: Basic dXNlcjpodW50ZXIyLXN1cGVy", middles: &["cjpodW50ZXIy"] },
+    // Issue 32's held-out shapes: a doubled prefix, a bare credential, an
+    // AWS key id with a character glued after it.
+    Planted { secret: "Authorization: Basic Authorization: Basic Zm9vOmJhcjEyMzQ1Njc4OQ==", middles: &["OmJhcjEyMzQ1"] },
+    Planted { secret: "Basic YWxpY2U6czNjcjN0LXBhc3M=", middles: &["ZTpzM2NyM3Qt"] },
+    Planted { secret: "AKIAZ7QWERTY12345678x", middles: &["QWERTY12345678"] },
     Planted { secret: "https://deploy:S3cr3tPassw0rdXyz@git.example.com/r.git", middles: &["S3cr3tPassw0rd"] },
     Planted {
         secret: "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\n-----END RSA PRIVATE KEY-----",
@@ -96,16 +101,18 @@ fn files(dir: &Path) -> Vec<(String, String)> {
 }
 
 /// A pi session with the secret everywhere: texts (after `\n`, `\t`, a
-/// letter, `_`), ids, parent ids, tool ids and names; an orphan tool result,
+/// letter, `_`, glued inside a word), ids, parent ids, tool ids and names
+/// (also after 120 characters, where an output cuts them); an orphan tool result,
 /// a broken parent chain, and a torn last line. The first `keep` lines are OLD for fence.
 fn session(s: &str) -> (String, String) {
-    let text = format!("please use\n{s} now\tx{s} and_{s}");
+    let text = format!("please use\n{s} now\tx{s} and_{s} glued{s}in");
+    let long = "x".repeat(120);
     let lines = [
         json!({"type":"session","version":3,"id":"s1","timestamp":"2026-06-20T09:14:00.000Z","cwd":"/w"}),
         json!({"type":"message","id":format!("u1{s}"),"parentId":null,"timestamp":"2026-06-20T09:14:01.000Z","message":{"role":"user","content":[{"type":"text","text":format!("System: [2026-06-20 09:14:01 UTC] event {s}\n\n{text}")}]}}),
         json!({"type":"message","id":format!("a1{s}"),"parentId":format!("u1{s}"),"timestamp":"2026-06-20T09:14:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":format!("call_{s}"),"name":format!("mcp__{s}__send"),"arguments":{"k":text}}],"provider":"anthropic","model":format!("m-{s}"),"stopReason":"toolUse"}}),
-        json!({"type":"message","id":format!("t1{s}"),"parentId":format!("a1{s}"),"timestamp":"2026-06-20T09:14:03.000Z","message":{"role":"toolResult","toolCallId":format!("other_{s}"),"toolName":format!("mcp__{s}__send"),"content":[{"type":"text","text":text}]}}),
-        json!({"type":"message","id":format!("u2{s}"),"parentId":format!("gone_{s}"),"timestamp":"2026-06-20T09:14:04.000Z","message":{"role":"user","content":[{"type":"text","text":text}]}}),
+        json!({"type":"message","id":format!("t1{s}"),"parentId":format!("a1{s}"),"timestamp":"2026-06-20T09:14:03.000Z","message":{"role":"toolResult","toolCallId":format!("other_{long}{s}"),"toolName":format!("mcp__{s}__send"),"content":[{"type":"text","text":text}]}}),
+        json!({"type":"message","id":format!("u2{s}"),"parentId":format!("gone_{long}{s}"),"timestamp":"2026-06-20T09:14:04.000Z","message":{"role":"user","content":[{"type":"text","text":text}]}}),
     ];
     let all: Vec<String> = lines.iter().map(|l| format!("{l}\n")).collect();
     let torn = json!({"type":"message","id":"torn","message":{"content":format!("x\n{s} and_{s}")}}).to_string();
@@ -113,6 +120,9 @@ fn session(s: &str) -> (String, String) {
     (session, all[..3].concat())
 }
 
+/// A chat request: its system prompt holds the secret (twice: a finding);
+/// with `twice`, also its model name, and an unanswered tool call whose id
+/// and name hold it (`repro` keeps tool names: the rules pair on them).
 fn chat(s: &str, twice: bool) -> String {
     let sys = json!({"role":"system","content":format!("You are helpful. Key: {s}")});
     let mut messages = vec![sys.clone()];
@@ -120,7 +130,13 @@ fn chat(s: &str, twice: bool) -> String {
         messages.push(sys);
     }
     messages.push(json!({"role":"user","content":format!("hello {s}")}));
-    serde_json::to_string_pretty(&json!({"model":"gpt-4o-mini","messages":messages})).unwrap()
+    let mut model = "gpt-4o-mini".to_string();
+    if twice {
+        model = format!("gpt-{s}");
+        messages.push(json!({"role":"assistant","content":null,"tool_calls":[{"id":format!("call_{s}"),"type":"function","function":{"name":format!("run_{s}"),"arguments":"{}"}}]}));
+        messages.push(json!({"role":"user","content":"and?"}));
+    }
+    serde_json::to_string_pretty(&json!({"model":model,"messages":messages})).unwrap()
 }
 
 const FORMATS: &[&str] = &["full", "concise", "grouped", "json", "json-lines", "github", "sarif", "junit", "gitlab"];
@@ -153,6 +169,8 @@ fn no_planted_secret_reaches_any_output() {
         }
         let listed = run(d, &["check", &name, "--output-format", "json"]);
         assert!(listed.contains("orphan-tool-result") && listed.contains("malformed-line"), "{listed}");
+        let listed = run(d, &["check", "a.json", "--output-format", "json"]);
+        assert!(listed.contains("unanswered-tool-call") && listed.contains("duplicate-system-prompt"), "{listed}");
         // A file of no known format, named: its warning, error and JSON entry.
         let bad = if safe { format!("bad-{s}.json") } else { format!("bad-{n}.json") };
         std::fs::write(d.join(&bad), "not json {").unwrap();
@@ -190,6 +208,14 @@ fn no_planted_secret_reaches_any_output() {
             "repro".into(),
             run(d, &["repro", &name, "--all", "-o", o.to_str().unwrap(), "--source", src, "--budget", "5"]),
         ));
+        let o2 = out.path().join("chat-cases");
+        outputs.push((
+            "repro chat".into(),
+            run(d, &["repro", "a.json", "--all", "-o", o2.to_str().unwrap(), "--budget", "5"]),
+        ));
+        for (path, text) in files(&o2) {
+            assert_no_leak(p, &path, &text);
+        }
         for (what, text) in &outputs {
             assert_no_leak(p, what, text);
             assert!(!text.contains("Pw9Zx8Cv7Bn6"), "repro --source credentials in {what}:\n{text}");
@@ -200,6 +226,35 @@ fn no_planted_secret_reaches_any_output() {
                 assert_no_leak(p, &path, &path);
                 assert!(!text.contains("Pw9Zx8Cv7Bn6"), "repro --source credentials in {path}");
             }
+        }
+    }
+}
+
+#[test]
+fn repro_replaces_emails_paths_and_addresses_in_tool_names() {
+    // Issue 32: `repro` kept tool names verbatim (the rules pair on them), so
+    // an email, a home path or an IP address in one reached the case files.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let calls: Vec<_> = ["mail_bob.smith@example.org", "ping_10.20.30.40", "open_/home/bobsmith/private-repo"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| json!({"id":format!("call_{i}"),"type":"function","function":{"name":n,"arguments":"{}"}}))
+        .collect();
+    let req = json!({"model":"gpt-4o","messages":[
+        {"role":"user","content":"hi"},
+        {"role":"assistant","content":null,"tool_calls":calls},
+        {"role":"user","content":"and?"}
+    ]});
+    std::fs::write(d.join("req.json"), req.to_string()).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().join("cases");
+    let said = run(d, &["repro", "req.json", "--all", "-o", o.to_str().unwrap(), "--budget", "5"]);
+    let written = files(&o);
+    assert_eq!(written.iter().filter(|(p, _)| p.ends_with("request.json")).count(), 3, "{said}");
+    for (path, text) in written {
+        for leak in ["bob.smith", "10.20.30.40", "bobsmith", "private-repo"] {
+            assert!(!text.contains(leak), "{leak} in {path}:\n{text}");
         }
     }
 }
