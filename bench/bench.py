@@ -130,7 +130,8 @@ def format_shape(shape, n, out):
     """Writes n units of a session-store shape that was superlinear (issue 32,
     items 8-11): a Cline history on one line (n user/assistant pairs), a
     Gemini CLI legacy JSON (n pairs, indented) and JSONL (n pairs), a HAR
-    of n chat requests on one line, an Agents SDK database of n sessions. Each is built from a fixture's record
+    of n chat requests on one line, an Agents SDK database of n sessions, an
+    OpenCode store of n sessions without its indexes. Each is built from a fixture's record
     shape; linear time means the 4x point takes about 4 times the 1x point."""
     if shape == "cline-one-line":
         msgs = []
@@ -162,6 +163,29 @@ def format_shape(shape, n, out):
         c.commit()
         c.close()
         return
+    elif shape == "opencode-no-index":
+        # An OpenCode store of n sessions (the fixture's one session copied n
+        # times, ids changed) without the session_id indexes OpenCode creates.
+        import shutil, sqlite3
+        if os.path.exists(out):
+            os.remove(out)
+        shutil.copy(os.path.join(FORMATS, "opencode", "clean.db"), out)
+        c = sqlite3.connect(out)
+        for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").fetchall():
+            c.execute(f"DROP INDEX `{name}`")
+        ses = c.execute("SELECT * FROM session").fetchone()
+        msgs = c.execute("SELECT * FROM message").fetchall()
+        parts = c.execute("SELECT * FROM part").fetchall()
+        for i in range(1, n):
+            sid = f"{ses[0]}_{i}"
+            c.execute(f"INSERT INTO session VALUES ({','.join('?' * len(ses))})", (sid,) + tuple(ses[1:]))
+            c.executemany("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+                          [(f"{m[0]}_{i}", sid, m[2], m[3], m[4]) for m in msgs])
+            c.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                          [(f"{p[0]}_{i}", f"{p[1]}_{i}", sid, p[3], p[4], p[5]) for p in parts])
+        c.commit()
+        c.close()
+        return
     else:  # har-one-line
         d = json.load(open(os.path.join(FORMATS, "har", "clean.har")))
         e0 = next(e for e in d["log"]["entries"] if e["request"]["method"] == "POST")
@@ -185,7 +209,7 @@ def shapes_step(a, report, rows):
     report.setdefault("hostile", {})
     for shape, ext, base in (("cline-one-line", "json", 5000), ("gemini-legacy", "json", 5000),
                              ("gemini-jsonl", "jsonl", 25000), ("har-one-line", "har", 2500),
-                             ("agents-db-sessions", "db", 20000)):
+                             ("agents-db-sessions", "db", 20000), ("opencode-no-index", "db", 1000)):
         n0 = max(base // 10, 1) if a.quick else base
         pts = []
         for k in (1, 2, 4):
@@ -201,7 +225,8 @@ def shapes_step(a, report, rows):
         rows.append((f"shape {shape} 4x", pts[-1]["wall_s"], f"1x {pts[0]['wall_s']:.2f}s {pts[0]['rss_mb']:.0f}MB", t_ratio, pts[-1]["size_mb"] / max(pts[-1]["wall_s"], 1e-3), pts[-1]["rss_mb"], f"rss x{m_ratio:.1f}"))
     report["targets"]["shapes_linear"] = all(
         report["hostile"][s]["time_4x_over_1x"] <= 6.0
-        for s in ("cline-one-line", "gemini-legacy", "gemini-jsonl", "har-one-line", "agents-db-sessions"))
+        for s in ("cline-one-line", "gemini-legacy", "gemini-jsonl", "har-one-line", "agents-db-sessions",
+                  "opencode-no-index"))
 
 
 def gen(turns, out, truth, seed=7):

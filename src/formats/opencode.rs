@@ -46,6 +46,7 @@ use crate::error::{Error, Result};
 use crate::hash::{hash_bytes, hash_str};
 use crate::model::*;
 use crate::source::{Line, SourceRef};
+use rusqlite::OptionalExtension;
 use serde_json::Value;
 
 /// Format id.
@@ -150,59 +151,30 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
     };
     let mut unread = Vec::new();
     let mut msgs: Vec<Stored> = Vec::new();
-    {
-        let mut st = db
-            .conn
-            .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")
-            .map_err(|e| bad(src, e))?;
-        let rows = st
-            .query_map([&*session], |r| {
-                Ok((sqlite::text_lossy(r.get_ref(0)?).unwrap_or_default(), sqlite::utf8_text(r.get_ref(1)?)))
-            })
-            .map_err(|e| bad(src, e))?;
-        for row in rows {
-            let (id, data) = row.map_err(|e| bad(src, e))?;
-            match data.as_deref().map(serde_json::from_str::<Value>) {
-                Some(Ok(info)) if info.is_object() => {
-                    msgs.push(Stored { id, info, parts: Vec::new(), lost: Vec::new() })
-                }
-                _ => unread.push(Unread {
-                    line: None,
-                    pointer: format!("/message/{}/data", sqlite::pointer_token(&id)),
-                    what: format!("message `{id}`: `data` is not a JSON object"),
-                }),
-            }
+    let rows = session_rows(src, &db.conn, &session).map_err(|e| bad(src, e))?;
+    for (id, data) in rows.messages {
+        match data.as_deref().map(serde_json::from_str::<Value>) {
+            Some(Ok(info)) if info.is_object() => msgs.push(Stored { id, info, parts: Vec::new(), lost: Vec::new() }),
+            _ => unread.push(Unread {
+                line: None,
+                pointer: format!("/message/{}/data", sqlite::pointer_token(&id)),
+                what: format!("message `{id}`: `data` is not a JSON object"),
+            }),
         }
     }
-    {
-        let mut st = db
-            .conn
-            .prepare("SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id")
-            .map_err(|e| bad(src, e))?;
-        let rows = st
-            .query_map([&*session], |r| {
-                Ok((
-                    sqlite::text_lossy(r.get_ref(0)?).unwrap_or_default(),
-                    sqlite::text_lossy(r.get_ref(1)?).unwrap_or_default(),
-                    sqlite::utf8_text(r.get_ref(2)?),
-                ))
-            })
-            .map_err(|e| bad(src, e))?;
-        let index: std::collections::HashMap<String, usize> =
-            msgs.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
-        for row in rows {
-            let (id, mid, data) = row.map_err(|e| bad(src, e))?;
-            let Some(&i) = index.get(&mid) else { continue };
-            match data.as_deref().map(serde_json::from_str::<Value>) {
-                Some(Ok(p)) if p.is_object() => msgs[i].parts.push((id, p)),
-                _ => {
-                    unread.push(Unread {
-                        line: None,
-                        pointer: format!("/part/{}/data", sqlite::pointer_token(&id)),
-                        what: format!("part `{id}`: `data` is not a JSON object"),
-                    });
-                    unread_part(&mut msgs[i], id);
-                }
+    let index: std::collections::HashMap<String, usize> =
+        msgs.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
+    for (id, mid, data) in rows.parts {
+        let Some(&i) = index.get(&mid) else { continue };
+        match data.as_deref().map(serde_json::from_str::<Value>) {
+            Some(Ok(p)) if p.is_object() => msgs[i].parts.push((id, p)),
+            _ => {
+                unread.push(Unread {
+                    line: None,
+                    pointer: format!("/part/{}/data", sqlite::pointer_token(&id)),
+                    what: format!("part `{id}`: `data` is not a JSON object"),
+                });
+                unread_part(&mut msgs[i], id);
             }
         }
     }
@@ -215,6 +187,125 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
     let mut input = Input::from_transcript(&src.display, ID, t, BadLines::default(), 0);
     input.unread = unread;
     Ok(input)
+}
+
+/// A session's rows: its messages `(id, data)` by `time_created, id`, and
+/// their parts `(id, message id, data)` by `message_id, id`.
+struct SessionRows {
+    messages: Vec<(String, Option<String>)>,
+    parts: Vec<(String, String, Option<String>)>,
+}
+
+/// Row ids of each session's messages and parts, for a store without the
+/// `session_id` indexes OpenCode creates.
+type RowMap = std::collections::HashMap<Box<str>, (Vec<i64>, Vec<i64>)>;
+
+/// Row-id maps of the stores read in this run, by file (absolute path,
+/// size, modification time): at most the last [`ROW_MAPS`] kept.
+static ROW_MAPS_CACHE: std::sync::Mutex<Vec<(RowMapKey, std::sync::Arc<RowMap>)>> = std::sync::Mutex::new(Vec::new());
+type RowMapKey = (std::path::PathBuf, u64, Option<std::time::SystemTime>);
+/// How many stores' row-id maps are kept at once.
+const ROW_MAPS: usize = 4;
+
+/// Whether `table` has an index whose first column is `session_id` (an
+/// error reading the schema counts as yes: the query by session is then
+/// what it always was).
+fn session_indexed(conn: &rusqlite::Connection, table: &str) -> bool {
+    conn.query_row(
+        "SELECT count(*) FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii \
+         WHERE ii.seqno = 0 AND ii.name = 'session_id'",
+        [table],
+        |r| r.get::<_, i64>(0),
+    )
+    .map_or(true, |n| n > 0)
+}
+
+/// One pass over `message` and `part`: the row ids of each session's rows.
+fn row_map(conn: &rusqlite::Connection) -> rusqlite::Result<RowMap> {
+    let mut map = RowMap::new();
+    for (table, parts) in [("message", false), ("part", true)] {
+        let mut st = conn.prepare(&format!("SELECT rowid, session_id FROM {table}"))?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let Some(sid) = sqlite::text_lossy(r.get_ref(1)?) else { continue };
+            let e = map.entry(sid.into_boxed_str()).or_default();
+            let rowid: i64 = r.get(0)?;
+            if parts { e.1.push(rowid) } else { e.0.push(rowid) }
+        }
+    }
+    Ok(map)
+}
+
+/// The row-id map of the store `src`, made once per file in a run.
+fn cached_row_map(src: &SourceRef, conn: &rusqlite::Connection) -> rusqlite::Result<std::sync::Arc<RowMap>> {
+    let key = match &src.origin {
+        crate::source::Origin::File(p) => std::fs::metadata(p)
+            .ok()
+            .map(|m| (std::path::absolute(p).unwrap_or_else(|_| p.clone()), m.len(), m.modified().ok())),
+        _ => None,
+    };
+    let Some(key) = key else { return row_map(conn).map(std::sync::Arc::new) };
+    // Held while the map is made: the other sessions of the store wait for it
+    // instead of scanning the tables themselves.
+    let mut cache = ROW_MAPS_CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, m)) = cache.iter().find(|(k, _)| *k == key) {
+        return Ok(m.clone());
+    }
+    let m = std::sync::Arc::new(row_map(conn)?);
+    if cache.len() >= ROW_MAPS {
+        cache.remove(0);
+    }
+    cache.push((key, m.clone()));
+    Ok(m)
+}
+
+/// The rows of `session`. With OpenCode's `session_id` indexes, one query
+/// per table; without them (a store another tool wrote, or damaged
+/// indexes), a query by session would scan the whole table once per
+/// session — quadratic over a store — so the tables are scanned once for
+/// every session's row ids ([`cached_row_map`]) and each session reads its
+/// rows by row id.
+fn session_rows(src: &SourceRef, conn: &rusqlite::Connection, session: &str) -> rusqlite::Result<SessionRows> {
+    let message = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(String, Option<String>)> {
+        Ok((sqlite::text_lossy(r.get_ref(0)?).unwrap_or_default(), sqlite::utf8_text(r.get_ref(1)?)))
+    };
+    let part = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(String, String, Option<String>)> {
+        Ok((
+            sqlite::text_lossy(r.get_ref(0)?).unwrap_or_default(),
+            sqlite::text_lossy(r.get_ref(1)?).unwrap_or_default(),
+            sqlite::utf8_text(r.get_ref(2)?),
+        ))
+    };
+    if session_indexed(conn, "message") && session_indexed(conn, "part") {
+        let messages = conn
+            .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")?
+            .query_map([session], message)?
+            .collect::<rusqlite::Result<_>>()?;
+        let parts = conn
+            .prepare("SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id")?
+            .query_map([session], part)?
+            .collect::<rusqlite::Result<_>>()?;
+        return Ok(SessionRows { messages, parts });
+    }
+    let map = cached_row_map(src, conn)?;
+    let Some((mids, pids)) = map.get(session) else { return Ok(SessionRows { messages: Vec::new(), parts: Vec::new() }) };
+    let mut st = conn.prepare("SELECT id, data, time_created FROM message WHERE rowid = ?1")?;
+    let mut messages: Vec<(i64, (String, Option<String>))> = Vec::with_capacity(mids.len());
+    for rowid in mids {
+        if let Some(row) = st.query_row([rowid], |r| Ok((r.get::<_, i64>(2).unwrap_or(0), message(r)?))).optional()? {
+            messages.push(row);
+        }
+    }
+    messages.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.0.cmp(&b.1.0)));
+    let mut st = conn.prepare("SELECT id, message_id, data FROM part WHERE rowid = ?1")?;
+    let mut parts = Vec::with_capacity(pids.len());
+    for rowid in pids {
+        if let Some(row) = st.query_row([rowid], part).optional()? {
+            parts.push(row);
+        }
+    }
+    parts.sort_by(|a: &(String, String, Option<String>), b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+    Ok(SessionRows { messages: messages.into_iter().map(|(_, m)| m).collect(), parts })
 }
 
 /// Whether a JSON document is a legacy OpenCode session file

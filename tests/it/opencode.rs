@@ -294,3 +294,47 @@ fn a_fifo_or_a_link_to_dev_zero_among_legacy_files_is_a_file_not_read() {
     assert!(err.contains("msg_zz_zero.json: not a regular file"), "{err}");
     assert!(err.contains("prt_zz_zero.json: not a regular file"), "{err}");
 }
+
+#[test]
+fn a_store_without_its_session_indexes_reads_the_same_in_one_scan() {
+    // Issue 32 item 11: without OpenCode's `session_id` indexes, each
+    // session's query scanned the whole tables (1,000 / 2,000 / 4,000
+    // sessions: 3.2 / 11.6 / 40 s); the tables are now scanned once for the
+    // row ids of every session (bench: `bench.py --only shapes`,
+    // opencode-no-index). What is read must not change.
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["clean", "errored", "compaction", "two-sessions", "replay-after-error", "v1.2.1"] {
+        let with = format!("{DIR}/{name}.db");
+        let without = tmp.path().join(format!("{name}.db"));
+        std::fs::copy(&with, &without).unwrap();
+        let c = rusqlite::Connection::open(&without).unwrap();
+        let names: Vec<String> = c
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(names.iter().any(|n| n.starts_with("message_session")), "{name}: {names:?}");
+        for n in &names {
+            c.execute(&format!("DROP INDEX `{n}`"), []).unwrap();
+        }
+        drop(c);
+        let (code_with, v_with) = check_json(&with);
+        let (code_without, v_without) = check_json(without.to_str().unwrap());
+        assert_eq!((code_without, found(&v_without)), (code_with, found(&v_with)), "{name}");
+        let summary = |v: &Value| -> Vec<Value> {
+            v["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| {
+                    let mut f = f.clone();
+                    f.as_object_mut().unwrap().remove("path");
+                    f
+                })
+                .collect()
+        };
+        assert_eq!(summary(&v_without), summary(&v_with), "{name}");
+    }
+}
