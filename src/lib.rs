@@ -262,7 +262,14 @@ pub fn check_input_counted(input: &Input, job: &Job, config: &config::Config) ->
         .into_iter()
         .filter_map(|(rule, count)| {
             let last = findings.iter().rev().find(|f| f.rule == rule)?;
-            Some(Unlisted { path: last.path.clone(), rule, code: rule.code(), severity: last.severity, count })
+            Some(Unlisted {
+                path: last.path.clone(),
+                rule,
+                code: rule.code(),
+                severity: last.severity,
+                count,
+                per_run: false,
+            })
         })
         .collect();
     if let model::Body::Transcript(t) = &input.body {
@@ -337,49 +344,67 @@ fn check_plan_observed(
     // The HTML report lists assistant and tool texts too: keep them rather than read their lines again.
     let texts = if pages { crate::packed::Texts::AsLoaded } else { crate::packed::Texts::Compact };
     let lopts = LoadOptions { forced: plan.forced, texts };
-    let results: Vec<(Job, JobResult, Option<Severity>, Option<report::html::Page>)> = plan
-        .jobs
-        .into_par_iter()
-        .map(|job| {
-            let config = match configs.for_path(job.display()) {
-                Ok(c) => c,
-                Err(e) => {
-                    tick(total);
-                    return (job, Err(e), None, None);
-                }
+    let check_one = |job: Job| {
+        let config = match configs.for_path(job.display()) {
+            Ok(c) => c,
+            Err(e) => {
+                tick(total);
+                return (job, Err(e), None, None);
+            }
+        };
+        let root = configs.project_root(&config, job.display());
+        let started = std::time::Instant::now();
+        let mut page = None;
+        let r = load_job_with(&job, &lopts).map(|input| {
+            let loaded = started.elapsed();
+            // The page's steps need no findings: they are built beside the rules.
+            let (mut findings, unlisted) = if pages {
+                let ((findings, unlisted), mut built) =
+                    rayon::join(|| check_input_counted(&input, &job, &config), || report::html::Page::units(&input));
+                built.add_diffs(&input, &findings);
+                page = Some(built);
+                (findings, unlisted)
+            } else {
+                check_input_counted(&input, &job, &config)
             };
-            let root = configs.project_root(&config, job.display());
-            let started = std::time::Instant::now();
-            let mut page = None;
-            let r = load_job_with(&job, &lopts).map(|input| {
-                let loaded = started.elapsed();
-                // The page's steps need no findings: they are built beside the rules.
-                let (mut findings, unlisted) = if pages {
-                    let ((findings, unlisted), mut built) = rayon::join(
-                        || check_input_counted(&input, &job, &config),
-                        || report::html::Page::units(&input),
-                    );
-                    built.add_diffs(&input, &findings);
-                    page = Some(built);
-                    (findings, unlisted)
-                } else {
-                    check_input_counted(&input, &job, &config)
-                };
-                // Occurrence numbers count within one path, so fingerprints
-                // are computed here, in parallel, rather than after the merge.
-                finish_in(&mut findings, &root);
-                let summary = FileSummary {
-                    bytes: job.stored_bytes(),
-                    load_time: loaded,
-                    rules_time: started.elapsed() - loaded,
-                    ..FileSummary::of(&input)
-                };
-                (summary, findings, unlisted)
-            });
-            tick(total);
-            (job, r, config.fail_on, page)
-        })
-        .collect();
+            // Occurrence numbers count within one path, so fingerprints
+            // are computed here, in parallel, rather than after the merge.
+            finish_in(&mut findings, &root);
+            let summary = FileSummary {
+                bytes: job.stored_bytes(),
+                load_time: loaded,
+                rules_time: started.elapsed() - loaded,
+                ..FileSummary::of(&input)
+            };
+            (summary, findings, unlisted)
+        });
+        tick(total);
+        (job, r, config.fail_on, page)
+    };
+    // Jobs run in parallel in chunks taken in report order (natural path
+    // order): once the run has listed MAX_LISTED_PER_RUN findings, the
+    // findings of the later inputs are counted, not kept — the same ones
+    // whatever the threads do, and the memory bounded however many inputs.
+    let mut jobs = plan.jobs;
+    jobs.sort_by(|a, b| inputs::natural_cmp(a.display(), b.display()));
+    let chunk = (rayon::current_num_threads() * 8).max(32);
+    let mut results: Vec<(Job, JobResult, Option<Severity>, Option<report::html::Page>)> =
+        Vec::with_capacity(jobs.len());
+    let mut listed = 0usize;
+    let mut rest = jobs.into_iter();
+    loop {
+        let batch: Vec<Job> = rest.by_ref().take(chunk).collect();
+        if batch.is_empty() {
+            break;
+        }
+        let done: Vec<_> = batch.into_par_iter().map(&check_one).collect();
+        for (job, mut r, fail_on, page) in done {
+            if let Ok((_, findings, unlisted)) = &mut r {
+                cap_run(findings, unlisted, &mut listed);
+            }
+            results.push((job, r, fail_on, page));
+        }
+    }
     let mut report = CheckReport {
         skipped: plan.skipped,
         unrecognised: plan.unrecognised,
@@ -403,6 +428,34 @@ fn check_plan_observed(
     }
     sort_findings(&mut report.findings);
     (report, built)
+}
+
+/// Keeps at most [`rules::MAX_LISTED_PER_RUN`] findings over the run:
+/// `listed` counts those kept so far; past it, `findings` (one input's, put
+/// in report order first) are cut to what is left and the rest counted in
+/// `unlisted`, per path, rule and severity (so the exit code still sees them).
+fn cap_run(findings: &mut Vec<Finding>, unlisted: &mut Vec<Unlisted>, listed: &mut usize) {
+    let room = rules::MAX_LISTED_PER_RUN.saturating_sub(*listed);
+    if findings.len() > room {
+        sort_findings(findings);
+        let mut more: Vec<Unlisted> = Vec::new();
+        for f in findings.drain(room..) {
+            match more.iter_mut().find(|u| u.path == f.path && u.rule == f.rule && u.severity == f.severity) {
+                Some(u) => u.count += 1,
+                None => more.push(Unlisted {
+                    path: f.path.clone(),
+                    rule: f.rule,
+                    code: f.code,
+                    severity: f.severity,
+                    count: 1,
+                    per_run: true,
+                }),
+            }
+        }
+        findings.shrink_to_fit();
+        unlisted.extend(more);
+    }
+    *listed += findings.len();
 }
 
 /// Sorts findings in report order: path (natural order), line, request, byte

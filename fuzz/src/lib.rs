@@ -223,8 +223,12 @@ pub fn locate(data: &[u8]) {
 /// A name the fuzz input chose, made safe to be one file name of the tree
 /// (ASCII letters, digits, `_` and `-`; never empty; at most 40 bytes).
 fn file_name(raw: &[u8], fallback: &str) -> String {
-    let s: String =
-        raw.iter().filter(|b| b.is_ascii_alphanumeric() || **b == b'_' || **b == b'-').take(40).map(|&b| b as char).collect();
+    let s: String = raw
+        .iter()
+        .filter(|b| b.is_ascii_alphanumeric() || **b == b'_' || **b == b'-')
+        .take(40)
+        .map(|&b| b as char)
+        .collect();
     if s.is_empty() { fallback.to_string() } else { s }
 }
 
@@ -277,12 +281,8 @@ pub fn opencode_tree(data: &[u8]) {
         };
         let _ = std::fs::write(path, body);
     }
-    let src = SourceRef {
-        display: ses.display().to_string(),
-        origin: Origin::File(ses.clone()),
-        seen: None,
-        session: None,
-    };
+    let src =
+        SourceRef { display: ses.display().to_string(), origin: Origin::File(ses.clone()), seen: None, session: None };
     if let Ok(input) = formats::load(&src, "opencode", &LoadOptions::default()) {
         let job = Job::File(src, "opencode");
         let mut findings = ctxlint::check_input(&input, &job, &Config::default());

@@ -288,7 +288,9 @@ fn session_rows(src: &SourceRef, conn: &rusqlite::Connection, session: &str) -> 
         return Ok(SessionRows { messages, parts });
     }
     let map = cached_row_map(src, conn)?;
-    let Some((mids, pids)) = map.get(session) else { return Ok(SessionRows { messages: Vec::new(), parts: Vec::new() }) };
+    let Some((mids, pids)) = map.get(session) else {
+        return Ok(SessionRows { messages: Vec::new(), parts: Vec::new() });
+    };
     let mut st = conn.prepare("SELECT id, data, time_created FROM message WHERE rowid = ?1")?;
     let mut messages: Vec<(i64, (String, Option<String>))> = Vec::with_capacity(mids.len());
     for rowid in mids {

@@ -38,14 +38,19 @@ pub const BATCH: usize = 1024;
 
 /// What every output says of findings counted but not listed:
 /// `"90000 more CTX403 malformed-line findings are not listed (at most 10000 of one rule are listed per input)"`.
+/// Past the run's cap: `"… not listed (at most 50000 findings are listed per run)"`.
 pub fn unlisted_message(u: &crate::Unlisted) -> String {
+    let why = if u.per_run {
+        format!("at most {} findings are listed per run", crate::rules::MAX_LISTED_PER_RUN)
+    } else {
+        format!("at most {} of one rule are listed per input", crate::rules::MAX_LISTED)
+    };
     format!(
-        "{} more {} {} finding{} not listed (at most {} of one rule are listed per input)",
+        "{} more {} {} finding{} not listed ({why})",
         u.count,
         u.code,
         u.rule.name(),
         if u.count == 1 { " is" } else { "s are" },
-        crate::rules::MAX_LISTED
     )
 }
 

@@ -81,6 +81,12 @@ pub struct RuleContext<'a> {
 /// memory stays bounded by this count, not by the input.
 pub const MAX_LISTED: usize = 10_000;
 
+/// Most findings listed in one run, over all its inputs: past it, the
+/// findings of the inputs that come later in report order are counted, not
+/// kept ([`Unlisted`] with `per_run`), so a run's memory is bounded however
+/// many flooded inputs it reads. The exit code still counts them.
+pub const MAX_LISTED_PER_RUN: usize = 50_000;
+
 impl RuleContext<'_> {
     /// Reports a finding: kept (its excerpt cut to what outputs show, see
     /// [`Finding::compact`]) while fewer than [`MAX_LISTED`] are, else counted.
@@ -101,7 +107,8 @@ impl RuleContext<'_> {
 }
 
 /// Findings of one rule on one input that were counted but not listed
-/// (past [`MAX_LISTED`]).
+/// (past [`MAX_LISTED`] of that rule on that input, or past
+/// [`MAX_LISTED_PER_RUN`] in the whole run: `per_run`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Unlisted {
     /// The input's path (for a stream of request files, its directory).
@@ -115,6 +122,10 @@ pub struct Unlisted {
     pub severity: crate::Severity,
     /// How many more were found than listed.
     pub count: usize,
+    /// Whether they were left out by the run's cap ([`MAX_LISTED_PER_RUN`])
+    /// rather than the input's ([`MAX_LISTED`]); not part of the JSON output.
+    #[serde(skip)]
+    pub per_run: bool,
 }
 
 fn ser_rule_name<S: serde::Serializer>(r: &RuleId, s: S) -> Result<S::Ok, S::Error> {

@@ -374,9 +374,11 @@ fn a_database_damaged_before_its_first_row_ends_instead_of_seeking_forever() {
     // position never reached the end — the run never finished.
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("first-page-damaged.db");
-    let mut bytes =
-        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/formats/openai-agents-session/sqlite/two-sessions.db"))
-            .unwrap();
+    let mut bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/formats/openai-agents-session/sqlite/two-sessions.db"
+    ))
+    .unwrap();
     bytes[4096] = 0x0d;
     bytes[8192] = 0xff;
     bytes[12288] = 0x05;

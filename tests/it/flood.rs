@@ -187,3 +187,42 @@ fn a_closed_standard_output_ends_the_report_quietly() {
     assert!(!err.contains("panicked") && !err.contains("error"), "{err}");
     let _ = std::io::stderr().flush();
 }
+
+#[test]
+fn past_the_run_cap_later_inputs_findings_are_counted_and_memory_stays_bounded() {
+    // Issue 32 item 5: the cap was per input only, so 80 copies of a flood
+    // file kept every finding (SARIF 0.4 GB, HTML 1.4 GB of memory). Past
+    // MAX_LISTED_PER_RUN findings in the run, the later inputs' findings (in
+    // report order) are counted, not kept; the exit code still sees them.
+    const RUN: usize = ctxlint::rules::MAX_LISTED_PER_RUN;
+    let per = 9_000;
+    let files = RUN / per + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let one = torn_session(dir.path(), per);
+    let body = std::fs::read(&one).unwrap();
+    std::fs::remove_file(&one).unwrap();
+    for k in 0..files {
+        std::fs::write(dir.path().join(format!("f{k}.jsonl")), &body).unwrap();
+    }
+    let d = dir.path().to_str().unwrap();
+    let (code, out, err) = run(&["check", d, "--output-format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["findings"].as_array().unwrap().len(), RUN);
+    let over = files * per - RUN;
+    assert_eq!(v["summary"]["unlisted"], over);
+    let last = format!("{d}/f{}.jsonl", files - 1);
+    assert_eq!(
+        v["unlisted"],
+        json!([{"path": last, "rule": "malformed-line", "code": "CTX403", "severity": "error", "count": over}])
+    );
+    // The listed ones are the first in report order: every line of the first files.
+    assert_eq!(v["findings"][0]["path"], format!("{d}/f0.jsonl"));
+    assert_eq!(v["findings"][RUN - 1]["path"], last);
+    assert!(
+        err.contains(&format!(
+            "{last}: {over} more CTX403 malformed-line findings are not listed (at most {RUN} findings are listed per run)"
+        )),
+        "{err}"
+    );
+}

@@ -37,7 +37,10 @@ const SECRETS: &[Planted] = &[
     Planted { secret: "Authorization: Basic dXNlcjpodW50ZXIyLXN1cGVy", middles: &["cjpodW50ZXIy"] },
     // Issue 32's held-out shapes: a doubled prefix, a bare credential, an
     // AWS key id with a character glued after it.
-    Planted { secret: "Authorization: Basic Authorization: Basic Zm9vOmJhcjEyMzQ1Njc4OQ==", middles: &["OmJhcjEyMzQ1"] },
+    Planted {
+        secret: "Authorization: Basic Authorization: Basic Zm9vOmJhcjEyMzQ1Njc4OQ==",
+        middles: &["OmJhcjEyMzQ1"],
+    },
     Planted { secret: "Basic YWxpY2U6czNjcjN0LXBhc3M=", middles: &["ZTpzM2NyM3Qt"] },
     Planted { secret: "AKIAZ7QWERTY12345678x", middles: &["QWERTY12345678"] },
     Planted { secret: "https://deploy:S3cr3tPassw0rdXyz@git.example.com/r.git", middles: &["S3cr3tPassw0rd"] },
