@@ -69,6 +69,15 @@ struct Cli {
     /// size (entries or requests) and the time each phase took.
     #[arg(short = 'v', long, global = true)]
     verbose: bool,
+    /// `check`, `fence`: a configuration file to use instead of the ones found (ctxlint.toml,
+    /// .ctxlint.toml, or a pyproject.toml's [tool.ctxlint]), or a TOML `KEY = VALUE` pair that
+    /// overrides one setting of the configuration in force (`--config 'fail-on = "error"'`,
+    /// `--config 'rules.CTX101 = "off"'`); repeatable; before or after the subcommand, as ruff's.
+    #[arg(long = "config", value_name = "CONFIG_OPTION", global = true)]
+    config_options: Vec<String>,
+    /// `check`, `fence`: ignore every configuration file (before or after the subcommand).
+    #[arg(long, global = true)]
+    isolated: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -157,11 +166,8 @@ struct CheckArgs {
     /// invalid configuration, nothing checked at all — still exit 2).
     #[arg(long)]
     exit_zero: bool,
-    /// A configuration file to use instead of the ones found (ctxlint.toml, .ctxlint.toml, or a
-    /// pyproject.toml's [tool.ctxlint]), or a TOML `KEY = VALUE` pair that overrides one setting
-    /// of the configuration in force (`--config 'fail-on = "error"'`, `--config
-    /// 'rules.CTX101 = "off"'`); repeatable, as ruff's --config.
-    #[arg(long = "config", value_name = "CONFIG_OPTION")]
+    /// The `--config` options (global: before or after the subcommand).
+    #[arg(skip)]
     config_options: Vec<String>,
     /// The file among `--config` options.
     #[arg(skip)]
@@ -169,8 +175,8 @@ struct CheckArgs {
     /// The `KEY = VALUE` pairs among `--config` options.
     #[arg(skip)]
     config_inline: Vec<String>,
-    /// Ignore every configuration file.
-    #[arg(long)]
+    /// `--isolated` (global).
+    #[arg(skip)]
     isolated: bool,
     /// Only these rules (names or codes, comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
@@ -239,8 +245,10 @@ With no PATH, check scans the session folders of the agents installed on this ma
 ~/.gemini/tmp/*/chats and its /chat save checkpoints (~/.gemini/tmp/*/checkpoint-*.json),
 ~/.qwen/projects/*/chats, ~/.copilot/session-state/*/events.jsonl,
 Cline / Roo Code / Kilo Code task histories in VS Code's globalStorage and ~/.cline/data, and
-the OpenCode and Kilo CLI stores ~/.local/share/opencode/opencode.db and
-~/.local/share/kilo/kilo.db ($XDG_DATA_HOME/… when set).
+the OpenCode and Kilo CLI stores ~/.local/share/opencode/opencode.db,
+~/.local/share/kilo/kilo.db and the legacy ~/.local/share/opencode/storage/session.
+$CLAUDE_CONFIG_DIR, $CODEX_HOME, $GEMINI_CLI_HOME, $QWEN_RUNTIME_DIR or $QWEN_HOME,
+$COPILOT_HOME and $XDG_DATA_HOME replace their defaults when set.
 
 Input formats (detected by content; --input-format ID forces one): pi-session, claude-code,
 codex-rollout, pydantic-ai-history, openai-chat, openai-responses, anthropic-messages, gemini,
@@ -388,11 +396,11 @@ struct FenceArgs {
     /// Kinds the runner owns, replacing the default: entry types and message roles, comma-separated (e.g. `assistant,toolResult,custom`).
     #[arg(long, value_name = "KIND,…", value_delimiter = ',')]
     owned: Option<Vec<String>>,
-    /// Use this configuration file (its `[fence] owned`) instead of the nearest ctxlint.toml.
-    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    /// `--config PATH` (global): the configuration whose `[fence] owned` is used.
+    #[arg(skip)]
     config: Option<PathBuf>,
-    /// Ignore every configuration file.
-    #[arg(long)]
+    /// `--isolated` (global).
+    #[arg(skip)]
     isolated: bool,
     /// Output format.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
@@ -590,8 +598,12 @@ fn dispatch(mut cli: Cli) -> i32 {
     }
     let (quiet, verbose) = (cli.quiet, cli.verbose);
     let result = match cli.command {
-        Command::Check(a) => split_config_options(CheckArgs { quiet, verbose, ..a }).and_then(|a| cmd_check(a, color)),
-        Command::Fence(a) => cmd_fence(a, color),
+        Command::Check(a) => {
+            let a = CheckArgs { quiet, verbose, config_options: cli.config_options, isolated: cli.isolated, ..a };
+            split_config_options(a).and_then(|a| cmd_check(a, color))
+        }
+        Command::Fence(a) => fence_config(cli.config_options, cli.isolated)
+            .and_then(|config| cmd_fence(FenceArgs { config, isolated: cli.isolated, ..a }, color)),
         Command::Diff(a) => cmd_diff(a, color),
         Command::Show(a) => cmd_show(a, color),
         Command::Rule(a) => cmd_rule(a),
@@ -916,6 +928,26 @@ fn load_config(path: Option<&PathBuf>, isolated: bool) -> crate::Result<Config> 
         Some(p) => Config::load(&p),
         None => Ok(Config::default()),
     }
+}
+
+/// `fence`'s configuration file from the `--config` options: one file at
+/// most, not with `--isolated`; `fence` takes no `KEY = VALUE` settings.
+fn fence_config(options: Vec<String>, isolated: bool) -> crate::Result<Option<PathBuf>> {
+    let mut file = None;
+    for o in options {
+        if !Path::new(&o).is_file() && o.contains('=') {
+            return Err(Error::Usage(format!(
+                "--config {o}: `fence` reads only a configuration file's `[fence] owned`, not `KEY = VALUE` settings"
+            )));
+        }
+        if isolated {
+            return Err(Error::Usage(format!("--config {o}: --isolated reads no configuration file")));
+        }
+        if file.replace(PathBuf::from(&o)).is_some() {
+            return Err(Error::Usage("--config: `fence` takes one configuration file".into()));
+        }
+    }
+    Ok(file)
 }
 
 /// Sorts `--config` options as ruff does: an existing file, or an argument

@@ -412,3 +412,48 @@ fn every_promise_names_the_tests_that_prove_it_and_they_exist() {
         }
     }
 }
+
+#[test]
+fn check_help_and_readme_name_the_same_default_scan_folders() {
+    // Issue 33 trial: `check --help` and README named different folders.
+    let out = std::process::Command::new(bin()).args(["check", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let readme = readme();
+    for folder in [
+        "~/.openclaw/agents/*/sessions",
+        "~/.pi/agent/sessions",
+        "~/.claude/projects",
+        "~/.codex/sessions",
+        "~/.gemini/tmp/*/chats",
+        "~/.gemini/tmp/*/checkpoint-*.json",
+        "~/.qwen/projects/*/chats",
+        "~/.copilot/session-state/*/events.jsonl",
+        "~/.cline/data",
+        "opencode/opencode.db",
+        "kilo/kilo.db",
+        "opencode/storage/session",
+        "$CLAUDE_CONFIG_DIR",
+        "$CODEX_HOME",
+        "$GEMINI_CLI_HOME",
+        "$QWEN_HOME",
+        "$COPILOT_HOME",
+        "$XDG_DATA_HOME",
+    ] {
+        assert!(help.contains(folder), "check --help does not name {folder}");
+        assert!(readme.contains(folder), "README does not name {folder}");
+    }
+}
+
+#[test]
+fn the_actions_workflow_is_whole_and_skips_the_sarif_upload_on_forks() {
+    let text = readme();
+    let from = text.find("```yaml\nname: ctxlint").expect("README shows a whole workflow");
+    let block = &text[from + 8..];
+    let block = &block[..block.find("```").unwrap()];
+    let v: serde_json::Value = serde_saphyr::from_str(block).expect("the workflow is YAML");
+    assert!(v["on"]["pull_request"].is_null() && v["on"].get("pull_request").is_some(), "{v}");
+    let steps = v["jobs"]["ctxlint"]["steps"].as_array().unwrap();
+    let upload = steps.iter().find(|s| s["uses"].as_str().is_some_and(|u| u.contains("upload-sarif"))).unwrap();
+    assert!(upload["if"].as_str().is_some_and(|c| c.contains("head.repo.full_name == github.repository")), "{upload}");
+    assert!(steps.last().unwrap()["run"].as_str().unwrap().contains("--output-format github"));
+}
