@@ -979,7 +979,11 @@ pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
     let path: Arc<str> = src.display.as_str().into();
     let mut req =
         parse_body(format, &v, &path, 0, "").ok_or_else(|| Error::Internal(format!("no body parser for {format}")))?;
-    req.raw = Some(String::from_utf8_lossy(&bytes).into_owned().into());
+    // The parsed tree is gone before the raw text is kept, and valid UTF-8
+    // (what serde_json accepted) becomes the text without a copy.
+    drop(v);
+    let raw = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    req.raw = Some(raw.into());
     Ok(Input {
         path: src.display.clone(),
         format,
