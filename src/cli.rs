@@ -1240,9 +1240,21 @@ fn human_bytes(n: u64) -> String {
     }
 }
 
+/// What `fence` would print for a format it refuses before any work
+/// (`--output-format html`): nothing; never reached.
+fn unreachable_html() -> String {
+    String::new()
+}
+
 fn cmd_fence(a: FenceArgs, color: ColorChoice) -> crate::Result<i32> {
     use crate::fence::{self, Baseline, FenceOptions};
     use crate::report::fence as render;
+    if a.output_format == OutputFormat::Html {
+        // It once printed GitLab JSON under this name.
+        return Err(Error::Usage(
+            "fence has no html output: use full, json, or one of the CI formats (concise, grouped, json-lines, github, sarif, junit, gitlab)".into(),
+        ));
+    }
     let (baseline, new) = match (a.prefix_size, a.files.as_slice()) {
         (None, [old, new]) => (Baseline::File(old.clone()), new.clone()),
         (Some(size), [new]) => {
@@ -1284,7 +1296,8 @@ fn cmd_fence(a: FenceArgs, color: ColorChoice) -> crate::Result<i32> {
                 OutputFormat::Github => crate::report::github::render(&r),
                 OutputFormat::Sarif => crate::report::sarif::render(&r),
                 OutputFormat::Junit => crate::report::junit::render(&r),
-                _ => crate::report::gitlab::render(&r),
+                OutputFormat::Gitlab => crate::report::gitlab::render(&r),
+                OutputFormat::Full | OutputFormat::Json | OutputFormat::Html => unreachable_html(),
             }
         }
     };

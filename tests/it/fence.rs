@@ -489,3 +489,22 @@ fn fence_judges_an_appended_line_as_check_reads_it() {
     let (_, c) = run_json(d.path(), &["check", "new.jsonl"]);
     assert_eq!(c["findings"].as_array().map(Vec::len), Some(0), "{c}");
 }
+
+#[test]
+fn html_is_refused_and_gitlab_is_gitlab() {
+    // Issue 34 (found on the way): `fence --output-format html` printed GitLab JSON.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.jsonl");
+    std::fs::write(
+        &p,
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-03-12T10:00:00.000Z\",\"cwd\":\"/w\"}\n",
+    )
+    .unwrap();
+    let p = p.to_str().unwrap();
+    let out = ctxlint().args(["fence", p, p, "--output-format", "html"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fence has no html output"));
+    let out = ctxlint().args(["fence", p, p, "--output-format", "gitlab"]).output().unwrap();
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(0), "[]"));
+}
