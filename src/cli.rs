@@ -527,7 +527,24 @@ where
     std::panic::set_hook(Box::new(|info| {
         eprintln!("ctxlint: internal error (a bug, please report it with the input that caused it): {info}");
     }));
-    let cli = Cli::parse_from(args);
+    // clap's own errors quote the values given (`--input-format sk-ant-…`):
+    // printed with key-like strings masked, as every other output.
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            let styled = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
+            let text = if styled { e.render().ansi().to_string() } else { e.render().to_string() };
+            eprint!("{}", crate::text::mask_secrets(&text));
+            let _ = std::io::stderr().flush();
+            return e.exit_code();
+        }
+        Err(e) => {
+            // --help, --version: printed as clap prints them.
+            let _ = e.print();
+            let _ = std::io::stdout().flush();
+            return e.exit_code();
+        }
+    };
     let code = std::panic::catch_unwind(move || run(cli)).unwrap_or(exit_code::INTERNAL);
     let _ = std::io::stdout().flush();
     code

@@ -1004,7 +1004,13 @@ pub fn unified(a: &str, b: &str) -> String {
     let both_open = !a.ends_with('\n') && !b.ends_with('\n');
     let close = |t: &str| if both_open && !t.is_empty() { format!("{t}\n") } else { t.to_string() };
     let (a, b) = (close(a), close(b));
-    let diff = similar::TextDiff::from_lines(&a, &b);
+    // A deadline, as `diff`'s text comparison has: past it similar gives a
+    // coarser (still correct) diff, so two texts of 40,000 different lines
+    // take a fraction of a second, not tens of seconds (the excerpt shows 40
+    // lines of it anyway).
+    let diff = similar::TextDiff::configure()
+        .deadline(std::time::Instant::now() + std::time::Duration::from_millis(200))
+        .diff_lines(&a, &b);
     let mut out = String::new();
     for hunk in diff.unified_diff().context_radius(2).iter_hunks() {
         out.push_str(&hunk.to_string());

@@ -31,12 +31,16 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
 /// [`escape_controls`] keeping the characters in `keep` (a message's own
 /// line breaks).
 pub fn escape_controls_but<'a>(s: &'a str, keep: &[char]) -> std::borrow::Cow<'a, str> {
-    if !s.chars().any(|c| hidden(c) && !keep.contains(&c)) {
+    if !s.chars().any(|c| hidden(c) && !keep.contains(&c)) && !s.contains(LEGACY_COMMAND) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
+    let mut prev = ['\0', '\0'];
     for c in s.chars() {
+        let legacy = c == '[' && prev == ['#', '#'];
+        prev = [prev[1], c];
         match c {
+            _ if legacy => out.push_str("\\u{5b}"),
             c if keep.contains(&c) => out.push(c),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
@@ -47,6 +51,12 @@ pub fn escape_controls_but<'a>(s: &'a str, keep: &[char]) -> std::borrow::Cow<'a
     }
     std::borrow::Cow::Owned(out)
 }
+
+/// GitHub's legacy workflow-command marker, read anywhere in a line of a
+/// job's output (actions/runner `ActionCommand.TryParse`): `##[stop-commands]`
+/// in a file name would turn off every annotation after it. Its `[` is shown
+/// escaped (`##\u{5b}`) wherever names, ids and excerpts are.
+pub const LEGACY_COMMAND: &str = "##[";
 
 /// `s` with only its bidirectional controls escaped (see [`hidden`]): for
 /// rendered output that holds its own colour codes.

@@ -359,8 +359,30 @@ impl SourceRef {
         [".gz", ".zst", ".bz2", ".xz"].iter().find_map(|s| n.strip_suffix(s)).unwrap_or(n)
     }
 
-    /// Opens a decompressing reader over the whole input.
+    /// Opens a decompressing reader over the whole input. A UTF-8 byte
+    /// order mark at its start reads as three spaces (whitespace to JSON and
+    /// YAML): line numbers and byte offsets stay those of the file, and a
+    /// file saved by an editor that adds one is read like any other.
     pub fn open(&self) -> Result<Box<dyn Read + Send>> {
+        let mut r = self.open_raw()?;
+        let mut head = [0u8; 3];
+        let mut n = 0;
+        while n < 3 {
+            match r.read(&mut head[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(&self.display, e)),
+            }
+        }
+        if n == 3 && head == [0xEF, 0xBB, 0xBF] {
+            head = *b"   ";
+        }
+        Ok(Box::new(io::Cursor::new(head[..n].to_vec()).chain(r)))
+    }
+
+    /// [`SourceRef::open`] without the byte-order-mark rule.
+    fn open_raw(&self) -> Result<Box<dyn Read + Send>> {
         match &self.origin {
             Origin::Memory(bytes) => {
                 let comp = self.compression(bytes);
@@ -827,7 +849,12 @@ pub fn open_regular(p: &Path) -> io::Result<File> {
     if !md.is_file() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file (FIFO, socket or device)"));
     }
-    File::open(p)
+    // Non-blocking: a regular file ignores it, but a kernel file that calls
+    // itself regular and waits for data (`/proc/kmsg`, reached through a
+    // link) then fails its read ("temporarily unavailable") instead of
+    // hanging the run.
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(p)
 }
 
 /// One JSONL line.

@@ -59,6 +59,11 @@ pub const KEY_PATTERN: &str = concat!(
     r"|npm_[A-Za-z0-9]{36}",
     r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}",
     r"|gsk_[A-Za-z0-9]{20,}",
+    // xAI (`xai-`, console.x.ai) and Perplexity (`pplx-`) API keys; DigitalOcean
+    // tokens (gitleaks digitalocean-pat, -access-token, -refresh-token);
+    // Telegram bot tokens (gitleaks telegram-bot-api-token).
+    r"|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}|do[opr]_v1_[a-f0-9]{64}",
+    r"|\b\d{8,10}:AA[0-9A-Za-z_\-]{33}",
     // JWTs (gitleaks jwt): replaced whole, header and payload too.
     r"|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
     // PEM private-key blocks (gitleaks private-key), also cut off before their end line.
@@ -72,7 +77,7 @@ pub const KEY_PATTERN: &str = concat!(
 /// Azure `AccountKey=…`, `Authorization: Basic …`): the value is masked.
 const KV_PATTERN: &str = concat!(
     r"(?P<kv>(?i:api[_-]?key|aws[_-]?secret[_-]?access[_-]?key|secret[_-]?access[_-]?key|client[_-]?secret",
-    r"|secret|password|passwd|token|authorization|account[_-]?key|shared[_-]?access[_-]?key)",
+    r"|secret[_-]?key|secret|password|passwd|[A-Za-z0-9]*_pass|token|authorization|account[_-]?key|shared[_-]?access[_-]?key)",
     r"[\x22']?\s*[:=]\s*[\x22']?(?:(?i:basic)\s+)?)(?P<kvv>[^\s\x22',;]{8,})",
 );
 
@@ -82,7 +87,7 @@ static SECRET: LazyLock<Regex> = LazyLock::new(|| {
         // when the value mixes letters and digits, so prose (`token consumption`) stays.
         // `Basic x` (RFC 7617) anywhere, glued to a word too, likewise: the
         // credential that follows a repeated `Authorization: Basic` is masked.
-        r"(?:{KEY_PATTERN})|{KV_PATTERN}|(?P<tokx>(?i:token)\s+)(?P<tokv>[A-Za-z0-9\-._~+/]{{16,}}=*)|(?P<basx>Basic\s+)(?P<basv>[A-Za-z0-9+/]{{12,}}={{0,2}})"
+        r"(?:{KEY_PATTERN})|{KV_PATTERN}|(?P<tokx>(?i:token)\s+)(?P<tokv>[A-Za-z0-9\-._~+/]{{16,}}=*)|(?P<basx>Basic\s+)(?P<basv>[A-Za-z0-9+/]{{12,}}={{0,2}})|(?P<flagx>--(?i:api[_-]?key|auth[_-]?token|token|password|passwd|secret)[=\s]\s*)(?P<flagv>[^\s\x22'-][^\s\x22']{{7,}})"
     ))
     .expect("secret regex")
 });
@@ -142,6 +147,11 @@ static TRIGGERS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
             "npm_",
             "sg.",
             "gsk_",
+            "xai-",
+            "pplx-",
+            "_v1_",
+            ":aa",
+            "_pass",
             "eyj",
             "-----begin",
             "://",
@@ -183,6 +193,9 @@ fn spans(s: &str) -> Vec<Span> {
             if t.bytes().any(|b| b.is_ascii_digit()) && t.bytes().any(|b| b.is_ascii_alphabetic()) {
                 out.push(span(s, v.start(), v.end()));
             }
+        } else if let Some(v) = c.name("flagv") {
+            // A command-line flag's value (`--api-key 4f3c…`).
+            out.push(span(s, v.start(), v.end()));
         } else if let Some(v) = c.name("basv") {
             // Base64 of `user:password`, not a word of prose (`Basic Authentication`).
             let t = v.as_str();
@@ -447,12 +460,17 @@ impl<W: std::io::Write> std::io::Write for MaskLines<W> {
 pub fn excerpt(s: &str, max_chars: usize) -> String {
     let masked = mask_secrets(s);
     let mut out = String::new();
+    let mut prev = ['\0', '\0'];
     for (n, c) in masked.chars().enumerate() {
         if n >= max_chars {
             out.push('…');
             break;
         }
+        // GitHub's legacy `##[command]` marker (see `safety::LEGACY_COMMAND`).
+        let legacy = c == '[' && prev == ['#', '#'];
+        prev = [prev[1], c];
         match c {
+            _ if legacy => out.push_str("\\u{5b}"),
             '\n' => out.push_str("⏎ "),
             '\r' => out.push_str("\\r"),
             '\t' => out.push(' '),
@@ -575,6 +593,23 @@ mod tests {
         assert_eq!(mask_secrets("orphan_Basic dXNlcjpodW50ZXIy"), "orphan_Basic dXNl****");
         assert_eq!(mask_secrets("gone_AKIAZ7QWERTY12345678x"), "gone_AKIA****");
         assert_eq!(mask_secrets("use Basic Authentication here"), "use Basic Authentication here");
+        // The attack round's shapes.
+        for (text, secret) in [
+            ("SECRET_KEY=django-insecure-q1w2e3r4t5y6u7", "q1w2e3r4t5y6"),
+            (r#""secret_key": "Zx9Cv8Bn7Mm6Ll5""#, "Cv8Bn7Mm6"),
+            (r#""secretKey":"Zx9Cv8Bn7Mm6Ll5""#, "Cv8Bn7Mm6"),
+            ("AWS_SECRET_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "XUtnFEMI"),
+            ("DB_PASS=hunter2hunter2", "hunter2hun"),
+            ("run --api-key 4f3c2a1b9e8d7c6b5a4f now", "2a1b9e8d7c"),
+            ("login --password=S3cr3tPassw0rd", "cr3tPassw0"),
+            ("xai-Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0", "Ef3Gh4Ij5"),
+            ("pplx-Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0", "Ef3Gh4Ij5"),
+            ("dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "456789abcdef0123"),
+            ("bot 123456789:AAEhBP0av28fV5kOqA1bC2dE3fG4hI5jK6l now", "EhBP0av28f"),
+        ] {
+            let m = mask_secrets(text);
+            assert!(!m.contains(secret), "{text} -> {m}");
+        }
         assert_eq!(mask_secrets("Bearer: abcdefghijklmnop123"), "Bear****");
         assert_eq!(mask_secrets("bearer=abcdefghijklmnop123"), "bear****");
         assert_eq!(

@@ -189,8 +189,10 @@ fn open_immutable(p: &Path) -> rusqlite::Result<Connection> {
 
 /// `file:` followed by the path with every byte outside unreserved ASCII and `/` percent-encoded.
 fn percent_path(p: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
     let mut uri = String::from("file:");
-    for b in p.to_string_lossy().bytes() {
+    // The path's own bytes (not a lossy UTF-8 copy, which would name another file).
+    for &b in p.as_os_str().as_bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'_' | b'.' | b'~') {
             uri.push(b as char);
         } else {

@@ -13,21 +13,25 @@ use std::path::PathBuf;
 fn unit_title(s: &Shown, u: &Unit) -> String {
     if s.transcript {
         let mut t = format!("step {}: model call at line {}", u.index, u.line.unwrap_or(0));
+        // Ids, model names, paths and pointers come from the input: shown
+        // escaped, so none can drive the terminal or start a CI log line.
+        let esc = crate::safety::escape_controls;
         if let Some(id) = &u.entry_id {
-            let _ = write!(t, " (entry {id})");
+            let _ = write!(t, " (entry {})", esc(id));
         }
         if let Some(m) = &u.model {
-            let _ = write!(t, ", model {m}");
+            let _ = write!(t, ", model {}", esc(m));
         }
         let _ = write!(t, ", {} message{} in context", u.context_len, if u.context_len == 1 { "" } else { "s" });
         t
     } else {
+        let esc = crate::safety::escape_controls;
         let mut t = format!("request {}", u.index);
         if let Some(p) = u.path.as_ref().filter(|p| **p != s.path) {
-            let _ = write!(t, ": {p}");
+            let _ = write!(t, ": {}", esc(p));
         }
         if let Some(ptr) = u.pointer.as_ref().filter(|p| !p.is_empty()) {
-            let _ = write!(t, "{} {ptr}", if u.path.as_ref().is_some_and(|p| *p != s.path) { "" } else { ":" });
+            let _ = write!(t, "{} {}", if u.path.as_ref().is_some_and(|p| *p != s.path) { "" } else { ":" }, esc(ptr));
         }
         if let Some(l) = u.line {
             let _ = write!(t, " (line {l})");
@@ -76,7 +80,8 @@ fn delta_line(s: &Shown, u: &Unit, d: &Delta) -> Option<String> {
 
 /// Says which lane (agent) a request belongs to and what it is compared with.
 pub fn lane_line(l: &crate::conversation::Lane) -> String {
-    let agent = crate::text::mask_secrets(&l.agent);
+    let masked = crate::text::mask_secrets(&l.agent);
+    let agent = crate::safety::escape_controls(&masked);
     match l.compared_with {
         Some(p) => format!("lane {} ({agent}), compared with request {p}", l.lane),
         None => format!("lane {} ({agent}), compared with no earlier request", l.lane),
@@ -197,7 +202,18 @@ fn block_text(out: &mut String, b: &ShownBlock) {
     for l in b.text.lines() {
         // Control and bidirectional characters shown escaped (`\u{202e}`):
         // a text cannot drive the terminal or reorder what is printed.
-        let _ = writeln!(out, "    {}", crate::safety::escape_controls_but(l, &['\t']));
+        let l = crate::safety::escape_controls_but(l, &['\t']);
+        // A GitHub runner trims a line before it looks for `::command`: a
+        // text line that starts so has its first `:` shown escaped.
+        match l.trim_start().strip_prefix("::") {
+            Some(rest) => {
+                let lead = &l[..l.len() - l.trim_start().len()];
+                let _ = writeln!(out, "    {lead}\\u{{3a}}:{rest}");
+            }
+            None => {
+                let _ = writeln!(out, "    {l}");
+            }
+        }
     }
     if b.truncated && b.text.is_empty() {
         let _ = writeln!(out, "    … ({} bytes, not kept)", b.bytes);

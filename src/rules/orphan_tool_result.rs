@@ -43,7 +43,7 @@ pub fn check(cx: &mut RuleContext) {
             if let Pairing::Orphan { unit, block, second } = *p {
                 let e = &t.entries[unit as usize];
                 if cached.as_ref().map(|c| c.0) != Some(unit) {
-                    let m = t.message(e).expect("results are in messages");
+                    let Some(m) = t.message(e) else { continue };
                     // A long result text is not kept in memory: read it again.
                     let full = m
                         .blocks
@@ -55,7 +55,7 @@ pub fn check(cx: &mut RuleContext) {
                     cached = Some((unit, full.unwrap_or(m)));
                 }
                 let Some((_, m)) = &cached else { continue };
-                let b = &m.blocks[block as usize];
+                let Some(b) = m.blocks.get(block as usize) else { continue };
                 let id = b.tool_id.as_deref().unwrap_or("");
                 let what =
                     if second { "answers its call a second time" } else { "matches no earlier tool call on its path" };

@@ -67,12 +67,18 @@ pub fn check(cx: &mut RuleContext) {
             if let Pairing::Unanswered { unit, block } = *p {
                 let e = &t.entries[unit as usize];
                 if cached.as_ref().map(|c| c.0) != Some(unit) {
-                    // Read again for the call's arguments (`check` keeps only their hash).
-                    let m = crate::formats::reload_message(input.format, t, e).or_else(|| t.message(e));
-                    cached = Some((unit, m.expect("calls are in messages")));
+                    // Read again for the call's arguments (`check` keeps only their hash);
+                    // a line read back that is not the whole message (a Qwen
+                    // message written twice under one uuid is merged) is not used.
+                    let kept = t.message(e);
+                    let m = crate::formats::reload_message(input.format, t, e)
+                        .filter(|r| kept.as_ref().is_some_and(|k| r.blocks.len() == k.blocks.len()))
+                        .or(kept);
+                    let Some(m) = m else { continue };
+                    cached = Some((unit, m));
                 }
                 let Some((_, m)) = &cached else { continue };
-                let b = &m.blocks[block as usize];
+                let Some(b) = m.blocks.get(block as usize) else { continue };
                 let id = b.tool_id.as_deref().unwrap_or("");
                 cx.report(
                     Finding::new(

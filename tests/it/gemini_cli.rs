@@ -160,3 +160,32 @@ fn checkpoints_are_gemini_cli_and_look_alikes_are_not() {
     let (_, v) = check("issue30/checkpoint-clean.json");
     assert_eq!(v["files"][0]["entries"], 11);
 }
+
+#[test]
+fn a_qwen_message_written_twice_with_open_calls_is_no_crash() {
+    // Issue 32, the attack round: one uuid written twice, each copy holding
+    // an unanswered call (Qwen merges a repeated uuid into one message):
+    // unanswered-tool-call read back one line and indexed the merged
+    // message's blocks — exit 101.
+    let rec = |u: &str, p: Option<&str>, t: &str, m: serde_json::Value| {
+        serde_json::json!({"uuid":u,"parentUuid":p,"sessionId":"s","timestamp":"2026-12-02T14:35:04.178Z","type":t,"cwd":"/p","version":"0.15.10","message":m,"model":"m"})
+            .to_string()
+    };
+    let call = |i: u32| serde_json::json!({"role":"model","parts":[{"functionCall":{"id":format!("call_{i}"),"name":"ls","args":{}}}]});
+    let text = [
+        rec("u1", None, "user", serde_json::json!({"role":"user","parts":[{"text":"list"}]})),
+        rec("a1", Some("u1"), "assistant", call(1)),
+        rec("a1", Some("u1"), "assistant", call(2)),
+        rec("u2", Some("a1"), "user", serde_json::json!({"role":"user","parts":[{"text":"never mind"}]})),
+    ]
+    .join("\n");
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("qwen.jsonl");
+    std::fs::write(&p, text + "\n").unwrap();
+    for f in ["json", "full", "html"] {
+        let out = ctxlint().args(["check", p.to_str().unwrap(), "--output-format", f]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{f}: {err}");
+        assert!(!err.contains("internal error"), "{f}: {err}");
+    }
+}

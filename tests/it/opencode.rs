@@ -338,3 +338,22 @@ fn a_store_without_its_session_indexes_reads_the_same_in_one_scan() {
         assert_eq!(summary(&v_without), summary(&v_with), "{name}");
     }
 }
+
+#[test]
+fn a_store_whose_name_is_not_utf8_is_read() {
+    // Issue 32, the attack round: the SQLite URI was built from a lossy
+    // UTF-8 copy of the path, so `st\xffre.db` named another file and the
+    // store was "an SQLite database that SQLite cannot read".
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::copy(format!("{DIR}/clean.db"), tmp.path().join(std::ffi::OsStr::from_bytes(b"st\xffre.db"))).unwrap();
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", "--output-format", "json"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(v["summary"]["files"], 1, "{v}");
+}

@@ -670,3 +670,73 @@ fn o_over_the_discovered_configuration_is_refused_and_leaves_it_as_it_was() {
     assert_eq!(code, Some(1), "{err}");
     assert!(std::fs::read_to_string(other.join("pyproject.toml")).unwrap().starts_with('{'));
 }
+
+#[test]
+fn show_escapes_ids_model_names_and_request_paths_and_legacy_ci_commands() {
+    // Issue 32, the attack round: `show` printed entry ids, model names,
+    // request file names and lane labels raw (ESC, BEL, a newline then
+    // `::error`), and a file name `##[stop-commands]…` reached the CI log
+    // as GitHub's legacy workflow command.
+    let d = tempfile::tempdir().unwrap();
+    let rec = |id: &str, parent: Option<&str>, msg: serde_json::Value| {
+        serde_json::json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-06-20T09:14:01.000Z","message":msg})
+            .to_string()
+    };
+    let lines = [
+        serde_json::json!({"type":"session","version":3,"id":"s","timestamp":"2026-06-20T09:14:00.000Z","cwd":"/w"})
+            .to_string(),
+        rec(
+            "u1",
+            None,
+            serde_json::json!({"role":"user","content":[{"type":"text","text":"hi\n    ::add-mask::x\n##[error]y"}]}),
+        ),
+        rec(
+            "a1\n::error file=a::pwned",
+            Some("u1"),
+            serde_json::json!({"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"p","model":"m\u{1b}]0;PWNED\u{7}\u{1b}[2J","stopReason":"stop"}),
+        ),
+    ];
+    std::fs::write(d.path().join("s.jsonl"), lines.join("\n") + "\n").unwrap();
+    std::fs::write(d.path().join("##[stop-commands]x9f2a1.json"), "{\"hello\":1}").unwrap();
+    for args in [vec!["show", "s.jsonl"], vec!["show", "s.jsonl", "--step", "0"], vec!["show", "s.jsonl", "--full"]] {
+        let (code, out, err) = run(ctxlint().current_dir(d.path()).args(&args));
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        for l in out.lines().chain(err.lines()) {
+            assert!(!l.trim_start().starts_with("::"), "{args:?} starts a workflow command: {l:?}");
+            assert!(!l.contains("##["), "{args:?} holds a legacy workflow command: {l:?}");
+            assert!(!l.contains('\u{1b}') && !l.contains('\u{7}'), "{args:?} drives the terminal: {l:?}");
+        }
+    }
+    let (_, out, err) = run(ctxlint().current_dir(d.path()).args(["check", ".", "--output-format", "github"]));
+    assert!(err.contains("##\\u{5b}stop-commands]x9f2a1.json: matches no input format"), "{err}");
+    assert!(!out.contains("##[") && !err.contains("##["), "{out}{err}");
+}
+
+#[test]
+fn a_byte_order_mark_is_read_as_whitespace() {
+    // Issue 32, the attack round: a UTF-8 BOM before a session's first line
+    // was a malformed line (and a broken parent chain after it); before a
+    // request body, "not a recognised input format".
+    let d = tempfile::tempdir().unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let sess = std::fs::read(root.join("fixtures/kinds/oc-heartbeat-polls-recurring/session.jsonl")).unwrap();
+    let body = br#"{"model":"gpt-4o","messages":[{"role":"system","content":"s"},{"role":"system","content":"s"},{"role":"user","content":"hi"}]}"#;
+    for (name, bytes) in [("plain.jsonl", &sess[..]), ("plain.json", &body[..])] {
+        std::fs::write(d.path().join(name), bytes).unwrap();
+        let mut bom = vec![0xEF, 0xBB, 0xBF];
+        bom.extend_from_slice(bytes);
+        std::fs::write(d.path().join(format!("bom-{name}")), bom).unwrap();
+        let json = |n: &str| {
+            let (code, out, err) = run(ctxlint().current_dir(d.path()).args(["check", n, "--output-format", "json"]));
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|_| panic!("{n}: {err}"));
+            let rules: Vec<(String, u64)> = v["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| (f["rule"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap_or(0)))
+                .collect();
+            (code, rules, v["summary"]["files"].clone())
+        };
+        assert_eq!(json(&format!("bom-{name}")), json(name), "{name}");
+    }
+}
