@@ -294,19 +294,19 @@ static FALLBACK: LazyLock<Regex> = LazyLock::new(|| scan_regex(false));
 /// opens an account (keys, emails, URLs, paths, IP addresses, long numbers),
 /// never ordinary words — a tool name is kept, as the rules pair calls and
 /// results on it, but a key or an address inside one is not.
-static IN_TOOL_NAMES: LazyLock<Regex> = LazyLock::new(|| {
-    const CLASSES: &[&str] = &["(?P<key>", "(?P<email>", "(?P<url>", "(?P<path>", "(?P<ip6>", "(?P<ip>", "(?P<number>"];
-    let parts: Vec<String> =
-        classes().into_iter().map(|(_, p)| p).filter(|p| CLASSES.iter().any(|c| p.starts_with(c))).collect();
-    Regex::new(&format!("(?x){}", parts.join("|"))).expect("tool-name regex")
-});
+static IN_TOOL_NAMES: LazyLock<Regex> =
+    LazyLock::new(|| classes_named(&["key", "email", "url", "path", "ip6", "ip", "number"]));
 /// IP addresses and long numbers, for a tool name read with `_` as a space.
-static NUMBERS_IN_TOOL_NAMES: LazyLock<Regex> = LazyLock::new(|| {
-    const CLASSES: &[&str] = &["(?P<ip6>", "(?P<ip>", "(?P<number>"];
-    let parts: Vec<String> =
-        classes().into_iter().map(|(_, p)| p).filter(|p| CLASSES.iter().any(|c| p.starts_with(c))).collect();
-    Regex::new(&format!("(?x){}", parts.join("|"))).expect("tool-name number regex")
-});
+static NUMBERS_IN_TOOL_NAMES: LazyLock<Regex> = LazyLock::new(|| classes_named(&["ip6", "ip", "number"]));
+/// One regex of the classes of [`classes`] whose capture group is named in `names`.
+fn classes_named(names: &[&str]) -> Regex {
+    let parts: Vec<String> = classes()
+        .into_iter()
+        .map(|(_, p)| p)
+        .filter(|p| names.iter().any(|n| p.starts_with(&format!("(?P<{n}>"))))
+        .collect();
+    Regex::new(&format!("(?x){}", parts.join("|"))).expect("anonymiser class regex")
+}
 /// An MCP tool name, its server segment in group 1.
 static MCP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bmcp__([A-Za-z0-9\-]+(?:_[A-Za-z0-9\-]+)*)__[A-Za-z0-9_\-]+").expect("mcp regex"));
