@@ -52,7 +52,7 @@ use model::{FormatId, Input};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use source::SourceRef;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What `check` is asked to do.
 #[derive(Debug, Clone, Default)]
@@ -546,10 +546,10 @@ fn line_offset(input: &Input, line: u32) -> Option<u64> {
 /// then, for the SDK dumps' plain attributes (a string holding JSON, a
 /// pretty-printed record's partial line), cut segment by segment until it
 /// resolves.
-fn otel_span(bytes: &[u8], pointer: &str) -> Option<(usize, usize)> {
+fn otel_span(loc: &mut locate::Locator<'_>, pointer: &str) -> Option<(usize, usize)> {
     let mut p = formats::otel_genai::located_pointer(pointer);
     loop {
-        if let Some(s) = locate::locate_span(bytes, p) {
+        if let Some(s) = loc.span(p) {
             return Some(s);
         }
         p = &p[..p.rfind('/')?];
@@ -634,24 +634,34 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                     }
                 }
             }
+            // Findings grouped by line: one locator and one column sweep per
+            // line, however many findings name it.
+            let mut by_line: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
             for &i in &mine {
-                let f = &mut findings[i];
-                if let Some((off, bytes)) = f.line.and_then(|l| lines.get(&l)) {
-                    let (at, end) = if input.format == formats::otel_genai::ID {
-                        otel_span(bytes, &f.pointer)
-                    } else {
-                        locate::locate_span(bytes, &f.pointer)
-                    }
-                    .unwrap_or((0, bytes.len()));
-                    f.byte_offset = Some(off + at as u64);
-                    // Columns count characters; a parsed line is UTF-8, so
-                    // counting the bytes that start a character is enough.
-                    let col = |k: usize| {
-                        bytes[..k.min(bytes.len())].iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u32 + 1
-                    };
-                    f.column = Some(col(at));
+                if let Some(l) = findings[i].line.filter(|l| lines.contains_key(l)) {
+                    by_line.entry(l).or_default().push(i);
+                }
+            }
+            for (l, group) in by_line {
+                let (off, bytes) = &lines[&l];
+                let mut loc = locate::Locator::new(bytes);
+                let spans: Vec<(usize, usize)> = group
+                    .iter()
+                    .map(|&i| {
+                        let p = &findings[i].pointer;
+                        if input.format == formats::otel_genai::ID { otel_span(&mut loc, p) } else { loc.span(p) }
+                            .unwrap_or((0, bytes.len()))
+                    })
+                    .collect();
+                let offsets: Vec<usize> = spans.iter().flat_map(|&(a, e)| [a, e]).collect();
+                // Columns count characters (a parsed line is UTF-8).
+                let places = source::LineIndex::new(bytes).line_cols(bytes, &offsets);
+                for (k, &i) in group.iter().enumerate() {
+                    let f = &mut findings[i];
+                    f.byte_offset = Some(off + spans[k].0 as u64);
+                    f.column = Some(places[2 * k].1);
                     f.end_line = f.line;
-                    f.end_column = Some(col(end));
+                    f.end_column = Some(places[2 * k + 1].1);
                 }
             }
         } else if input.format == formats::aider::ID {
@@ -680,17 +690,18 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
             // YAML: lines only, from the pointer's key (columns and offsets are not resolved).
             let Ok(bytes) = src.read_all() else { continue };
             let text = String::from_utf8_lossy(&bytes);
+            let mut loc = formats::vcr_cassette::YamlLocator::new(&text);
             for &i in mine.iter().chain(&related_here) {
                 let f = &mut findings[i];
                 if f.path != src.display {
                     continue;
                 }
-                if let Some(l) = formats::vcr_cassette::locate_line(&text, &f.pointer) {
+                if let Some(l) = loc.line(&f.pointer) {
                     f.line = Some(l);
                 }
                 for r in &mut f.related {
                     if r.path == src.display {
-                        if let Some(l) = formats::vcr_cassette::locate_line(&text, &r.pointer) {
+                        if let Some(l) = loc.line(&r.pointer) {
                             r.line = Some(l);
                         }
                     }
@@ -707,25 +718,41 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                     p.to_string()
                 }
             };
+            // One locator and one column sweep for the whole document: many
+            // findings in a document on one line cost its length once.
+            let mut loc = locate::Locator::new(&bytes);
+            let mut offsets = Vec::new();
+            let mut spans = Vec::new(); // (finding, related index or none, start, end)
             for &i in mine.iter().chain(&related_here) {
-                let f = &mut findings[i];
+                let f = &findings[i];
                 if f.path == src.display {
-                    if let Some((at, end)) = locate::locate_span(&bytes, &located(&f.pointer)) {
-                        let (l, c) = ix.line_col(&bytes, at);
+                    if let Some((at, end)) = loc.span(&located(&f.pointer)) {
+                        spans.push((i, None, at, end));
+                        offsets.extend([at, end]);
+                    }
+                }
+                for (k, r) in f.related.iter().enumerate() {
+                    if r.path == src.display && r.line.is_none() {
+                        if let Some(at) = loc.locate(&located(&r.pointer)) {
+                            spans.push((i, Some(k), at, at));
+                            offsets.extend([at, at]);
+                        }
+                    }
+                }
+            }
+            let places = ix.line_cols(&bytes, &offsets);
+            for (k, &(i, related, at, _)) in spans.iter().enumerate() {
+                let ((l, c), (el, ec)) = (places[2 * k], places[2 * k + 1]);
+                let f = &mut findings[i];
+                match related {
+                    None => {
                         f.line = Some(l);
                         f.column = Some(c);
                         f.byte_offset = Some(at as u64);
-                        let (el, ec) = ix.line_col(&bytes, end);
                         f.end_line = Some(el);
                         f.end_column = Some(ec);
                     }
-                }
-                for r in &mut f.related {
-                    if r.path == src.display && r.line.is_none() {
-                        if let Some(at) = locate::locate(&bytes, &located(&r.pointer)) {
-                            r.line = Some(ix.line_col(&bytes, at).0);
-                        }
-                    }
+                    Some(r) => f.related[r].line = Some(l),
                 }
             }
         }

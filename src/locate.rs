@@ -72,6 +72,108 @@ pub fn locate_span(text: &[u8], pointer: &str) -> Option<(usize, usize)> {
     Some((start, end))
 }
 
+/// Places many JSON Pointers in one JSON document in time linear in the
+/// document (per level of nesting), where calling [`locate`] once per
+/// pointer scans from the document's start each time: each container a
+/// pointer passes through is scanned once, and the start of each of its
+/// members (the first, when an object repeats a key) is kept for every later
+/// pointer. Offsets are bytes, 0-based; results equal [`locate`]'s and
+/// [`locate_span`]'s.
+pub struct Locator<'a> {
+    text: &'a [u8],
+    /// Container start → its members' value starts (`None`: not a container).
+    members: std::collections::HashMap<usize, Option<Members>>,
+    /// Value start → the offset just past it.
+    ends: std::collections::HashMap<usize, Option<usize>>,
+}
+
+enum Members {
+    Object(std::collections::HashMap<String, usize>),
+    Array(Vec<usize>),
+}
+
+impl<'a> Locator<'a> {
+    /// A locator over `text` (nothing is scanned until asked).
+    pub fn new(text: &'a [u8]) -> Self {
+        Locator { text, members: Default::default(), ends: Default::default() }
+    }
+
+    /// As [`locate`]: the byte offset of the first byte of the value named by
+    /// `pointer`.
+    pub fn locate(&mut self, pointer: &str) -> Option<usize> {
+        let mut pos = skip_ws(self.text, 0);
+        if pointer.is_empty() {
+            return Some(pos);
+        }
+        for tok in pointer.strip_prefix('/')?.split('/') {
+            let tok = tok.replace("~1", "/").replace("~0", "~");
+            pos = match self.members(pos)? {
+                Members::Object(m) => *m.get(&tok)?,
+                Members::Array(v) => *v.get(tok.parse::<usize>().ok()?)?,
+            };
+        }
+        Some(pos)
+    }
+
+    /// As [`locate_span`]: the byte range (`start..end`) of the value named by
+    /// `pointer`.
+    pub fn span(&mut self, pointer: &str) -> Option<(usize, usize)> {
+        let start = self.locate(pointer)?;
+        let text = self.text;
+        let end = *self.ends.entry(start).or_insert_with(|| skip_value(text, start));
+        Some((start, end?))
+    }
+
+    /// The members of the container starting at `pos`, scanned once; a
+    /// container cut short keeps the members before the cut (as [`locate`]
+    /// finds them).
+    fn members(&mut self, pos: usize) -> Option<&Members> {
+        let text = self.text;
+        self.members
+            .entry(pos)
+            .or_insert_with(|| match *text.get(pos)? {
+                b'{' => {
+                    let mut m = std::collections::HashMap::new();
+                    let mut p = pos + 1;
+                    loop {
+                        let Some((key, value)) = (|| {
+                            p = skip_ws(text, p);
+                            let (key, after) = read_string(text, p)?;
+                            let q = skip_ws(text, after);
+                            (*text.get(q)? == b':').then_some((key, skip_ws(text, q + 1)))
+                        })() else {
+                            break;
+                        };
+                        m.entry(key).or_insert(value);
+                        match skip_value(text, value).map(|e| skip_ws(text, e)) {
+                            Some(e) if text.get(e) == Some(&b',') => p = e + 1,
+                            _ => break,
+                        }
+                    }
+                    Some(Members::Object(m))
+                }
+                b'[' => {
+                    let mut v = Vec::new();
+                    let mut p = pos + 1;
+                    loop {
+                        p = skip_ws(text, p);
+                        if matches!(text.get(p), None | Some(b']')) {
+                            break;
+                        }
+                        v.push(p);
+                        match skip_value(text, p).map(|e| skip_ws(text, e)) {
+                            Some(e) if text.get(e) == Some(&b',') => p = e + 1,
+                            _ => break,
+                        }
+                    }
+                    Some(Members::Array(v))
+                }
+                _ => None,
+            })
+            .as_ref()
+    }
+}
+
 /// The byte offset just past the JSON value that starts at `start` (a
 /// string, number, literal, object or array), scanning that value only: the
 /// end of an element found by [`array_elements`] costs its own length, not a
@@ -190,6 +292,30 @@ mod tests {
         assert_eq!(&t[locate(t, "/c~1d/e").unwrap()..][..4], b"null");
         assert_eq!(locate(t, "/a/5"), None);
         assert_eq!(locate(t, "/zz"), None);
+    }
+
+    #[test]
+    fn a_locator_agrees_with_locate() {
+        let docs: [&[u8]; 5] = [
+            br#"{"a": [1, {"b": "x\"y"}, [true]], "c/d": {"e": null}, "a": 5, "m~n": [ ]}"#,
+            br#" [ {"k": 1} , [2, [3]], "s" ] "#,
+            br#"{"a": [1, 2"#,     // cut short: the members before the cut are found
+            br#"{"a": 1 "b": 2}"#, // no comma: "b" is not found
+            b"",
+        ];
+        let pointers = [
+            "", "/a", "/a/0", "/a/1/b", "/a/2/0", "/a/3", "/c~1d/e", "/m~0n", "/m~0n/0", "/0/k", "/1/1/0", "/2", "/3",
+            "/b", "/a/x", "/zz/0", "/1/01",
+        ];
+        for d in docs {
+            let mut l = Locator::new(d);
+            for _ in 0..2 {
+                for p in pointers {
+                    assert_eq!(l.locate(p), locate(d, p), "{p} in {}", String::from_utf8_lossy(d));
+                    assert_eq!(l.span(p), locate_span(d, p), "{p} in {}", String::from_utf8_lossy(d));
+                }
+            }
+        }
     }
 
     #[test]

@@ -1029,6 +1029,34 @@ impl LineIndex {
         let col = String::from_utf8_lossy(&text[start..offset.min(text.len())]).chars().count();
         ((line + 1) as u32, (col + 1) as u32)
     }
+
+    /// [`LineIndex::line_col`] of each of `offsets` (in their order), in one
+    /// sweep: a column is counted on from the previous offset of the same
+    /// line, so many offsets in one long line (a JSON document on one line)
+    /// cost that line's length once, not once each. The offsets must lie on
+    /// character boundaries (JSON structure and value ends do).
+    pub fn line_cols(&self, text: &[u8], offsets: &[usize]) -> Vec<(u32, u32)> {
+        let mut order: Vec<usize> = (0..offsets.len()).collect();
+        order.sort_by_key(|&i| offsets[i]);
+        let mut out = vec![(1, 1); offsets.len()];
+        // (line index, offset, 0-based column) of the last offset placed.
+        let mut last: Option<(usize, usize, usize)> = None;
+        for i in order {
+            let offset = offsets[i].min(text.len());
+            let line = match self.starts.binary_search(&offset) {
+                Ok(k) => k,
+                Err(k) => k - 1,
+            };
+            let (from, base) = match last {
+                Some((l, o, c)) if l == line => (o, c),
+                _ => (self.starts[line], 0),
+            };
+            let col = base + String::from_utf8_lossy(&text[from..offset]).chars().count();
+            last = Some((line, offset, col));
+            out[i] = ((line + 1) as u32, (col + 1) as u32);
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -1104,6 +1132,9 @@ mod tests {
         let ix = LineIndex::new(t);
         assert_eq!(ix.line_col(t, 0), (1, 1));
         assert_eq!(ix.line_col(t, 6), (2, 3));
+        let offs = [6, 0, 9, 4, 1, 6, 100];
+        let each: Vec<(u32, u32)> = offs.iter().map(|&o| ix.line_col(t, o)).collect();
+        assert_eq!(ix.line_cols(t, &offs), each);
     }
 
     /// Limits small enough for a test: 1 KiB in memory, 1 MiB in all, 256 KiB in memory without a temporary file.

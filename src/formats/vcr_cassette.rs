@@ -34,6 +34,7 @@ use crate::source::SourceRef;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -598,84 +599,125 @@ fn ykey(rest: &str) -> Option<(String, &str)> {
 /// The 1-based line of the node a JSON Pointer names in a block-style YAML
 /// document (as vcrpy and PyYAML write cassettes); the deepest node found
 /// when the pointer goes further (into a scalar or a JSON string body).
+/// For many pointers into one document use [`YamlLocator`].
 pub fn locate_line(text: &str, pointer: &str) -> Option<u32> {
-    let lines: Vec<&str> = text.lines().collect();
-    let next_content =
-        |from: usize| (from..lines.len()).find(|&i| yline(lines[i]).is_some_and(|y| !y.rest.starts_with("---")));
-    let mut pos = next_content(0)?;
-    let first = yline(lines[pos])?;
-    // (is a sequence, indent of its keys or dashes)
-    let (mut seq, mut ind) = if first.dash { (true, first.raw) } else { (false, first.raw) };
-    let mut found = pos;
-    for tok in pointer.split('/').skip(1) {
-        let tok = tok.replace("~1", "/").replace("~0", "~");
-        let mut hit = None;
-        if seq {
-            let n: usize = tok.parse().ok()?;
-            let mut count = 0;
+    YamlLocator::new(text).line(pointer)
+}
+
+/// Places many JSON Pointers in one block-style YAML document in time linear
+/// in the document (per level of nesting): its lines are split once, and each
+/// block a pointer passes through is scanned once for its sequence items or
+/// mapping keys, kept for every later pointer.
+pub struct YamlLocator<'a> {
+    lines: Vec<&'a str>,
+    /// (first line, indent) of a sequence → the lines its items start on.
+    items: HashMap<(usize, usize), Vec<usize>>,
+    /// (first line, indent) of a mapping → the line of each key (the first,
+    /// when a key repeats).
+    keys: HashMap<(usize, usize), HashMap<String, usize>>,
+}
+
+impl<'a> YamlLocator<'a> {
+    /// A locator over `text` (split into lines now, scanned when asked).
+    pub fn new(text: &'a str) -> Self {
+        YamlLocator { lines: text.lines().collect(), items: HashMap::new(), keys: HashMap::new() }
+    }
+
+    fn next_content(&self, from: usize) -> Option<usize> {
+        (from..self.lines.len()).find(|&i| yline(self.lines[i]).is_some_and(|y| !y.rest.starts_with("---")))
+    }
+
+    /// The lines of the items of the sequence whose dashes are at column
+    /// `ind`, from line `pos` to the end of its block.
+    fn items(&mut self, pos: usize, ind: usize) -> &[usize] {
+        let lines = &self.lines;
+        self.items.entry((pos, ind)).or_insert_with(|| {
+            let mut out = Vec::new();
             for (i, l) in lines.iter().enumerate().skip(pos) {
                 let Some(y) = yline(l) else { continue };
                 if i != pos && y.raw < ind {
                     break;
                 }
                 // Item starts: a dash at this indent (or, on the first line, after an outer dash).
-                let starts =
-                    (y.dash && y.raw == ind) || (i == pos && l.get(ind..).is_some_and(|r| r.starts_with("- ")));
-                if starts {
-                    if count == n {
-                        hit = Some(i);
-                        break;
-                    }
-                    count += 1;
+                if (y.dash && y.raw == ind) || (i == pos && l.get(ind..).is_some_and(|r| r.starts_with("- "))) {
+                    out.push(i);
                 }
             }
-            let i = hit?;
-            found = i;
-            // The item's content after its dash at `ind`.
-            let after = lines[i][ind + 1..].trim_start_matches(' ');
-            let col = lines[i].len() - after.len();
-            if after.is_empty() {
-                let j = next_content(i + 1)?;
-                let y = yline(lines[j])?;
-                (seq, ind, pos) = (y.dash, y.raw, j);
-            } else if after.starts_with("- ") || after == "-" {
-                (seq, ind, pos) = (true, col, i);
-            } else if ykey(after).is_some() {
-                (seq, ind, pos) = (false, col, i);
-            } else {
-                return Some(found as u32 + 1);
-            }
-        } else {
+            out
+        })
+    }
+
+    /// The line of each key of the mapping whose keys are at column `ind`,
+    /// from line `pos` to the end of its block.
+    fn keys(&mut self, pos: usize, ind: usize) -> &HashMap<String, usize> {
+        let lines = &self.lines;
+        self.keys.entry((pos, ind)).or_insert_with(|| {
+            let mut out = HashMap::new();
             for (i, l) in lines.iter().enumerate().skip(pos) {
                 let Some(y) = yline(l) else { continue };
                 if i != pos && y.raw < ind {
                     break;
                 }
-                if y.eff == ind && ykey(y.rest).is_some_and(|(k, _)| k == tok) {
-                    hit = Some(i);
-                    break;
+                if y.eff == ind {
+                    if let Some((k, _)) = ykey(y.rest) {
+                        out.entry(k).or_insert(i);
+                    }
                 }
             }
-            let i = hit?;
-            found = i;
-            let y = yline(lines[i])?;
-            let (_, v) = ykey(y.rest)?;
-            let v = v.trim_start_matches(['&', '!']).split_whitespace().next().unwrap_or("");
-            if !v.is_empty()
-                && !v.starts_with('#')
-                && !ykey(y.rest).is_some_and(|(_, v)| v.starts_with('&') && v.split_whitespace().count() == 1)
-            {
-                return Some(found as u32 + 1);
-            }
-            let j = next_content(i + 1)?;
-            let c = yline(lines[j])?;
-            if c.raw < ind || (c.raw == ind && !c.dash) {
-                return Some(found as u32 + 1);
-            }
-            (seq, ind, pos) = (c.dash, c.raw, j);
-        }
+            out
+        })
     }
-    Some(found as u32 + 1)
+
+    /// As [`locate_line`].
+    pub fn line(&mut self, pointer: &str) -> Option<u32> {
+        let mut pos = self.next_content(0)?;
+        let first = yline(self.lines[pos])?;
+        // (is a sequence, indent of its keys or dashes)
+        let (mut seq, mut ind) = (first.dash, first.raw);
+        let mut found = pos;
+        for tok in pointer.split('/').skip(1) {
+            let tok = tok.replace("~1", "/").replace("~0", "~");
+            if seq {
+                let n: usize = tok.parse().ok()?;
+                let i = *self.items(pos, ind).get(n)?;
+                found = i;
+                // The item's content after its dash at `ind`.
+                let line = self.lines[i];
+                let after = line[ind + 1..].trim_start_matches(' ');
+                let col = line.len() - after.len();
+                if after.is_empty() {
+                    let j = self.next_content(i + 1)?;
+                    let y = yline(self.lines[j])?;
+                    (seq, ind, pos) = (y.dash, y.raw, j);
+                } else if after.starts_with("- ") || after == "-" {
+                    (seq, ind, pos) = (true, col, i);
+                } else if ykey(after).is_some() {
+                    (seq, ind, pos) = (false, col, i);
+                } else {
+                    return Some(found as u32 + 1);
+                }
+            } else {
+                let i = *self.keys(pos, ind).get(&tok)?;
+                found = i;
+                let y = yline(self.lines[i])?;
+                let (_, v) = ykey(y.rest)?;
+                let v = v.trim_start_matches(['&', '!']).split_whitespace().next().unwrap_or("");
+                if !v.is_empty()
+                    && !v.starts_with('#')
+                    && !ykey(y.rest).is_some_and(|(_, v)| v.starts_with('&') && v.split_whitespace().count() == 1)
+                {
+                    return Some(found as u32 + 1);
+                }
+                let j = self.next_content(i + 1)?;
+                let c = yline(self.lines[j])?;
+                if c.raw < ind || (c.raw == ind && !c.dash) {
+                    return Some(found as u32 + 1);
+                }
+                (seq, ind, pos) = (c.dash, c.raw, j);
+            }
+        }
+        Some(found as u32 + 1)
+    }
 }
 
 #[cfg(test)]
