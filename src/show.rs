@@ -534,22 +534,107 @@ impl StepWalker {
                 }
                 change
             }
-            None => {
-                let next = step_context(t, tree, s);
-                let k = self.ctx.iter().zip(&next).take_while(|(a, b)| a == b).count();
-                let rebuilt = match self.prev {
-                    None => None,
-                    Some(p) if !tree.is_ancestor_or_self(p, s) => Some("another branch"),
-                    Some(_) => Some("compaction"),
-                };
-                let change = Change { carried: k, dropped: self.ctx.len() - k, rebuilt };
-                self.ctx = next;
-                self.first_carrier = self.ctx.iter().position(|&x| is_carrier(t, x));
-                change
-            }
+            None => match self.prev.and_then(|p| self.switch_branch(t, tree, p, s)) {
+                Some(change) => change,
+                None => {
+                    let next = step_context(t, tree, s);
+                    let k = self.ctx.iter().zip(&next).take_while(|(a, b)| a == b).count();
+                    let rebuilt = match self.prev {
+                        None => None,
+                        Some(p) if !tree.is_ancestor_or_self(p, s) => Some("another branch"),
+                        Some(_) => Some("compaction"),
+                    };
+                    let change = Change { carried: k, dropped: self.ctx.len() - k, rebuilt };
+                    self.ctx = next;
+                    self.first_carrier = self.ctx.iter().position(|&x| is_carrier(t, x));
+                    change
+                }
+            },
         };
         self.prev = Some(s);
         change
+    }
+
+    /// Moves from step `p` to step `s` on another branch under the same
+    /// compaction without filtering the whole path again: the context up to
+    /// the point `z` where the branches part (their lowest common ancestor,
+    /// or above the user turn that starts there when the two steps are in
+    /// different user turns, so that carriers are judged again) is kept, and
+    /// the entries from `z` down to `s` are added. Costs the length of the
+    /// branch left and of the branch entered, not of the whole path (a
+    /// session retried many times at its tip is linear). `None` when the
+    /// general rebuild applies (a compaction between, a cycle).
+    fn switch_branch(&mut self, t: &Transcript, tree: &Tree, p: u32, s: u32) -> Option<Change> {
+        use crate::analysis::tree::NONE;
+        let c = tree.compaction[s as usize];
+        if c != tree.compaction[p as usize] || tree.tin[s as usize] == NONE || tree.tin[p as usize] == NONE {
+            return None;
+        }
+        let parent = |x: u32| match t.entries[x as usize].parent {
+            Parent::Entry(q) => Some(q),
+            _ => None,
+        };
+        // The lowest common ancestor (or self) of p and s.
+        let mut a = s;
+        let mut guard = 0usize;
+        while !tree.is_ancestor_or_self(a, p) {
+            a = parent(a)?;
+            guard += 1;
+            if guard > t.entries.len() {
+                return None;
+            }
+        }
+        let mut z = a;
+        let (tp, ts) = (tree.user_turn[p as usize], tree.user_turn[s as usize]);
+        if tp != ts {
+            // A user turn at or above `a` is the turn `a` is in: its carriers
+            // count for one step and not the other, so start above it.
+            for u in [tp, ts] {
+                if u == NONE {
+                    return None; // carriers before any user turn: from the root
+                }
+                if tree.is_ancestor_or_self(u, z) {
+                    z = parent(u)?;
+                }
+            }
+        }
+        if c != NONE && !tree.is_ancestor_or_self(c, z) {
+            return None;
+        }
+        // Kept: the context entries that are ancestors-or-self of z (the
+        // context is in path order, the compaction summary first and an
+        // ancestor of z), but never s itself.
+        let mut keep = self.ctx.len();
+        while keep > 0 && !(tree.is_ancestor_or_self(self.ctx[keep - 1], z) && self.ctx[keep - 1] != s) {
+            keep -= 1;
+        }
+        // The entries below z on s's path, oldest first.
+        let mut seg = Vec::new();
+        if z != s {
+            let mut cur = s;
+            let mut guard = 0usize;
+            while let Some(q) = parent(cur) {
+                guard += 1;
+                if q == z || guard > t.entries.len() {
+                    break;
+                }
+                if tree.in_context_at(t, q, s) && t.entries[q as usize].has_message() {
+                    seg.push(q);
+                }
+                cur = q;
+            }
+            seg.reverse();
+        }
+        let same = self.ctx[keep..].iter().zip(&seg).take_while(|(a, b)| a == b).count();
+        let change =
+            Change { carried: keep + same, dropped: self.ctx.len() - keep - same, rebuilt: Some("another branch") };
+        self.ctx.truncate(keep);
+        self.ctx.extend(seg);
+        self.first_carrier = match self.first_carrier.filter(|&k| k < keep) {
+            Some(k) => Some(k),
+            None => self.ctx[keep..].iter().position(|&x| is_carrier(t, x)).map(|k| keep + k),
+        };
+        Some(change)
     }
 }
 
@@ -795,6 +880,84 @@ mod tests {
         assert_eq!(u.tools.as_ref().and_then(|t| t.count), Some(1));
         assert_eq!(u.messages[0].pointer, "/system");
         assert_eq!(u.messages[2].blocks[0].pointer, "/messages/1/content/0");
+    }
+
+    /// The walker's contexts equal the path filtered afresh at every step
+    /// ([`Tree::step_context`]), on random branching sessions with user
+    /// turns, runtime-context carriers, compactions and failed replies, in
+    /// write order (the branch switches of `switch_branch` included).
+    #[test]
+    fn the_step_walker_matches_the_context_built_afresh() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut switches = 0;
+        for round in 0..300 {
+            let n = 5 + rnd(60);
+            let mut lines =
+                vec![json!({"type":"session","version":3,"id":"s","timestamp":"2026-04-19T00:00:00.000Z","cwd":"/w"})];
+            let mut parents: Vec<Option<usize>> = Vec::new();
+            for i in 0..n {
+                // Mostly the latest entry (a conversation), sometimes an earlier one (a branch).
+                let parent = match i {
+                    0 => None,
+                    _ if rnd(4) == 0 => Some(rnd(i)),
+                    _ => Some(i - 1),
+                };
+                let id = format!("e{i}");
+                let pid = parent.map(|p| format!("e{p}"));
+                let ts = "2026-04-19T13:00:02.000Z";
+                let text = |t: &str| json!([{"type":"text","text": format!("{t} {i}")}]);
+                let v = match rnd(10) {
+                    0..=2 => {
+                        json!({"type":"message","id":id,"parentId":pid,"timestamp":ts,"message":{"role":"user","content":text("ask")}})
+                    }
+                    3..=6 => {
+                        json!({"type":"message","id":id,"parentId":pid,"timestamp":ts,"message":{"role":"assistant","content":text("answer"),
+                        "api":"anthropic-messages","provider":"anthropic","model":"m","stopReason": if rnd(8) == 0 { "error" } else { "stop" },
+                        "usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2}}})
+                    }
+                    7 | 8 => {
+                        json!({"type":"custom_message","id":id,"parentId":pid,"timestamp":ts,"customType":"openclaw.runtime-context","content":text("ctx"),"display":false})
+                    }
+                    _ => {
+                        // A compaction keeping an ancestor (or nothing).
+                        let mut kept = parent;
+                        for _ in 0..rnd(4) {
+                            kept = kept.and_then(|k| parents[k]);
+                        }
+                        json!({"type":"compaction","id":id,"parentId":pid,"timestamp":ts,"summary":"earlier work","firstKeptEntryId":kept.map(|k| format!("e{k}")),"tokensBefore":10})
+                    }
+                };
+                parents.push(parent);
+                lines.push(v);
+            }
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let input = crate::formats::load_str_for_test(crate::formats::pi_session::load, "s.jsonl", &text);
+            let Some(t) = input.as_transcript() else { panic!("a transcript") };
+            let tree = Tree::build(t);
+            let mut walk = StepWalker::default();
+            let mut prev: Option<u32> = None;
+            for e in crate::analysis::step_entries(t) {
+                let before = walk.ctx.clone();
+                let change = walk.advance(t, &tree, e);
+                let fresh = step_context(t, &tree, e);
+                assert_eq!(walk.ctx, fresh, "round {round}, step at entry {e}:\n{text}");
+                let k = before.iter().zip(&fresh).take_while(|(a, b)| a == b).count();
+                if change.rebuilt == Some("another branch") {
+                    assert_eq!((change.carried, change.dropped), (k, before.len() - k), "round {round}, entry {e}");
+                }
+                if prev.is_some_and(|p| !tree.is_ancestor_or_self(p, e)) {
+                    switches += 1;
+                }
+                prev = Some(e);
+            }
+        }
+        assert!(switches > 300, "branch switches tried: {switches}");
     }
 
     #[test]
