@@ -1417,6 +1417,12 @@ fn load_path_texts(
 fn cmd_diff(a: DiffArgs, color: ColorChoice) -> crate::Result<i32> {
     use crate::diff::{self, Verdict};
     let named: Vec<String> = std::iter::once(a.a.clone()).chain(a.b.clone()).collect();
+    if a.a == "-" && a.b.as_deref() == Some("-") {
+        // Standard input can be read once: the second `-` would be empty.
+        return Err(Error::Usage(
+            "standard input (`-`) is named twice: give one of the two requests as a file, or pick two requests of one stream with `ctxlint diff - --request I J`".into(),
+        ));
+    }
     refuse_overwrite(&named, &[], &[("-o", &a.output_file)])?;
     let discover = crate::inputs::DiscoverOptions {
         forced: a.input_format,

@@ -453,3 +453,12 @@ fn show_output_grows_linearly_with_the_session() {
     assert!((1.8..2.3).contains(&human), "human output grew {human}x");
     assert!((1.8..2.3).contains(&json), "JSON output grew {json}x");
 }
+
+#[test]
+fn diff_refuses_standard_input_named_twice() {
+    // Issue 32 (attack round): `diff - -` said "not a recognised input format"
+    // of the empty second read.
+    let (code, out, err) = run(&["diff", "-", "-"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("standard input (`-`) is named twice"), "{err}");
+}
