@@ -45,6 +45,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -62,9 +63,29 @@ with open(sys.argv[1], 'rb') as f:
 """
 
 
+# Linux counts a child's peak RSS from its parent's at fork (exec keeps the
+# old address space's high-water mark), so a child of this script could not
+# report less than the script's own memory (the generators' strings: 176 MB
+# was every small run's "peak"). GNU time, a small process, forks the command
+# itself and reports its own child's peak; without it the figure is wait4's.
+TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
 def run(cmd, stdout=subprocess.DEVNULL, env=None):
     """Runs cmd; returns (wall seconds, peak RSS in MB, exit code)."""
     t0 = time.perf_counter()
+    if TIME:
+        with tempfile.TemporaryFile() as rss:
+            p = subprocess.Popen([TIME, "-f", "%M", "-o", f"/dev/fd/{rss.fileno()}", "--", *cmd], stdout=stdout,
+                                 stderr=subprocess.DEVNULL, env=env, pass_fds=(rss.fileno(),))
+            _, status, _ = os.wait4(p.pid, 0)
+            wall = time.perf_counter() - t0
+            rss.seek(0)
+            kb = [l for l in rss.read().decode().split() if l.isdigit()]
+        if kb:
+            return wall, int(kb[-1]) / 1024.0, os.waitstatus_to_exitcode(status)
+        # (time reported nothing: the command could not start)
+        return wall, 0.0, os.waitstatus_to_exitcode(status)
     p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL, env=env)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
@@ -136,9 +157,38 @@ def format_shape(shape, n, out):
     if shape == "cline-one-line":
         msgs = []
         for i in range(n):
-            msgs.append({"role": "user", "content": [{"type": "text", "text": f"<task>\nrename the helper\n</task>" if i == 0 else f"[execute_command for 'ls'] Result:\nfile{i}.txt"}]})
-            msgs.append({"role": "assistant", "content": [{"type": "text", "text": f"<execute_command>\n<command>ls {i}</command>\n</execute_command>"}]})
+            msgs.append({"role": "user", "content": [{"type": "text", "text": f"<task>\nrename the helper\n</task>" if i == 0 else f"[execute_command for 'ls'] Result:\nfile{i}.txt"}], "ts": 1764662505000 + 2 * i})
+            msgs.append({"role": "assistant", "content": [{"type": "text", "text": f"<execute_command>\n<command>ls {i}</command>\n</execute_command>"}], "ts": 1764662506000 + 2 * i})
         text = json.dumps(msgs)
+    elif shape == "cline-findings-one-line":
+        # Every one of n tool rounds also returns a result for a call never
+        # made: n findings placed in one line.
+        # (Cline's `ts` on each message: how a history is recognised.)
+        msgs = [{"role": "user", "content": [{"type": "text", "text": "<task>\nExplain src/app.ts\n</task>"}], "ts": 1764662505000}]
+        for i in range(n):
+            msgs.append({"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{i}", "name": "read_file", "input": {"path": "src/app.ts"}}], "ts": 1764662506000 + 2 * i})
+            msgs.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": "export const app = 1;"},
+                                                     {"type": "tool_result", "tool_use_id": f"toolu_x{i}", "content": "export const app = 1;"}], "ts": 1764662507000 + 2 * i})
+        msgs.append({"role": "assistant", "content": [{"type": "text", "text": "Done."}], "ts": 1764662505000 + 2 * n + 9})
+        text = json.dumps(msgs)
+    elif shape == "chat-findings-one-line":
+        # An OpenAI chat request body on one line with n tool results whose
+        # calls were never made: n findings placed in one line.
+        msgs = [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "go"}]
+        msgs += [{"role": "tool", "tool_call_id": f"call_{i}", "content": f"result {i}"} for i in range(n)]
+        text = json.dumps({"model": "gpt-4o", "messages": msgs})
+    elif shape == "cassette-findings":
+        # A vcrpy cassette of n chat requests, each with a tool result whose
+        # call was never made: n findings placed by their YAML lines.
+        lines = ["interactions:"]
+        for i in range(n):
+            body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "go"}, {"role": "tool", "tool_call_id": f"c{i}", "content": "r"}]}
+            lines += ["- request:", f"    body: '{json.dumps(body)}'", "    headers:", "      content-type:", "      - application/json",
+                      "    method: POST", "    uri: https://api.openai.com/v1/chat/completions", "  response:", "    body:",
+                      "      string: '{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"ok\"}}]}'",
+                      "    headers: {}", "    status:", "      code: 200", "      message: OK"]
+        lines.append("version: 1")
+        text = "\n".join(lines) + "\n"
     elif shape in ("gemini-legacy", "gemini-jsonl"):
         ms = []
         for i in range(n):
@@ -186,6 +236,25 @@ def format_shape(shape, n, out):
         c.commit()
         c.close()
         return
+    elif shape == "show-branching":
+        # A pi session of n/2 user/assistant pairs, then n/2 retries that
+        # each branch off its tip (a user message and a reply): `show` walks
+        # every step, and most steps are on another branch than the last.
+        lines = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-04-19T00:00:00.000Z", "cwd": "/w"}]
+        def ent(parent, role, text):
+            i = f"{len(lines):08x}"
+            m = {"role": role, "content": [{"type": "text", "text": text}]}
+            if role == "assistant":
+                m.update({"api": "anthropic-messages", "provider": "anthropic", "model": "claude", "stopReason": "stop",
+                          "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}})
+            lines.append({"type": "message", "id": i, "parentId": parent, "timestamp": "2026-04-19T13:00:02.000Z", "message": m})
+            return i
+        p = None
+        for t in range(n // 2):
+            p = ent(ent(p, "user", f"question {t}"), "assistant", f"answer {t}")
+        for b in range(n // 2):
+            ent(ent(p, "user", f"retry {b}"), "assistant", f"branch answer {b}")
+        text = "".join(json.dumps(x) + "\n" for x in lines)
     else:  # har-one-line
         d = json.load(open(os.path.join(FORMATS, "har", "clean.har")))
         e0 = next(e for e in d["log"]["entries"] if e["request"]["method"] == "POST")
@@ -203,21 +272,34 @@ def format_shape(shape, n, out):
 
 
 def shapes_step(a, report, rows):
-    """Session-store shapes that were superlinear (issue 32, items 8-10): time
+    """Session-store shapes that were superlinear (issue 32, items 8-11, and
+    findings placed in one long line or YAML document, the attack round): time
     and peak RSS at 1x, 2x and 4x; target `shapes_linear`: the 4x point within
     6 times the 1x point's time."""
     report.setdefault("hostile", {})
     for shape, ext, base in (("cline-one-line", "json", 5000), ("gemini-legacy", "json", 5000),
                              ("gemini-jsonl", "jsonl", 25000), ("har-one-line", "har", 2500),
-                             ("agents-db-sessions", "db", 20000), ("opencode-no-index", "db", 1000)):
+                             ("agents-db-sessions", "db", 20000), ("opencode-no-index", "db", 1000),
+                             ("cline-findings-one-line", "json", 2500), ("chat-findings-one-line", "json", 2500),
+                             ("cassette-findings", "yaml", 500), ("show-branching", "jsonl", 5000)):
         n0 = max(base // 10, 1) if a.quick else base
         pts = []
         for k in (1, 2, 4):
-            hp = os.path.join(a.out, f"shape-{shape}-{k}x.{ext}")
+            if shape.startswith("cline-"):
+                # Cline's own file name, as in a task folder.
+                os.makedirs(os.path.join(a.out, f"shape-{shape}-{k}x"), exist_ok=True)
+                hp = os.path.join(a.out, f"shape-{shape}-{k}x", "api_conversation_history.json")
+            else:
+                hp = os.path.join(a.out, f"shape-{shape}-{k}x.{ext}")
             if not os.path.exists(hp):
                 format_shape(shape, n0 * k, hp)
             mb = os.path.getsize(hp) / 1e6
-            r = median_run([a.bin, "check", hp, "--output-format", "sarif", "-o", os.devnull], a.runs)
+            if shape.startswith("show-"):
+                r = median_run([a.bin, "show", hp, "--output-format", "json"], a.runs)
+            else:
+                r = median_run([a.bin, "check", hp, "--output-format", "sarif", "-o", os.devnull], a.runs)
+            if r["exit"] not in (0, 1):
+                sys.exit(f"bench: ctxlint exited {r['exit']} on {hp}: the shape measures nothing")
             pts.append({"x": k, "size_mb": round(mb, 1), "wall_s": r["wall_s"], "rss_mb": r["rss_mb"], "exit": r["exit"]})
         t_ratio = pts[-1]["wall_s"] / max(pts[0]["wall_s"], 1e-3)
         m_ratio = pts[-1]["rss_mb"] / max(pts[0]["rss_mb"], 1e-3)
@@ -226,7 +308,8 @@ def shapes_step(a, report, rows):
     report["targets"]["shapes_linear"] = all(
         report["hostile"][s]["time_4x_over_1x"] <= 6.0
         for s in ("cline-one-line", "gemini-legacy", "gemini-jsonl", "har-one-line", "agents-db-sessions",
-                  "opencode-no-index"))
+                  "opencode-no-index", "cline-findings-one-line", "chat-findings-one-line", "cassette-findings",
+                  "show-branching"))
 
 
 def gen(turns, out, truth, seed=7):
