@@ -135,15 +135,7 @@ impl<'a> Locator<'a> {
                 b'{' => {
                     let mut m = std::collections::HashMap::new();
                     let mut p = pos + 1;
-                    loop {
-                        let Some((key, value)) = (|| {
-                            p = skip_ws(text, p);
-                            let (key, after) = read_string(text, p)?;
-                            let q = skip_ws(text, after);
-                            (*text.get(q)? == b':').then_some((key, skip_ws(text, q + 1)))
-                        })() else {
-                            break;
-                        };
+                    while let Some((key, value)) = member_at(text, p) {
                         m.entry(key).or_insert(value);
                         match skip_value(text, value).map(|e| skip_ws(text, e)) {
                             Some(e) if text.get(e) == Some(&b',') => p = e + 1,
@@ -207,6 +199,14 @@ pub fn array_elements(text: &[u8], pointer: &str) -> Option<Vec<usize>> {
             _ => return None,
         }
     }
+}
+
+/// The key of the object member at `p` (after any whitespace) and where its
+/// value starts.
+fn member_at(t: &[u8], p: usize) -> Option<(String, usize)> {
+    let (key, after) = read_string(t, skip_ws(t, p))?;
+    let q = skip_ws(t, after);
+    (*t.get(q)? == b':').then(|| (key, skip_ws(t, q + 1)))
 }
 
 fn skip_ws(t: &[u8], mut p: usize) -> usize {

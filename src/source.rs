@@ -694,7 +694,7 @@ fn wrap(c: Compression, r: Box<dyn Read + Send>, compressed: u64) -> io::Result<
         Compression::Zstd => cap(Box::new(zstd::stream::read::Decoder::new(r)?)),
         // Multi-stream, like `bzcat` and `xzcat`: concatenated streams are one input.
         Compression::Bzip2 => cap(Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(r)))),
-        Compression::Xz => cap(Box::new(xz2::read::XzDecoder::new_multi_decoder(BufReader::new(r)))),
+        Compression::Xz => cap(Box::new(liblzma::read::XzDecoder::new_multi_decoder(BufReader::new(r)))),
     })
 }
 

@@ -253,39 +253,13 @@ pub fn gunzip_limit(compressed: u64) -> u64 {
     compressed.saturating_mul(crate::source::MAX_RATIO).clamp(1 << 20, MAX_GUNZIPPED)
 }
 
-/// Standard base64 with `=` padding, ASCII whitespace ignored; `None` for
-/// anything else (or an empty payload).
+/// Standard base64 with `=` padding, ASCII whitespace ignored (PyYAML
+/// breaks a `!!binary` payload into lines); `None` for anything else (or an
+/// empty payload).
 fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len() / 4 * 3);
-    let (mut acc, mut bits, mut pad, mut n) = (0u32, 0u32, 0usize, 0usize);
-    for c in s.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => {
-                pad += 1;
-                n += 1;
-                continue;
-            }
-            c if c.is_ascii_whitespace() => continue,
-            _ => return None,
-        };
-        if pad > 0 {
-            return None;
-        }
-        n += 1;
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    (n > 0 && n % 4 == 0 && pad <= 2 && !out.is_empty()).then_some(out)
+    use base64::Engine as _;
+    let compact: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
+    base64::engine::general_purpose::STANDARD.decode(compact).ok().filter(|b| !b.is_empty())
 }
 
 /// The id of a recorded response.

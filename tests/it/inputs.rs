@@ -398,7 +398,7 @@ fn bzip2_and_xz_inputs_are_read() {
     let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
     bz.write_all(text.as_bytes()).unwrap();
     std::fs::write(d.join("s.jsonl.bz2"), bz.finish().unwrap()).unwrap();
-    let mut xz = xz2::write::XzEncoder::new(Vec::new(), 6);
+    let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 6);
     xz.write_all(text.as_bytes()).unwrap();
     std::fs::write(d.join("s.jsonl.xz"), xz.finish().unwrap()).unwrap();
     put(d, "s.jsonl", &text);
