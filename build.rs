@@ -35,6 +35,7 @@ fn main() {
     for cfg in CFGS.iter().chain(&["ctxlint_ci"]) {
         println!("cargo:rustc-check-cfg=cfg({cfg})");
     }
+    fixture_case_tests();
     let under_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0");
     if under_ci {
         // The slow tests (a second release build by pre-commit) run under CI only.
@@ -57,6 +58,35 @@ fn main() {
             println!("cargo:rustc-cfg={cfg}");
         }
     }
+}
+
+/// Writes `$OUT_DIR/fixture_cases.rs`: one `#[test]` per case folder (one
+/// holding `expected.json`) under `fixtures/cases/` and `fixtures/kinds/`,
+/// which `tests/it/cases.rs` includes, so that each case passes or fails by
+/// its own name and a new folder is a new test without an edit.
+fn fixture_case_tests() {
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let mut out = String::new();
+    for set in ["cases", "kinds"] {
+        let dir = root.join("fixtures").join(set);
+        println!("cargo:rerun-if-changed={}", dir.display());
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .map(|rd| {
+                rd.filter_map(Result::ok)
+                    .filter(|e| e.path().join("expected.json").is_file())
+                    .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        for name in names {
+            let ident: String =
+                name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+            out.push_str(&format!("#[test]\nfn {set}_{ident}() {{\n    case({set:?}, {name:?});\n}}\n\n"));
+        }
+    }
+    let dest = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("fixture_cases.rs");
+    std::fs::write(dest, out).expect("OUT_DIR is writable");
 }
 
 /// The Chromium binary the browser tests would start (tests/it/browser.rs).

@@ -8,6 +8,7 @@
 //! Page, Network, Runtime domains), over the browser's WebSocket endpoint
 //! that `--remote-debugging-port=0` writes to `DevToolsActivePort`.
 
+use crate::support::under_ci;
 use serde_json::{Value, json};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -27,10 +28,6 @@ pub struct Browser {
     /// Events seen, by method name, since the last [`Browser::navigate`].
     events: Vec<Value>,
     _profile: tempfile::TempDir,
-}
-
-fn under_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
 /// The Chromium binary, if any.

@@ -102,28 +102,43 @@ fn run_case(dir: &Path) -> Result<(), String> {
     }
 }
 
-/// Runs every case directory under `fixtures/<dir>` (at least `min` of them).
-fn run_all(dir: &str, min: usize) {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(dir))
-        .expect("fixtures directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("expected.json").is_file())
-        .collect();
-    dirs.sort();
-    assert!(dirs.len() >= min, "expected at least {min} cases in fixtures/{dir}, found {}", dirs.len());
-    let failures: Vec<String> = dirs
-        .iter()
-        .filter_map(|d| run_case(d).err().map(|e| format!("{}: {e}", d.file_name().unwrap().to_string_lossy())))
-        .collect();
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), dirs.len(), failures.join("\n"));
+// One test per case folder, written by build.rs (`fixture_case_tests`).
+include!(concat!(env!("OUT_DIR"), "/fixture_cases.rs"));
+
+/// Case `name` of `fixtures/<set>`: its findings match `expected.json`, and
+/// its human output (`--output-format full`, no colour, 100 columns) is the
+/// snapshot `snapshots/it__cases__<set>__<name>.snap`.
+fn case(set: &str, name: &str) {
+    let dir = crate::support::root().join("fixtures").join(set).join(name);
+    if let Err(e) = run_case(&dir) {
+        panic!("fixtures/{set}/{name}: {e}");
+    }
+    let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let args: Vec<&str> = expected["command"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    let out = crate::support::ctxlint()
+        .current_dir(&dir)
+        .args(&args)
+        .args(["--output-format", "full", "--color", "never"])
+        .env("COLUMNS", "100")
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    insta::assert_snapshot!(format!("{set}__{name}"), String::from_utf8_lossy(&out.stdout));
 }
 
+/// Every folder under `fixtures/cases` and `fixtures/kinds` is a case (has
+/// `expected.json`), so none is left out of the generated tests, and there
+/// are as many as there were when the shared cases were last copied.
 #[test]
-fn every_kind_case_gives_exactly_its_expected_findings() {
-    run_all("kinds", 14);
-}
-
-#[test]
-fn every_case_gives_exactly_its_expected_findings() {
-    run_all("cases", 45);
+fn every_case_folder_is_a_test() {
+    for (set, min) in [("cases", 45), ("kinds", 14)] {
+        let dirs: Vec<PathBuf> = std::fs::read_dir(crate::support::root().join("fixtures").join(set))
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        let without: Vec<&PathBuf> = dirs.iter().filter(|d| !d.join("expected.json").is_file()).collect();
+        assert!(without.is_empty(), "case folders without expected.json: {without:?}");
+        assert!(dirs.len() >= min, "expected at least {min} cases in fixtures/{set}, found {}", dirs.len());
+    }
 }

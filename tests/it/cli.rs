@@ -1,15 +1,10 @@
 //! The CLI surface: configuration files, overrides, baselines, stdin,
 //! compressed inputs, rule selection.
 
+use crate::support::ctxlint;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
-
-fn ctxlint() -> Command {
-    let mut c = Command::cargo_bin("ctxlint").unwrap();
-    c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
-    c
-}
 
 fn json_out(c: &mut Command) -> (i32, Value) {
     let out = c.args(["--output-format", "json"]).output().unwrap();

@@ -7,13 +7,10 @@
 //! found as ruff finds its files, and `ctxlint rule duplicate` suggesting the
 //! rules that start so.
 
+use crate::support::root;
 use assert_cmd::Command;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use std::path::Path;
 
 fn ctxlint() -> Command {
     let mut c = Command::cargo_bin("ctxlint").unwrap();

@@ -12,8 +12,8 @@ use std::time::Duration;
 const MAX: usize = ctxlint::rules::MAX_LISTED;
 
 fn ctxlint() -> Command {
-    let mut c = Command::cargo_bin("ctxlint").unwrap();
-    c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").timeout(Duration::from_secs(120));
+    let mut c = crate::support::ctxlint();
+    c.timeout(Duration::from_secs(120));
     c
 }
 

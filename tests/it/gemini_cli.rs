@@ -5,16 +5,10 @@
 //! its finding, at its line and JSON Pointer.
 
 use crate::found::{Want, assert_findings, check_json, rule_line_pointer as found};
-use assert_cmd::Command;
+use crate::support::ctxlint;
 use serde_json::Value;
 
 const DIR: &str = "fixtures/formats/gemini-cli";
-
-fn ctxlint() -> Command {
-    let mut c = Command::cargo_bin("ctxlint").unwrap();
-    c.current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
-    c
-}
 
 fn check(name: &str) -> (i32, Value) {
     check_json(&format!("{DIR}/{name}"))

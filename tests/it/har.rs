@@ -4,19 +4,13 @@
 //! skipped and unread entries, base64 bodies, order by `startedDateTime`,
 //! a forced format that does not fit, `diff`, `show` and `repro`.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::found::{Located, located};
+use crate::support::ctxlint;
 use std::path::Path;
 
 const DIR: &str = "fixtures/formats/har";
-
-fn ctxlint() -> Command {
-    let mut c = Command::cargo_bin("ctxlint").unwrap();
-    c.current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
-    c
-}
 
 fn har(name: &str) -> String {
     format!("{DIR}/{name}.har")

@@ -5,13 +5,10 @@
 //! highlighted, the filters, the keyboard, and no request leaving the page.
 
 use super::browser::{Browser, axe};
+use crate::support::root;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Runs `ctxlint check ARGS --output-format html -o DIR/report.html` and returns the report's path.
 fn report(dir: &Path, args: &[&str]) -> PathBuf {

@@ -7,6 +7,7 @@
 mod browser;
 mod shared;
 mod snapshot_formats;
+mod support;
 
 mod adversarial;
 mod agents_sqlite;

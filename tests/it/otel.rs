@@ -4,18 +4,12 @@
 //! spans, detection without `--input-format`, a forced format that does not
 //! fit, `show`, `diff` and `repro`.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::found::{Located, located};
+use crate::support::ctxlint;
 
 const DIR: &str = "fixtures/formats/otel-genai";
-
-fn ctxlint() -> Command {
-    let mut c = Command::cargo_bin("ctxlint").unwrap();
-    c.current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
-    c
-}
 
 fn file(name: &str) -> String {
     format!("{DIR}/{name}.jsonl")

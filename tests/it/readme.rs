@@ -4,6 +4,7 @@
 //! the hook test is skipped loudly when `pre-commit` is not installed, and
 //! fails under `CI`).
 
+use crate::support::under_ci;
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
@@ -22,10 +23,6 @@ fn block(text: &str, after: &str, lang: &str) -> String {
     let start = text[from..].find(&fence).map(|k| from + k + fence.len()).expect("a fenced block");
     let end = text[start..].find("```").map(|k| start + k).expect("a closed block");
     text[start..end].to_string()
-}
-
-fn under_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
 fn bin() -> PathBuf {

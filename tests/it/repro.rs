@@ -3,20 +3,11 @@
 //! when it is present), is small, holds none of the planted personal data, and
 //! is the same byte for byte on a second run.
 
-use assert_cmd::Command;
+use crate::support::ctxlint;
+use crate::support::root;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-fn ctxlint() -> Command {
-    let mut c = Command::cargo_bin("ctxlint").unwrap();
-    c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
-    c
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The case's input files (everything but expected.json and case.md).
 fn inputs_of(dir: &Path) -> Vec<PathBuf> {

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn ctxlint() -> Command {
-    let mut c = Command::cargo_bin("ctxlint").unwrap();
-    c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").timeout(Duration::from_secs(60));
+    let mut c = crate::support::ctxlint();
+    c.timeout(Duration::from_secs(60));
     c
 }
 

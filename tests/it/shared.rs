@@ -15,7 +15,7 @@ pub fn path(rel: &str) -> Option<PathBuf> {
     if p.exists() {
         return Some(p);
     }
-    if std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0") {
+    if crate::support::under_ci() {
         panic!("{} is absent: under CI the shared corpus and cases must sit beside the repository", p.display());
     }
     eprintln!(

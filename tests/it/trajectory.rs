@@ -2,14 +2,8 @@
 //! gives exactly its findings (rule, line, pointer, request, severity), and
 //! `diff`, `show` and `repro` work on a trajectory.
 
-use assert_cmd::Command;
+use crate::support::ctxlint;
 use serde_json::Value;
-
-fn ctxlint() -> Command {
-    let mut c = Command::cargo_bin("ctxlint").unwrap();
-    c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
-    c
-}
 
 fn fixture(name: &str) -> String {
     format!("{}/fixtures/formats/openclaw-trajectory/{name}", env!("CARGO_MANIFEST_DIR"))
