@@ -1,6 +1,6 @@
 //! The embedding API: `check`, `check` of bytes held in memory, and `fence`,
 //! each returning the JSON document the command line prints with
-//! `--output-format json` (SPEC §4), so a caller in another language (the
+//! `--output-format json` (docs/spec.md §4), so a caller in another language (the
 //! Python package in `python/`) gets exactly the command's findings.
 //!
 //! Findings are masked as the command masks them ([`crate::report::mask_finding`]);

@@ -1,7 +1,7 @@
 //! Baselines: accept today's findings and fail only on new ones.
 //!
 //! A baseline file is JSON: `{"version": 1, "tool": "ctxlint", "findings":
-//! [{"fingerprint", "rule", "path"}]}`. Fingerprints (SPEC §4) hash the rule,
+//! [{"fingerprint", "rule", "path"}]}`. Fingerprints (docs/spec.md §4) hash the rule,
 //! the path, the normalised offending text and its occurrence number — never a
 //! line, offset or pointer — so they survive unrelated edits of the file.
 

@@ -1,5 +1,5 @@
 //! The `ctxlint` command line: parses arguments (clap derive), runs the
-//! library, renders, and maps errors to the exit codes of SPEC §4. The
+//! library, renders, and maps errors to the exit codes of docs/spec.md §4. The
 //! binary (`src/main.rs`) and the Python package's `ctxlint` command both
 //! call [`main_with_args`]; only the binary calls `std::process::exit`.
 
@@ -508,7 +508,7 @@ fn restore_purge_delay() {
 }
 
 /// Runs the command line with `args` (the program name first, as
-/// `std::env::args_os` gives them) and returns its exit code (SPEC §4): 0,
+/// `std::env::args_os` gives them) and returns its exit code (docs/spec.md §4): 0,
 /// 1 for findings, 2 for usage, configuration or I/O errors, 101 for an
 /// internal error (a panic, caught and reported). `--help`, `--version` and
 /// argument errors print and exit the process, as clap does. Standard
@@ -581,7 +581,7 @@ fn named_work(paths: &[String]) -> Option<usize> {
 
 /// Refuses (exit 2) an output that is one of the inputs, before anything is
 /// read or written (README, "What ctxlint promises"); one inside a folder
-/// being checked is allowed and left out of the inputs (SPEC §4). `inputs`
+/// being checked is allowed and left out of the inputs (docs/spec.md §4). `inputs`
 /// are the paths to check, `extra` the files read besides them (`--config`,
 /// `--baseline`).
 fn refuse_overwrite(
@@ -775,7 +775,7 @@ fn man_subcommand(sub: &clap::Command) -> String {
     out
 }
 
-/// The session folders of agents installed on this machine (SPEC §3), and the
+/// The session folders of agents installed on this machine (docs/spec.md §3), and the
 /// places looked at (for the message when none exists).
 fn agent_folders() -> (Vec<String>, Vec<String>) {
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
@@ -1003,7 +1003,7 @@ fn config_set(a: &CheckArgs) -> crate::Result<crate::config::ConfigSet> {
         config_inline: a.config_inline.clone(),
         ..Default::default()
     })?;
-    // The project root when neither a configuration nor a git work tree gives one (SPEC §4).
+    // The project root when neither a configuration nor a git work tree gives one (docs/spec.md §4).
     set.fallback_root = a
         .write_baseline
         .as_ref()
@@ -1197,7 +1197,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> crate::Result<i32> {
             );
         }
     }
-    // The exit code is decided last, once every report is written (SPEC §1).
+    // The exit code is decided last, once every report is written (docs/spec.md §1).
     if !report.errors.is_empty() {
         return Ok(exit_code::USAGE);
     }
@@ -1461,7 +1461,7 @@ fn cmd_diff(a: DiffArgs, color: ColorChoice) -> crate::Result<i32> {
 /// `skipped` and `--show-files`).
 const WALKED_SKIPS_SHOWN: usize = 20;
 
-/// Warns about each file skipped while walking (SPEC §1: never a silent
+/// Warns about each file skipped while walking (docs/spec.md §1: never a silent
 /// skip), naming it and the reason; files named on the command line were
 /// warned about already, with the formats tried.
 fn warn_walked_skips(plan: &crate::inputs::Plan, verbose: bool) {
@@ -1473,7 +1473,7 @@ fn warn_walked_skips(plan: &crate::inputs::Plan, verbose: bool) {
         .filter(|s| !named.contains(&s.path))
         .partition(|s| crate::sidecars::is_sidecar_reason(&s.reason));
     // Files agents keep beside their sessions by design, and reports ctxlint
-    // wrote: one counted note (SPEC §1), each listed in JSON `skipped`.
+    // wrote: one counted note (docs/spec.md §1), each listed in JSON `skipped`.
     if !sidecars.is_empty() {
         say!(
             "ctxlint: note: {} sidecar file{} skipped (kept beside sessions by their agent, or a ctxlint report; `--show-files` lists them)",

@@ -1,16 +1,16 @@
 //! Effective settings: rule levels, patterns and thresholds. `ctxlint.toml`
-//! loading (with `[rules]`, `[[overrides]]`) fills these; defaults follow SPEC §2.
+//! loading (with `[rules]`, `[[overrides]]`) fills these; defaults follow docs/spec.md §2.
 
 use crate::finding::Severity;
 use crate::rule_id::RuleId;
 use regex::Regex;
 use std::collections::HashMap;
 
-/// Default system-event label pattern (SPEC CTX101).
+/// Default system-event label pattern (docs/spec.md CTX101).
 pub const DEFAULT_EVENT_PATTERN: &str = r"^System(?: \(untrusted\))?: \[[^\]]+\] .+$";
-/// Default minimum length of a paragraph counted as a context block (SPEC CTX102).
+/// Default minimum length of a paragraph counted as a context block (docs/spec.md CTX102).
 pub const DEFAULT_CONTEXT_BLOCK_MIN: usize = 64;
-/// Minimum length of an event text matched on its own (SPEC CTX101).
+/// Minimum length of an event text matched on its own (docs/spec.md CTX101).
 pub const EVENT_TEXT_MIN: usize = 16;
 
 /// Settings that rules read.
@@ -425,7 +425,7 @@ pub fn git_work_tree(dir: &Path) -> Option<PathBuf> {
     dir.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
 }
 
-/// Where each input's configuration comes from (SPEC §3).
+/// Where each input's configuration comes from (docs/spec.md §3).
 #[derive(Debug, Clone)]
 pub enum Source {
     /// `--isolated`: defaults only.
@@ -555,7 +555,7 @@ impl ConfigSet {
         std::sync::Arc::new(c)
     }
 
-    /// The project root fingerprint paths are relative to (SPEC §4): the
+    /// The project root fingerprint paths are relative to (docs/spec.md §4): the
     /// folder of the configuration in force, else the enclosing git work tree,
     /// else the folder of the baseline file, else the working directory.
     pub fn project_root(&self, config: &Config, path: &str) -> PathBuf {

@@ -1,4 +1,4 @@
-//! Continuity between the requests of a stream (SPEC §1): which earlier
+//! Continuity between the requests of a stream (docs/spec.md §1): which earlier
 //! request each request is compared with, whether it continues that request's
 //! conversation, starts a new one or crosses a compaction boundary, and — for
 //! a continuation — what was dropped and where the cache prefix first diverges.
@@ -69,7 +69,7 @@ pub enum Link {
         prev: usize,
     },
     /// Continues the conversation of `prev` (an earlier request whose history
-    /// it shares) but is another agent's (SPEC §1 *Lanes*): it shares neither
+    /// it shares) but is another agent's (docs/spec.md §1 *Lanes*): it shares neither
     /// the tool set nor the system prompt with any request of that
     /// conversation, so it starts its own lane and is compared with nothing.
     NewLane {
@@ -272,7 +272,7 @@ fn same_endpoint(a: &Request, b: &Request) -> bool {
         }
 }
 
-/// What decides a request's lane (SPEC §1 *Lanes*): its history keys, its
+/// What decides a request's lane (docs/spec.md §1 *Lanes*): its history keys, its
 /// tool names and its standing system prompt.
 struct Agent {
     /// History element keys (system elements and floating context left out).
@@ -390,7 +390,7 @@ fn related_prompts(a: &Agent, b: &Agent) -> bool {
     2 * common >= a.system.len().min(b.system.len())
 }
 
-/// Whether two requests are of the same agent (SPEC §1 *Lanes*): system
+/// Whether two requests are of the same agent (docs/spec.md §1 *Lanes*): system
 /// prompts equal or sharing half of the shorter, or the same tool set by
 /// names — but two non-empty tool sets without a common tool need equal
 /// prompts, and when one of them sends no system prompt, one tool set
@@ -496,7 +496,7 @@ const MAX_CANDIDATES: usize = 2048;
 
 /// The link of every request of a stream, in order.
 ///
-/// A request is compared with its **predecessor** (SPEC §1 *Lanes*): the
+/// A request is compared with its **predecessor** (docs/spec.md §1 *Lanes*): the
 /// latest earlier request of the same endpoint that it continues and that
 /// is of the same agent ([`same_agent`]); among several, the one whose
 /// history it extends furthest, then the latest. A request that continues
@@ -607,7 +607,7 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
     }
 }
 
-/// A request's lane (SPEC §1 *Lanes*), for `show`, `diff` and the HTML report.
+/// A request's lane (docs/spec.md §1 *Lanes*), for `show`, `diff` and the HTML report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lane {
     /// Lane number (0-based, in order of each lane's first request).
@@ -894,7 +894,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
     // Messages.
     let (ea, eb) = (history_elements(a), history_elements(b));
     // A history that is a prefix of the previous one's (a retry, or a fresh run
-    // of the same prompt) still reads the cache: never a rewrite (SPEC §1);
+    // of the same prompt) still reads the cache: never a rewrite (docs/spec.md §1);
     // its system prompts are still compared below.
     let (ha, hb): (Vec<u64>, Vec<u64>) = (
         ea.iter().filter(|e| !e.system).map(|e| e.key).collect(),
@@ -922,7 +922,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         if pair.rewrite.is_none() {
             let level = if x.system || y.system { Level::System } else { Level::Messages };
             if branch && level == Level::Messages {
-                // A new call from the same point (SPEC §1): not a rewrite.
+                // A new call from the same point (docs/spec.md §1): not a rewrite.
                 break;
             }
             pair.rewrite = Some(Rewrite {
@@ -946,7 +946,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
     pair
 }
 
-/// Whether `b` is a new call from the same point as `a` (SPEC §1): its
+/// Whether `b` is a new call from the same point as `a` (docs/spec.md §1): its
 /// history keeps `a`'s up to `a`'s last user turn and replaces that turn —
 /// what follows in `b` holds nothing a model wrote (no assistant element),
 /// so `a`'s reply is not carried after a changed turn. A few-shot

@@ -1,6 +1,6 @@
 //! `ctxlint diff`: a structural diff of two recorded requests, aligned in
 //! cache order (tools → system → messages), with the verdict of
-//! [`crate::conversation`] on top (SPEC §1, §3).
+//! [`crate::conversation`] on top (docs/spec.md §1, §3).
 //!
 //! The verdict is not computed here: [`diff`] asks `conversation::links`
 //! whether B continues A, starts a new conversation or crosses a compaction,
@@ -240,7 +240,7 @@ pub struct RequestDiff {
     /// Why B is not compared with A, for `NewConversation` when it is not about the history.
     pub note: Option<String>,
     /// When A and B are requests of one stream: the lane (agent) of each, and
-    /// the request the rules compare it with (SPEC §1 *Lanes*), as `show`
+    /// the request the rules compare it with (docs/spec.md §1 *Lanes*), as `show`
     /// says it; set by the caller ([`lanes_of`]).
     pub lanes: Option<[String; 2]>,
     /// Every element of both requests in cache order.
@@ -328,7 +328,7 @@ pub fn diff(a: &Request, b: &Request) -> RequestDiff {
         }
         Link::NewLane { .. } => {
             out.note = Some(
-                "B continues A's conversation but is another agent's request: it shares neither the tool set nor the system prompt with A, so it starts its own lane and is not compared with A (SPEC §1 Lanes)"
+                "B continues A's conversation but is another agent's request: it shares neither the tool set nor the system prompt with A, so it starts its own lane and is not compared with A"
                     .into(),
             );
         }
@@ -539,7 +539,7 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>, dead
     let ka: Vec<u64> = ea.iter().map(|e| e.key).collect();
     let kb: Vec<u64> = eb.iter().map(|e| e.key).collect();
     // Elements pair as a change when they are of one kind; a string-content
-    // message and a text block of that role are one kind (SPEC §1: the two
+    // message and a text block of that role are one kind (docs/spec.md §1: the two
     // serialisations of one element), so an edited turn re-sent in the other
     // shape shows as changed, with its text diff.
     let class = |r: &Request, e: &conversation::Element| {
@@ -834,7 +834,7 @@ mod tests {
     fn tools_change_is_a_rewrite_at_tools_with_a_json_diff() {
         // One agent (the same system prompt) whose tool set was swapped: a
         // rewrite at the tools level. Without the shared prompt the two
-        // disjoint tool sets are two agents (SPEC §1 Lanes): not compared.
+        // disjoint tool sets are two agents (docs/spec.md §1 Lanes): not compared.
         let sys = json!({"role":"system","content":"You are the billing agent."});
         let a = req(
             "openai-chat",

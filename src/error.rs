@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-/// Exit codes documented in SPEC §4.
+/// Exit codes documented in docs/spec.md §4.
 pub mod exit_code {
     /// No finding at or above the failing severity.
     pub const OK: i32 = 0;
@@ -58,7 +58,7 @@ pub enum Error {
         reason: String,
     },
     /// A file forced to a format (`--input-format`) that it does not fit:
-    /// none of its records has the fields that format requires (SPEC §1).
+    /// none of its records has the fields that format requires (docs/spec.md §1).
     #[error("{}: --input-format {format}: {missing}; the file does not fit that format", shown(path))]
     DoesNotFit {
         /// The path as given.
@@ -85,7 +85,7 @@ pub enum Error {
 }
 
 impl Error {
-    /// The process exit code for this error (SPEC §4).
+    /// The process exit code for this error (docs/spec.md §4).
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Internal(_) => exit_code::INTERNAL,

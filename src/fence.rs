@@ -1,5 +1,5 @@
 //! `ctxlint fence`: is NEW an append-only, runner-owned extension of OLD?
-//! (SPEC §3).
+//! (docs/spec.md §3).
 //!
 //! A runner that releases its session-file lock (for a model call, say) takes
 //! a snapshot of the file — a copy (OLD) or a fingerprint (OLD's size and
@@ -71,7 +71,7 @@ const DIFF_WIDTH: usize = 160;
 /// Bytes of a malformed appended line kept to recognise its id later.
 const KEEP_RAW: usize = 64 * 1024;
 
-/// What `fence` concluded (SPEC §3). The first two exit 0, the rest 1.
+/// What `fence` concluded (docs/spec.md §3). The first two exit 0, the rest 1.
 ///
 /// When several apply, the first in this order wins: `Identical`, `Truncate`,
 /// `Replaced`, `Rewrite`, `AppendMalformed`, `AppendForeign`, `AppendOwned`.
@@ -147,7 +147,7 @@ pub enum Baseline {
 pub struct FenceOptions {
     /// Kinds the runner owns, replacing the format's default: entry `type`s and
     /// message roles (pi `message.role`, Claude Code `message.role`, Codex
-    /// `payload.type` / `payload.role`). `None` = the default of SPEC §3.
+    /// `payload.type` / `payload.role`). `None` = the default of docs/spec.md §3.
     pub owned: Option<Vec<String>>,
     /// Compute the SHA-256 of OLD and NEW for [`FenceReport::old`] / [`FenceReport::new`].
     /// Costs one hash pass (shared where the files agree); off by default.

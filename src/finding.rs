@@ -1,4 +1,4 @@
-//! Findings: what a rule reports, in the shape of SPEC §4's JSON output.
+//! Findings: what a rule reports, in the shape of docs/spec.md §4's JSON output.
 
 use crate::rule_id::RuleId;
 use serde::Serialize;
@@ -22,7 +22,7 @@ pub struct Related {
 
 /// One defect found in one input.
 ///
-/// Field names and meanings follow SPEC §4. Locations are filled in two steps:
+/// Field names and meanings follow docs/spec.md §4. Locations are filled in two steps:
 /// a rule sets `path`, `pointer`, `line` (for JSONL) and `request`; the
 /// pipeline then resolves `column` and `byte_offset` from the source bytes.
 #[derive(Debug, Clone, Serialize)]
@@ -38,7 +38,7 @@ pub struct Finding {
     pub message: String,
     /// Path as given on the command line (relative stays relative).
     pub path: String,
-    /// Input format id (SPEC §1), e.g. `pi-session`.
+    /// Input format id (docs/spec.md §1), e.g. `pi-session`.
     pub format: &'static str,
     /// 1-based line of the offending element.
     pub line: Option<u32>,

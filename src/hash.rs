@@ -1,7 +1,7 @@
 //! Fast, stable 64-bit hashes for duplicate detection (xxh3, via `xxhash-rust`),
 //! and the canonical JSON hash used to compare elements "by what is sent"
 //! (key order, whitespace between tokens and `cache_control` markers ignored;
-//! text inside strings compared byte for byte — SPEC §2 must-not-fire list).
+//! text inside strings compared byte for byte — docs/spec.md §2 must-not-fire list).
 
 use serde_json::Value;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};

@@ -30,7 +30,7 @@ pub struct DiscoverOptions {
     /// Files this run writes (`-o`, `--write-baseline`) or reads as settings
     /// (`--baseline`, `--config`), as given: a walk passes over them without
     /// reading or listing them, so `check . -o report.sarif` never reads the
-    /// report it is writing, nor the one an earlier run wrote there (SPEC §4).
+    /// report it is writing, nor the one an earlier run wrote there (docs/spec.md §4).
     pub not_inputs: Vec<PathBuf>,
     /// `--exclude`: files and folders a walk leaves out, matched against
     /// their name and their path below the walked folder.
@@ -182,7 +182,7 @@ struct Candidate {
 /// Never fails for one input: a path that cannot be read is recorded in
 /// [`Plan::errors`], a file that matches no format in [`Plan::skipped`] (and,
 /// when it was named on the command line, in [`Plan::unrecognised`]), and the
-/// other paths are still planned (SPEC §1: one unrecognised file never stops a
+/// other paths are still planned (docs/spec.md §1: one unrecognised file never stops a
 /// run). Request-body files of one format named on the command line are
 /// grouped by directory exactly as a walk of that directory groups them.
 pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {

@@ -63,7 +63,7 @@ pub struct CheckOptions {
     pub discover: DiscoverOptions,
 }
 
-/// One checked input in the summary (SPEC §4 `files`).
+/// One checked input in the summary (docs/spec.md §4 `files`).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct FileSummary {
     /// Display path.
@@ -160,7 +160,7 @@ pub struct CheckReport {
     /// Files named on the command line that match no format (each one warned about).
     pub unrecognised: Vec<Error>,
     /// Inputs that could not be checked (I/O, format or configuration
-    /// errors), in input order; the rest were (SPEC §4 `failed`).
+    /// errors), in input order; the rest were (docs/spec.md §4 `failed`).
     pub errors: Vec<Failed>,
     /// The failing severity (`fail-on`) of each finding's path, where its
     /// configuration sets one (default: warning).
@@ -282,7 +282,7 @@ pub fn check_input_counted(input: &Input, job: &Job, config: &config::Config) ->
     (findings, unlisted)
 }
 
-/// Transcript findings carry the 0-based step index in `request` (SPEC §4):
+/// Transcript findings carry the 0-based step index in `request` (docs/spec.md §4):
 /// the step the reported entry is, or is first sent in (a line that is no
 /// entry, such as a torn line, takes the next entry's).
 fn set_step_indices(t: &model::Transcript, findings: &mut [Finding]) {
@@ -314,8 +314,8 @@ pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u6
 }
 
 /// Runs `check` over discovered jobs, each with the configuration in force for
-/// it (SPEC §3: the nearest `ctxlint.toml` from its folder upward), its
-/// fingerprint paths relative to that configuration's project root (SPEC §4).
+/// it (docs/spec.md §3: the nearest `ctxlint.toml` from its folder upward), its
+/// fingerprint paths relative to that configuration's project root (docs/spec.md §4).
 /// A job whose configuration is invalid is an error; the others are checked.
 pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(dyn Fn(u64) + Sync)) -> CheckReport {
     check_plan_observed(plan, configs, tick, false).0
@@ -471,7 +471,7 @@ pub fn sort_findings(findings: &mut [Finding]) {
     });
 }
 
-/// Sorts findings and assigns fingerprints (SPEC §4: a hash of rule,
+/// Sorts findings and assigns fingerprints (docs/spec.md §4: a hash of rule,
 /// project-relative path, normalised offending text and its occurrence number
 /// among equal ones), the project root found as `check` finds it with no
 /// `--config` or baseline: the folder of the nearest `ctxlint.toml`, else the

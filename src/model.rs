@@ -1,6 +1,6 @@
 //! The normalised model every loader produces and every rule reads.
 //!
-//! Two shapes of input exist (SPEC §1):
+//! Two shapes of input exist (docs/spec.md §1):
 //! - a **transcript** (`pi-session`, `claude-code`, `codex-rollout`): a list of
 //!   entries in write order, forming a tree by id/parent; the model calls
 //!   (steps) and their contexts are rebuilt from it by [`crate::analysis::Tree`];
@@ -24,7 +24,7 @@ use crate::packed::{MessageArena, MsgRef, PackedMessage};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// Format ids of SPEC §1, as `&'static str` (e.g. `"pi-session"`).
+/// Format ids of docs/spec.md §1, as `&'static str` (e.g. `"pi-session"`).
 pub type FormatId = &'static str;
 
 /// One loaded input: a transcript file, or a stream of requests.
@@ -41,7 +41,7 @@ pub struct Input {
     pub bad_lines: Vec<BadLine>,
     /// Malformed lines past those kept in `bad_lines`: counted, not kept.
     pub more_bad_lines: usize,
-    /// Elements skipped because they match no request format (counted, SPEC §1).
+    /// Elements skipped because they match no request format (counted, docs/spec.md §1).
     pub skipped: usize,
     /// Records kept but not understood (unknown entry types), counted for `show`.
     pub unknown_records: usize,
@@ -186,7 +186,7 @@ impl Role {
     }
 }
 
-/// What a message is, beyond its role (decides *user turn*, SPEC §1).
+/// What a message is, beyond its role (decides *user turn*, docs/spec.md §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MessageKind {
     /// A system prompt / instructions message or part.
@@ -601,7 +601,7 @@ pub enum Parent {
     Detached,
 }
 
-/// What an entry is for context rebuilding (SPEC §1 *bookkeeping*).
+/// What an entry is for context rebuilding (docs/spec.md §1 *bookkeeping*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
     /// Part of the conversation: carries a message sent to the model (or a summary).
@@ -824,7 +824,7 @@ impl Entry {
     pub fn assistant_facts(&self) -> Option<AssistantInfo> {
         self.has_message().then(|| PackedMessage::assistant_of(self.head)).flatten()
     }
-    /// Whether the entry is a user turn (SPEC §1).
+    /// Whether the entry is a user turn (docs/spec.md §1).
     pub fn is_user_turn(&self) -> bool {
         self.class == Class::Conversation && self.kind() == Some(MessageKind::UserTurn)
     }
@@ -904,7 +904,7 @@ pub struct Request {
     /// `user_<hash>_account_<uuid>_session_<uuid>` form; see
     /// [`crate::formats::anthropic::claude_code_session_id`]), or an exchange
     /// log's `x-claude-code-session-id` / `session_id` request header. Two
-    /// requests with different session ids are different conversations (SPEC
+    /// requests with different session ids are different conversations (docs/spec.md
     /// §1); unlike [`Request::conversation_id`] an equal one says nothing of a
     /// server-held prefix.
     pub session_id: Option<Box<str>>,
@@ -985,7 +985,7 @@ pub enum Outcome {
     /// what the runtime sends next is its recovery, not a continuation to compare.
     PromptError,
     /// A recorded exchange whose response has an HTTP error status, or none
-    /// (a cassette, HAR or exchange log: a failed attempt, SPEC §1). Unlike
+    /// (a cassette, HAR or exchange log: a failed attempt, docs/spec.md §1). Unlike
     /// [`Outcome::PromptError`] the next request is still compared with it.
     Failed,
 }

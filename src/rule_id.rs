@@ -72,7 +72,7 @@ impl RuleId {
         RuleId::BrokenParentChain,
     ];
 
-    /// Stable code, name and default severity (SPEC §2), in one table.
+    /// Stable code, name and default severity (docs/spec.md §2), in one table.
     const fn row(self) -> (&'static str, &'static str, Severity) {
         use Severity::*;
         match self {

@@ -1,5 +1,5 @@
 //! What ctxlint promises about the files it touches (README, "What ctxlint
-//! promises"; SPEC §4, §5): an output path that is, or resolves through links
+//! promises"; docs/spec.md §4, §5): an output path that is, or resolves through links
 //! to, an input (for `repro`, one that lies inside an input folder or beside an
 //! input) is refused before anything is read or written
 //! ([`refuse_outputs_on_inputs`]); reports are written to a
@@ -145,7 +145,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 pub enum Beside {
     /// Only an input itself is refused: a report may lie beside an input
     /// file or inside a folder being checked (`check . -o report.sarif`,
-    /// what CI jobs write; SPEC §4). The caller leaves that file out of the
+    /// what CI jobs write; docs/spec.md §4). The caller leaves that file out of the
     /// run's inputs ([`crate::inputs::DiscoverOptions::not_inputs`]):
     /// reports of `check`, `show`, `diff`, `fence`, and `--write-baseline`.
     Allowed,

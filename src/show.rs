@@ -129,7 +129,7 @@ pub struct Unit {
     pub context_len: usize,
     /// Compact mode: how the context relates to the previous unit's.
     pub delta: Option<Delta>,
-    /// A request's lane (SPEC §1 *Lanes*): the agent it belongs to and the
+    /// A request's lane (docs/spec.md §1 *Lanes*): the agent it belongs to and the
     /// request it is compared with (streams only).
     pub lane: Option<crate::conversation::Lane>,
     /// Messages in order: the whole context, or (compact mode) those after

@@ -1,6 +1,6 @@
 //! Known sidecar files: files an agent keeps beside its sessions by design
 //! (an index, a lock, a prompt history, UI state, metadata) and reports
-//! ctxlint itself wrote (SPEC §1). They are never inputs: a walk that meets
+//! ctxlint itself wrote (docs/spec.md §1). They are never inputs: a walk that meets
 //! one — or a command line that names one — skips it with a reason that
 //! starts with [`SIDECAR`], listed under `skipped` in JSON and
 //! `--show-files`, counted in one note on standard error (not a warning each)

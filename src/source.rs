@@ -2,7 +2,7 @@
 //! split line by line with `memchr` without holding the file in memory.
 //!
 //! Inputs are opened read-only and never written, locked or created beside
-//! (SPEC §5). Special files (FIFOs, sockets, devices) are refused before they
+//! (docs/spec.md §5). Special files (FIFOs, sockets, devices) are refused before they
 //! are opened, so a FIFO with no writer cannot hang ctxlint.
 //!
 //! Standard input is read as a stream too ([`spool`]): up to

@@ -2,7 +2,7 @@
 //! roots, ids reused with other content, cycles, bookkeeping side-leaves),
 //! found once per transcript: `broken-parent-chain` reports them and every
 //! pairing rule reads which entries they cut off (report the cause, not the
-//! cascade: SPEC §2).
+//! cascade: docs/spec.md §2).
 
 use super::tree::Tree;
 use crate::model::*;

@@ -1,5 +1,5 @@
 //! Tool-call / tool-result pairing, shared by `unanswered-tool-call` and
-//! `orphan-tool-result` (SPEC §1, CTX301/CTX302).
+//! `orphan-tool-result` (docs/spec.md §1, CTX301/CTX302).
 //!
 //! In a request, calls and results pair by id in message order: a call must be
 //! answered before the next model output or user turn. In a transcript,
@@ -88,7 +88,7 @@ pub fn request(r: &Request) -> Vec<Pairing> {
         // A user turn closes the calls still open, after its own results: a
         // result answers its call wherever it sits among the message's blocks
         // (Anthropic puts `tool_result` blocks first and may follow them with
-        // text such as a `<system-reminder>`; SPEC §2 CTX301).
+        // text such as a `<system-reminder>`; docs/spec.md §2 CTX301).
         if m.kind == MessageKind::UserTurn {
             flush(&mut open, &mut out);
         }
@@ -117,7 +117,7 @@ pub fn request(r: &Request) -> Vec<Pairing> {
 
 /// Whether the request's history is partly held by the provider (a Responses
 /// `conversation` object): a result whose call is not in the request answers
-/// the server-held prefix, as with `previous_response_id` (SPEC §2 CTX302).
+/// the server-held prefix, as with `previous_response_id` (docs/spec.md §2 CTX302).
 fn server_held(r: &Request) -> bool {
     r.body_format == "openai-responses" && r.conversation_id.is_some()
 }

@@ -1,4 +1,4 @@
-//! Replayed user turns (SPEC §2 CTX203), found once per transcript in write
+//! Replayed user turns (docs/spec.md §2 CTX203), found once per transcript in write
 //! order: `duplicate-user-turn` reports them, `duplicate-reply` and
 //! `duplicate-context-block` read them (a replayed turn is the same turn as
 //! its previous copy).
@@ -20,7 +20,7 @@ pub struct Replay {
 
 /// A copy written more than this long after the failed attempt's last own
 /// entry (model-side entry or error record, never bookkeeping) is a new turn (a scheduled poll, a person asking again later), not a replay
-/// (SPEC §2 CTX203).
+/// (docs/spec.md §2 CTX203).
 pub const REPLAY_WINDOW_SECS: u32 = 600;
 
 /// A copy whose timestamps were rendered anew (its text differs from the
@@ -56,7 +56,7 @@ fn inner_late(t: &Transcript, e: &Entry, last: Option<u32>, rerendered: bool) ->
 
 /// Claude Code's interrupt marker, the user content it writes when the person
 /// stops a run (`[Request interrupted by user]`, `… for tool use]`): it ends
-/// an aborted attempt (SPEC §1 failed attempt; shapes as read by
+/// an aborted attempt (docs/spec.md §1 failed attempt; shapes as read by
 /// daaain/claude-code-log).
 fn is_interrupt_marker(text: &str, hash: u64) -> bool {
     // A model-side text (tool results) may be kept only by its hash.

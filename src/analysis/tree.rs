@@ -1,5 +1,5 @@
 //! Rebuilt contexts: the tree of a transcript and what each model call (step)
-//! saw (SPEC §1), computed once per transcript and shared by every rule.
+//! saw (docs/spec.md §1), computed once per transcript and shared by every rule.
 //!
 //! A step's context is the path from the root to its parent, cut at the last
 //! compaction on that path (its summary plus the kept entries), without

@@ -1,4 +1,4 @@
-//! When two user turns are "the same turn" (SPEC §2 CTX102 and CTX203): their
+//! When two user turns are "the same turn" (docs/spec.md §2 CTX102 and CTX203): their
 //! texts are equal once per-message envelopes, re-rendered system-event label
 //! lines and timestamps are set aside. A runtime that re-sends a turn
 //! re-renders those parts, and a scheduled prompt (a heartbeat poll, a cron

@@ -19,7 +19,7 @@
 //!   a call without a result: pending at the end of the chat (a client-side
 //!   tool waiting for the user), unanswered once a later message follows.
 //!
-//! One file is one history snapshot (SPEC §1): a request-like element. A user
+//! One file is one history snapshot (docs/spec.md §1): a request-like element. A user
 //! or system `UIMessage` is one message (pointer `/i`) with a block per part
 //! (`/i/parts/j`); an assistant `UIMessage` is one message per step, and the
 //! step's tool results one tool-role message after it, each result a block at

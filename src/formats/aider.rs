@@ -36,7 +36,7 @@
 //!   one [`Request`] of one stream (the file), numbered from 0 in file order;
 //!   its `LLM RESPONSE` block is its reply (read and checked for shape; a
 //!   Chat-shaped stream has no response id, so continuity is decided by the
-//!   histories' first elements as for every Chat stream, SPEC §1).
+//!   histories' first elements as for every Chat stream, docs/spec.md §1).
 //! - Within a block, each `-------` line starts a message; the role is the
 //!   tag of its first line (`SYSTEM`, `USER`, `ASSISTANT`, `DEVELOPER`,
 //!   `TOOL`, `FUNCTION`). A message is list content when its first line is
@@ -62,7 +62,7 @@
 //!   line is a bad line. A complete block without a response (Aider killed
 //!   while waiting) is loaded: the request was sent.
 //!
-//! Pointers (SPEC §1, "a JSON Pointer into that line's object" for JSONL):
+//! Pointers (docs/spec.md §1, "a JSON Pointer into that line's object" for JSONL):
 //! each request's pointer is `""` and its line is its `TO LLM` header;
 //! pointers inside it are relative to the block, as if the block were the
 //! Chat body `{"messages": […]}`: `/messages/M` is the message after the
@@ -124,7 +124,7 @@ fn header(line: &str) -> Option<Header> {
 }
 
 /// Whether the first non-blank line of `head` (the start of a file, a UTF-8
-/// BOM aside) is a `TO LLM <timestamp>` header: detection (SPEC §1).
+/// BOM aside) is a `TO LLM <timestamp>` header: detection (docs/spec.md §1).
 pub fn sniff(head: &[u8]) -> bool {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let Some(line) = head.split(|&c| c == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)) else {
@@ -141,7 +141,7 @@ pub fn sniff(head: &[u8]) -> bool {
 }
 
 /// What a forced `--input-format aider-llm-history` requires and a file
-/// lacks (SPEC §1): no line of it is a `TO LLM <timestamp>` header.
+/// lacks (docs/spec.md §1): no line of it is a `TO LLM <timestamp>` header.
 pub const MISSING: &str =
     "no line is a `TO LLM <timestamp>` header (an Aider LLM history file is blocks that start with one)";
 
@@ -888,7 +888,7 @@ mod tests {
             "I have *added these files to the chat* so you can edit them.\nraw second line\n\nUSER third"
         );
         assert_eq!(m.blocks[0].pointer, "/messages/0/content/0");
-        // The same message logged as a string hashes alike (SPEC §1).
+        // The same message logged as a string hashes alike (docs/spec.md §1).
         let s = parse(
             "TO LLM 2025-03-14T09:26:53\n-------\nUSER I have *added these files to the chat* so you can edit them.\nUSER raw second line\nUSER \nUSER USER third\n",
         );

@@ -6,7 +6,7 @@
 //! `tool_result{tool_use_id,content}`, `thinking`, `redacted_thinking`,
 //! `compaction`, server tool blocks). `cache_control` may sit on any block.
 //! A string `content` (or `system`) is hashed as its one-text-block form, so
-//! that the two serialisations compare equal (SPEC §1).
+//! that the two serialisations compare equal (docs/spec.md §1).
 //!
 //! `metadata.user_id` carries Claude Code's session id (read into
 //! [`Request::session_id`], see [`claude_code_session_id`]).

@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// Keys never compared between requests (SPEC §2: `cache_control` markers move).
+/// Keys never compared between requests (docs/spec.md §2: `cache_control` markers move).
 pub const IGNORED_KEYS: &[&str] = &["cache_control"];
 
 /// Canonical hash of an element, `cache_control` ignored.
@@ -17,7 +17,7 @@ pub fn chash(v: &Value) -> u64 {
 
 /// The text of a content list that is exactly one plain text block
 /// (`[{"type":"text","text":…}]`, `cache_control` aside): the block-list
-/// serialisation of a string content. SPEC §1 compares a Chat/Anthropic
+/// serialisation of a string content. docs/spec.md §1 compares a Chat/Anthropic
 /// message with string content equal to the same message with such a list
 /// (Claude Code re-sends earlier user turns as strings and the latest as one
 /// text block carrying `cache_control`). Two text blocks, or a block with any
@@ -134,7 +134,7 @@ pub fn set_tools(r: &mut Request, base: &str, key: &str, v: Option<&Value>) {
     }
 }
 
-/// Whether a recorded exchange's response says the model call failed (SPEC
+/// Whether a recorded exchange's response says the model call failed (docs/spec.md
 /// §1 *failed attempt*): an HTTP error status (≥ 400) — `status` as a number,
 /// vcrpy's `{code, message}` mapping, or `status_code` — or no response: a
 /// `null` one, or (HAR) status 0, which a browser writes for a request that

@@ -2,7 +2,7 @@
 //! sub-agents in `<session>/subagents/agent-*.jsonl`).
 //!
 //! Format facts (from real sessions of CC 1.0.51 – 2.1.114 in the corpus,
-//! daaain/claude-code-log's parser and its test data, and SPEC §1):
+//! daaain/claude-code-log's parser and its test data, and docs/spec.md §1):
 //! - every record is one JSON object with a `type`. Conversation records
 //!   (`user`, `assistant`, `system`, `attachment`, `progress`) carry `uuid`,
 //!   `parentUuid` (`null` = a root), `sessionId`, `isSidechain`; they form a
@@ -397,7 +397,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
                 // retries; when the tries are spent it writes an API-error stub,
                 // and when the person interrupts the retries it writes
                 // `[Request interrupted by user]` (shapes as read by
-                // daaain/claude-code-log and ryoppippi/ccusage; SPEC §1 failed
+                // daaain/claude-code-log and ryoppippi/ccusage; docs/spec.md §1 failed
                 // attempt). Loaded as a failed assistant stub that is no model
                 // call and is never sent again, like OpenClaw's prompt-error record.
                 entry.class = Class::Conversation;
@@ -420,7 +420,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
         // Claude Code writes its bookkeeping when the *next* run starts (a
         // `queue-operation` for the typed prompt, an `away_summary` after a
         // break, `last-prompt`, snapshots): such a record never dates the
-        // attempt before it (SPEC §2 CTX203: the failed attempt's last entry is
+        // attempt before it (docs/spec.md §2 CTX203: the failed attempt's last entry is
         // its own last model-side entry or error record).
         entry.time = 0;
     }

@@ -3,7 +3,7 @@
 //! `body` (claude-trace, claude-tap and similar proxies; see claude-tap's
 //! `tests/fixtures/*.jsonl`). A body may also be a JSON string. Lines whose
 //! body matches no request format (token counting, model listing) are
-//! skipped and counted; the request index counts them (SPEC §1).
+//! skipped and counted; the request index counts them (docs/spec.md §1).
 //!
 //! A line's `request.headers` (an object of header names, in any case, to a
 //! string or a list of strings: claude-tap's

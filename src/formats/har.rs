@@ -11,7 +11,7 @@
 //! "encoding"?}, …}, "cache", "timings", …}`. Browsers add `_`-prefixed
 //! fields (`_initiator`, `_resourceType`, `_priority`), which are ignored.
 //!
-//! One archive is one stream (SPEC §1). Every entry whose request is a model
+//! One archive is one stream (docs/spec.md §1). Every entry whose request is a model
 //! call becomes a request: a `POST` whose `postData.text` is a JSON body of a
 //! request format (OpenAI Chat or Responses, Anthropic Messages, Gemini,
 //! Bedrock Converse), loaded by that format's parser. The body format follows

@@ -14,7 +14,7 @@
 //! `langgraph dev` server returned (langgraph 1.2.24, langgraph-api 0.16.7).
 //! Messages of `messages_to_dict` (`{type, data: {...}}`) are read too.
 //!
-//! One file is one history snapshot (SPEC §1): message `i` is at
+//! One file is one history snapshot (docs/spec.md §1): message `i` is at
 //! `/values/messages/i`, content blocks at `…/content/j`, tool calls at
 //! `…/tool_calls/k`. `type` `human` is a user turn, `ai` the model, `tool` a
 //! tool result, `system` a system prompt. A trailing AI message whose calls

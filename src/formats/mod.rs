@@ -1,4 +1,4 @@
-//! Input formats: detection by content (SPEC §1) and the registry of loaders.
+//! Input formats: detection by content (docs/spec.md §1) and the registry of loaders.
 //! One file per format; each documents the upstream source of its facts.
 
 pub mod ai_sdk;
@@ -85,7 +85,7 @@ pub fn is_body_format(f: FormatId) -> bool {
     )
 }
 
-/// Whether files of format `f` in one directory form one stream (SPEC §1):
+/// Whether files of format `f` in one directory form one stream (docs/spec.md §1):
 /// request bodies and history snapshots, except OpenAI Agents SDK sessions,
 /// which the SDK keeps one per session and appends to in place (files side
 /// by side are different sessions).
@@ -119,7 +119,7 @@ pub fn parse_format_id(s: &str) -> Option<FormatId> {
 pub const PEEK: usize = 256 * 1024;
 
 /// JSONL detection reads at least this many records (and at least [`PEEK`]
-/// bytes) before it gives up, when no record decides sooner (SPEC §1).
+/// bytes) before it gives up, when no record decides sooner (docs/spec.md §1).
 pub const MIN_RECORDS: u32 = 64;
 
 /// JSONL detection reads no further than this once it has seen 8 records
@@ -170,7 +170,7 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
     })
 }
 
-/// Detects the format of an input by its content (SPEC §1).
+/// Detects the format of an input by its content (docs/spec.md §1).
 ///
 /// JSONL: records are read until one decides, at least the first
 /// [`MIN_RECORDS`] records and the first [`PEEK`] bytes (no more than
@@ -334,7 +334,7 @@ fn sniff_record(v: &Value) -> Sniff {
     Sniff::Undecided
 }
 
-/// Recognises one JSONL record (SPEC §1 "recognised by"). OpenClaw
+/// Recognises one JSONL record (docs/spec.md §1 "recognised by"). OpenClaw
 /// trajectory events carry `type` and `sessionId` too: their `traceSchema`
 /// decides first.
 pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
@@ -405,7 +405,7 @@ type RecordTest = fn(&Value) -> bool;
 
 /// Checks that `src` fits `format`, which was forced on it
 /// (`--input-format`): at least one of its records has the fields the format
-/// requires (SPEC §1: otherwise an error naming what is missing, never a clean
+/// requires (docs/spec.md §1: otherwise an error naming what is missing, never a clean
 /// pass). JSONL formats: a record as detection recognises them (a line that does
 /// not parse fits nothing); body formats: the document's top-level fields; a
 /// cassette: a top-level `interactions` key; an Aider LLM history: a

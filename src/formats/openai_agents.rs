@@ -13,7 +13,7 @@
 //! `reasoning`, hosted-tool calls — and the runner sends them, in order, as
 //! the next request's `input`.
 //!
-//! One file is one history snapshot (SPEC §1): each item is one message
+//! One file is one history snapshot (docs/spec.md §1): each item is one message
 //! (pointer `/i`), read as the Responses loader reads input items. A list
 //! that repeats its own beginning — the whole history saved again after
 //! itself (`session.add_items(await session.get_items())`, instead of only

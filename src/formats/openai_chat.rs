@@ -7,7 +7,7 @@
 //! tool messages answer them by `tool_call_id`. Some proxies (LiteLLM) pass
 //! Anthropic-shaped `tool_use` / `tool_result` blocks inside `content`: they
 //! are read as such (mixed shapes pair by id). A `content` list of exactly
-//! one plain text part is compared as the string it serialises (SPEC §1).
+//! one plain text part is compared as the string it serialises (docs/spec.md §1).
 
 use super::anthropic;
 use super::body::*;
@@ -64,7 +64,7 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
     match content {
         Value::String(t) => {
             // With `tool_calls` the blocks are the elements: the text is hashed
-            // as its one-text-part form (SPEC §1).
+            // as its one-text-part form (docs/spec.md §1).
             let mut b = text_block(BlockKind::Text, mp.clone(), t, content);
             b.json_hash = text_block_hash(t);
             msg.blocks.push(b);
@@ -74,7 +74,7 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
         }
         Value::Array(a) => {
             // A list of exactly one plain text part is the string content
-            // serialised another way (SPEC §1): the message is one element,
+            // serialised another way (docs/spec.md §1): the message is one element,
             // hashed as if its content were that string.
             if let Some(t) = single_text_block(content).filter(|_| m.get("tool_calls").is_none()) {
                 let mut as_string = m.clone();

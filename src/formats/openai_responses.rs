@@ -162,7 +162,7 @@ fn plain_message_hash(role: &str, text: &str) -> u64 {
 /// `{"role", "content": t}`, with `"type": "message"`, or with content a list
 /// of one `input_text` / `output_text` / `text` part holding only `type` and
 /// `text`. A string `input` is such a user message; SDKs write the same
-/// message in any of these forms from one request to the next (SPEC §1:
+/// message in any of these forms from one request to the next (docs/spec.md §1:
 /// serialisation-only differences are removed).
 fn plain_message_text(it: &Value) -> Option<(&str, &str)> {
     let o = it.as_object()?;

@@ -74,7 +74,7 @@ pub fn sniff_entry(v: &serde_json::Value) -> bool {
         && (ty != "message" || o.get("message").and_then(|m| m.get("role")).is_some_and(|r| r.is_string()))
 }
 
-/// The record facts of a pi session (SPEC §1; used by [`load`] and by `fence`):
+/// The record facts of a pi session (docs/spec.md §1; used by [`load`] and by `fence`):
 /// ids and parents from v2 on, `session` headers, and the kinds the runner
 /// writes itself (`assistant`, `toolResult` and `bashExecution` messages,
 /// `custom`, `label`, `session_info`; user messages and the rest come from
@@ -535,7 +535,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
             // `src/agents/pi-embedded-runner/run/attempt.ts`: `customType:
             // "openclaw:prompt-error"`, `data: {timestamp, runId, sessionId,
             // provider, model, api, error}`), then the fallback model gets the
-            // same user message again. It is a failed attempt (SPEC §1): a failed
+            // same user message again. It is a failed attempt (docs/spec.md §1): a failed
             // assistant stub, never sent and not a model call, that informs
             // `duplicate-user-turn` and `duplicate-reply`.
             let data = raw.data.and_then(|d| serde_json::from_str::<RawCustomData>(d.get()).ok());

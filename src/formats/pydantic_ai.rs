@@ -13,7 +13,7 @@
 //! `builtin-tool-call` / `builtin-tool-return` (hosted tools), `file`.
 //!
 //! One file is one history snapshot: one request-like element of a stream
-//! (SPEC §1). Every part is one element and one [`Message`] (pointer
+//! (docs/spec.md §1). Every part is one element and one [`Message`] (pointer
 //! `/i/parts/j`). Parts are compared by what is sent — part kind, content,
 //! tool name, arguments, call id — never by timestamps, `run_id`, usage or
 //! provider metadata. Standing system prompts are the `system-prompt` parts

@@ -8,7 +8,7 @@
 //! One cassette is one stream; the request index is the 0-based interaction
 //! index, counting interactions skipped because they are not model calls
 //! (token counting, file uploads, model listing, bodies that match no request
-//! format), which are counted in [`Input::skipped`] (SPEC §1). Pointers go
+//! format), which are counted in [`Input::skipped`] (docs/spec.md §1). Pointers go
 //! into the whole document (`/interactions/3/request/parsed_body/messages/1`;
 //! for a JSON string body, the pointer continues into the embedded JSON after
 //! `/interactions/3/request/body`). The endpoint is the URI's path. Response
@@ -306,7 +306,7 @@ pub fn response_id_in_text(text: &str) -> Option<Box<str>> {
 }
 
 /// Why a YAML file with `interactions:` is skipped when that key holds a
-/// mapping (SPEC §1: not a list of request/response pairs).
+/// mapping (docs/spec.md §1: not a list of request/response pairs).
 pub const NOT_A_CASSETTE: &str = "a YAML file whose `interactions` is a mapping, not a list of request/response pairs: no VCR cassette (e.g. Mirascope's own response cache)";
 
 /// Whether the top-level `interactions:` key of a block YAML text (its first
@@ -509,7 +509,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             r.endpoint = Some(endpoint.into());
         }
         r.response_id = it.response.as_ref().and_then(response_id);
-        // An HTTP error status is a failed attempt (SPEC §1).
+        // An HTTP error status is a failed attempt (docs/spec.md §1).
         if let Some(resp) = &it.response {
             if super::body::response_failed(Some(&resp.0)) {
                 r.outcome = Some(Outcome::Failed);

@@ -1,6 +1,6 @@
 //! Rendering a [`FenceReport`] (`ctxlint fence`): `full` (verdict, a table of
 //! the appended entries, the findings with the rewrite diff) and `json`
-//! (SPEC §4 plus the fence fields `verdict`, `old`, `new`, `first_difference`
+//! (docs/spec.md §4 plus the fence fields `verdict`, `old`, `new`, `first_difference`
 //! and `appended`).
 
 use crate::fence::FenceReport;

@@ -1,4 +1,4 @@
-//! `html`: one self-contained triage page (SPEC §4) for a check report.
+//! `html`: one self-contained triage page (docs/spec.md §4) for a check report.
 //!
 //! **One file, not a folder.** A triage report is attached to bug reports
 //! and kept as a CI artifact, so it is a single HTML file that works from
@@ -96,7 +96,7 @@ pub struct Page {
     pub file: Vec<u32>,
     /// Streams: the files the requests are read from (masked); findings name these.
     pub files: Vec<String>,
-    /// Streams: each request's lane (SPEC §1 *Lanes*), as `show` says it
+    /// Streams: each request's lane (docs/spec.md §1 *Lanes*), as `show` says it
     /// ("lane 1 (system "…"), compared with request 0"); empty for transcripts.
     pub lane: Vec<String>,
     /// The messages, one JSON array per [`CHUNK`] units.
@@ -358,7 +358,7 @@ impl Page {
             let hot: BTreeSet<usize> = findings.iter().filter_map(|f| f.request).collect();
             let all = s.requests.len() <= DIFF_ALL_UNDER;
             // Each request is diffed with the request the rules compare it
-            // with (its lane's predecessor, SPEC §1 Lanes), else the one before.
+            // with (its lane's predecessor, docs/spec.md §1 Lanes), else the one before.
             let lanes = crate::conversation::lanes(s);
             for k in 1..s.requests.len() {
                 if all || hot.contains(&s.requests[k].index) {

@@ -1,4 +1,4 @@
-//! `json`: one object, field for field as SPEC §4 defines it.
+//! `json`: one object, field for field as docs/spec.md §4 defines it.
 
 use super::Out;
 use crate::{CheckReport, Finding, Severity};

@@ -63,7 +63,7 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 };
 
 /// Per-event wrapper text that a runtime puts around every event of a kind by
-/// design (SPEC §2 CTX102). Each pattern is searched in a message's text and
+/// design (docs/spec.md §2 CTX102). Each pattern is searched in a message's text and
 /// what it matches is set aside before the text is cut into context blocks,
 /// so neither the wrapper nor a paragraph cut out of it (the fixed tail of an
 /// `<ide_selection>` block) is ever a duplicate; the content between wrappers
@@ -376,7 +376,7 @@ fn model_written_lines(s: &Stream) -> foldhash::HashSet<u64> {
     out
 }
 
-/// Whether a context block is text the model wrote, fed back to it (SPEC
+/// Whether a context block is text the model wrote, fed back to it (docs/spec.md
 /// §2 CTX102: a reflection critique; Aider's "SEARCH/REPLACE block failed to
 /// match" message, which quotes the model's search block under a header of
 /// its own): at least half of its characters are in lines the model wrote.

@@ -58,7 +58,7 @@ fn request_prompts(r: &Request) -> Vec<(Occ, String, String)> {
     out
 }
 
-/// Shortest prompt a repeated copy is judged on (SPEC §2 CTX103).
+/// Shortest prompt a repeated copy is judged on (docs/spec.md §2 CTX103).
 const MIN_COPY: usize = 200;
 
 /// When `text` is two or more copies of one prompt of at least [`MIN_COPY`]

@@ -72,7 +72,7 @@ fn turn_key(m: &Message) -> (Vec<&str>, Vec<u64>) {
 }
 
 /// In one recorded request, a user turn equal to the user turn just before
-/// it with no assistant message between them (SPEC §2 CTX203): the model
+/// it with no assistant message between them (docs/spec.md §2 CTX203): the model
 /// reads the turn twice. Reported at the second copy, once per conversation
 /// (a later request re-sending the pair is the same copy).
 fn check_stream(cx: &mut RuleContext, stream: &Stream) {

@@ -35,7 +35,7 @@ A call still pending at the end of a transcript path (the run is in flight); cal
 assistant messages that ended with `error` or `aborted` (pi never sends them again); a path
 cut by a reported `broken-parent-chain` or torn line (the cause is reported, not the cascade).
 A runtime that repairs a missing result before it sends the request sends no unanswered
-call (SPEC CTX301: what is judged is what the runtime sends): Cline
+call (docs/spec.md CTX301: what is judged is what the runtime sends): Cline
 (`ensureToolResultsFollowToolUse`) and pi / OpenClaw session files — pi-ai's
 `transformMessages` (pi-mono `packages/ai/src/providers/transform-messages.ts`) gives every
 call left open before the next assistant message or user message a "No result provided"

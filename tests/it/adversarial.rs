@@ -1,4 +1,4 @@
-//! Hostile inputs (SPEC §5 "Safety", issue 7): every case must end with a
+//! Hostile inputs (docs/spec.md §5 "Safety", issue 7): every case must end with a
 //! finding or a clear error naming the path, and an exit code of 0, 1 or 2 —
 //! never a panic (exit 101), a crash (a signal) or a hang (each run has a
 //! timeout). Inputs are never modified, and nothing is written beside them.
@@ -199,7 +199,7 @@ fn deeply_nested_jsonl_lines_are_checked_or_malformed() {
     assert!(has_malformed_line(&run, n + 4) && has_malformed_line(&run, n + 5), "{got:?}");
     // Every JSONL loader, forced, on the same file: the one it fits reads it
     // as detected; for the others it is an error naming what is missing
-    // (SPEC §1), found without choking on the deep lines.
+    // (docs/spec.md §1), found without choking on the deep lines.
     let run = check(&["--input-format", "pi-session", s(&p)], "deep.jsonl", T);
     assert!(has_malformed_line(&run, n + 4) && has_malformed_line(&run, n + 5), "{:?}", run.rules_lines());
     for f in ["claude-code", "codex-rollout", "exchange-log"] {

@@ -415,7 +415,7 @@ fn a_folder_without_inputs_warns_and_skipped_files_say_why() {
     #[cfg(unix)]
     std::os::unix::fs::symlink("/nonexistent/ctxlint", d.path().join("gone.jsonl")).unwrap();
     let out = ctxlint().args(["check", "--output-format", "concise"]).arg(d.path()).output().unwrap();
-    // No input at all, only skipped files: exit 2 (SPEC §1), the report still printed.
+    // No input at all, only skipped files: exit 2 (docs/spec.md §1), the report still printed.
     assert_eq!(out.status.code(), Some(2));
     let text = String::from_utf8_lossy(&out.stdout);
     #[cfg(unix)]

@@ -1,4 +1,4 @@
-//! Properties of `fence` (SPEC §3) on generated pi sessions, through the
+//! Properties of `fence` (docs/spec.md §3) on generated pi sessions, through the
 //! library API:
 //! - appending owned, valid entries gives `append-owned`;
 //! - changing any single byte of OLD after line 1 gives `rewrite` at exactly

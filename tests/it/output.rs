@@ -63,7 +63,7 @@ fn walked_unknown_files_are_skipped_and_counted_unless_strict() {
         .args(["--output-format", "json"])
         .output()
         .unwrap();
-    // Nothing but a skipped file: no input at all is exit 2 (SPEC §1), the report still written.
+    // Nothing but a skipped file: no input at all is exit 2 (docs/spec.md §1), the report still written.
     assert_eq!(out.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["summary"]["skipped"], 1);

@@ -454,3 +454,17 @@ fn the_actions_workflow_is_whole_and_skips_the_sarif_upload_on_forks() {
     assert!(upload["if"].as_str().is_some_and(|c| c.contains("head.repo.full_name == github.repository")), "{upload}");
     assert!(steps.last().unwrap()["run"].as_str().unwrap().contains("--output-format github"));
 }
+
+/// `docs/spec.md` (the product contract the code and docs cite) is the text
+/// of `../shared/SPEC.md` under its three-line header comment.
+#[test]
+#[cfg_attr(ctxlint_no_shared, ignore = "needs ../shared (the real corpus and cases) beside the repository")]
+fn docs_spec_is_the_shared_contract() {
+    let Some(shared) = crate::shared::path("SPEC.md") else { return };
+    let ours = std::fs::read_to_string(crate::support::root().join("docs/spec.md")).unwrap();
+    let body = ours.split_once("-->\n\n").map(|(_, b)| b).expect("docs/spec.md starts with its header comment");
+    assert!(
+        body == std::fs::read_to_string(shared).unwrap(),
+        "docs/spec.md differs from ../shared/SPEC.md: copy it again (keep the header comment)"
+    );
+}

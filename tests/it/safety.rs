@@ -117,7 +117,7 @@ fn an_output_inside_a_walked_folder_is_written_and_never_read_as_an_input() {
     std::fs::write(d.path().join("sessions/a/x.jsonl"), session()).unwrap();
     std::fs::create_dir(d.path().join("reports")).unwrap();
     let before = tree(d.path());
-    // What CI jobs write (SPEC §4): `check . -o report.sarif`, twice in a row. The second
+    // What CI jobs write (docs/spec.md §4): `check . -o report.sarif`, twice in a row. The second
     // run neither reads the first's report nor lists it as skipped: one input, one finding.
     for round in 0..2 {
         let (code, out, err) = run(ctxlint().current_dir(d.path()).args([

@@ -1,5 +1,5 @@
 //! Files agents keep beside their sessions by design, and reports ctxlint
-//! wrote, are known sidecars (`src/sidecars.rs`, SPEC §1): skipped together in
+//! wrote, are known sidecars (`src/sidecars.rs`, docs/spec.md §1): skipped together in
 //! one counted note, each listed under `skipped` with its reason, never a
 //! `--strict` failure; a real input with a sidecar's name is still read.
 
