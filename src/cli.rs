@@ -19,7 +19,7 @@ macro_rules! say {
     ($($t:tt)*) => {
         eprintln!(
             "{}",
-            crate::safety::escape_controls_but(&crate::text::mask_output(&format!($($t)*)), &['\t'])
+            crate::escape::escape_controls_but(&crate::text::mask_output(&format!($($t)*)), &['\t'])
         )
     };
 }
@@ -27,12 +27,12 @@ macro_rules! say {
 /// [`say!`] for an error message that has lines of its own (a TOML parse
 /// error quotes the configuration with a caret under the fault): its line
 /// breaks are kept. Only for [`Error`]'s messages, whose paths are escaped
-/// where the message is made ([`crate::safety::shown`]).
+/// where the message is made ([`crate::escape::shown`]).
 macro_rules! say_lines {
     ($($t:tt)*) => {
         eprintln!(
             "{}",
-            crate::safety::escape_controls_but(&crate::text::mask_output(&format!($($t)*)), &['\n', '\t'])
+            crate::escape::escape_controls_but(&crate::text::mask_output(&format!($($t)*)), &['\n', '\t'])
         )
     };
 }
@@ -661,7 +661,7 @@ fn mask_output(s: &str) -> std::borrow::Cow<'_, str> {
 /// (`--show-files`, `--show-settings`): key-like strings masked, control
 /// and bidirectional characters escaped (line breaks and tabs kept).
 fn write_out_masked(s: &str) {
-    write_out(&crate::safety::escape_controls_but(&mask_output(s), &['\n', '\t']));
+    write_out(&crate::escape::escape_controls_but(&mask_output(s), &['\n', '\t']));
 }
 
 fn write_out(s: &str) {
@@ -1024,7 +1024,7 @@ fn refuse_config_overwrite(outputs: &[(&str, &Option<PathBuf>)]) -> crate::Resul
         if crate::config::Config::discover(dir).is_some_and(|c| crate::config::absolute(&c) == abs) {
             return Err(Error::Usage(format!(
                 "{flag} {}: this is the ctxlint configuration found for that folder; writing a report over it would break the next run: write the report elsewhere",
-                crate::safety::shown(p)
+                crate::escape::shown(p)
             )));
         }
     }
@@ -1192,7 +1192,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> crate::Result<i32> {
         for u in &report.unlisted {
             say!(
                 "ctxlint: warning: {}: {}",
-                crate::safety::escape_controls(&mask_output(&u.path)),
+                crate::escape::escape_controls(&mask_output(&u.path)),
                 crate::report::unlisted_message(u)
             );
         }
@@ -1546,7 +1546,7 @@ fn print_failures(failed: &[crate::Failed]) {
     for m in order {
         say_lines!("ctxlint: error: {m}");
         let paths = &inputs[&m];
-        let own = paths.len() == 1 && m.starts_with(&format!("{}:", crate::safety::escape_controls(&paths[0])));
+        let own = paths.len() == 1 && m.starts_with(&format!("{}:", crate::escape::escape_controls(&paths[0])));
         if !own && !paths.iter().all(|p| p.is_empty()) {
             let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
             let more = if paths.len() > 5 { format!(" and {} more", paths.len() - 5) } else { String::new() };

@@ -116,5 +116,5 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A path as a message shows it: control characters escaped.
 fn shown(p: &std::path::Path) -> String {
-    crate::safety::shown(p)
+    crate::escape::shown(p)
 }

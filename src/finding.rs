@@ -169,11 +169,11 @@ impl Finding {
             *e = crate::text::excerpt(e, crate::report::EXCERPT_CHARS);
             e.shrink_to_fit();
         }
-        if let Cow::Owned(m) = crate::safety::escape_controls(&self.message) {
+        if let Cow::Owned(m) = crate::escape::escape_controls(&self.message) {
             self.message = m;
         }
         for r in &mut self.related {
-            if let Cow::Owned(m) = crate::safety::escape_controls(&r.message) {
+            if let Cow::Owned(m) = crate::escape::escape_controls(&r.message) {
                 r.message = m;
             }
         }

@@ -23,6 +23,7 @@ pub mod config;
 pub mod conversation;
 pub mod diff;
 pub mod error;
+pub mod escape;
 pub mod fence;
 pub mod finding;
 pub mod formats;

@@ -10,6 +10,7 @@
 //! when the system refuses to create them ([`build_pool`]).
 
 use crate::error::{Error, Result};
+use crate::escape::shown;
 use std::ffi::OsStr;
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -20,69 +21,6 @@ pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
 pub const MAX_BASELINE_BYTES: u64 = 256 << 20;
 /// The most worker threads ever started, whatever `-j` asks for.
 pub const MAX_THREADS: usize = 256;
-
-/// `s` with control characters made visible (`\u{1b}`, `\n`), as excerpts
-/// show them: for file names in human output and messages, so that a name
-/// cannot move the cursor, recolour the terminal or forge a line.
-pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
-    escape_controls_but(s, &[])
-}
-
-/// [`escape_controls`] keeping the characters in `keep` (a message's own
-/// line breaks).
-pub fn escape_controls_but<'a>(s: &'a str, keep: &[char]) -> std::borrow::Cow<'a, str> {
-    if !s.chars().any(|c| hidden(c) && !keep.contains(&c)) && !s.contains(LEGACY_COMMAND) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    let mut prev = ['\0', '\0'];
-    for c in s.chars() {
-        let legacy = c == '[' && prev == ['#', '#'];
-        prev = [prev[1], c];
-        match c {
-            _ if legacy => out.push_str("\\u{5b}"),
-            c if keep.contains(&c) => out.push(c),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// GitHub's legacy workflow-command marker, read anywhere in a line of a
-/// job's output (actions/runner `ActionCommand.TryParse`): `##[stop-commands]`
-/// in a file name would turn off every annotation after it. Its `[` is shown
-/// escaped (`##\u{5b}`) wherever names, ids and excerpts are.
-pub const LEGACY_COMMAND: &str = "##[";
-
-/// `s` with only its bidirectional controls escaped (see [`hidden`]): for
-/// rendered output that holds its own colour codes.
-pub fn escape_bidi(s: &str) -> std::borrow::Cow<'_, str> {
-    let bidi = |c: char| hidden(c) && !c.is_control();
-    if !s.chars().any(bidi) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    std::borrow::Cow::Owned(
-        s.chars().map(|c| if bidi(c) { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() }).collect(),
-    )
-}
-
-/// A character shown escaped (`\u{202e}`) rather than as itself: a control
-/// character (Unicode category Cc), or a bidirectional control (U+202A to
-/// U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C), which reorders the
-/// text drawn after it ("Trojan Source", CVE-2021-42574).
-pub fn hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
-}
-
-/// A path shown in a message: its control characters escaped.
-pub fn shown(p: &Path) -> String {
-    escape_controls(&p.to_string_lossy()).into_owned()
-}
 
 /// Where `p` leads: absolute, with every link resolved in the part of it that
 /// exists (a file not written yet resolves through its folder).
@@ -444,6 +382,7 @@ pub fn build_pool(wanted: usize) -> Option<Fallback<rayon::ThreadPool>> {
 
 #[cfg(test)]
 mod tests {
+    use crate::escape::{escape_bidi, escape_controls, escape_controls_but};
 
     #[test]
     fn remove_temp_files_removes_the_temporary_file_of_a_report_being_written() {

@@ -267,7 +267,7 @@ pub fn spool(
                 return Err(fail(format!(
                     "standard input is longer than {}, the most ctxlint keeps in memory when it cannot make a temporary file to hold it (in {}: {why}); set TMPDIR to a writable folder, or {save}",
                     bytes_shown(cap),
-                    crate::safety::shown(&std::env::temp_dir()),
+                    crate::escape::shown(&std::env::temp_dir()),
                 )));
             }
             return Ok(mem(head));
@@ -282,7 +282,7 @@ pub fn spool(
     let unwritable = |e: io::Error| {
         fail(format!(
             "standard input could not be copied to a temporary file in {} ({e}); set TMPDIR to a folder with room, or save it to a file and name the file instead",
-            crate::safety::shown(&std::env::temp_dir()),
+            crate::escape::shown(&std::env::temp_dir()),
         ))
     };
     let mut len = head.len() as u64;

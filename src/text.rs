@@ -455,7 +455,7 @@ impl<W: std::io::Write> std::io::Write for MaskLines<W> {
 }
 
 /// An excerpt for display: secrets masked, control and bidirectional
-/// characters made visible ([`crate::safety::hidden`]),
+/// characters made visible ([`crate::escape::hidden`]),
 /// at most `max_chars` characters (an ellipsis marks the cut).
 pub fn excerpt(s: &str, max_chars: usize) -> String {
     let masked = mask_secrets(s);
@@ -474,7 +474,7 @@ pub fn excerpt(s: &str, max_chars: usize) -> String {
             '\n' => out.push_str("⏎ "),
             '\r' => out.push_str("\\r"),
             '\t' => out.push(' '),
-            c if crate::safety::hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if crate::escape::hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }

@@ -416,7 +416,7 @@ fn load_legacy(src: &SourceRef) -> Result<Input> {
     let Some(sid_dir) = store_name(&sid) else {
         return Err(bad(format!(
             "session id {:?} cannot name a folder of the store (it holds a path separator or `..`)",
-            crate::safety::escape_controls(&sid)
+            crate::escape::escape_controls(&sid)
         )));
     };
     let mut unread = Vec::new();
@@ -444,7 +444,7 @@ fn load_legacy(src: &SourceRef) -> Result<Input> {
                 pointer: format!("/message/{}/data", sqlite::pointer_token(&m.id)),
                 what: format!(
                     "message id {:?} cannot name a folder of the store: its parts were not read",
-                    crate::safety::escape_controls(&m.id)
+                    crate::escape::escape_controls(&m.id)
                 ),
             });
             continue;

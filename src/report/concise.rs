@@ -17,14 +17,14 @@ pub fn render_with(r: &CheckReport, summary: bool) -> String {
 /// leaves the summary line out.
 pub fn write(r: &CheckReport, summary: bool, out: Out<'_>) -> std::io::Result<()> {
     for f in &r.findings {
-        let path = crate::safety::escape_controls(&f.path);
+        let path = crate::escape::escape_controls(&f.path);
         let loc = match (f.line, f.column) {
             (Some(l), Some(c)) => format!("{path}:{l}:{c}"),
             (Some(l), None) => format!("{path}:{l}"),
             _ => path.into_owned(),
         };
         let ptr = if f.line.is_none() && !f.pointer.is_empty() {
-            format!(" ({})", crate::safety::escape_controls(&f.pointer))
+            format!(" ({})", crate::escape::escape_controls(&f.pointer))
         } else {
             String::new()
         };
@@ -33,7 +33,7 @@ pub fn write(r: &CheckReport, summary: bool, out: Out<'_>) -> std::io::Result<()
             "{loc}: {} [{}] {}{ptr}",
             f.code,
             f.severity.as_str(),
-            crate::safety::escape_controls(&crate::text::mask_cow(&f.message))
+            crate::escape::escape_controls(&crate::text::mask_cow(&f.message))
         )?;
     }
     if summary {

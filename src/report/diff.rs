@@ -15,7 +15,7 @@ pub const DIFF_LINES: usize = 80;
 
 fn side_name(r: &RequestRef) -> String {
     let ptr = if r.pointer.is_empty() { String::new() } else { format!(" {}", r.pointer) };
-    format!("{} (request {}, {}){ptr}", crate::safety::escape_controls(&r.path), r.index, r.format)
+    format!("{} (request {}, {}){ptr}", crate::escape::escape_controls(&r.path), r.index, r.format)
 }
 
 /// Renders the human report.
@@ -114,7 +114,7 @@ pub fn full(d: &RequestDiff, color: bool) -> String {
         if same == 1 { "" } else { "s" }
     );
     // The texts' bidirectional controls shown escaped (colour codes kept).
-    crate::safety::escape_bidi(&out).into_owned()
+    crate::escape::escape_bidi(&out).into_owned()
 }
 
 /// One element that differs. `texts` false (requests not compared): its

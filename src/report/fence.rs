@@ -54,14 +54,14 @@ pub fn json(r: &FenceReport) -> String {
 pub fn full(r: &FenceReport, color: bool) -> String {
     let mut out = String::new();
     let old = match &r.old.path {
-        Some(p) => format!("{} ({} bytes)", crate::safety::escape_controls(p), r.old.size),
+        Some(p) => format!("{} ({} bytes)", crate::escape::escape_controls(p), r.old.size),
         None => format!(
             "a fingerprint ({} bytes{})",
             r.old.size,
             r.old.sha256.as_deref().map(|h| format!(", sha256 {}", &h[..12.min(h.len())])).unwrap_or_default()
         ),
     };
-    let new = format!("{} ({} bytes)", crate::safety::escape_controls(r.new.path.as_deref().unwrap_or("")), r.new.size);
+    let new = format!("{} ({} bytes)", crate::escape::escape_controls(r.new.path.as_deref().unwrap_or("")), r.new.size);
     let format = r.format.unwrap_or("unrecognised format");
     let _ = writeln!(out, "fence: {new} against {old}, {format}");
     let verdict = r.verdict.as_str();

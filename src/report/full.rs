@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 /// Renders one finding.
 pub fn finding(out: &mut String, f: &Finding, color: bool) {
     // Control characters in a file name are shown escaped, never sent to the terminal.
-    let path = crate::safety::escape_controls(&f.path);
+    let path = crate::escape::escape_controls(&f.path);
     let loc = match (f.line, f.column) {
         (Some(l), Some(c)) => format!("{path}:{l}:{c}"),
         (Some(l), None) => format!("{path}:{l}"),
@@ -17,7 +17,7 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
     };
     let sev = f.severity.as_str();
     // Ids, tool and model names quoted in a message come from the input.
-    let esc = crate::safety::escape_controls;
+    let esc = crate::escape::escape_controls;
     let message = esc(&f.message);
     if color {
         let code = match f.severity {
@@ -55,7 +55,7 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
         let _ = writeln!(out, "    | {}", if color { e.cyan().to_string() } else { e });
     }
     for r in &f.related {
-        let path = crate::safety::escape_controls(&r.path);
+        let path = crate::escape::escape_controls(&r.path);
         let loc = match r.line {
             Some(l) => format!("{path}:{l}"),
             None => path.into_owned(),

@@ -11,7 +11,7 @@ use crate::{CheckReport, Severity};
 /// (`\u{1b}`), so that text from a file or a file name cannot drive the
 /// terminal a CI log is read in.
 pub fn escape_data(s: &str) -> String {
-    crate::safety::escape_controls_but(s, &['\r', '\n']).replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    crate::escape::escape_controls_but(s, &['\r', '\n']).replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 /// Escapes a property value.

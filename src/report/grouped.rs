@@ -21,7 +21,7 @@ pub fn write(r: &CheckReport, color: bool, summary: bool, out: Out<'_>) -> std::
             if current.is_some() {
                 writeln!(out)?;
             }
-            let head = format!("{}:", crate::safety::escape_controls(&f.path));
+            let head = format!("{}:", crate::escape::escape_controls(&f.path));
             writeln!(out, "{}", if color { head.bold().underline().to_string() } else { head })?;
             current = Some(f.path.as_str());
         }
@@ -31,11 +31,11 @@ pub fn write(r: &CheckReport, color: bool, summary: bool, out: Out<'_>) -> std::
             _ => "-".into(),
         };
         let ptr = if f.line.is_none() && !f.pointer.is_empty() {
-            format!(" ({})", crate::safety::escape_controls(&f.pointer))
+            format!(" ({})", crate::escape::escape_controls(&f.pointer))
         } else {
             String::new()
         };
-        let msg = crate::safety::escape_controls(&crate::text::mask_secrets(&f.message)).into_owned();
+        let msg = crate::escape::escape_controls(&crate::text::mask_secrets(&f.message)).into_owned();
         if color {
             let code = match f.severity {
                 Severity::Error => f.code.red().bold().to_string(),

@@ -52,7 +52,7 @@ pub fn render(configs: &ConfigSet, path: &str) -> Result<String> {
 pub fn files(plan: &Plan) -> String {
     // A file name is one line, whatever it holds: its newlines and other
     // control characters are shown escaped (this text keeps its own).
-    let esc = crate::safety::escape_controls;
+    let esc = crate::escape::escape_controls;
     let mut out = String::new();
     for job in &plan.jobs {
         match job {

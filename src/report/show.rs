@@ -15,7 +15,7 @@ fn unit_title(s: &Shown, u: &Unit) -> String {
         let mut t = format!("step {}: model call at line {}", u.index, u.line.unwrap_or(0));
         // Ids, model names, paths and pointers come from the input: shown
         // escaped, so none can drive the terminal or start a CI log line.
-        let esc = crate::safety::escape_controls;
+        let esc = crate::escape::escape_controls;
         if let Some(id) = &u.entry_id {
             let _ = write!(t, " (entry {})", esc(id));
         }
@@ -25,7 +25,7 @@ fn unit_title(s: &Shown, u: &Unit) -> String {
         let _ = write!(t, ", {} message{} in context", u.context_len, if u.context_len == 1 { "" } else { "s" });
         t
     } else {
-        let esc = crate::safety::escape_controls;
+        let esc = crate::escape::escape_controls;
         let mut t = format!("request {}", u.index);
         if let Some(p) = u.path.as_ref().filter(|p| **p != s.path) {
             let _ = write!(t, ": {}", esc(p));
@@ -49,7 +49,7 @@ fn header(s: &Shown, color: bool) -> String {
     let n = s.total;
     let line = format!(
         "{} ({}): {n} {what}{}",
-        crate::safety::escape_controls(&s.path),
+        crate::escape::escape_controls(&s.path),
         s.format,
         if n == 1 { "" } else { "s" }
     );
@@ -81,7 +81,7 @@ fn delta_line(s: &Shown, u: &Unit, d: &Delta) -> Option<String> {
 /// Says which lane (agent) a request belongs to and what it is compared with.
 pub fn lane_line(l: &crate::conversation::Lane) -> String {
     let masked = crate::text::mask_secrets(&l.agent);
-    let agent = crate::safety::escape_controls(&masked);
+    let agent = crate::escape::escape_controls(&masked);
     match l.compared_with {
         Some(p) => format!("lane {} ({agent}), compared with request {p}", l.lane),
         None => format!("lane {} ({agent}), compared with no earlier request", l.lane),
@@ -202,7 +202,7 @@ fn block_text(out: &mut String, b: &ShownBlock) {
     for l in b.text.lines() {
         // Control and bidirectional characters shown escaped (`\u{202e}`):
         // a text cannot drive the terminal or reorder what is printed.
-        let l = crate::safety::escape_controls_but(l, &['\t']);
+        let l = crate::escape::escape_controls_but(l, &['\t']);
         // A GitHub runner trims a line before it looks for `::command`: a
         // text line that starts so has its first `:` shown escaped.
         match l.trim_start().strip_prefix("::") {

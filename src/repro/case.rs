@@ -93,9 +93,9 @@ pub fn next_dir(out: &Path, rule: RuleId, counter: &mut usize, force: bool) -> R
         if is_link && !crate::safety::resolve(&dir).starts_with(&root) {
             return Err(Error::Usage(format!(
                 "the case directory {} is a link to {}, outside {}: refusing to write through it",
-                crate::safety::shown(&dir),
-                crate::safety::shown(&crate::safety::resolve(&dir)),
-                crate::safety::shown(out)
+                crate::escape::shown(&dir),
+                crate::escape::shown(&crate::safety::resolve(&dir)),
+                crate::escape::shown(out)
             )));
         }
         if force && !is_link && dir.is_dir() {
