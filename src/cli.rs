@@ -1119,7 +1119,7 @@ fn cmd_check(a: CheckArgs, color: ColorChoice) -> crate::Result<i32> {
         }
     };
     let (mut report, pages) = if a.output_format == OutputFormat::Html && !a.statistics {
-        crate::check_plan_pages(plan, &configs, &tick)
+        crate::report::html::check_plan_pages(plan, &configs, &tick)
     } else {
         (crate::check_plan_with(plan, &configs, &tick), Vec::new())
     };
@@ -1395,14 +1395,14 @@ fn emit_masked(
 
 /// Loads the one input PATH names; says on stderr which walked files were skipped.
 fn load_path(path: &str, discover: &crate::inputs::DiscoverOptions) -> crate::Result<crate::model::Input> {
-    load_path_texts(path, discover, crate::packed::Texts::AsLoaded)
+    load_path_texts(path, discover, crate::model::packed::Texts::AsLoaded)
 }
 
 /// [`load_path`] keeping a transcript's `texts`.
 fn load_path_texts(
     path: &str,
     discover: &crate::inputs::DiscoverOptions,
-    texts: crate::packed::Texts,
+    texts: crate::model::packed::Texts,
 ) -> crate::Result<crate::model::Input> {
     let (input, skipped) = crate::load_path_texts(path, discover, texts)?;
     if !skipped.is_empty() {
@@ -1577,7 +1577,8 @@ fn cmd_show(a: ShowArgs, color: ColorChoice) -> crate::Result<i32> {
         return show_html(&a, &discover);
     }
     // Tables need only sizes, hashes and first lines (issue 14: memory); a selected step prints its texts.
-    let texts = if a.request.is_some() { crate::packed::Texts::AsLoaded } else { crate::packed::Texts::Compact };
+    let texts =
+        if a.request.is_some() { crate::model::packed::Texts::AsLoaded } else { crate::model::packed::Texts::Compact };
     // One input: freed load buffers go back at once (peak RSS, issue 14).
     return_freed_memory_at_once();
     let input = load_path_texts(&a.path, &discover, texts)?;
@@ -1639,7 +1640,7 @@ fn show_html(a: &ShowArgs, discover: &crate::inputs::DiscoverOptions) -> crate::
         }
     }
     let configs = crate::config::ConfigSet::new(crate::config::Source::Discover);
-    let (mut report, pages) = crate::check_plan_pages(plan, &configs, &|_| {});
+    let (mut report, pages) = crate::report::html::check_plan_pages(plan, &configs, &|_| {});
     report.findings.iter_mut().for_each(crate::report::mask_finding);
     if let Some(f) = report.errors.first() {
         return Err(Error::Usage(format!("{}: {}", f.path, f.message())));

@@ -620,6 +620,20 @@ pub struct Lane {
     pub agent: String,
 }
 
+impl Lane {
+    /// Says which lane (agent) a request belongs to and what it is compared
+    /// with, one line ("lane 1 (You are …), compared with request 3"), the
+    /// agent's label masked and escaped.
+    pub fn describe(&self) -> String {
+        let masked = crate::text::mask_secrets(&self.agent);
+        let agent = crate::escape::escape_controls(&masked);
+        match self.compared_with {
+            Some(p) => format!("lane {} ({agent}), compared with request {p}", self.lane),
+            None => format!("lane {} ({agent}), compared with no earlier request", self.lane),
+        }
+    }
+}
+
 /// The lane of every request of a stream, in order: a request compared with
 /// its predecessor (a continuation, a compaction or a recovery after a
 /// failure) is in its predecessor's lane; any other starts a lane.

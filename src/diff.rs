@@ -368,7 +368,7 @@ pub fn lanes_of(s: &Stream, a: &Request, b: &Request) -> Option<[String; 2]> {
         let pos = s.requests.iter().position(|x| std::ptr::eq(x, r))?;
         let mut l = lanes.get(pos)?.clone();
         l.compared_with = l.compared_with.map(|i| s.requests[i].index);
-        Some(crate::report::show::lane_line(&l))
+        Some(l.describe())
     };
     Some([line(a)?, line(b)?])
 }

@@ -67,4 +67,3 @@ pub fn hidden(c: char) -> bool {
 pub fn shown(p: &Path) -> String {
     escape_controls(&p.to_string_lossy()).into_owned()
 }
-

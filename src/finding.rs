@@ -62,7 +62,7 @@ pub struct Finding {
     pub fingerprint: String,
     /// The offending text. Rules set it whole; once reported it is kept as
     /// every output shows it ([`Finding::compact`]: masked, cut to
-    /// [`crate::report::EXCERPT_CHARS`] characters), so a finding costs a few
+    /// [`crate::text::EXCERPT_CHARS`] characters), so a finding costs a few
     /// hundred bytes however long the text it quotes.
     #[serde(skip)]
     pub excerpt: Option<String>,
@@ -155,7 +155,7 @@ impl Finding {
         self
     }
     /// Keeps of the excerpt only what any output shows of it: masked, control
-    /// characters made visible, at most [`crate::report::EXCERPT_CHARS`]
+    /// characters made visible, at most [`crate::text::EXCERPT_CHARS`]
     /// characters (renderers apply the same cut, which leaves this text as
     /// it is). Called on every finding as it is reported.
     ///
@@ -166,7 +166,7 @@ impl Finding {
     /// forge a line of a CI log.
     pub fn compact(&mut self) {
         if let Some(e) = &mut self.excerpt {
-            *e = crate::text::excerpt(e, crate::report::EXCERPT_CHARS);
+            *e = crate::text::excerpt(e, crate::text::EXCERPT_CHARS);
             e.shrink_to_fit();
         }
         if let Cow::Owned(m) = crate::escape::escape_controls(&self.message) {

@@ -31,7 +31,6 @@ pub mod hash;
 pub mod inputs;
 pub mod locate;
 pub mod model;
-pub mod packed;
 pub mod report;
 pub mod repro;
 pub mod rule_id;
@@ -208,16 +207,16 @@ pub fn load_job_with(job: &Job, lopts: &LoadOptions) -> Result<Input> {
 /// as matching no format (to be reported, never skipped silently).
 pub fn load_path(path: &str, discover: &DiscoverOptions) -> Result<(Input, Vec<Skipped>)> {
     // `show` and `diff` print texts: keep them all.
-    load_path_texts(path, discover, crate::packed::Texts::AsLoaded)
+    load_path_texts(path, discover, crate::model::packed::Texts::AsLoaded)
 }
 
 /// [`load_path`] keeping a transcript's `texts` (`show`'s tables need only
-/// sizes, hashes and first lines: [`crate::packed::Texts::Compact`], the
+/// sizes, hashes and first lines: [`crate::model::packed::Texts::Compact`], the
 /// rest read again per message shown).
 pub fn load_path_texts(
     path: &str,
     discover: &DiscoverOptions,
-    texts: crate::packed::Texts,
+    texts: crate::model::packed::Texts,
 ) -> Result<(Input, Vec<Skipped>)> {
     let mut plan = inputs::discover(&[path.to_string()], discover)?;
     if let Some(e) = plan.errors.pop().or_else(|| plan.unrecognised.pop()) {
@@ -306,6 +305,8 @@ pub fn check(opts: &CheckOptions, config: &config::Config) -> Result<CheckReport
 
 /// What checking one job gives: its summary and findings, or why it could not be checked.
 type JobResult = Result<(FileSummary, Vec<Finding>, Vec<Unlisted>)>;
+/// One job's result, its `fail_on` setting and what an observer kept of it.
+type Checked<P> = (Job, JobResult, Option<Severity>, Option<P>);
 
 /// Runs `check` over discovered jobs in parallel (rayon), calling `tick(n)`
 /// after each job (`n` = jobs in the plan), with output in a stable order.
@@ -319,31 +320,59 @@ pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u6
 /// fingerprint paths relative to that configuration's project root (docs/spec.md §4).
 /// A job whose configuration is invalid is an error; the others are checked.
 pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(dyn Fn(u64) + Sync)) -> CheckReport {
-    check_plan_observed(plan, configs, tick, false).0
+    observe::<Nothing>(plan, configs, tick, None).0
 }
 
-/// [`check_plan_with`], also building the HTML report's page
-/// ([`report::html::Page`]) of each input while it is loaded, so that the
-/// report reads every input once. Pages are in the order of `files`.
-pub fn check_plan_pages(
+/// What a caller builds from each input beside the check, while the input is
+/// loaded (so that it is read once): the HTML report's page of an input
+/// (`report::html::Pages`). [`InputObserver::begin`] runs in parallel with
+/// the rules, [`InputObserver::end`] after them with the input's findings.
+pub trait InputObserver: Sync {
+    /// What is kept of each input, in the order of the report's files.
+    type Out: Send;
+    /// Which texts the loader keeps ([`model::packed::Texts`]).
+    fn texts(&self) -> model::packed::Texts;
+    /// Starts on `input` (beside the rules).
+    fn begin(&self, input: &Input) -> Self::Out;
+    /// Completes `out` once the input's `findings` are known.
+    fn end(&self, out: &mut Self::Out, input: &Input, findings: &[Finding]);
+}
+
+/// The observer of a plain check: keeps nothing, texts compact.
+struct Nothing;
+
+impl InputObserver for Nothing {
+    type Out = ();
+    fn texts(&self) -> model::packed::Texts {
+        model::packed::Texts::Compact
+    }
+    fn begin(&self, _: &Input) {}
+    fn end(&self, _: &mut (), _: &Input, _: &[Finding]) {}
+}
+
+/// [`check_plan_with`], also building what `observer` makes of each input
+/// while it is loaded; its outputs are in the order of the report's files
+/// (inputs that failed to load have none).
+pub fn check_plan_observed<O: InputObserver>(
     plan: inputs::Plan,
     configs: &config::ConfigSet,
     tick: &(dyn Fn(u64) + Sync),
-) -> (CheckReport, Vec<report::html::Page>) {
-    check_plan_observed(plan, configs, tick, true)
+    observer: &O,
+) -> (CheckReport, Vec<O::Out>) {
+    observe(plan, configs, tick, Some(observer))
 }
 
-fn check_plan_observed(
+fn observe<O: InputObserver>(
     plan: inputs::Plan,
     configs: &config::ConfigSet,
     tick: &(dyn Fn(u64) + Sync),
-    pages: bool,
-) -> (CheckReport, Vec<report::html::Page>) {
+    observer: Option<&O>,
+) -> (CheckReport, Vec<O::Out>) {
     // Every session of a store with a WAL reads one copy of it (library callers too).
     let _copies = formats::sqlite::CopyScope::enter();
     let total = plan.jobs.len() as u64;
-    // The HTML report lists assistant and tool texts too: keep them rather than read their lines again.
-    let texts = if pages { crate::packed::Texts::AsLoaded } else { crate::packed::Texts::Compact };
+    // (The HTML report lists assistant and tool texts too: it keeps them rather than read their lines again.)
+    let texts = observer.map_or(model::packed::Texts::Compact, |o| o.texts());
     let lopts = LoadOptions { forced: plan.forced, texts };
     let check_one = |job: Job| {
         let config = match configs.for_path(job.display()) {
@@ -359,14 +388,15 @@ fn check_plan_observed(
         let r = load_job_with(&job, &lopts).map(|input| {
             let loaded = started.elapsed();
             // The page's steps need no findings: they are built beside the rules.
-            let (mut findings, unlisted) = if pages {
-                let ((findings, unlisted), mut built) =
-                    rayon::join(|| check_input_counted(&input, &job, &config), || report::html::Page::units(&input));
-                built.add_diffs(&input, &findings);
-                page = Some(built);
-                (findings, unlisted)
-            } else {
-                check_input_counted(&input, &job, &config)
+            let (mut findings, unlisted) = match observer {
+                Some(o) => {
+                    let ((findings, unlisted), mut out) =
+                        rayon::join(|| check_input_counted(&input, &job, &config), || o.begin(&input));
+                    o.end(&mut out, &input, &findings);
+                    page = Some(out);
+                    (findings, unlisted)
+                }
+                None => check_input_counted(&input, &job, &config),
             };
             // Occurrence numbers count within one path, so fingerprints
             // are computed here, in parallel, rather than after the merge.
@@ -389,8 +419,7 @@ fn check_plan_observed(
     let mut jobs = plan.jobs;
     jobs.sort_by(|a, b| inputs::natural_cmp(a.display(), b.display()));
     let chunk = (rayon::current_num_threads() * 8).max(32);
-    let mut results: Vec<(Job, JobResult, Option<Severity>, Option<report::html::Page>)> =
-        Vec::with_capacity(jobs.len());
+    let mut results: Vec<Checked<O::Out>> = Vec::with_capacity(jobs.len());
     let mut listed = 0usize;
     let mut rest = jobs.into_iter();
     loop {

@@ -706,7 +706,7 @@ fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job,
         let Some(mut m) = t.message(xe) else { continue };
         // Loaded with compact texts, the text its first line comes from may not
         // be kept (loaded as the loader gives them, a reload adds nothing).
-        if t.texts == crate::packed::Texts::Compact && needs_reload(&m.blocks) {
+        if t.texts == crate::model::packed::Texts::Compact && needs_reload(&m.blocks) {
             if let Some(full) = reload.message(xe) {
                 m.blocks = full.blocks;
             }
@@ -817,7 +817,7 @@ fn message_row(
 }
 
 /// Whether [`first_line`] would read a text that was not kept (a transcript
-/// loaded with [`crate::packed::Texts::Compact`]).
+/// loaded with [`crate::model::packed::Texts::Compact`]).
 fn needs_reload(blocks: &[Block]) -> bool {
     for b in blocks {
         let dropped = !b.has_full_text() && b.text.is_empty() && b.text_len > 0;

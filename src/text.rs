@@ -5,6 +5,8 @@ use regex::Regex;
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
+/// Maximum characters of an excerpt in any output.
+pub const EXCERPT_CHARS: usize = 160;
 /// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
 pub fn prefix(s: &str, max: usize) -> &str {
     if s.len() <= max {

@@ -122,7 +122,7 @@ fn server_held(r: &Request) -> bool {
     r.body_format == "openai-responses" && r.conversation_id.is_some()
 }
 
-fn result_ids(m: crate::packed::PackedMessage<'_>) -> impl Iterator<Item = (u32, &str)> {
+fn result_ids(m: crate::model::packed::PackedMessage<'_>) -> impl Iterator<Item = (u32, &str)> {
     m.blocks().filter(|b| b.kind == BlockKind::ToolResult).filter_map(|b| b.tool_id.map(|id| (b.index, id)))
 }
 

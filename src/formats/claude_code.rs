@@ -331,7 +331,7 @@ struct ParsedEntry {
     usage: Option<crate::model::Usage>,
 }
 
-fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Parsed {
+fn parse_line(line: &crate::source::Line<'_>, texts: crate::model::packed::Texts) -> Parsed {
     let hash = hash_bytes(line.bytes);
     let raw: RawRecord = match jsonl::parse_record(line.bytes) {
         Ok(r) => r,
@@ -364,7 +364,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
         "user" => match msg.as_ref() {
             Some(m) => {
                 entry.class = Class::Conversation;
-                packed = Some(crate::packed::pack(
+                packed = Some(crate::model::packed::pack(
                     &user_message(m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)),
                     texts,
                 ));
@@ -376,7 +376,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
                 let (msg, group, model_call) =
                     assistant_message(m, rtrue(raw.is_api_error), rtrue(raw.aborted_mid_stream));
                 entry.class = Class::Conversation;
-                packed = Some(crate::packed::pack(&msg, texts));
+                packed = Some(crate::model::packed::pack(&msg, texts));
                 entry.set_call_group(group);
                 entry.is_model_call = model_call;
                 if model_call {
@@ -401,14 +401,14 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
                 // attempt). Loaded as a failed assistant stub that is no model
                 // call and is never sent again, like OpenClaw's prompt-error record.
                 entry.class = Class::Conversation;
-                packed = Some(crate::packed::pack(&api_error_stub(), texts));
+                packed = Some(crate::model::packed::pack(&api_error_stub(), texts));
             }
             _ => {}
         },
         "attachment" => {
             if let Some(m) = attachment_message(raw.attachment) {
                 entry.class = Class::Conversation;
-                packed = Some(crate::packed::pack(&m, texts));
+                packed = Some(crate::model::packed::pack(&m, texts));
             }
         }
         // Schema drift: top-level tool records (no ids to pair), tolerated.

@@ -420,7 +420,7 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
                 msg.kind = MessageKind::Meta;
             }
         }
-        t.push(e, Some(&crate::packed::pack(&msg, crate::packed::Texts::AsLoaded)));
+        t.push(e, Some(&crate::model::packed::pack(&msg, crate::model::packed::Texts::AsLoaded)));
     }
     t.lines = line_starts.len() as u32;
     t.has_ids = false;

@@ -271,14 +271,14 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     }
                     trim_model_side(&mut m);
                     entry.class = Class::Conversation;
-                    packed = Some(crate::packed::pack(&m, texts));
+                    packed = Some(crate::model::packed::pack(&m, texts));
                 }
             }
             "compacted" => {
                 let v = value(payload).unwrap_or(Value::Null);
                 entry.class = Class::Compaction;
                 entry.set_compaction(Some(Compaction { first_kept: None, new_root: true }));
-                packed = Some(crate::packed::pack(&replacement_message(&v, base), texts));
+                packed = Some(crate::model::packed::pack(&replacement_message(&v, base), texts));
                 group = Group::default();
             }
             "event_msg" => {
@@ -297,7 +297,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
                     m.assistant = Some(Box::new(AssistantInfo { stop, ..Default::default() }));
                     entry.class = Class::Conversation;
-                    packed = Some(crate::packed::pack(&m, texts));
+                    packed = Some(crate::model::packed::pack(&m, texts));
                     group = Group::default();
                 }
             }

@@ -343,7 +343,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             t.push_other_line(line.no, hash, false);
         }
         for (n, (e, m)) in out.into_iter().enumerate() {
-            t.push(e, Some(&crate::packed::pack(&m, texts)));
+            t.push(e, Some(&crate::model::packed::pack(&m, texts)));
             if n > 0 {
                 t.mark_last_exempt();
             }

@@ -515,7 +515,7 @@ fn drop_answered_results(t: &mut Transcript) {
 /// binary injections). Such results whose `gemini` record right before holds
 /// no call answer a call the recording does not hold: they are sent (kept as
 /// tool-results content), but their pairing cannot be judged.
-fn unrecorded_calls(t: &mut Transcript, texts: crate::packed::Texts) {
+fn unrecorded_calls(t: &mut Transcript, texts: crate::model::packed::Texts) {
     let mut fix = Vec::new();
     for (i, e) in t.entries.iter().enumerate() {
         if e.class != Class::Conversation || e.etype() != "user" {
@@ -540,7 +540,7 @@ fn unrecorded_calls(t: &mut Transcript, texts: crate::packed::Texts) {
             }
         }
         m.kind = MessageKind::ToolResults;
-        let packed = crate::packed::pack(&m, texts);
+        let packed = crate::model::packed::pack(&m, texts);
         let r = t.messages.push(&packed);
         t.entries[i].set_message_ref(r, &packed);
     }
@@ -556,7 +556,7 @@ fn unrecorded_calls(t: &mut Transcript, texts: crate::packed::Texts) {
 /// whose calls are not written; `client.ts` also calls the model again after
 /// a malformed function call or an invalid stream ("System: Please
 /// continue.") and when the next-speaker check says the model should go on.
-fn mark_continued(t: &mut Transcript, texts: crate::packed::Texts) {
+fn mark_continued(t: &mut Transcript, texts: crate::model::packed::Texts) {
     let mut open: Option<usize> = None;
     let mut marks = Vec::new();
     for (i, e) in t.entries.iter().enumerate() {
@@ -585,7 +585,7 @@ fn mark_continued(t: &mut Transcript, texts: crate::packed::Texts) {
         if let Some(a) = m.assistant.as_mut() {
             a.stop = Stop::ToolUse;
         }
-        let packed = crate::packed::pack(&m, texts);
+        let packed = crate::model::packed::pack(&m, texts);
         let r = t.messages.push(&packed);
         t.entries[j].set_message_ref(r, &packed);
     }
@@ -616,7 +616,7 @@ fn load_document(src: &SourceRef, bytes: &[u8], v: &Value) -> Result<Input> {
         let hash = hash_bytes(raw);
         let base = format!("/messages/{i}");
         for (n, (mut e, packed)) in
-            record_entries(m, &line, hash, &base, crate::packed::Texts::AsLoaded, &mut unknown, false)
+            record_entries(m, &line, hash, &base, crate::model::packed::Texts::AsLoaded, &mut unknown, false)
                 .into_iter()
                 .enumerate()
         {
@@ -633,8 +633,8 @@ fn load_document(src: &SourceRef, bytes: &[u8], v: &Value) -> Result<Input> {
     // Whole-file chats of the builds that also record the live results as a
     // `user` record (model steering writes them beside the steering text).
     drop_answered_results(&mut t);
-    unrecorded_calls(&mut t, crate::packed::Texts::AsLoaded);
-    mark_continued(&mut t, crate::packed::Texts::AsLoaded);
+    unrecorded_calls(&mut t, crate::model::packed::Texts::AsLoaded);
+    mark_continued(&mut t, crate::model::packed::Texts::AsLoaded);
     Ok(Input::from_transcript(&src.display, ID, t, BadLines::default(), unknown))
 }
 
@@ -700,7 +700,7 @@ fn load_checkpoint(src: &SourceRef, bytes: &[u8], history: &[Value], base: &str)
         after_context = !model && text.trim_start().starts_with(LEGACY_SESSION_CONTEXT);
         m.json_hash = chash(c);
         e.class = Class::Conversation;
-        t.push(e, Some(&crate::packed::pack(&m, crate::packed::Texts::AsLoaded)));
+        t.push(e, Some(&crate::model::packed::pack(&m, crate::model::packed::Texts::AsLoaded)));
         // Written whole (`JSON.stringify`): two equal contents (the same
         // short prompt, the same tool output) are not lines written again.
         t.mark_last_exempt();
@@ -708,7 +708,7 @@ fn load_checkpoint(src: &SourceRef, bytes: &[u8], history: &[Value], base: &str)
     t.lines = line_starts.len() as u32;
     t.has_ids = false;
     super::link_linearly(&mut t);
-    mark_continued(&mut t, crate::packed::Texts::AsLoaded);
+    mark_continued(&mut t, crate::model::packed::Texts::AsLoaded);
     Input::from_transcript(&src.display, ID, t, BadLines::default(), 0)
 }
 
@@ -807,7 +807,7 @@ fn record_entries(
     line: &Line<'_>,
     hash: u64,
     base: &str,
-    texts: crate::packed::Texts,
+    texts: crate::model::packed::Texts,
     unknown: &mut usize,
     copy: bool,
 ) -> Vec<(Entry, Option<Box<[u8]>>)> {
@@ -830,7 +830,7 @@ fn record_entries(
             }
             m.json_hash = chash(content);
             e.class = class;
-            out.push((e, Some(crate::packed::pack(&m, texts))));
+            out.push((e, Some(crate::model::packed::pack(&m, texts))));
         }
         "gemini" => {
             let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
@@ -882,13 +882,13 @@ fn record_entries(
             e.class = Class::Conversation;
             e.is_model_call = !m.blocks.is_empty() && !copy;
             let results = results_message(calls, base, &mut pairs);
-            out.push((e, Some(crate::packed::pack(&m, texts))));
+            out.push((e, Some(crate::model::packed::pack(&m, texts))));
             if let Some(r) = results {
                 let mut re = Entry::at(line, "gemini", hash);
                 re.id = id.map(|i| format!("{i}_response").into());
                 re.time = out[0].0.time;
                 re.class = Class::Conversation;
-                out.push((re, Some(crate::packed::pack(&r, texts))));
+                out.push((re, Some(crate::model::packed::pack(&r, texts))));
             }
         }
         "error" | "info" => match attempt_end(ty, &content_text(content)) {
@@ -898,7 +898,7 @@ fn record_entries(
                 let mut m = message(Role::Assistant, MessageKind::Assistant, base.to_string());
                 m.assistant = Some(Box::new(AssistantInfo { stop, ..Default::default() }));
                 e.class = Class::Conversation;
-                out.push((e, Some(crate::packed::pack(&m, texts))));
+                out.push((e, Some(crate::model::packed::pack(&m, texts))));
             }
             // A UI notice (IDE connection, updates, authentication, finish
             // reasons): shown, never sent, no model call.
@@ -1027,7 +1027,7 @@ pub fn load_qwen(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             let e = &t.entries[j as usize];
             if let Some(mut m) = t.message(e) {
                 m.blocks.extend(blocks(&mut pairs));
-                let packed = crate::packed::pack(&m, texts);
+                let packed = crate::model::packed::pack(&m, texts);
                 let r = t.messages.push(&packed);
                 t.entries[j as usize].set_message_ref(r, &packed);
             }
@@ -1167,7 +1167,7 @@ pub fn load_qwen(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         if let Some(u) = uuid {
             by_uuid.insert(u.into(), t.entries.len() as u32);
         }
-        let packed = m.map(|m| crate::packed::pack(&m, texts));
+        let packed = m.map(|m| crate::model::packed::pack(&m, texts));
         t.push(e, packed.as_deref());
         jsonl::LineVerdict::Ok
     })?;

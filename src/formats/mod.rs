@@ -107,7 +107,7 @@ pub struct LoadOptions {
     pub forced: Option<FormatId>,
     /// Which texts of a transcript's messages to keep (`check` keeps the
     /// prompt side; `show` and reloads keep all as loaded).
-    pub texts: crate::packed::Texts,
+    pub texts: crate::model::packed::Texts,
 }
 
 /// Looks a format id up (`--input-format`).
@@ -622,8 +622,8 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
     // A compressed input cannot be read again at an offset: keep every text
     // rather than decompress it from the start for each excerpt.
     let keep_all;
-    let opts = if opts.texts == crate::packed::Texts::Compact && is_transcript(format) && src.is_compressed() {
-        keep_all = LoadOptions { texts: crate::packed::Texts::AsLoaded, ..opts.clone() };
+    let opts = if opts.texts == crate::model::packed::Texts::Compact && is_transcript(format) && src.is_compressed() {
+        keep_all = LoadOptions { texts: crate::model::packed::Texts::AsLoaded, ..opts.clone() };
         &keep_all
     } else {
         opts
@@ -699,7 +699,7 @@ fn load_snapshot(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Resul
 }
 
 /// The message of entry `e` of transcript `t` (of `format`) with every text
-/// as its loader gives it (see [`crate::packed::Texts`]): the entry's line is
+/// as its loader gives it (see [`crate::model::packed::Texts`]): the entry's line is
 /// read again from the transcript's source and loaded on its own. `None` when
 /// the line cannot be read or is no longer the line that was checked (the
 /// file changed since), or carries no message.
@@ -718,7 +718,7 @@ fn message_from_line(format: FormatId, t: &Transcript, bytes: Vec<u8>, want: Opt
     };
     // Not forced: one line alone need not fit the format's detection (a pi
     // message line has no session header); the loader is named directly.
-    let opts = LoadOptions { forced: None, texts: crate::packed::Texts::AsLoaded };
+    let opts = LoadOptions { forced: None, texts: crate::model::packed::Texts::AsLoaded };
     let input = load_format(&one, format, &opts).ok()?;
     let t = input.as_transcript()?;
     // One line may give several entries (a Gemini CLI record and its

@@ -531,7 +531,7 @@ fn build(msgs: &[Stored]) -> Transcript {
             e.is_model_call = model_call;
             e.set_call_group(group);
             let compaction = class == Class::Compaction;
-            t.push(e, msg.map(|x| crate::packed::pack(&x, crate::packed::Texts::AsLoaded)).as_deref());
+            t.push(e, msg.map(|x| crate::model::packed::pack(&x, crate::model::packed::Texts::AsLoaded)).as_deref());
             if compaction {
                 if let Some(c) = t.entries.last_mut() {
                     c.set_compaction(Some(Compaction { first_kept: None, new_root: true }));

@@ -465,7 +465,7 @@ struct ParsedEntry {
     usage: Option<Usage>,
 }
 
-fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Parsed {
+fn parse_line(line: &crate::source::Line<'_>, texts: crate::model::packed::Texts) -> Parsed {
     let hash = hash_bytes(line.bytes);
     let raw: RawEntry = match jsonl::parse_record(line.bytes) {
         Ok(r) => r,
@@ -494,7 +494,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
                 let (class, msg, model_call) = message(m);
                 entry.class = class;
                 if let Some(m) = msg {
-                    packed = Some(crate::packed::pack(&m, texts));
+                    packed = Some(crate::model::packed::pack(&m, texts));
                 }
                 entry.is_model_call = model_call;
                 if model_call {
@@ -508,14 +508,14 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
             let carrier = raw.custom_type.as_deref() == Some("openclaw.runtime-context");
             let kind = if carrier { MessageKind::Carrier } else { MessageKind::Extension };
             entry.class = Class::Conversation;
-            packed = Some(crate::packed::pack(
+            packed = Some(crate::model::packed::pack(
                 &content_message(Role::User, kind, "", &raw.content, "/content", true),
                 texts,
             ));
         }
         "compaction" => {
             entry.class = Class::Compaction;
-            packed = Some(crate::packed::pack(
+            packed = Some(crate::model::packed::pack(
                 &summary_message(MessageKind::CompactionSummary, raw.summary.as_deref().unwrap_or("")),
                 texts,
             ));
@@ -524,7 +524,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
         }
         "branch_summary" => {
             entry.class = Class::Conversation;
-            packed = Some(crate::packed::pack(
+            packed = Some(crate::model::packed::pack(
                 &summary_message(MessageKind::BranchSummary, raw.summary.as_deref().unwrap_or("")),
                 texts,
             ));
@@ -555,7 +555,7 @@ fn parse_line(line: &crate::source::Line<'_>, texts: crate::packed::Texts) -> Pa
                 json_hash: 0,
             };
             entry.class = Class::Conversation;
-            packed = Some(crate::packed::pack(&msg, texts));
+            packed = Some(crate::model::packed::pack(&msg, texts));
         }
         "custom" | "label" | "session_info" | "model_change" | "thinking_level_change" => {}
         _ => unknown = true,
@@ -681,7 +681,7 @@ fn content_message(
 
 /// `/message/content/N` and `/content/N` for small N without allocating.
 fn block_ptr(content_ptr: &str, i: usize) -> Ptr {
-    use crate::packed::{CONTENT, MESSAGE_CONTENT};
+    use crate::model::packed::{CONTENT, MESSAGE_CONTENT};
     match content_ptr {
         "/message/content" if i < MESSAGE_CONTENT.len() => Cow::Borrowed(MESSAGE_CONTENT[i]),
         "/content" if i < CONTENT.len() => Cow::Borrowed(CONTENT[i]),

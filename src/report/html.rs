@@ -274,7 +274,7 @@ impl Sink for PageSink {
             p.new.push(u.messages.len() as u32);
             if !self.page.transcript {
                 let p = &mut self.page;
-                p.lane.push(u.lane.as_ref().map(crate::report::show::lane_line).unwrap_or_default());
+                p.lane.push(u.lane.as_ref().map(crate::conversation::Lane::describe).unwrap_or_default());
                 p.body.push(u.pointer.clone().unwrap_or_default());
                 let f = u.path.clone().unwrap_or_default();
                 let k = match p.files.last() {
@@ -318,6 +318,36 @@ impl Sink for PageSink {
         }
         Ok(())
     }
+}
+
+/// Builds each input's [`Page`] during the check
+/// ([`crate::InputObserver`]): its steps beside the rules, its request diffs
+/// after them; assistant and tool texts are kept as loaded (the page lists
+/// them) rather than read again.
+pub struct Pages;
+
+impl crate::InputObserver for Pages {
+    type Out = Page;
+    fn texts(&self) -> crate::model::packed::Texts {
+        crate::model::packed::Texts::AsLoaded
+    }
+    fn begin(&self, input: &crate::model::Input) -> Page {
+        Page::units(input)
+    }
+    fn end(&self, page: &mut Page, input: &crate::model::Input, findings: &[Finding]) {
+        page.add_diffs(input, findings);
+    }
+}
+
+/// [`crate::check_plan_with`], also building the HTML report's page of each
+/// input while it is loaded, so that the report reads every input once.
+/// Pages are in the order of the report's files.
+pub fn check_plan_pages(
+    plan: crate::inputs::Plan,
+    configs: &crate::config::ConfigSet,
+    tick: &(dyn Fn(u64) + Sync),
+) -> (crate::CheckReport, Vec<Page>) {
+    crate::check_plan_observed(plan, configs, tick, &Pages)
 }
 
 impl Page {

@@ -54,8 +54,7 @@ pub fn unlisted_message(u: &crate::Unlisted) -> String {
     )
 }
 
-/// Maximum characters of an excerpt in any output.
-pub const EXCERPT_CHARS: usize = 160;
+pub use crate::text::EXCERPT_CHARS;
 
 /// The masked, truncated excerpt of a finding, if any.
 pub fn excerpt(f: &crate::Finding) -> Option<String> {

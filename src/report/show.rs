@@ -78,22 +78,12 @@ fn delta_line(s: &Shown, u: &Unit, d: &Delta) -> Option<String> {
     })
 }
 
-/// Says which lane (agent) a request belongs to and what it is compared with.
-pub fn lane_line(l: &crate::conversation::Lane) -> String {
-    let masked = crate::text::mask_secrets(&l.agent);
-    let agent = crate::escape::escape_controls(&masked);
-    match l.compared_with {
-        Some(p) => format!("lane {} ({agent}), compared with request {p}", l.lane),
-        None => format!("lane {} ({agent}), compared with no earlier request", l.lane),
-    }
-}
-
 /// Renders one unit as a table of its (listed) messages.
 fn unit_table(out: &mut String, s: &Shown, u: &Unit, color: bool) {
     out.push('\n');
     let title = unit_title(s, u);
     let _ = writeln!(out, "{}", if color { title.bold().to_string() } else { title });
-    if let Some(l) = u.lane.as_ref().map(lane_line) {
+    if let Some(l) = u.lane.as_ref().map(crate::conversation::Lane::describe) {
         let _ = writeln!(out, "{}", if color { l.dimmed().to_string() } else { l });
     }
     if let Some(l) = u.delta.as_ref().and_then(|d| delta_line(s, u, d)).map(|l| super::term::wrap(&l, 2)) {

@@ -75,11 +75,7 @@ pub struct RuleContext<'a> {
     pub unlisted: usize,
 }
 
-/// Most findings one rule lists for one input. A flood past it (a file of
-/// torn lines, a broken chain on every line) is counted, not kept: each
-/// output says how many more there were, so none is dropped silently, and
-/// memory stays bounded by this count, not by the input.
-pub const MAX_LISTED: usize = 10_000;
+pub use crate::model::MAX_LISTED;
 
 /// Most findings listed in one run, over all its inputs: past it, the
 /// findings of the inputs that come later in report order are counted, not

@@ -31,6 +31,7 @@ mod gemini_cli;
 mod har;
 mod html;
 mod inputs;
+mod layers;
 mod opencode;
 mod otel;
 mod output;

@@ -16,14 +16,22 @@
 //! assistant text, thinking and tool results keep a short prefix, their length
 //! and a hash, so that a 300 MB transcript does not have to live in memory.
 //! A transcript's messages are stored packed in [`Transcript::messages`] (see
-//! [`crate::packed`]); `check` keeps of the model side only short texts
-//! ([`crate::packed::Texts::Compact`]) and reads the others again for the
+//! [`crate::model::packed`]); `check` keeps of the model side only short texts
+//! ([`crate::model::packed::Texts::Compact`]) and reads the others again for the
 //! findings that quote them ([`crate::formats::reload_message`]).
 
-use crate::packed::{MessageArena, MsgRef, PackedMessage};
+pub mod packed;
+
+use packed::{MessageArena, MsgRef, PackedMessage};
 use std::borrow::Cow;
 use std::sync::Arc;
 
+/// Most findings one rule lists for one input, and most malformed lines an
+/// input keeps ([`BadLines`]). A flood past it (a file of torn lines, a
+/// broken chain on every line) is counted, not kept: each output says how
+/// many more there were, so none is dropped silently, and memory stays
+/// bounded by this count, not by the input.
+pub const MAX_LISTED: usize = 10_000;
 /// Format ids of docs/spec.md §1, as `&'static str` (e.g. `"pi-session"`).
 pub type FormatId = &'static str;
 
@@ -37,7 +45,7 @@ pub struct Input {
     /// The content.
     pub body: Body,
     /// JSONL lines that are not exactly one JSON value (reported by
-    /// `malformed-line`), the first [`crate::rules::MAX_LISTED`] of them.
+    /// `malformed-line`), the first [`MAX_LISTED`] of them.
     pub bad_lines: Vec<BadLine>,
     /// Malformed lines past those kept in `bad_lines`: counted, not kept.
     pub more_bad_lines: usize,
@@ -119,7 +127,7 @@ impl Input {
 /// The malformed lines of a JSONL file, as a loader records them.
 #[derive(Debug, Clone, Default)]
 pub struct BadLines {
-    /// The first [`crate::rules::MAX_LISTED`] malformed lines, in file order.
+    /// The first [`MAX_LISTED`] malformed lines, in file order.
     pub kept: Vec<BadLine>,
     /// How many more there were.
     pub more: usize,
@@ -127,9 +135,9 @@ pub struct BadLines {
 
 impl BadLines {
     /// Records one malformed line: kept while fewer than
-    /// [`crate::rules::MAX_LISTED`] are, else counted (`make` is not called).
+    /// [`MAX_LISTED`] are, else counted (`make` is not called).
     pub fn push_with(&mut self, make: impl FnOnce() -> BadLine) {
-        if self.kept.len() < crate::rules::MAX_LISTED {
+        if self.kept.len() < MAX_LISTED {
             self.kept.push(make());
         } else {
             self.more += 1;
@@ -375,7 +383,7 @@ pub struct Block {
     /// For message-tool calls: a dry run.
     pub dry_run: bool,
     /// The text was not kept in memory (a long model-side text of a
-    /// transcript, see [`crate::packed::Texts`]): `text` is empty; the loader
+    /// transcript, see [`crate::model::packed::Texts`]): `text` is empty; the loader
     /// gives it again with [`crate::formats::reload_message`].
     pub text_dropped: bool,
 }
@@ -467,8 +475,8 @@ pub struct Transcript {
     /// The entries' messages, packed.
     pub messages: MessageArena,
     /// Which texts the loader kept ([`crate::formats::load`] records it): with
-    /// [`crate::packed::Texts::AsLoaded`], reading a line again gives nothing more.
-    pub texts: crate::packed::Texts,
+    /// [`crate::model::packed::Texts::AsLoaded`], reading a line again gives nothing more.
+    pub texts: crate::model::packed::Texts,
     /// Input tokens the provider reported per model call, by entry index
     /// (empty when the transcript records none; see [`Transcript::set_usage`]).
     pub usage: Vec<Option<Usage>>,
@@ -491,7 +499,7 @@ pub struct Usage {
 }
 
 impl Transcript {
-    /// Appends `e`, with its message packed as `packed` (see [`crate::packed::pack`]).
+    /// Appends `e`, with its message packed as `packed` (see [`crate::model::packed::pack`]).
     pub fn push(&mut self, mut e: Entry, packed: Option<&[u8]>) {
         if let Some(bytes) = packed {
             let r = self.messages.push(bytes);
@@ -683,7 +691,7 @@ const ENTRY_TYPES: &[&str] = &[
 
 /// One transcript entry (one JSONL line that parsed).
 ///
-/// Kept small (72 bytes; its message is packed, see [`crate::packed`]): a long
+/// Kept small (72 bytes; its message is packed, see [`crate::model::packed`]): a long
 /// session has hundreds of thousands of entries and all of them are held for
 /// the whole check. Fields few entries have live in one boxed `EntryExtra`.
 #[derive(Debug, Clone)]

@@ -1,0 +1,155 @@
+//! The library's modules form no import cycle (issue 34): data flows one
+//! way, from reading inputs (source, formats) through the model, analysis
+//! and rules to the check and its reports, then the commands. The graph is
+//! read from the source itself: an edge A → B for every `crate::B` (or
+//! `crate::{…, B, …}`; in `lib.rs`, a bare `B::`) in the code of the
+//! top-level module A (its file or folder), comments and unit-test modules
+//! (from the first `#[cfg(test)]` line of a file on) left out. Run alone:
+//! `cargo test --release --test it layers`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Top-level module → the top-level modules its code names.
+fn graph() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
+    let src = crate::support::root().join("src");
+    let mut files: Vec<(String, std::path::PathBuf)> = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let rel = p.strip_prefix(&src).unwrap();
+                let top =
+                    rel.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
+                files.push((top, p));
+            }
+        }
+    }
+    let modules: BTreeSet<String> = files.iter().map(|(m, _)| m.clone()).filter(|m| m != "main").collect();
+    let word = regex::Regex::new(r"crate::([a-z_][a-z0-9_]*)").unwrap();
+    let group = regex::Regex::new(r"crate::\{([^}]*)").unwrap();
+    let member = regex::Regex::new(r"(?:^|[,{\s])([a-z_][a-z0-9_]*)(?:::|\s*,|\s*$)").unwrap();
+    let bare = regex::Regex::new(r"(?:^|[^:\w])([a-z_][a-z0-9_]*)::").unwrap();
+    let mut g: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for (m, p) in &files {
+        let text = std::fs::read_to_string(p).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim() == "#[cfg(test)]" {
+                break;
+            }
+            let code = line.split("//").next().unwrap_or("");
+            let mut named: BTreeSet<String> = word.captures_iter(code).map(|c| c[1].to_string()).collect();
+            for c in group.captures_iter(code) {
+                named.extend(member.captures_iter(&c[1]).map(|c| c[1].to_string()));
+            }
+            if m == "lib" {
+                named.extend(bare.captures_iter(code).map(|c| c[1].to_string()));
+            }
+            for n in named.into_iter().filter(|n| n != m && modules.contains(n)) {
+                let at = format!("{}:{}", p.strip_prefix(&src).unwrap().display(), i + 1);
+                g.entry(m.clone()).or_default().entry(n).or_default().push(at);
+            }
+        }
+        g.entry(m.clone()).or_default();
+    }
+    g
+}
+
+/// The strongly connected components of more than one module (Tarjan).
+fn cycles(g: &BTreeMap<String, BTreeMap<String, Vec<String>>>) -> Vec<Vec<String>> {
+    struct S<'a> {
+        g: &'a BTreeMap<String, BTreeMap<String, Vec<String>>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on: BTreeSet<&'a str>,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'a>(s: &mut S<'a>, v: &'a str) {
+        let n = s.index.len();
+        s.index.insert(v, n);
+        s.low.insert(v, n);
+        s.stack.push(v);
+        s.on.insert(v);
+        let g = s.g;
+        for w in g.get(v).into_iter().flat_map(|e| e.keys()) {
+            let w = w.as_str();
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let lw = s.low[w];
+                let lv = s.low.get_mut(v).unwrap();
+                *lv = (*lv).min(lw);
+            } else if s.on.contains(w) {
+                let iw = s.index[w];
+                let lv = s.low.get_mut(v).unwrap();
+                *lv = (*lv).min(iw);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut comp = Vec::new();
+            loop {
+                let w = s.stack.pop().unwrap();
+                s.on.remove(w);
+                comp.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if comp.len() > 1 {
+                comp.sort();
+                s.out.push(comp);
+            }
+        }
+    }
+    let mut s = S { g, index: BTreeMap::new(), low: BTreeMap::new(), stack: vec![], on: BTreeSet::new(), out: vec![] };
+    for v in g.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            visit(&mut s, v);
+        }
+    }
+    s.out
+}
+
+#[test]
+fn layers_the_library_has_no_import_cycle() {
+    let g = graph();
+    assert!(g.len() > 20, "modules found: {:?}", g.keys().collect::<Vec<_>>());
+    let found = cycles(&g);
+    let explain: Vec<String> = found
+        .iter()
+        .map(|c| {
+            let edges: Vec<String> = c
+                .iter()
+                .flat_map(|a| {
+                    g[a].iter()
+                        .filter(|(b, _)| c.contains(b))
+                        .map(move |(b, at)| format!("  {a} -> {b}: {}", at.join(", ")))
+                })
+                .collect();
+            format!("cycle {c:?}:\n{}", edges.join("\n"))
+        })
+        .collect();
+    assert!(found.is_empty(), "import cycles among src/ modules:\n{}", explain.join("\n"));
+}
+
+#[test]
+fn layers_the_check_engine_names_no_renderer_or_command() {
+    // The engine (lib.rs) and everything below it know nothing of the
+    // reports or the commands built on them.
+    let g = graph();
+    let above = ["report", "show", "fence", "repro", "cli", "api", "diff", "catalog"];
+    for low in ["lib", "model", "formats", "analysis", "conversation", "rules", "finding", "source", "text", "escape"] {
+        let bad: Vec<String> = g
+            .get(low)
+            .into_iter()
+            .flat_map(|e| e.iter())
+            .filter(|(b, _)| above.contains(&b.as_str()))
+            .map(|(b, at)| format!("{low} -> {b}: {}", at.join(", ")))
+            .collect();
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+    assert!(Path::new(&crate::support::root().join("src/escape.rs")).is_file());
+}
