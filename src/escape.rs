@@ -67,3 +67,14 @@ pub fn hidden(c: char) -> bool {
 pub fn shown(p: &Path) -> String {
     escape_controls(&p.to_string_lossy()).into_owned()
 }
+
+/// A line of output a CI runner might read: a line that starts (after
+/// blanks, which runners trim) with a workflow command's `::` has its first
+/// `:` shown escaped (`\u{3a}:`), so that quoted text cannot forge one.
+pub fn no_ci_command(line: &str) -> std::borrow::Cow<'_, str> {
+    let body = line.trim_start();
+    match body.strip_prefix("::") {
+        Some(rest) => std::borrow::Cow::Owned(format!("{}\\u{{3a}}:{rest}", &line[..line.len() - body.len()])),
+        None => std::borrow::Cow::Borrowed(line),
+    }
+}

@@ -17,8 +17,11 @@ pub fn render(r: &CheckReport) -> String {
         }
         mine.push(f);
     }
+    // File names are escaped as in every human output (a name can hold a
+    // newline and a CI command); quoted lines cannot start one.
+    let esc = |p: &str| crate::escape::escape_controls(p).into_owned();
     for p in paths {
-        let mut suite = TestSuite::new(p);
+        let mut suite = TestSuite::new(esc(p));
         let mine = by_path.remove(p).unwrap_or_default();
         let unlisted: Vec<_> = r.unlisted.iter().filter(|u| u.path == p).collect();
         if mine.is_empty() && unlisted.is_empty() {
@@ -30,20 +33,25 @@ pub fn render(r: &CheckReport) -> String {
             status.set_type(f.rule.name());
             let mut desc = format!(
                 "{}:{} {} {}",
-                f.path,
+                esc(&f.path),
                 f.line.map(|l| l.to_string()).unwrap_or_default(),
                 f.code,
                 f.rule.name()
             );
             if !f.pointer.is_empty() {
-                desc.push_str(&format!(" at {}", f.pointer));
+                desc.push_str(&format!(" at {}", esc(&f.pointer)));
             }
             if let Some(e) = super::excerpt(f) {
                 desc.push_str(&format!("\n{e}"));
             }
-            status.set_description(desc);
-            let name =
-                format!("{} {}:{}", f.code, f.path, f.line.map(|l| l.to_string()).unwrap_or_else(|| f.pointer.clone()));
+            let desc: Vec<String> = desc.lines().map(|l| crate::escape::no_ci_command(l).into_owned()).collect();
+            status.set_description(desc.join("\n"));
+            let name = format!(
+                "{} {}:{}",
+                f.code,
+                esc(&f.path),
+                f.line.map(|l| l.to_string()).unwrap_or_else(|| esc(&f.pointer))
+            );
             let mut tc = TestCase::new(name, status);
             tc.set_classname(format!("ctxlint.{}", f.rule.name()));
             suite.add_test_case(tc);
@@ -52,7 +60,7 @@ pub fn render(r: &CheckReport) -> String {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
             status.set_message(super::unlisted_message(u));
             status.set_type(u.rule.name());
-            let mut tc = TestCase::new(format!("{} {}: {} more", u.code, u.path, u.count), status);
+            let mut tc = TestCase::new(format!("{} {}: {} more", u.code, esc(&u.path), u.count), status);
             tc.set_classname(format!("ctxlint.{}", u.rule.name()));
             suite.add_test_case(tc);
         }
@@ -60,7 +68,7 @@ pub fn render(r: &CheckReport) -> String {
     }
     // An input that could not be checked: a test case in error, under its path.
     for f in &r.errors {
-        let mut suite = TestSuite::new(if f.path.is_empty() { "ctxlint" } else { f.path.as_str() });
+        let mut suite = TestSuite::new(if f.path.is_empty() { "ctxlint".to_string() } else { esc(&f.path) });
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status.set_message(format!("not checked: {}", f.message()));
         status.set_type("not-checked");

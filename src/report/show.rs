@@ -152,11 +152,13 @@ fn message(out: &mut String, m: &ShownMessage, color: bool) {
     if let Some(l) = m.line {
         let _ = write!(h, " · line {l}");
     }
+    // Ids, names and pointers come from the file: escaped as texts are.
+    let esc = crate::escape::escape_controls;
     if let Some(id) = &m.entry_id {
-        let _ = write!(h, " · entry {id}");
+        let _ = write!(h, " · entry {}", esc(id));
     }
     if !m.pointer.is_empty() {
-        let _ = write!(h, " · {}", m.pointer);
+        let _ = write!(h, " · {}", esc(&m.pointer));
     }
     let _ = write!(h, " · {} bytes · {}", m.bytes, m.hash);
     let _ = writeln!(out, "{}", if color { h.cyan().bold().to_string() } else { h });
@@ -171,15 +173,16 @@ fn message(out: &mut String, m: &ShownMessage, color: bool) {
 }
 
 fn block_label(b: &ShownBlock, msg_pointer: &str) -> String {
+    let esc = crate::escape::escape_controls;
     let mut l = format!("── {}", b.kind);
     if let Some(n) = &b.tool_name {
-        let _ = write!(l, " {n}");
+        let _ = write!(l, " {}", esc(n));
     }
     if let Some(id) = &b.tool_id {
-        let _ = write!(l, " (id {id})");
+        let _ = write!(l, " (id {})", esc(id));
     }
     if b.pointer != msg_pointer {
-        let _ = write!(l, " {}", b.pointer);
+        let _ = write!(l, " {}", esc(&b.pointer));
     }
     l
 }
@@ -193,17 +196,8 @@ fn block_text(out: &mut String, b: &ShownBlock) {
         // Control and bidirectional characters shown escaped (`\u{202e}`):
         // a text cannot drive the terminal or reorder what is printed.
         let l = crate::escape::escape_controls_but(l, &['\t']);
-        // A GitHub runner trims a line before it looks for `::command`: a
-        // text line that starts so has its first `:` shown escaped.
-        match l.trim_start().strip_prefix("::") {
-            Some(rest) => {
-                let lead = &l[..l.len() - l.trim_start().len()];
-                let _ = writeln!(out, "    {lead}\\u{{3a}}:{rest}");
-            }
-            None => {
-                let _ = writeln!(out, "    {l}");
-            }
-        }
+        // A GitHub runner trims a line before it looks for `::command`.
+        let _ = writeln!(out, "    {}", crate::escape::no_ci_command(&l));
     }
     if b.truncated && b.text.is_empty() {
         let _ = writeln!(out, "    … ({} bytes, not kept)", b.bytes);

@@ -713,6 +713,41 @@ fn show_escapes_ids_model_names_and_request_paths_and_legacy_ci_commands() {
 }
 
 #[test]
+fn show_step_and_junit_escape_tool_names_ids_file_names_and_quoted_ci_commands() {
+    // Issue 32, the second attack round: `show --step N` printed a tool
+    // call's name and id and a tool result's id raw; JUnit put a file name
+    // raw in suite and case names and let a quoted line start `::error`.
+    let d = tempfile::tempdir().unwrap();
+    let bad = "X\u{1b}[31mRED\u{7}\rCR\n::error file=a::pwn\n##[error]p\u{202e}RLO\u{0}Z";
+    let body = serde_json::json!({"model":"gpt","messages":[
+        {"role":"user","content":"hi"},
+        {"role":"assistant","content":null,"tool_calls":[{"id":format!("c{bad}"),"type":"function","function":{"name":format!("t{bad}"),"arguments":"{}"}}]},
+        {"role":"tool","tool_call_id":format!("zz{bad}"),"content":"::error file=a::pwn"}]});
+    std::fs::write(d.path().join("plain.json"), body.to_string()).unwrap();
+    let name = "f\u{1b}[2Jn\n::error::x\u{202e}.json";
+    std::fs::write(d.path().join(name), body.to_string()).unwrap();
+    let clean = |what: &str, text: &str| {
+        for l in text.lines() {
+            assert!(!l.trim_start().starts_with("::"), "{what} starts a workflow command: {l:?}");
+            assert!(!l.contains("##["), "{what} holds a legacy workflow command: {l:?}");
+            assert!(
+                !l.chars().any(|c| c.is_control() && c != '\t' || c == '\u{202e}'),
+                "{what} holds a raw control: {l:?}"
+            );
+        }
+    };
+    let (code, out, err) = run(ctxlint().current_dir(d.path()).args(["show", "--step", "0", "plain.json"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("tool call tX\\u{1b}[31mRED"), "{out}");
+    clean("show --step", &out);
+    let (code, out, err) = run(ctxlint().current_dir(d.path()).args(["check", ".", "--output-format", "junit"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out.contains("f\\u{1b}[2Jn\\n::error::x\\u{202e}.json"), "{out}");
+    assert!(out.contains("\\u{3a}:error file=a::pwn"), "the quoted result's line: {out}");
+    clean("junit", &out);
+}
+
+#[test]
 fn a_byte_order_mark_is_read_as_whitespace() {
     // Issue 32, the attack round: a UTF-8 BOM before a session's first line
     // was a malformed line (and a broken parent chain after it); before a
