@@ -16,27 +16,26 @@ pub fn locate(text: &[u8], pointer: &str) -> Option<usize> {
         match *text.get(pos)? {
             b'{' => {
                 pos += 1;
+                let mut found = None;
                 loop {
                     pos = skip_ws(text, pos);
-                    if *text.get(pos)? == b'}' {
-                        return None;
-                    }
-                    let (key, after) = read_string(text, pos)?;
+                    let Some((key, after)) = read_string(text, pos) else { break };
                     pos = skip_ws(text, after);
-                    if *text.get(pos)? != b':' {
-                        return None;
+                    if text.get(pos) != Some(&b':') {
+                        break;
                     }
                     pos = skip_ws(text, pos + 1);
                     if key == tok {
-                        break;
+                        // A key written twice: the last one is the value
+                        // (as serde_json and JSON.parse read it).
+                        found = Some(pos);
                     }
-                    pos = skip_value(text, pos)?;
-                    pos = skip_ws(text, pos);
-                    match *text.get(pos)? {
-                        b',' => pos += 1,
-                        _ => return None,
+                    match skip_value(text, pos).map(|e| skip_ws(text, e)) {
+                        Some(e) if text.get(e) == Some(&b',') => pos = e + 1,
+                        _ => break,
                     }
                 }
+                pos = found?;
             }
             b'[' => {
                 let want: usize = tok.parse().ok()?;
@@ -76,7 +75,7 @@ pub fn locate_span(text: &[u8], pointer: &str) -> Option<(usize, usize)> {
 /// document (per level of nesting), where calling [`locate`] once per
 /// pointer scans from the document's start each time: each container a
 /// pointer passes through is scanned once, and the start of each of its
-/// members (the first, when an object repeats a key) is kept for every later
+/// members (the last, when an object repeats a key) is kept for every later
 /// pointer. Offsets are bytes, 0-based; results equal [`locate`]'s and
 /// [`locate_span`]'s.
 pub struct Locator<'a> {
@@ -136,7 +135,7 @@ impl<'a> Locator<'a> {
                     let mut m = std::collections::HashMap::new();
                     let mut p = pos + 1;
                     while let Some((key, value)) = member_at(text, p) {
-                        m.entry(key).or_insert(value);
+                        m.insert(key, value); // a key written twice: the last is the value
                         match skip_value(text, value).map(|e| skip_ws(text, e)) {
                             Some(e) if text.get(e) == Some(&b',') => p = e + 1,
                             _ => break,
@@ -307,6 +306,11 @@ mod tests {
             "", "/a", "/a/0", "/a/1/b", "/a/2/0", "/a/3", "/c~1d/e", "/m~0n", "/m~0n/0", "/0/k", "/1/1/0", "/2", "/3",
             "/b", "/a/x", "/zz/0", "/1/01",
         ];
+        // A key written twice: the last is the value (as serde_json reads it).
+        let d = docs[0];
+        assert_eq!(&d[locate(d, "/a").unwrap()..][..1], b"5");
+        assert_eq!(Locator::new(d).span("/a").map(|(a, e)| &d[a..e]), Some(&b"5"[..]));
+        assert_eq!(locate(br#"{"a": 1, "a": [2"#, "/a/0"), Some(15));
         for d in docs {
             let mut l = Locator::new(d);
             for _ in 0..2 {

@@ -586,8 +586,8 @@ pub struct YamlLocator<'a> {
     lines: Vec<&'a str>,
     /// (first line, indent) of a sequence → the lines its items start on.
     items: HashMap<(usize, usize), Vec<usize>>,
-    /// (first line, indent) of a mapping → the line of each key (the first,
-    /// when a key repeats).
+    /// (first line, indent) of a mapping → the line of each key (the last,
+    /// when a key repeats, as PyYAML and serde-saphyr read it).
     keys: HashMap<(usize, usize), HashMap<String, usize>>,
 }
 
@@ -634,7 +634,7 @@ impl<'a> YamlLocator<'a> {
                 }
                 if y.eff == ind {
                     if let Some((k, _)) = ykey(y.rest) {
-                        out.entry(k).or_insert(i);
+                        out.insert(k, i); // a key written twice: the last is read
                     }
                 }
             }

@@ -659,3 +659,22 @@ fn a_misspelt_rule_in_the_configuration_suggests_the_nearest() {
         "{err}"
     );
 }
+
+#[test]
+fn a_key_written_twice_is_placed_at_its_last_value_as_it_is_read() {
+    // Issue 32, the second attack round: the rules read the last `messages`
+    // (as serde_json and JSON.parse do) but the finding was placed in the
+    // first one, at another message.
+    let d = tempfile::tempdir().unwrap();
+    let text = r#"{"model":"gpt-4o","messages":[{"role":"user","content":"a"},{"role":"user","content":"a2"},{"role":"user","content":"firstdoc"}],"messages":[{"role":"user","content":"b"},{"role":"user","content":"b2"},{"role":"tool","tool_call_id":"X2","content":"second"}]}"#;
+    put(d.path(), "dup.json", text);
+    let out = ctxlint(d.path()).args(["check", "dup.json", "--output-format", "json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &v["findings"][0];
+    assert_eq!((f["rule"].as_str(), f["pointer"].as_str()), (Some("orphan-tool-result"), Some("/messages/2")));
+    let at = text.rfind(r#"{"role":"tool""#).unwrap();
+    assert_eq!(
+        (f["line"].as_u64(), f["column"].as_u64(), f["byte_offset"].as_u64()),
+        (Some(1), Some(at as u64 + 1), Some(at as u64))
+    );
+}
