@@ -255,6 +255,24 @@ def format_shape(shape, n, out):
         for b in range(n // 2):
             ent(ent(p, "user", f"retry {b}"), "assistant", f"branch answer {b}")
         text = "".join(json.dumps(x) + "\n" for x in lines)
+    elif shape in ("show-compacted", "parent-cycle"):
+        # show-compacted: n turns, each compacted at once keeping only its own
+        # user message (every context is small, the path long); parent-cycle:
+        # n pairs whose first entry's parent is the last (one long cycle).
+        lines = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-04-19T00:00:00.000Z", "cwd": "/w"}]
+        p = f"a{n - 1}" if shape == "parent-cycle" else None
+        for i in range(n):
+            for e in ({"type": "message", "id": f"u{i}", "message": {"role": "user", "content": [{"type": "text", "text": f"q {i}"}]}},
+                      {"type": "message", "id": f"a{i}", "message": {"role": "assistant", "content": [{"type": "text", "text": f"a {i}"}],
+                       "api": "anthropic-messages", "provider": "anthropic", "model": "m", "stopReason": "stop",
+                       "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}}},
+                      {"type": "compaction", "id": f"c{i}", "summary": "s", "firstKeptEntryId": f"u{i}", "tokensBefore": 10}):
+                if e["type"] == "compaction" and shape == "parent-cycle":
+                    continue
+                e.update({"parentId": p, "timestamp": "2026-04-19T13:00:02.000Z"})
+                lines.append(e)
+                p = e["id"]
+        text = "".join(json.dumps(x) + "\n" for x in lines)
     else:  # har-one-line
         d = json.load(open(os.path.join(FORMATS, "har", "clean.har")))
         e0 = next(e for e in d["log"]["entries"] if e["request"]["method"] == "POST")
@@ -281,7 +299,8 @@ def shapes_step(a, report, rows):
                              ("gemini-jsonl", "jsonl", 25000), ("har-one-line", "har", 2500),
                              ("agents-db-sessions", "db", 20000), ("opencode-no-index", "db", 1000),
                              ("cline-findings-one-line", "json", 2500), ("chat-findings-one-line", "json", 2500),
-                             ("cassette-findings", "yaml", 500), ("show-branching", "jsonl", 5000)):
+                             ("cassette-findings", "yaml", 500), ("show-branching", "jsonl", 5000),
+                             ("show-compacted", "jsonl", 4000), ("parent-cycle", "jsonl", 10000)):
         n0 = max(base // 10, 1) if a.quick else base
         pts = []
         for k in (1, 2, 4):
@@ -309,7 +328,7 @@ def shapes_step(a, report, rows):
         report["hostile"][s]["time_4x_over_1x"] <= 6.0
         for s in ("cline-one-line", "gemini-legacy", "gemini-jsonl", "har-one-line", "agents-db-sessions",
                   "opencode-no-index", "cline-findings-one-line", "chat-findings-one-line", "cassette-findings",
-                  "show-branching"))
+                  "show-branching", "show-compacted", "parent-cycle"))
 
 
 def gen(turns, out, truth, seed=7):

@@ -1655,7 +1655,9 @@ fn cmd_repro(a: ReproArgs) -> crate::Result<i32> {
         .rule
         .as_deref()
         .map(|n| {
-            RuleId::from_name_or_code(n).ok_or_else(|| Error::Usage(format!("unknown rule `{n}` (try `ctxlint rule`)")))
+            RuleId::from_name_or_code(n).ok_or_else(|| {
+                Error::Usage(format!("unknown rule `{}` (try `ctxlint rule`)", crate::escape::escape_controls(n)))
+            })
         })
         .transpose()?;
     if !(a.budget.is_finite() && a.budget > 0.0) {
@@ -1723,7 +1725,10 @@ fn cmd_rule(a: RuleArgs) -> crate::Result<i32> {
     let lookup = |n: &str| {
         RuleId::from_name_or_code(n).ok_or_else(|| {
             let hint = crate::rule_id::suggest(n).map(|c| format!("; did you mean {c}?")).unwrap_or_default();
-            Error::Usage(format!("unknown rule `{n}`{hint} (`ctxlint rule` lists them)"))
+            Error::Usage(format!(
+                "unknown rule `{}`{hint} (`ctxlint rule` lists them)",
+                crate::escape::escape_controls(n)
+            ))
         })
     };
     if a.output_format == ViewFormat::Json {

@@ -184,7 +184,8 @@ fn parse_levels(file: &Path, m: &HashMap<String, Level>, what: &str) -> Result<H
         let r = RuleId::from_name_or_code(k).ok_or_else(|| Error::Config {
             path: file.to_path_buf(),
             reason: format!(
-                "unknown rule `{k}` in {what}{}",
+                "unknown rule `{}` in {what}{}",
+                crate::escape::escape_controls(k),
                 crate::rule_id::suggest(k).map(|c| format!("; did you mean {c}?")).unwrap_or_default()
             ),
         })?;

@@ -132,7 +132,8 @@ pub fn resolve_selector(s: &str) -> Result<Vec<RuleId>, String> {
     }
     let hint = suggest(s).map(|c| format!("; did you mean {c}?")).unwrap_or_default();
     Err(format!(
-        "unknown rule `{s}`{hint} (`ctxlint rule` lists them; a code prefix such as `CTX1` or `ALL` selects several)"
+        "unknown rule `{}`{hint} (`ctxlint rule` lists them; a code prefix such as `CTX1` or `ALL` selects several)",
+        crate::escape::escape_controls(s)
     ))
 }
 

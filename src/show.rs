@@ -947,6 +947,16 @@ mod tests {
                 let change = walk.advance(t, &tree, e);
                 let fresh = step_context(t, &tree, e);
                 assert_eq!(walk.ctx, fresh, "round {round}, step at entry {e}:\n{text}");
+                // Tree::step_context walks only the part of the path that can
+                // be sent: the same as filtering the whole path.
+                let path = tree.path(t, e);
+                let mut whole: Vec<u32> =
+                    path[..path.len() - 1].iter().copied().filter(|&x| tree.in_context_at(t, x, e)).collect();
+                if let Some(k) = whole.iter().position(|&x| x == tree.compaction[e as usize]) {
+                    whole[..=k].rotate_right(1);
+                }
+                whole.retain(|&x| t.entries[x as usize].has_message());
+                assert_eq!(fresh, whole, "round {round}, step at entry {e}:\n{text}");
                 let k = before.iter().zip(&fresh).take_while(|(a, b)| a == b).count();
                 if change.rebuilt == Some("another branch") {
                     assert_eq!((change.carried, change.dropped), (k, before.len() - k), "round {round}, entry {e}");

@@ -114,6 +114,9 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
     }
     // Cycles: report each cycle once, at its last-written member.
     let mut done = vec![false; t.entries.len()];
+    // Each entry's place in `seen` (a scan of `seen` for each step was
+    // quadratic in a cycle's length); entries of an earlier walk are `done`.
+    let mut at = vec![usize::MAX; t.entries.len()];
     for start in 0..t.entries.len() {
         if !tree.in_cycle[start] || done[start] {
             continue;
@@ -124,12 +127,13 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
             if done[cur as usize] {
                 break;
             }
-            if let Some(pos) = seen.iter().position(|&x| x == cur) {
-                let cycle = &seen[pos..];
+            if at[cur as usize] != usize::MAX {
+                let cycle = &seen[at[cur as usize]..];
                 let last = *cycle.iter().max().expect("non-empty cycle");
                 out.push(ChainDefect { entry: last, kind: DefectKind::Cycle, cuts_path: true, report: true });
                 break;
             }
+            at[cur as usize] = seen.len();
             seen.push(cur);
             match t.entries[cur as usize].parent {
                 Parent::Entry(p) => cur = p,

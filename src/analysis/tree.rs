@@ -192,10 +192,40 @@ impl Tree {
 
     /// The context of the step at model call `s`: entries of its path (before
     /// `s`) whose messages the runtime sends, in order.
+    ///
+    /// Only the part of the path that can be sent is walked: from `s` up to
+    /// the latest compaction's first kept entry (or the compaction itself
+    /// when it keeps none), so a long session compacted at every turn costs
+    /// each step its kept context, not its whole path; an entry in a parent
+    /// cycle (reachable from no root) has an empty context.
     pub fn step_context(&self, t: &Transcript, s: u32) -> Vec<u32> {
-        let path = self.path(t, s);
-        let mut out: Vec<u32> =
-            path[..path.len() - 1].iter().copied().filter(|&x| self.in_context_at(t, x, s)).collect();
+        if self.tin[s as usize] == NONE {
+            return Vec::new(); // in_context_at holds for no entry
+        }
+        let c = self.compaction[s as usize];
+        // Entries above `stop` are cut by the compaction (see in_context_at).
+        let stop = if c == NONE {
+            NONE
+        } else {
+            match t.entries[c as usize].compaction().and_then(|x| x.first_kept) {
+                Some(k) if self.is_ancestor_or_self(k, c) => k,
+                _ => c,
+            }
+        };
+        let mut path = Vec::new();
+        let mut cur = s;
+        while let Parent::Entry(p) = t.entries[cur as usize].parent {
+            if path.len() > t.entries.len() {
+                break; // cycle guard
+            }
+            path.push(p);
+            if p == stop {
+                break;
+            }
+            cur = p;
+        }
+        path.reverse();
+        let mut out: Vec<u32> = path.into_iter().filter(|&x| self.in_context_at(t, x, s)).collect();
         // The latest compaction's summary is sent first, before the kept
         // entries that precede it on the path (pi-mono `buildSessionContext`).
         let c = self.compaction[s as usize];

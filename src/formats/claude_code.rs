@@ -332,11 +332,20 @@ struct ParsedEntry {
 }
 
 fn parse_line(line: &crate::source::Line<'_>, texts: crate::model::packed::Texts) -> Parsed {
+    parse_line_once(line, texts, true)
+}
+
+/// [`parse_line`]; a line that writes a key twice is read as JSON.parse
+/// reads it (the last value) when `retry`, else kept as an unknown record.
+fn parse_line_once(line: &crate::source::Line<'_>, texts: crate::model::packed::Texts, retry: bool) -> Parsed {
     let hash = hash_bytes(line.bytes);
     let raw: RawRecord = match jsonl::parse_record(line.bytes) {
         Ok(r) => r,
         Err(jsonl::Rejected::Malformed(reason)) => return Parsed::Malformed(reason),
-        Err(jsonl::Rejected::Unknown) => return Parsed::Unknown(hash),
+        Err(jsonl::Rejected::DuplicateKey(fixed)) if retry => {
+            return parse_line_once(&crate::source::Line { bytes: fixed.as_bytes(), ..*line }, texts, false);
+        }
+        Err(jsonl::Rejected::Unknown | jsonl::Rejected::DuplicateKey(_)) => return Parsed::Unknown(hash),
     };
     let rtype = rstr(raw.rtype);
     let msg = match rtype.as_deref() {

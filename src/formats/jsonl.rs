@@ -248,6 +248,10 @@ pub enum Rejected {
     Malformed(String),
     /// Valid JSON of an unexpected shape: kept as an unknown record.
     Unknown,
+    /// Valid JSON in which an object writes a key twice: the line as
+    /// JSON.parse (and so the runtime) reads it, each key once with its last
+    /// value, to be parsed instead.
+    DuplicateKey(String),
 }
 
 /// Parses one line as `T`: one UTF-8 check of the whole line, then a parse
@@ -258,8 +262,18 @@ pub fn parse_record<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> std::resu
     };
     serde_json::from_str(text).map_err(|e| match malformed_reason(bytes, &e) {
         Some(reason) => Rejected::Malformed(reason),
+        None if e.to_string().starts_with("duplicate field") => {
+            last_key_wins(text).map_or(Rejected::Unknown, Rejected::DuplicateKey)
+        }
         None => Rejected::Unknown,
     })
+}
+
+/// `text` (one JSON value) written again with each object's keys once, a
+/// key written twice keeping its last value, as JSON.parse and serde_json's
+/// `Value` read it; `None` when it does not parse.
+pub fn last_key_wins(text: &str) -> Option<String> {
+    serde_json::from_str::<serde_json::Value>(text).ok().map(|v| v.to_string())
 }
 
 /// The reason given for a line that is not valid UTF-8 (the same words as [`describe_line_error`]).

@@ -466,11 +466,20 @@ struct ParsedEntry {
 }
 
 fn parse_line(line: &crate::source::Line<'_>, texts: crate::model::packed::Texts) -> Parsed {
+    parse_line_once(line, texts, true)
+}
+
+/// [`parse_line`]; a line that writes a key twice is read as JSON.parse
+/// reads it (the last value) when `retry`, else kept as an unknown record.
+fn parse_line_once(line: &crate::source::Line<'_>, texts: crate::model::packed::Texts, retry: bool) -> Parsed {
     let hash = hash_bytes(line.bytes);
     let raw: RawEntry = match jsonl::parse_record(line.bytes) {
         Ok(r) => r,
         Err(jsonl::Rejected::Malformed(reason)) => return Parsed::Malformed(reason),
-        Err(jsonl::Rejected::Unknown) => return Parsed::Unknown(hash),
+        Err(jsonl::Rejected::DuplicateKey(fixed)) if retry => {
+            return parse_line_once(&crate::source::Line { bytes: fixed.as_bytes(), ..*line }, texts, false);
+        }
+        Err(jsonl::Rejected::Unknown | jsonl::Rejected::DuplicateKey(_)) => return Parsed::Unknown(hash),
     };
     let rec = record(&raw, 0);
     let etype = rec.kind.as_deref().unwrap_or("");
@@ -619,13 +628,30 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     } else {
         super::link_linearly(&mut t);
     }
-    for (idx, id, index) in first_kept {
-        let target = match (id, index) {
-            (Some(id), _) => t.entries.iter().position(|e| e.id.as_deref() == Some(&*id)),
-            // v1: index into the session's entries (the header excluded).
-            (None, Some(i)) => usize::try_from(i).ok().filter(|&i| i < t.entries.len()),
-            _ => None,
-        };
+    // Each id's first entry, looked up once per compaction (a scan each was
+    // quadratic in a session compacted at every turn).
+    let mut by_id: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    if first_kept.iter().any(|k| k.1.is_some()) {
+        for (i, e) in t.entries.iter().enumerate() {
+            if let Some(id) = e.id.as_deref() {
+                by_id.entry(id).or_insert(i);
+            }
+        }
+    }
+    let targets: Vec<(u32, Option<usize>)> = first_kept
+        .into_iter()
+        .map(|(idx, id, index)| {
+            let target = match (id, index) {
+                (Some(id), _) => by_id.get(&*id).copied(),
+                // v1: index into the session's entries (the header excluded).
+                (None, Some(i)) => usize::try_from(i).ok().filter(|&i| i < t.entries.len()),
+                _ => None,
+            };
+            (idx, target)
+        })
+        .collect();
+    drop(by_id);
+    for (idx, target) in targets {
         if let Some(c) = t.entries[idx as usize].compaction_mut() {
             c.first_kept = target.map(|i| i as u32);
         }

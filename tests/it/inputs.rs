@@ -678,3 +678,36 @@ fn a_key_written_twice_is_placed_at_its_last_value_as_it_is_read() {
         (Some(1), Some(at as u64 + 1), Some(at as u64))
     );
 }
+
+#[test]
+fn a_jsonl_entry_that_writes_a_key_twice_is_read_with_its_last_value() {
+    // Issue 32, the second attack round: a pi or Claude Code line writing a
+    // key twice was dropped as an unknown record (serde's "duplicate field"),
+    // which made a false broken parent chain and hid the real finding after
+    // it. JSON.parse reads such a line (the last value wins): so does ctxlint.
+    let d = tempfile::tempdir().unwrap();
+    let pi = [
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-04-19T00:00:00.000Z","cwd":"/w"}"#,
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-04-19T13:00:02.000Z","timestamp":"2026-04-19T13:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}"#,
+        r#"{"type":"message","id":"t1","parentId":"u1","timestamp":"2026-04-19T13:00:03.000Z","message":{"role":"toolResult","toolCallId":"zz","toolName":"x","content":[{"type":"text","text":"r"}]}}"#,
+    ];
+    put(d.path(), "pi.jsonl", &(pi.join("\n") + "\n"));
+    let cc =
+        std::fs::read_to_string(crate::support::root().join("fixtures/cases/cc-12162-orphan-result/session.jsonl"))
+            .unwrap()
+            .replacen(r#""isSidechain":false,"#, r#""isSidechain":false,"isSidechain":false,"#, 1);
+    put(d.path(), "cc.jsonl", &cc);
+    for (file, pointer) in [("pi.jsonl", "/message"), ("cc.jsonl", "/message/content/1")] {
+        let out = ctxlint(d.path()).args(["check", file, "--output-format", "json"]).output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let got: Vec<(String, u64, String)> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (f["rule"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["pointer"].as_str().unwrap().into())
+            })
+            .collect();
+        assert_eq!(got, vec![("orphan-tool-result".to_string(), 3, pointer.to_string())], "{file}");
+    }
+}

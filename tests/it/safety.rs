@@ -775,3 +775,13 @@ fn a_byte_order_mark_is_read_as_whitespace() {
         assert_eq!(json(&format!("bom-{name}")), json(name), "{name}");
     }
 }
+
+#[test]
+fn an_unknown_rule_name_is_echoed_escaped() {
+    // Issue 32, the second attack round: `ctxlint rule $'x\n::error::'`
+    // echoed the newline raw, so the name started a workflow command.
+    let (code, out, err) = run(ctxlint().args(["rule", "x\n::error::pwn"]));
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert!(err.contains("unknown rule `x\\n::error::pwn`"), "{err}");
+    assert!(err.lines().all(|l| !l.trim_start().starts_with("::")), "{err}");
+}
