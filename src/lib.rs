@@ -496,7 +496,7 @@ pub fn sort_findings(findings: &mut [Finding]) {
             .then(a.line.cmp(&b.line))
             .then(a.request.cmp(&b.request))
             .then(a.byte_offset.cmp(&b.byte_offset))
-            .then(a.pointer.cmp(&b.pointer))
+            .then_with(|| inputs::natural_cmp(&a.pointer, &b.pointer))
             .then(a.code.cmp(b.code))
     });
 }
@@ -786,5 +786,28 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_at_one_place_sort_by_pointer_numbers_as_numbers() {
+        // Issue 32, the second attack round: findings inside one cassette
+        // body (same line, no byte offset) came out /messages/10 before /messages/2.
+        let mut v: Vec<Finding> = ["/messages/10", "/messages/2", "/messages/1/content/0", "/messages/1"]
+            .iter()
+            .map(|p| {
+                let mut f = Finding::new(rules::RuleId::OrphanToolResult, "c.yaml", "vcr-cassette", "m");
+                f.line = Some(3);
+                f.pointer = p.to_string();
+                f
+            })
+            .collect();
+        sort_findings(&mut v);
+        let got: Vec<&str> = v.iter().map(|f| f.pointer.as_str()).collect();
+        assert_eq!(got, ["/messages/1", "/messages/1/content/0", "/messages/2", "/messages/10"]);
     }
 }
