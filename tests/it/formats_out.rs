@@ -108,3 +108,66 @@ fn completions_and_man_page() {
     let out = Command::cargo_bin("ctxlint").unwrap().arg("man").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains(".TH ctxlint"));
 }
+
+/// `docs/report.schema.json` (the JSON report's contract, which the Python
+/// package and CI users read) validates the report of every fixture, the
+/// real corpus, a flood (unlisted findings), a skipped file and an input
+/// that cannot be checked; its rule names are the rules'.
+#[test]
+fn the_json_report_follows_its_committed_schema() {
+    let root = crate::support::root();
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("docs/report.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let names: Vec<String> =
+        schema["$defs"]["rule"]["enum"].as_array().unwrap().iter().map(|v| v.to_string()).collect();
+    let out = crate::support::ctxlint().args(["rule", "--all", "--output-format", "json"]).output().unwrap();
+    let rules: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut ours: Vec<String> = rules.as_array().unwrap().iter().map(|r| r["name"].to_string()).collect();
+    let mut theirs = names.clone();
+    ours.sort();
+    theirs.sort();
+    assert_eq!(theirs, ours, "the schema's rule names are the rules'");
+    let d = tempfile::tempdir().unwrap();
+    let mut torn = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-06-20T09:14:00.000Z\",\"cwd\":\"/w\"}\n",
+    );
+    for i in 0..10_050 {
+        torn.push_str(&format!("{{\"type\":\"message\",\"id\":\"m{i}\n"));
+    }
+    std::fs::write(d.path().join("flood.jsonl"), torn).unwrap();
+    std::fs::write(d.path().join("note.json"), "{\"hello\": 1}").unwrap();
+    std::fs::write(d.path().join("gone.jsonl.gz"), [0x1f, 0x8b, 8, 0, 1, 2]).unwrap();
+    // A file forced to a format it does not fit cannot be checked: `failed`.
+    let forced = d.path().join("forced.jsonl");
+    std::fs::write(&forced, "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/w\"}\n").unwrap();
+    let mut checked = 0;
+    let dir = d.path().to_string_lossy().into_owned();
+    let mut runs: Vec<Vec<String>> = vec![
+        vec![root.join("fixtures").to_string_lossy().into_owned()],
+        vec![dir.clone()],
+        vec![forced.to_string_lossy().into_owned(), "--input-format".into(), "openai-chat".into()],
+    ];
+    runs.extend(crate::shared::path("corpus").map(|c| vec![c.to_string_lossy().into_owned()]));
+    for args in runs {
+        let out =
+            crate::support::ctxlint().arg("check").args(&args).args(["--output-format", "json"]).output().unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        let errors: Vec<String> =
+            validator.iter_errors(&doc).take(20).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+        assert!(
+            errors.is_empty(),
+            "{args:?}: the report does not follow docs/report.schema.json:\n{}",
+            errors.join("\n")
+        );
+        checked += doc["findings"].as_array().unwrap().len();
+        if args[0] == dir {
+            assert!(!doc["unlisted"].as_array().unwrap().is_empty(), "the flood is counted");
+            assert!(doc["skipped"].as_array().unwrap().len() >= 2, "note.json and gone.jsonl.gz are skipped");
+        }
+        if args.len() == 3 {
+            assert_eq!(doc["failed"].as_array().unwrap().len(), 1, "the forced file is not checked");
+        }
+    }
+    assert!(checked > 10_000, "findings validated: {checked}");
+}
