@@ -365,7 +365,13 @@ fn detect_all(found: Vec<Candidate>, opts: &DiscoverOptions, plan: &mut Plan) ->
                 }
             }
             Err(e) if c.named => plan.errors.push(e),
-            Err(e) => plan.skipped.push(Skipped { path: c.src.display, reason: e.to_string() }),
+            Err(e) => {
+                // The error names the file; the reason is shown after the path.
+                let reason = e.to_string();
+                let reason =
+                    reason.strip_prefix(&format!("{}: ", c.src.display)).map_or(reason.clone(), str::to_string);
+                plan.skipped.push(Skipped { path: c.src.display, reason })
+            }
         }
     }
     out
