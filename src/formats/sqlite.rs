@@ -14,6 +14,9 @@
 //!   not copied: the database is read without it, and the loaders say so
 //!   ([`Db::wal_not_read`]). The temporary folders are removed at the end of
 //!   the run, or by [`crate::safety::remove_temp_files`] when a signal ends it;
+//! - with a non-empty `-journal` file instead (a hot rollback journal: a
+//!   writer stopped mid-transaction), the database and its journal are
+//!   copied likewise, and SQLite rolls the copy back when it opens it;
 //! - an input that is not a file on disk (standard input) is copied to a
 //!   private temporary file first.
 //!
@@ -106,7 +109,10 @@ fn copy_with_wal(p: &Path, wal: &Path) -> std::io::Result<Arc<tempfile::TempDir>
     crate::safety::register_temp_path(dir.path());
     let copy = dir.path().join("db.sqlite");
     std::fs::copy(p, &copy)?;
-    std::fs::copy(wal, wal_path(&copy))?;
+    // The side file under the copy's name: `-wal`, or `-journal` (a hot
+    // rollback journal, which SQLite rolls back when it opens the copy).
+    let suffix = wal.file_name().and_then(|n| n.to_str()).and_then(|n| n.rsplit_once('-')).map_or("wal", |x| x.1);
+    std::fs::copy(wal, dir.path().join(format!("db.sqlite-{suffix}")))?;
     Ok(Arc::new(dir))
 }
 
@@ -127,9 +133,17 @@ pub fn open(src: &SourceRef) -> Result<Db> {
     let io = |e: std::io::Error| Error::io(&src.display, e);
     match &src.origin {
         Origin::File(p) if !src.is_compressed() => {
-            let wal = wal_path(p);
-            // Only a regular file is a WAL (a FIFO or a device named `-wal` is not read).
-            let wal_meta = std::fs::metadata(&wal).ok().filter(|m| m.is_file() && m.len() > 0);
+            // Only a regular file is a WAL (a FIFO or a device named `-wal`
+            // is not read). Without one, a non-empty `-journal` is a hot
+            // rollback journal (a writer stopped mid-transaction): the
+            // database is read as SQLite would after rolling it back, from a
+            // copy, as with a WAL.
+            let side = |w: PathBuf| std::fs::metadata(&w).ok().filter(|m| m.is_file() && m.len() > 0).map(|m| (w, m));
+            let found = side(wal_path(p)).or_else(|| side(journal_path(p)));
+            let (wal, wal_meta) = match found {
+                Some((w, m)) => (w, Some(m)),
+                None => (wal_path(p), None),
+            };
             let Some(wm) = wal_meta else {
                 let conn = open_immutable(p).map_err(|e| sql_error(src, e))?;
                 return Ok(Db { conn, _copy: None, wal_not_read: None });
@@ -168,6 +182,14 @@ pub fn open(src: &SourceRef) -> Result<Db> {
             Ok(Db { conn, _copy: Some(Arc::new(dir)), wal_not_read: None })
         }
     }
+}
+
+/// `<db>-journal`, the rollback journal SQLite keeps beside a database
+/// during a transaction (in the default journal mode).
+fn journal_path(p: &Path) -> PathBuf {
+    let mut s = p.as_os_str().to_owned();
+    s.push("-journal");
+    PathBuf::from(s)
 }
 
 /// `<db>-wal`, the WAL file SQLite keeps beside a database in WAL mode.

@@ -357,3 +357,35 @@ fn a_store_whose_name_is_not_utf8_is_read() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(v["summary"]["files"], 1, "{v}");
 }
+
+#[test]
+fn a_store_with_a_hot_rollback_journal_is_read_as_rolled_back_and_left_as_it_is() {
+    // Issue 32, the second attack round: a store whose writer stopped
+    // mid-transaction (a non-empty `-journal` beside it, pages already
+    // written) was skipped as "truncated, damaged or encrypted"; SQLite reads
+    // it after rolling the journal back. ctxlint reads a rolled-back copy and
+    // never touches the store or its journal.
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("opencode.db");
+    std::fs::copy(format!("{DIR}/clean.db"), &db).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "journal_mode", "delete").unwrap();
+    conn.pragma_update(None, "cache_size", 1).unwrap();
+    conn.execute_batch("BEGIN; DELETE FROM part; CREATE TABLE junk(x);").unwrap();
+    for _ in 0..2000 {
+        conn.execute("INSERT INTO junk VALUES (?1)", ["x".repeat(1000)]).unwrap();
+    }
+    std::mem::forget(conn); // the writer stops: no commit, no rollback
+    let journal = d.path().join("opencode.db-journal");
+    assert!(std::fs::metadata(&journal).unwrap().len() > 0, "a hot journal");
+    let before = (std::fs::read(&db).unwrap(), std::fs::read(&journal).unwrap());
+    let (code, v) = check_json(&db.to_string_lossy());
+    let (clean_code, clean) = check_json(&format!("{DIR}/clean.db"));
+    assert_eq!((code, found(&v)), (clean_code, found(&clean)), "{v}");
+    assert_eq!(v["files"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["files"][0]["entries"], clean["files"][0]["entries"], "the parts the transaction deleted are read");
+    assert_eq!((std::fs::read(&db).unwrap(), std::fs::read(&journal).unwrap()), before, "the store is untouched");
+    let names: Vec<String> =
+        std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
