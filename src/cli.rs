@@ -483,50 +483,57 @@ fn use_color(c: ColorChoice, to_file: bool) -> bool {
     color::from_env(choice, std::io::stdout().is_terminal())
 }
 
-/// mimalloc option numbers (`mi_option_e` in mimalloc's `include/mimalloc.h`, v3).
-const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
 /// Inputs from this size on make `check` return freed memory at once.
 const LARGE_INPUT: u64 = 16 << 20;
 
-/// Returns freed pages to the system at once (mimalloc's default waits 10 ms):
-/// on a large input the load buffers freed while the model grows would
-/// otherwise stay resident (peak RSS is one of the benchmark's targets, issue
-/// 7). Not the default: on thousands of small files it costs page faults that
-/// the two threads then wait on together.
-fn return_freed_memory_at_once() {
-    // SAFETY: a plain option setter; mimalloc reads options atomically.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+/// What the program running the command line tunes in its own process (the
+/// library never sets process-wide state itself: the `ctxlint` binary, which
+/// owns the allocator, registers this with [`set_process`]; the Python
+/// module does not).
+#[derive(Clone, Copy, Debug)]
+pub struct Process {
+    /// `true`: return freed pages to the system at once; `false`: back to
+    /// the allocator's default delay. On a large input the load buffers
+    /// freed while the model grows would otherwise stay resident (peak RSS is
+    /// one of the benchmark's targets, issue 7); on thousands of small files
+    /// returning them at once costs page faults the threads wait on together.
+    pub return_freed_memory_at_once: fn(bool),
 }
 
-/// Back to mimalloc's default purge delay (10 ms) after
-/// [`return_freed_memory_at_once`].
+static PROCESS: std::sync::OnceLock<Process> = std::sync::OnceLock::new();
+
+/// Registers the process's hooks ([`Process`]); the first registration wins.
+pub fn set_process(p: Process) {
+    let _ = PROCESS.set(p);
+}
+
+fn return_freed_memory_at_once() {
+    if let Some(p) = PROCESS.get() {
+        (p.return_freed_memory_at_once)(true);
+    }
+}
+
+/// Back to the allocator's default after [`return_freed_memory_at_once`].
 fn restore_purge_delay() {
-    // SAFETY: a plain option setter; mimalloc reads options atomically.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10) }
+    if let Some(p) = PROCESS.get() {
+        (p.return_freed_memory_at_once)(false);
+    }
 }
 
 /// Runs the command line with `args` (the program name first, as
 /// `std::env::args_os` gives them) and returns its exit code (docs/spec.md §4): 0,
 /// 1 for findings, 2 for usage, configuration or I/O errors, 101 for an
-/// internal error (a panic, caught and reported). `--help`, `--version` and
-/// argument errors print and exit the process, as clap does. Standard
-/// output is flushed before it returns.
+/// internal error (a panic, caught; the binary's panic hook reports it).
+/// `--help`, `--version` and argument errors are printed and give their exit
+/// code (0 or 2); the process is never exited here. Standard output is
+/// flushed before it returns.
 pub fn main_with_args<I, T>(args: I) -> i32
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    // Commit arena memory on demand (for arenas created from here on; the
-    // first one follows the compile-time default set in .cargo/config.toml).
-    // SAFETY: a plain option setter, called before any thread is started.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0) }
     // A database with a WAL is copied once per run, and the copy removed at its end.
     let _copies = crate::formats::sqlite::CopyScope::enter();
-    std::panic::set_hook(Box::new(|info| {
-        eprintln!("ctxlint: internal error (a bug, please report it with the input that caused it): {info}");
-    }));
     // clap's own errors quote the values given (`--input-format sk-ant-…`):
     // printed with key-like strings masked, as every other output.
     let cli = match Cli::try_parse_from(args) {

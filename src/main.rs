@@ -1,11 +1,31 @@
-//! The `ctxlint` binary: the allocator, then the command line of
+//! The `ctxlint` binary: the allocator and its options, the panic hook and
+//! the signal handlers — everything process-wide — then the command line of
 //! [`ctxlint::cli`], whose exit code it exits with. The only place in the
-//! crate that calls `std::process::exit`.
+//! crate that calls `std::process::exit` or sets process-wide state.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc option numbers (`mi_option_e` in mimalloc's `include/mimalloc.h`, v3).
+const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Returns freed pages to the system at once (`true`) or after mimalloc's
+/// default 10 ms (`false`): [`ctxlint::cli::Process`].
+fn return_freed_memory_at_once(at_once: bool) {
+    // SAFETY: a plain option setter; mimalloc reads options atomically.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, if at_once { 0 } else { 10 }) }
+}
+
 fn main() {
+    // Commit arena memory on demand (for arenas created from here on; the
+    // first one follows the compile-time default set in .cargo/config.toml).
+    // SAFETY: a plain option setter, called before any thread is started.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0) }
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("ctxlint: internal error (a bug, please report it with the input that caused it): {info}");
+    }));
+    ctxlint::cli::set_process(ctxlint::cli::Process { return_freed_memory_at_once });
     #[cfg(unix)]
     on_signals();
     let code = ctxlint::cli::main_with_args(std::env::args_os());

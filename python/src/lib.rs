@@ -108,7 +108,8 @@ fn fence_json(py: Python<'_>, old: String, new: String, owned: Option<Vec<String
 ///
 /// The `ctxlint` command line, run in this process with `argv` (the
 /// program name first); returns its exit code. `--help`, `--version` and
-/// argument errors print and exit the process, as the binary does.
+/// argument errors print and give their exit code (0 or 2), as the binary
+/// does; the process is never exited.
 #[pyfunction]
 fn main(py: Python<'_>, argv: Vec<String>) -> i32 {
     py.detach(|| ctxlint::cli::main_with_args(argv))

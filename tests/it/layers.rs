@@ -153,3 +153,36 @@ fn layers_the_check_engine_names_no_renderer_or_command() {
     }
     assert!(Path::new(&crate::support::root().join("src/escape.rs")).is_file());
 }
+
+#[test]
+fn layers_only_the_binary_sets_process_wide_state() {
+    // The library (and the Python module built on it) never exits the
+    // process, installs a panic hook or tunes the allocator: main.rs does.
+    let src = crate::support::root().join("src");
+    let mut stack = vec![src.clone()];
+    let mut bad = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if p == src.join("main.rs") || p.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            for (i, l) in std::fs::read_to_string(&p).unwrap().lines().enumerate() {
+                if l.trim() == "#[cfg(test)]" {
+                    break;
+                }
+                let code = l.split("//").next().unwrap_or("");
+                for what in ["process::exit", "panic::set_hook", "mi_option_set", "#[global_allocator]"] {
+                    if code.contains(what) {
+                        bad.push(format!("{}:{}: {what}", p.strip_prefix(&src).unwrap().display(), i + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "process-wide state set outside src/main.rs:\n{}", bad.join("\n"));
+}
