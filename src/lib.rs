@@ -320,7 +320,7 @@ pub fn check_plan(plan: inputs::Plan, config: &config::Config, tick: &(dyn Fn(u6
 /// fingerprint paths relative to that configuration's project root (docs/spec.md §4).
 /// A job whose configuration is invalid is an error; the others are checked.
 pub fn check_plan_with(plan: inputs::Plan, configs: &config::ConfigSet, tick: &(dyn Fn(u64) + Sync)) -> CheckReport {
-    observe::<Nothing>(plan, configs, tick, None).0
+    check_plan_observed(plan, configs, tick, &Nothing).0
 }
 
 /// What a caller builds from each input beside the check, while the input is
@@ -359,20 +359,11 @@ pub fn check_plan_observed<O: InputObserver>(
     tick: &(dyn Fn(u64) + Sync),
     observer: &O,
 ) -> (CheckReport, Vec<O::Out>) {
-    observe(plan, configs, tick, Some(observer))
-}
-
-fn observe<O: InputObserver>(
-    plan: inputs::Plan,
-    configs: &config::ConfigSet,
-    tick: &(dyn Fn(u64) + Sync),
-    observer: Option<&O>,
-) -> (CheckReport, Vec<O::Out>) {
     // Every session of a store with a WAL reads one copy of it (library callers too).
     let _copies = formats::sqlite::CopyScope::enter();
     let total = plan.jobs.len() as u64;
     // (The HTML report lists assistant and tool texts too: it keeps them rather than read their lines again.)
-    let texts = observer.map_or(model::packed::Texts::Compact, |o| o.texts());
+    let texts = observer.texts();
     let lopts = LoadOptions { forced: plan.forced, texts };
     let check_one = |job: Job| {
         let config = match configs.for_path(job.display()) {
@@ -388,16 +379,10 @@ fn observe<O: InputObserver>(
         let r = load_job_with(&job, &lopts).map(|input| {
             let loaded = started.elapsed();
             // The page's steps need no findings: they are built beside the rules.
-            let (mut findings, unlisted) = match observer {
-                Some(o) => {
-                    let ((findings, unlisted), mut out) =
-                        rayon::join(|| check_input_counted(&input, &job, &config), || o.begin(&input));
-                    o.end(&mut out, &input, &findings);
-                    page = Some(out);
-                    (findings, unlisted)
-                }
-                None => check_input_counted(&input, &job, &config),
-            };
+            let ((mut findings, unlisted), mut out) =
+                rayon::join(|| check_input_counted(&input, &job, &config), || observer.begin(&input));
+            observer.end(&mut out, &input, &findings);
+            page = Some(out);
             // Occurrence numbers count within one path, so fingerprints
             // are computed here, in parallel, rather than after the merge.
             finish_in(&mut findings, &root);

@@ -104,16 +104,35 @@ fn key_of(p: &Path, m: &std::fs::Metadata, w: &std::fs::Metadata) -> CopyKey {
 /// Copies the database `p` and its WAL `wal` into a new temporary folder
 /// (registered with [`crate::safety::register_temp_path`] first, so that a
 /// copy cut short by a signal is removed too); returns the folder.
-fn copy_with_wal(p: &Path, wal: &Path) -> std::io::Result<Arc<tempfile::TempDir>> {
+fn copy_with_wal(p: &Path, side: &Side) -> std::io::Result<Arc<tempfile::TempDir>> {
     let dir = tempfile::tempdir()?;
     crate::safety::register_temp_path(dir.path());
     let copy = dir.path().join("db.sqlite");
     std::fs::copy(p, &copy)?;
-    // The side file under the copy's name: `-wal`, or `-journal` (a hot
-    // rollback journal, which SQLite rolls back when it opens the copy).
-    let suffix = wal.file_name().and_then(|n| n.to_str()).and_then(|n| n.rsplit_once('-')).map_or("wal", |x| x.1);
-    std::fs::copy(wal, dir.path().join(format!("db.sqlite-{suffix}")))?;
+    // Under the copy's name: `-wal`, or `-journal` (a hot rollback journal,
+    // which SQLite rolls back when it opens the copy).
+    std::fs::copy(&side.path, dir.path().join(format!("db.sqlite-{}", side.suffix)))?;
     Ok(Arc::new(dir))
+}
+
+/// The file SQLite keeps beside a database whose latest state is not all in
+/// it: a non-empty `-wal`, else a non-empty `-journal` (only regular files:
+/// a FIFO or a device of that name is not read).
+struct Side {
+    path: PathBuf,
+    suffix: &'static str,
+    meta: std::fs::Metadata,
+}
+
+fn side_file(p: &Path) -> Option<Side> {
+    ["wal", "journal"].into_iter().find_map(|suffix| {
+        let mut s = p.as_os_str().to_owned();
+        s.push("-");
+        s.push(suffix);
+        let path = PathBuf::from(s);
+        let meta = std::fs::metadata(&path).ok().filter(|m| m.is_file() && m.len() > 0)?;
+        Some(Side { path, suffix, meta })
+    })
 }
 
 fn sql_error(src: &SourceRef, e: rusqlite::Error) -> Error {
@@ -133,39 +152,31 @@ pub fn open(src: &SourceRef) -> Result<Db> {
     let io = |e: std::io::Error| Error::io(&src.display, e);
     match &src.origin {
         Origin::File(p) if !src.is_compressed() => {
-            // Only a regular file is a WAL (a FIFO or a device named `-wal`
-            // is not read). Without one, a non-empty `-journal` is a hot
-            // rollback journal (a writer stopped mid-transaction): the
-            // database is read as SQLite would after rolling it back, from a
-            // copy, as with a WAL.
-            let side = |w: PathBuf| std::fs::metadata(&w).ok().filter(|m| m.is_file() && m.len() > 0).map(|m| (w, m));
-            let found = side(wal_path(p)).or_else(|| side(journal_path(p)));
-            let (wal, wal_meta) = match found {
-                Some((w, m)) => (w, Some(m)),
-                None => (wal_path(p), None),
-            };
-            let Some(wm) = wal_meta else {
+            // A hot rollback journal (a writer stopped mid-transaction) is
+            // read as SQLite would after rolling it back: from a copy, as a WAL.
+            let Some(side) = side_file(p) else {
                 let conn = open_immutable(p).map_err(|e| sql_error(src, e))?;
                 return Ok(Db { conn, _copy: None, wal_not_read: None });
             };
+            let wm = &side.meta;
             if wm.len() > MAX_WAL {
                 let conn = open_immutable(p).map_err(|e| sql_error(src, e))?;
                 return Ok(Db { conn, _copy: None, wal_not_read: Some(wm.len()) });
             }
             let meta = std::fs::metadata(p).map_err(io)?;
             let dir = if SCOPES.load(Ordering::SeqCst) > 0 {
-                let key = key_of(p, &meta, &wm);
+                let key = key_of(p, &meta, wm);
                 let mut copies = COPIES.lock().unwrap_or_else(|e| e.into_inner());
                 match copies.iter().find(|(k, _)| *k == key) {
                     Some((_, d)) => d.clone(),
                     None => {
-                        let d = copy_with_wal(p, &wal).map_err(io)?;
+                        let d = copy_with_wal(p, &side).map_err(io)?;
                         copies.push((key, d.clone()));
                         d
                     }
                 }
             } else {
-                copy_with_wal(p, &wal).map_err(io)?
+                copy_with_wal(p, &side).map_err(io)?
             };
             let copy = dir.path().join("db.sqlite");
             let conn =
@@ -182,21 +193,6 @@ pub fn open(src: &SourceRef) -> Result<Db> {
             Ok(Db { conn, _copy: Some(Arc::new(dir)), wal_not_read: None })
         }
     }
-}
-
-/// `<db>-journal`, the rollback journal SQLite keeps beside a database
-/// during a transaction (in the default journal mode).
-fn journal_path(p: &Path) -> PathBuf {
-    let mut s = p.as_os_str().to_owned();
-    s.push("-journal");
-    PathBuf::from(s)
-}
-
-/// `<db>-wal`, the WAL file SQLite keeps beside a database in WAL mode.
-fn wal_path(p: &Path) -> PathBuf {
-    let mut s = p.as_os_str().to_owned();
-    s.push("-wal");
-    PathBuf::from(s)
 }
 
 fn open_immutable(p: &Path) -> rusqlite::Result<Connection> {
@@ -273,6 +269,13 @@ pub fn pointer_token(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// `<db>-wal`, the WAL file SQLite keeps beside a database in WAL mode.
+    fn wal_path(p: &Path) -> PathBuf {
+        let mut s = p.as_os_str().to_owned();
+        s.push("-wal");
+        PathBuf::from(s)
+    }
+
     use super::*;
 
     /// A database in WAL mode with its rows still in a non-empty `-wal` file,

@@ -10,10 +10,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Top-level module → the top-level modules its code names.
-fn graph() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
+/// A source file: (top-level module, path from `src/`, numbered code lines).
+type Source = (String, String, Vec<(usize, String)>);
+
+/// Each `.rs` file under `src/`: its top-level module, its path from `src/`,
+/// and its code lines (1-based line number, the text before any `//`), up to
+/// its first `#[cfg(test)]` line (unit tests are left out).
+fn sources() -> Vec<Source> {
     let src = crate::support::root().join("src");
-    let mut files: Vec<(String, std::path::PathBuf)> = Vec::new();
+    let mut out = Vec::new();
     let mut stack = vec![src.clone()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap().flatten() {
@@ -24,23 +29,32 @@ fn graph() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
                 let rel = p.strip_prefix(&src).unwrap();
                 let top =
                     rel.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
-                files.push((top, p));
+                let code = std::fs::read_to_string(&p)
+                    .unwrap()
+                    .lines()
+                    .take_while(|l| l.trim() != "#[cfg(test)]")
+                    .enumerate()
+                    .map(|(i, l)| (i + 1, l.split("//").next().unwrap_or("").to_string()))
+                    .collect();
+                out.push((top, rel.display().to_string(), code));
             }
         }
     }
-    let modules: BTreeSet<String> = files.iter().map(|(m, _)| m.clone()).filter(|m| m != "main").collect();
+    out
+}
+
+/// Top-level module → the top-level modules its code names.
+fn graph() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
+    let files = sources();
+    let modules: BTreeSet<String> = files.iter().map(|(m, _, _)| m.clone()).filter(|m| m != "main").collect();
     let word = regex::Regex::new(r"crate::([a-z_][a-z0-9_]*)").unwrap();
     let group = regex::Regex::new(r"crate::\{([^}]*)").unwrap();
     let member = regex::Regex::new(r"(?:^|[,{\s])([a-z_][a-z0-9_]*)(?:::|\s*,|\s*$)").unwrap();
     let bare = regex::Regex::new(r"(?:^|[^:\w])([a-z_][a-z0-9_]*)::").unwrap();
     let mut g: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
-    for (m, p) in &files {
-        let text = std::fs::read_to_string(p).unwrap();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim() == "#[cfg(test)]" {
-                break;
-            }
-            let code = line.split("//").next().unwrap_or("");
+    for (m, rel, lines) in &files {
+        for (no, code) in lines {
+            let code = code.as_str();
             let mut named: BTreeSet<String> = word.captures_iter(code).map(|c| c[1].to_string()).collect();
             for c in group.captures_iter(code) {
                 named.extend(member.captures_iter(&c[1]).map(|c| c[1].to_string()));
@@ -49,7 +63,7 @@ fn graph() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
                 named.extend(bare.captures_iter(code).map(|c| c[1].to_string()));
             }
             for n in named.into_iter().filter(|n| n != m && modules.contains(n)) {
-                let at = format!("{}:{}", p.strip_prefix(&src).unwrap().display(), i + 1);
+                let at = format!("{rel}:{no}");
                 g.entry(m.clone()).or_default().entry(n).or_default().push(at);
             }
         }
@@ -158,28 +172,12 @@ fn layers_the_check_engine_names_no_renderer_or_command() {
 fn layers_only_the_binary_sets_process_wide_state() {
     // The library (and the Python module built on it) never exits the
     // process, installs a panic hook or tunes the allocator: main.rs does.
-    let src = crate::support::root().join("src");
-    let mut stack = vec![src.clone()];
     let mut bad = Vec::new();
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            if p == src.join("main.rs") || p.extension().is_none_or(|x| x != "rs") {
-                continue;
-            }
-            for (i, l) in std::fs::read_to_string(&p).unwrap().lines().enumerate() {
-                if l.trim() == "#[cfg(test)]" {
-                    break;
-                }
-                let code = l.split("//").next().unwrap_or("");
-                for what in ["process::exit", "panic::set_hook", "mi_option_set", "#[global_allocator]"] {
-                    if code.contains(what) {
-                        bad.push(format!("{}:{}: {what}", p.strip_prefix(&src).unwrap().display(), i + 1));
-                    }
+    for (_, rel, lines) in sources().iter().filter(|(_, rel, _)| rel != "main.rs") {
+        for (no, code) in lines {
+            for what in ["process::exit", "panic::set_hook", "mi_option_set", "#[global_allocator]"] {
+                if code.contains(what) {
+                    bad.push(format!("{rel}:{no}: {what}"));
                 }
             }
         }
