@@ -1,6 +1,6 @@
 //! The `ctxlint` binary: the allocator and its options, the panic hook and
 //! the signal handlers — everything process-wide — then the command line of
-//! [`ctxlint::cli`], whose exit code it exits with. The only place in the
+//! [`ctxlint_cli`], whose exit code it exits with. The only place in the
 //! crate that calls `std::process::exit` or sets process-wide state.
 
 #[global_allocator]
@@ -11,7 +11,7 @@ const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Returns freed pages to the system at once (`true`) or after mimalloc's
-/// default 10 ms (`false`): [`ctxlint::cli::Process`].
+/// default 10 ms (`false`): [`ctxlint_cli::Process`].
 fn return_freed_memory_at_once(at_once: bool) {
     // SAFETY: a plain option setter; mimalloc reads options atomically.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, if at_once { 0 } else { 10 }) }
@@ -25,10 +25,10 @@ fn main() {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("ctxlint: internal error (a bug, please report it with the input that caused it): {info}");
     }));
-    ctxlint::cli::set_process(ctxlint::cli::Process { return_freed_memory_at_once });
+    ctxlint_cli::set_process(ctxlint_cli::Process { return_freed_memory_at_once });
     #[cfg(unix)]
     on_signals();
-    let code = ctxlint::cli::main_with_args(std::env::args_os());
+    let code = ctxlint_cli::main_with_args(std::env::args_os());
     // A signal that ended a read or a write early (EINTR) ends the run as
     // the signal does, whichever thread sees it first.
     #[cfg(unix)]

@@ -112,7 +112,7 @@ fn fence_json(py: Python<'_>, old: String, new: String, owned: Option<Vec<String
 /// does; the process is never exited.
 #[pyfunction]
 fn main(py: Python<'_>, argv: Vec<String>) -> i32 {
-    py.detach(|| ctxlint::cli::main_with_args(argv))
+    py.detach(|| ctxlint_cli::main_with_args(argv))
 }
 
 #[pymodule]

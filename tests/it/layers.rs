@@ -13,11 +13,16 @@ use std::path::Path;
 /// A source file: (top-level module, path from `src/`, numbered code lines).
 type Source = (String, String, Vec<(usize, String)>);
 
-/// Each `.rs` file under `src/`: its top-level module, its path from `src/`,
+/// The library's sources (`crates/ctxlint-core/src`), as [`sources_in`] reads them.
+fn sources() -> Vec<Source> {
+    sources_in(&crate::support::root().join("crates/ctxlint-core/src"))
+}
+
+/// Each `.rs` file under `src`: its top-level module, its path from `src`,
 /// and its code lines (1-based line number, the text before any `//`), up to
 /// its first `#[cfg(test)]` line (unit tests are left out).
-fn sources() -> Vec<Source> {
-    let src = crate::support::root().join("src");
+fn sources_in(src: &Path) -> Vec<Source> {
+    let src = src.to_path_buf();
     let mut out = Vec::new();
     let mut stack = vec![src.clone()];
     while let Some(d) = stack.pop() {
@@ -165,7 +170,7 @@ fn layers_the_check_engine_names_no_renderer_or_command() {
             .collect();
         assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
-    assert!(Path::new(&crate::support::root().join("src/escape.rs")).is_file());
+    assert!(Path::new(&crate::support::root().join("crates/ctxlint-core/src/escape.rs")).is_file());
 }
 
 #[test]
@@ -173,7 +178,8 @@ fn layers_only_the_binary_sets_process_wide_state() {
     // The library (and the Python module built on it) never exits the
     // process, installs a panic hook or tunes the allocator: main.rs does.
     let mut bad = Vec::new();
-    for (_, rel, lines) in sources().iter().filter(|(_, rel, _)| rel != "main.rs") {
+    let cli = sources_in(&crate::support::root().join("src"));
+    for (_, rel, lines) in sources().iter().chain(&cli).filter(|(_, rel, _)| rel != "main.rs") {
         for (no, code) in lines {
             for what in ["process::exit", "panic::set_hook", "mi_option_set", "#[global_allocator]"] {
                 if code.contains(what) {
@@ -183,4 +189,24 @@ fn layers_only_the_binary_sets_process_wide_state() {
         }
     }
     assert!(bad.is_empty(), "process-wide state set outside src/main.rs:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn layers_the_library_links_no_command_line() {
+    // The compiler enforces the split: the library crate cannot name what it
+    // does not depend on. Its manifest lists no argument parser, progress
+    // bar, allocator or signal handling (the CLI crate at the root has them).
+    let manifest = std::fs::read_to_string(crate::support::root().join("crates/ctxlint-core/Cargo.toml")).unwrap();
+    let deps: Vec<&str> = manifest
+        .lines()
+        .skip_while(|l| l.trim() != "[dependencies]")
+        .skip(1)
+        .take_while(|l| !l.starts_with('['))
+        .filter_map(|l| l.split(['=', ' ']).next().filter(|n| !n.is_empty() && !n.starts_with('#')))
+        .collect();
+    assert!(deps.contains(&"serde_json"), "{deps:?}");
+    for cli_only in ["clap", "clap_complete", "clap_mangen", "indicatif", "mimalloc", "libmimalloc-sys", "signal-hook"]
+    {
+        assert!(!deps.contains(&cli_only), "the library depends on {cli_only}: {deps:?}");
+    }
 }

@@ -401,7 +401,9 @@ fn every_promise_names_the_tests_that_prove_it_and_they_exist() {
             let parts: Vec<&str> = name.split("::").collect();
             let (file, func) = match parts.as_slice() {
                 [file, func] => (root().join("tests/it").join(format!("{file}.rs")), *func),
-                [path @ .., "tests", func] => (root().join("src").join(format!("{}.rs", path.join("/"))), *func),
+                [path @ .., "tests", func] => {
+                    (root().join("crates/ctxlint-core/src").join(format!("{}.rs", path.join("/"))), *func)
+                }
                 _ => panic!("not a test name: {name}"),
             };
             let src = std::fs::read_to_string(&file).unwrap_or_else(|_| panic!("{name}: no {}", file.display()));

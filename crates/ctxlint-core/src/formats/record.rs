@@ -193,7 +193,7 @@ mod tests {
 
     /// Every JSONL fixture of a format with a schema: cases and format fixtures.
     fn fixtures() -> Vec<(PathBuf, FormatId)> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
         let mut out = Vec::new();
         let mut stack = vec![root.join("cases"), root.join("formats")];
         while let Some(d) = stack.pop() {

@@ -794,7 +794,7 @@ version: 1
     /// request, and a gRPC interaction without `request`.
     #[test]
     fn binary_bodies_are_decoded_or_skipped_and_counted() {
-        let inp = load_str(include_str!("../../fixtures/vcr/binary-bodies.yaml"));
+        let inp = load_str(include_str!("../../../../fixtures/vcr/binary-bodies.yaml"));
         // Interaction 1 (a protobuf request body) and 3 (`request_sample`, gRPC).
         assert_eq!(inp.skipped, 2);
         let Body::Stream(s) = &inp.body else { panic!() };
