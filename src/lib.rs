@@ -143,7 +143,7 @@ struct CheckArgs {
     output_file: Option<PathBuf>,
     /// Force the input format instead of detecting it by content.
     #[arg(long, value_name = "ID", value_parser = parse_input_format)]
-    input_format: Option<&'static str>,
+    input_format: Option<ctxlint::model::FormatId>,
     /// Check every request file on its own instead of joining a directory's files into a stream.
     #[arg(long)]
     no_stream: bool,
@@ -311,7 +311,7 @@ struct ReproArgs {
     force: bool,
     /// Force the input format instead of detecting it by content.
     #[arg(long, value_name = "ID", value_parser = parse_input_format)]
-    input_format: Option<&'static str>,
+    input_format: Option<ctxlint::model::FormatId>,
     /// Check every request file on its own instead of joining a directory's files into a stream.
     #[arg(long)]
     no_stream: bool,
@@ -340,7 +340,7 @@ struct DiffArgs {
     output_file: Option<PathBuf>,
     /// Force the input format instead of detecting it by content.
     #[arg(long, value_name = "ID", value_parser = parse_input_format)]
-    input_format: Option<&'static str>,
+    input_format: Option<ctxlint::model::FormatId>,
 }
 
 #[derive(Args, Debug)]
@@ -367,7 +367,7 @@ struct ShowArgs {
     output_file: Option<PathBuf>,
     /// Force the input format instead of detecting it by content.
     #[arg(long, value_name = "ID", value_parser = parse_input_format)]
-    input_format: Option<&'static str>,
+    input_format: Option<ctxlint::model::FormatId>,
 }
 
 /// Output formats of `diff` and `show`.
@@ -464,8 +464,8 @@ enum ColorChoice {
     Never,
 }
 
-fn parse_input_format(s: &str) -> Result<&'static str, String> {
-    formats::parse_format_id(s).ok_or_else(|| format!("unknown input format `{s}`; known: {}", formats::ALL.join(", ")))
+fn parse_input_format(s: &str) -> Result<ctxlint::model::FormatId, String> {
+    formats::parse_format_id(s).ok_or_else(|| format!("unknown input format `{s}`; known: {}", formats::ids_joined()))
 }
 
 /// Whether to colour standard output: decided by `ctxlint::report::color::decide`.
@@ -1520,7 +1520,7 @@ fn warn_walked_skips(plan: &ctxlint::inputs::Plan, verbose: bool) {
     if walked.iter().any(|s| s.reason.starts_with(ctxlint::inputs::NO_FORMAT)) {
         say!(
             "ctxlint: note: a file skipped for matching no format was tried as each of the {} formats `ctxlint formats` lists; use --input-format to force one",
-            ctxlint::formats::ALL.len()
+            ctxlint::formats::REGISTRY.len()
         );
     }
 }

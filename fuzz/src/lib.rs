@@ -41,22 +41,22 @@ pub const TARGETS: &[&str] = &[
 /// Runs target `name` on `data`.
 pub fn run(name: &str, data: &[u8]) {
     match name {
-        "pi_session" => load_and_check("session.jsonl", data, "pi-session"),
-        "claude_code" => load_and_check("session.jsonl", data, "claude-code"),
-        "codex_rollout" => load_and_check("rollout.jsonl", data, "codex-rollout"),
-        "exchange_log" => load_and_check("exchanges.jsonl", data, "exchange-log"),
-        "pydantic_ai" => load_and_check("history.json", data, "pydantic-ai-history"),
-        "vcr_cassette" => load_and_check("cassette.yaml", data, "vcr-cassette"),
-        "openclaw_trajectory" => load_and_check("session.trajectory.jsonl", data, "openclaw-trajectory"),
-        "har" => load_and_check("archive.har", data, "har"),
-        "aider" => load_and_check("llm.history", data, "aider-llm-history"),
-        "gemini_cli" => load_and_check("session.jsonl", data, "gemini-cli"),
-        "copilot_cli" => load_and_check("events.jsonl", data, "copilot-cli"),
-        "cline_history" => load_and_check("api_conversation_history.json", data, "cline-history"),
-        "ai_sdk" => load_and_check("chat.json", data, "ai-sdk-ui-messages"),
-        "langgraph" => load_and_check("state.json", data, "langgraph-state"),
-        "openai_agents" => load_and_check("items.json", data, "openai-agents-session"),
-        "otel_genai" => load_and_check("traces.jsonl", data, "otel-genai"),
+        "pi_session" => load_and_check("session.jsonl", data, id("pi-session")),
+        "claude_code" => load_and_check("session.jsonl", data, id("claude-code")),
+        "codex_rollout" => load_and_check("rollout.jsonl", data, id("codex-rollout")),
+        "exchange_log" => load_and_check("exchanges.jsonl", data, id("exchange-log")),
+        "pydantic_ai" => load_and_check("history.json", data, id("pydantic-ai-history")),
+        "vcr_cassette" => load_and_check("cassette.yaml", data, id("vcr-cassette")),
+        "openclaw_trajectory" => load_and_check("session.trajectory.jsonl", data, id("openclaw-trajectory")),
+        "har" => load_and_check("archive.har", data, id("har")),
+        "aider" => load_and_check("llm.history", data, id("aider-llm-history")),
+        "gemini_cli" => load_and_check("session.jsonl", data, id("gemini-cli")),
+        "copilot_cli" => load_and_check("events.jsonl", data, id("copilot-cli")),
+        "cline_history" => load_and_check("api_conversation_history.json", data, id("cline-history")),
+        "ai_sdk" => load_and_check("chat.json", data, id("ai-sdk-ui-messages")),
+        "langgraph" => load_and_check("state.json", data, id("langgraph-state")),
+        "openai_agents" => load_and_check("items.json", data, id("openai-agents-session")),
+        "otel_genai" => load_and_check("traces.jsonl", data, id("otel-genai")),
         "opencode_tree" => opencode_tree(data),
         "sqlite_damaged" => sqlite_damaged(data),
         "bodies" => bodies(data),
@@ -74,6 +74,11 @@ pub fn memory(name: &str, data: &[u8]) -> SourceRef {
 
 /// Loads `data` as `format` (no detection) and, when it loads, runs every rule
 /// and resolves finding positions, as `check` does.
+/// The registered format `s` (a fuzz target names its format by its id).
+fn id(s: &str) -> FormatId {
+    formats::parse_format_id(s).expect("a registered format id")
+}
+
 pub fn load_and_check(name: &str, data: &[u8], format: FormatId) {
     let src = memory(name, data);
     if let Ok(input) = formats::load(&src, format, &LoadOptions::default()) {
@@ -115,18 +120,6 @@ pub fn render_all(r: &ctxlint::CheckReport) {
     let _ = gitlab::render(r);
 }
 
-const BODY_FORMATS: &[&str] = &[
-    "anthropic-messages",
-    "openai-chat",
-    "openai-responses",
-    "gemini",
-    "bedrock-converse",
-    "pydantic-ai-history",
-    "ai-sdk-ui-messages",
-    "openai-agents-session",
-    "langgraph-state",
-];
-
 /// Request bodies: detection, then the detected body loader; and every body
 /// parser forced on any JSON value the bytes hold (parsers must cope with a
 /// body of any shape, not only the ones detection accepts).
@@ -140,8 +133,8 @@ pub fn bodies(data: &[u8]) {
     if let Ok(v) = serde_json::from_slice::<serde_json::Value>(data) {
         let path: Arc<str> = "request.json".into();
         let _ = formats::sniff_body(&v);
-        for f in BODY_FORMATS {
-            let _ = formats::parse_body(f, &v, &path, 0, "");
+        for d in formats::REGISTRY.iter().filter(|d| d.is_body()) {
+            let _ = formats::parse_body(d.id, &v, &path, 0, "");
         }
     }
 }
@@ -283,8 +276,8 @@ pub fn opencode_tree(data: &[u8]) {
     }
     let src =
         SourceRef { display: ses.display().to_string(), origin: Origin::File(ses.clone()), seen: None, session: None };
-    if let Ok(input) = formats::load(&src, "opencode", &LoadOptions::default()) {
-        let job = Job::File(src, "opencode");
+    if let Ok(input) = formats::load(&src, formats::opencode::ID, &LoadOptions::default()) {
+        let job = Job::File(src, formats::opencode::ID);
         let mut findings = ctxlint::check_input(&input, &job, &Config::default());
         ctxlint::finish(&mut findings);
     }
@@ -321,6 +314,7 @@ const SEED_DATABASES: &[(&[u8], &str)] = &[
 pub fn sqlite_damaged(data: &[u8]) {
     let Some((&pick, mut rest)) = data.split_first() else { return };
     let (seed, format) = SEED_DATABASES[pick as usize % SEED_DATABASES.len()];
+    let format = id(format);
     let mut db = seed.to_vec();
     if pick & 0x80 != 0 {
         if let Some((&frac, r)) = rest.split_first() {
@@ -340,7 +334,7 @@ pub fn sqlite_damaged(data: &[u8]) {
         let _ = formats::load(&src, format, &LoadOptions::default());
         return;
     }
-    let sessions: Vec<Option<Box<str>>> = if format == "opencode" {
+    let sessions: Vec<Option<Box<str>>> = if format == formats::opencode::ID {
         match formats::opencode::sessions(&src) {
             Ok(ids) => ids.into_iter().take(4).map(Some).collect(),
             Err(_) => return,

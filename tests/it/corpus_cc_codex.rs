@@ -126,7 +126,7 @@ fn claude_code_project_folder_with_subagents() {
     let report = ctxlint::check(&opts, &Config::default()).expect("check runs");
     assert!(report.errors.is_empty());
     assert_eq!(report.files.len(), 2, "each session file on its own: {:?}", report.files);
-    assert!(report.files.iter().all(|f| f.format == "claude-code"));
+    assert!(report.files.iter().all(|f| f.format == ctxlint::formats::claude_code::ID));
     assert_eq!(report.skipped.len(), 1);
     assert!(report.findings.is_empty(), "{:?}", report.findings);
 }

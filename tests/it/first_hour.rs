@@ -65,7 +65,7 @@ fn wide_tables_fit_80_and_120_columns() {
     }
     // Nothing lost to the wrapping: every format id and rule name is still printed.
     let (_, formats) = at(80, &["formats"]);
-    for id in ctxlint::formats::ALL {
+    for id in ctxlint::formats::REGISTRY.iter().map(|d| d.id.as_str()) {
         assert!(formats.contains(id), "{id} missing at 80 columns");
     }
     let (_, rules) = at(80, &["rule"]);
@@ -276,7 +276,7 @@ fn the_help_names_every_session_store_agent_and_format() {
     let (code, check, _) = run(ctxlint().args(["check", "--help"]));
     assert_eq!(code, 0);
     let flat = check.split_whitespace().collect::<Vec<_>>().join(" ");
-    for id in ctxlint::formats::ALL {
+    for id in ctxlint::formats::REGISTRY.iter().map(|d| d.id.as_str()) {
         assert!(
             flat.contains(&format!(" {id},")) || flat.contains(&format!(" {id}.")),
             "{id} missing from check --help"

@@ -121,7 +121,7 @@ fn an_unrecognised_named_file_is_skipped_and_the_reports_still_written() {
     assert!(
         err.contains(&format!(
             "ctxlint: warning: notes.json: not a recognised input format (none of the {} formats `ctxlint formats` lists); use --input-format to force one; skipped\n",
-            ctxlint::formats::ALL.len()
+            ctxlint::formats::REGISTRY.len()
         )),
         "{err}"
     );
@@ -548,7 +548,7 @@ fn walked_files_that_match_no_format_are_each_warned_about() {
         err.lines().filter(|l| l.contains("`ctxlint formats`")).collect::<Vec<_>>(),
         [format!(
             "ctxlint: note: a file skipped for matching no format was tried as each of the {} formats `ctxlint formats` lists; use --input-format to force one",
-            ctxlint::formats::ALL.len()
+            ctxlint::formats::REGISTRY.len()
         )],
         "{err}"
     );

@@ -210,3 +210,42 @@ fn layers_the_library_links_no_command_line() {
         assert!(!deps.contains(&cli_only), "the library depends on {cli_only}: {deps:?}");
     }
 }
+
+#[test]
+fn layers_format_ids_are_made_by_loaders_and_named_only_in_formats() {
+    // Issue 34: a format id is a typed `FormatId`, made only by its loader's
+    // `pub const ID` (and `FormatId::UNKNOWN`); no code outside `formats/`
+    // spells one as text (it names the loader's `ID`, or asks the
+    // descriptor), and every loader's id is in the registry.
+    let files = sources();
+    let make = regex::Regex::new(r#"FormatId::new\("([a-z0-9-]+)"\)"#).unwrap();
+    let mut ids = Vec::new();
+    let mut bad = Vec::new();
+    for (_, rel, lines) in &files {
+        for (no, code) in lines {
+            for c in make.captures_iter(code) {
+                if rel.starts_with("formats/") && code.starts_with("pub const ID: FormatId = ") {
+                    ids.push(c[1].to_string());
+                } else {
+                    bad.push(format!("{rel}:{no}: makes a FormatId: {}", code.trim()));
+                }
+            }
+        }
+    }
+    assert_eq!(ids.len(), 22, "{ids:?}");
+    for (_, rel, lines) in files.iter().filter(|(_, rel, _)| !rel.starts_with("formats/")) {
+        for (no, code) in lines {
+            for id in &ids {
+                if code.contains(&format!("\"{id}\"")) {
+                    bad.push(format!("{rel}:{no}: the format id \"{id}\" as text: {}", code.trim()));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let out = crate::support::ctxlint().args(["formats", "--output-format", "json"]).output().unwrap();
+    let listed: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let listed: BTreeSet<&str> = listed.iter().filter_map(|f| f["id"].as_str()).collect();
+    let made: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    assert_eq!(listed, made);
+}

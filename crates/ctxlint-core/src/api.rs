@@ -47,11 +47,11 @@ pub fn parse_rules(flag: &str, list: &[String]) -> Result<HashSet<RuleId>> {
     Ok(out)
 }
 
-fn forced(o: &Options) -> Result<Option<&'static str>> {
+fn forced(o: &Options) -> Result<Option<crate::model::FormatId>> {
     match &o.input_format {
         None => Ok(None),
         Some(id) => crate::formats::parse_format_id(id).map(Some).ok_or_else(|| {
-            Error::Usage(format!("unknown input format `{id}`; known: {}", crate::formats::ALL.join(", ")))
+            Error::Usage(format!("unknown input format `{id}`; known: {}", crate::formats::ids_joined()))
         }),
     }
 }
@@ -114,7 +114,7 @@ pub fn check_memory(files: Vec<(String, Vec<u8>)>, stream_name: &str, o: &Option
     let configs = config_set(o)?;
     let forced = forced(o)?;
     let mut plan = Plan { forced, ..Plan::default() };
-    let mut streams: Vec<(&'static str, Vec<SourceRef>)> = Vec::new();
+    let mut streams: Vec<(crate::model::FormatId, Vec<SourceRef>)> = Vec::new();
     for (name, bytes) in files {
         let src = SourceRef { display: name, origin: Origin::Memory(bytes.into()), seen: None, session: None };
         let format = match forced {

@@ -121,7 +121,7 @@ impl Element<'_> {
     /// A short description: role and block kind.
     pub fn describe(&self, r: &Request) -> String {
         let m = &r.messages[self.msg];
-        if r.body_format == "pydantic-ai-history" {
+        if r.body_format == crate::formats::pydantic_ai::ID {
             let kind = m.blocks.first().map(|b| b.kind).unwrap_or(BlockKind::Other);
             return match (m.kind, kind) {
                 (MessageKind::SystemPrompt, _) => "system-prompt part".into(),
@@ -685,7 +685,7 @@ fn link(a: &Request, b: &Request, prev: usize) -> Link {
         if x != y {
             return Link::NewConversation { prev };
         }
-        if b.body_format == "openai-responses" {
+        if b.body_format == crate::formats::openai_responses::ID {
             // A stored Responses conversation holds the prefix server-side.
             return Link::Continues { prev, chained: true };
         }
@@ -1060,7 +1060,7 @@ mod tests {
     #[test]
     fn same_first_element_continues_different_starts_new() {
         let s = stream(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             &[
                 json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"}]}),
                 json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
@@ -1078,8 +1078,10 @@ mod tests {
 
     #[test]
     fn previous_response_id_must_match_a_recorded_response() {
-        let mut s =
-            stream("openai-responses", &[json!({"input":"a"}), json!({"previous_response_id":"r1","input":"b"})]);
+        let mut s = stream(
+            crate::formats::openai_responses::ID,
+            &[json!({"input":"a"}), json!({"previous_response_id":"r1","input":"b"})],
+        );
         assert_eq!(links(&s)[1], Link::Continues { prev: 0, chained: true });
         s.requests[0].response_id = Some("r0".into());
         assert_eq!(links(&s)[1], Link::NewConversation { prev: 0 });
@@ -1103,7 +1105,7 @@ mod tests {
             (Some(user_id("s1")), Some(user_id("s1")), Link::Continues { prev: 0, chained: false }),
             (None, Some(user_id("s2")), Link::Continues { prev: 0, chained: false }),
         ] {
-            let s = stream("anthropic-messages", &[body(a, "one"), body(b, "two")]);
+            let s = stream(crate::formats::anthropic::ID, &[body(a, "one"), body(b, "two")]);
             assert_eq!(links(&s)[1], want);
         }
     }
@@ -1111,7 +1113,7 @@ mod tests {
     #[test]
     fn string_content_and_one_text_block_are_one_element() {
         let s = stream(
-            "anthropic-messages",
+            crate::formats::anthropic::ID,
             &[
                 json!({"messages":[{"role":"user","content":"a"}]}),
                 json!({"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]},
@@ -1126,7 +1128,7 @@ mod tests {
     #[test]
     fn endpoints_pair_separately() {
         let mut s = stream(
-            "openai-responses",
+            crate::formats::openai_responses::ID,
             &[
                 json!({"input":"a"}),
                 json!({"input":"z"}),
@@ -1144,7 +1146,7 @@ mod tests {
     #[test]
     fn compaction_item_is_a_boundary() {
         let s = stream(
-            "openai-responses",
+            crate::formats::openai_responses::ID,
             &[
                 json!({"input":[{"role":"user","content":"a"}]}),
                 json!({"input":[{"role":"user","content":"a"},{"type":"compaction","encrypted_content":"x"},{"role":"user","content":"c"}]}),
@@ -1156,7 +1158,7 @@ mod tests {
     #[test]
     fn vanished_system_message_is_dropped_not_rewritten() {
         let s = stream(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             &[
                 json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"system","content":"mid"}]}),
                 json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}),
@@ -1171,7 +1173,7 @@ mod tests {
     #[test]
     fn reordered_system_messages_are_a_rewrite_not_a_drop() {
         let s = stream(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             &[
                 json!({"tools":[{"name":"t"}],"messages":[{"role":"system","content":"A"},{"role":"system","content":"B"},{"role":"user","content":"a"}]}),
                 json!({"tools":[{"name":"t"}],"messages":[{"role":"system","content":"B"},{"role":"system","content":"A"},{"role":"user","content":"a"},{"role":"user","content":"b"}]}),
@@ -1185,7 +1187,7 @@ mod tests {
     #[test]
     fn system_part_rendered_as_system_tagged_user_text_is_not_dropped() {
         let s = stream(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             &[
                 json!({"messages":[{"role":"user","content":"a"},{"role":"system","content":"Tools loaded."},{"role":"assistant","content":"b"}]}),
                 json!({"messages":[{"role":"user","content":"a"},{"role":"user","content":"<system>Tools loaded.</system>"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
@@ -1199,7 +1201,7 @@ mod tests {
     #[test]
     fn replaced_system_message_is_a_rewrite() {
         let s = stream(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             &[
                 json!({"messages":[{"role":"system","content":"S1"},{"role":"user","content":"a"}]}),
                 json!({"messages":[{"role":"system","content":"S2"},{"role":"user","content":"a"},{"role":"user","content":"b"}]}),
@@ -1215,7 +1217,7 @@ mod tests {
     #[test]
     fn prefix_of_previous_history_is_not_a_rewrite() {
         let s = stream(
-            "anthropic-messages",
+            crate::formats::anthropic::ID,
             &[
                 json!({"system":"S","messages":[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"text","text":"b"}]}]}),
                 json!({"system":"S","messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]}]}),
@@ -1228,7 +1230,7 @@ mod tests {
     #[test]
     fn retry_with_other_tools_is_still_not_a_rewrite() {
         let s = stream(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             &[
                 json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}),
                 json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":"a"}]}),
@@ -1252,7 +1254,7 @@ mod tests {
     #[test]
     fn tools_change_is_reported_first() {
         let s = stream(
-            "anthropic-messages",
+            crate::formats::anthropic::ID,
             &[
                 json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":[{"type":"text","text":"a"}]}]}),
                 json!({"system":"Be brief.","tools":[{"name":"b"}],"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}]}),
@@ -1285,7 +1287,7 @@ mod tests {
         let sup = "You are a supervisor managing workers: researcher, coder.";
         let res = "You are a research assistant. Use web_search.";
         let s = stream(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             &[
                 chat(Some(sup), &["route"], json!([q.clone()])),
                 chat(Some(res), &["web_search"], json!([q.clone()])),
@@ -1313,7 +1315,7 @@ mod tests {
         let t = "You are a helpful AI assistant, collaborating with other assistants. You have access to the following tools: ";
         let q = json!({"role": "user", "content": "Chart the GDP."});
         let s = stream(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             &[
                 chat(Some(format!("{t}search.").as_str()), &["search"], json!([q.clone()])),
                 chat(
@@ -1333,7 +1335,7 @@ mod tests {
         assert_eq!(l[1], Link::NewLane { prev: 0 });
         assert_eq!(l[2], Link::Continues { prev: 0, chained: false });
         let same = stream(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             &[
                 chat(Some("Respond using the TranscriptSummary function."), &["TranscriptSummary"], json!([q.clone()])),
                 chat(
@@ -1355,12 +1357,12 @@ mod tests {
             m.push(json!({"role": "user", "content": q}));
             chat(Some("Answer."), &[], Value::Array(m))
         };
-        let s = stream("openai-chat", &[with("Q: largest planet?"), with("Q: 7 times 8?")]);
+        let s = stream(crate::formats::openai_chat::ID, &[with("Q: largest planet?"), with("Q: 7 times 8?")]);
         assert_eq!(links(&s)[1], Link::Continues { prev: 0, chained: false });
         assert!(pairs(&s)[0].rewrite.is_none());
         // A changed earlier turn with the reply after it kept: a rewrite.
         let s = stream(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             &[
                 chat(
                     None,
@@ -1390,7 +1392,7 @@ mod tests {
     #[test]
     fn slot_missing_is_dropped() {
         let s = stream(
-            "openai-responses",
+            crate::formats::openai_responses::ID,
             &[
                 json!({"instructions":"I","input":"a"}),
                 json!({"previous_response_id":"r","input":[{"type":"function_call_output","call_id":"c","output":"x"}]}),

@@ -548,7 +548,11 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>, dead
             Some(i) => m.blocks[i].kind == BlockKind::Text,
             None => matches!(m.blocks.as_slice(), [x] if x.kind == BlockKind::Text),
         };
-        if text && r.body_format != "pydantic-ai-history" { format!("{} text", m.role.as_str()) } else { e.describe(r) }
+        if text && r.body_format != crate::formats::pydantic_ai::ID {
+            format!("{} text", m.role.as_str())
+        } else {
+            e.describe(r)
+        }
     };
     let mut ids: foldhash::HashMap<String, u32> = Default::default();
     let mut id = |c: String| {
@@ -771,12 +775,12 @@ mod tests {
         let t = |s: &str| json!({"type":"text","text":s});
         let cc = |s: &str| json!({"type":"text","text":s,"cache_control":{"type":"ephemeral"}});
         let a = req(
-            "anthropic-messages",
+            crate::formats::anthropic::ID,
             0,
             json!({"messages":[{"role":"user","content":[t("r0"), t("r1"), t("r2"), t("r3"), cc("go")]}]}),
         );
         let b = req(
-            "anthropic-messages",
+            crate::formats::anthropic::ID,
             1,
             json!({"messages":[{"role":"user","content":[t("r0"), t("r1\n"), t("r3"), t("go")]},{"role":"assistant","content":[t("ok")]},{"role":"user","content":[cc("more")]}]}),
         );
@@ -799,10 +803,13 @@ mod tests {
 
     #[test]
     fn extension_identical_retry() {
-        let a =
-            req("openai-chat", 0, json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"}]}));
+        let a = req(
+            crate::formats::openai_chat::ID,
+            0,
+            json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"}]}),
+        );
         let b = req(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             1,
             json!({"messages":[{"role":"system","content":"S"},{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}),
         );
@@ -815,9 +822,9 @@ mod tests {
 
     #[test]
     fn new_conversation_and_dropped_prompt() {
-        let a = req("anthropic-messages", 0, json!({"system":"S","messages":[{"role":"user","content":"a"}]}));
+        let a = req(crate::formats::anthropic::ID, 0, json!({"system":"S","messages":[{"role":"user","content":"a"}]}));
         let b = req(
-            "anthropic-messages",
+            crate::formats::anthropic::ID,
             1,
             json!({"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}),
         );
@@ -826,7 +833,7 @@ mod tests {
         assert_eq!(d.dropped.len(), 1);
         assert_eq!(d.dropped[0].pointer, "/system");
         assert_eq!(ops(&d)[0], ("removed", "/system".to_string()));
-        let c = req("anthropic-messages", 2, json!({"messages":[{"role":"user","content":"other"}]}));
+        let c = req(crate::formats::anthropic::ID, 2, json!({"messages":[{"role":"user","content":"other"}]}));
         assert_eq!(diff(&b, &c).verdict, Verdict::NewConversation);
     }
 
@@ -837,23 +844,27 @@ mod tests {
         // disjoint tool sets are two agents (docs/spec.md §1 Lanes): not compared.
         let sys = json!({"role":"system","content":"You are the billing agent."});
         let a = req(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             0,
             json!({"tools":[{"name":"a"}],"messages":[sys.clone(),{"role":"user","content":"x"}]}),
         );
         let b = req(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             1,
             json!({"tools":[{"name":"b"}],"messages":[sys,{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}),
         );
         let d = diff(&a, &b);
         assert_eq!(d.headline(), "rewrite at tools /tools");
         let other = req(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             1,
             json!({"tools":[{"name":"b"}],"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}),
         );
-        let bare = req("openai-chat", 0, json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":"x"}]}));
+        let bare = req(
+            crate::formats::openai_chat::ID,
+            0,
+            json!({"tools":[{"name":"a"}],"messages":[{"role":"user","content":"x"}]}),
+        );
         assert_ne!(diff(&bare, &other).headline(), "rewrite at tools /tools");
         let c = d.differences().next().expect("change");
         assert_eq!((c.op, c.level), (Op::Changed, Level::Tools));
@@ -864,12 +875,12 @@ mod tests {
     #[test]
     fn secrets_are_masked_in_texts_and_diffs() {
         let a = req(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             0,
             json!({"messages":[{"role":"user","content":"key sk-ant-api03-AAAABBBBCCCCDDDDEEEE one"}]}),
         );
         let b = req(
-            "openai-chat",
+            crate::formats::openai_chat::ID,
             1,
             json!({"messages":[{"role":"user","content":"key sk-ant-api03-AAAABBBBCCCCDDDDEEEE two"}]}),
         );

@@ -335,7 +335,7 @@ fn fence_once(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fen
         (Baseline::File(_), None) => return Err(Error::Internal("fence: OLD not opened".into())),
     };
 
-    let format_id = fmt.id.unwrap_or("unknown");
+    let format_id = fmt.id.unwrap_or(FormatId::UNKNOWN);
     let old_stat = FileStat {
         path: old_display.map(str::to_string),
         size: so,
@@ -411,7 +411,7 @@ fn fence_once(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fen
             if app.lines.iter().all(|l| l.malformed.is_none()) && !glued && fmt.id.is_none() {
                 return Err(Error::UnknownFormat {
                     path: new.into(),
-                    tried: format!("tried: {}", record::FORMATS.join(", ")),
+                    tried: format!("tried: {}", record::formats().map(FormatId::as_str).collect::<Vec<_>>().join(", ")),
                     hint: "; fence needs a session format to judge who owns the appended entries".into(),
                 });
             }
@@ -466,7 +466,7 @@ fn rewrite_finding(
     fmt: &Format,
     at: Divergence,
 ) -> Finding {
-    let format = fmt.id.unwrap_or("unknown");
+    let format = fmt.id.unwrap_or(FormatId::UNKNOWN);
     let Divergence { byte_offset: d, line, line_start, replaced } = at;
     let max_lines = if replaced { 1 } else { DIFF_LINES };
     let (diff, column, excerpt) =

@@ -39,7 +39,7 @@ pub struct Finding {
     /// Path as given on the command line (relative stays relative).
     pub path: String,
     /// Input format id (docs/spec.md §1), e.g. `pi-session`.
-    pub format: &'static str,
+    pub format: crate::model::FormatId,
     /// 1-based line of the offending element.
     pub line: Option<u32>,
     /// 1-based column (in characters) of the offending element on its line.
@@ -85,7 +85,7 @@ fn ser_rule_name<S: serde::Serializer>(r: &RuleId, s: S) -> Result<S::Ok, S::Err
 impl Finding {
     /// A new finding for `rule` at `path`, with the rule's default severity and
     /// an empty pointer. Fill the rest with the builder methods.
-    pub fn new(rule: RuleId, path: &str, format: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(rule: RuleId, path: &str, format: crate::model::FormatId, message: impl Into<String>) -> Self {
         Finding {
             rule,
             code: rule.code(),

@@ -316,7 +316,7 @@ fn unknown(path: &str, d: Detection) -> Error {
 /// list itself is `ctxlint formats` (issue 33: 22 ids after every warning
 /// buried the warning in CI logs).
 pub fn formats_tried() -> String {
-    format!("none of the {} formats `ctxlint formats` lists", formats::ALL.len())
+    format!("none of the {} formats `ctxlint formats` lists", formats::REGISTRY.len())
 }
 
 /// The [`Skipped::reason`] of a file that matches no format we read.

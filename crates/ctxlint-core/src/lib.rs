@@ -193,10 +193,10 @@ pub fn load_job(job: &Job) -> Result<Input> {
 /// Loads one job with the given options.
 pub fn load_job_with(job: &Job, lopts: &LoadOptions) -> Result<Input> {
     match job {
-        Job::File(src, f) => formats::load(src, f, lopts),
+        Job::File(src, f) => formats::load(src, *f, lopts),
         Job::Stream(dir, f, srcs) => {
-            let inputs = srcs.iter().map(|s| formats::load(s, f, lopts)).collect::<Result<Vec<_>>>()?;
-            Ok(formats::join_stream(dir, f, inputs))
+            let inputs = srcs.iter().map(|s| formats::load(s, *f, lopts)).collect::<Result<Vec<_>>>()?;
+            Ok(formats::join_stream(dir, *f, inputs))
         }
     }
 }
@@ -557,21 +557,6 @@ fn line_offset(input: &Input, line: u32) -> Option<u64> {
     input.bad_lines.binary_search_by_key(&line, |b| b.line).ok().map(|i| input.bad_lines[i].offset)
 }
 
-/// Where an `otel-genai` pointer lies in its record's line: the pointer cut
-/// after a JSON-string attribute ([`formats::otel_genai::located_pointer`]),
-/// then, for the SDK dumps' plain attributes (a string holding JSON, a
-/// pretty-printed record's partial line), cut segment by segment until it
-/// resolves.
-fn otel_span(loc: &mut locate::Locator<'_>, pointer: &str) -> Option<(usize, usize)> {
-    let mut p = formats::otel_genai::located_pointer(pointer);
-    loop {
-        if let Some(s) = loc.span(p) {
-            return Some(s);
-        }
-        p = &p[..p.rfind('/')?];
-    }
-}
-
 /// Findings on a request that names itself ([`model::Request::label`]: an
 /// OpenTelemetry span) say which: "…; in span `chat m` (trace `…`, span `…`)".
 fn name_requests(s: &model::Stream, findings: &mut [Finding]) {
@@ -592,11 +577,10 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
     if findings.is_empty() {
         return;
     }
-    if input.format == formats::opencode::ID {
-        // A database has no lines: an entry's line is its place in the
-        // session, so findings name messages and rows instead.
+    let Some(how) = formats::descriptor(input.format).map(|d| d.locate) else { return };
+    if let formats::Locate::Rows(name_rows) = how {
         if let Some(t) = input.as_transcript() {
-            formats::opencode::name_rows(t, findings);
+            name_rows(t, findings);
         }
         return;
     }
@@ -604,16 +588,12 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
         Job::File(s, _) => vec![s],
         Job::Stream(_, _, v) => v.iter().collect(),
     };
-    let jsonl = matches!(
-        input.format,
-        "pi-session"
-            | "claude-code"
-            | "codex-rollout"
-            | "exchange-log"
-            | "openclaw-trajectory"
-            | "otel-genai"
-            | "copilot-cli"
-    ) || (input.format == formats::gemini_cli::ID && !formats::gemini_cli::is_document(input));
+    // JSON lines (unless this input is a document), each span found by the
+    // format's own search if it has one.
+    let (jsonl, span) = match how {
+        formats::Locate::Lines { span, document } => (!document.is_some_and(|d| d(input)), span),
+        _ => (false, None),
+    };
     for src in sources {
         let mine: Vec<usize> = (0..findings.len()).filter(|&i| findings[i].path == src.display).collect();
         // Findings elsewhere whose related location is in this file (e.g. the
@@ -665,8 +645,11 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                     .iter()
                     .map(|&i| {
                         let p = &findings[i].pointer;
-                        if input.format == formats::otel_genai::ID { otel_span(&mut loc, p) } else { loc.span(p) }
-                            .unwrap_or((0, bytes.len()))
+                        match span {
+                            Some(span) => span(&mut loc, p),
+                            None => loc.span(p),
+                        }
+                        .unwrap_or((0, bytes.len()))
                     })
                     .collect();
                 let offsets: Vec<usize> = spans.iter().flat_map(|&(a, e)| [a, e]).collect();
@@ -680,60 +663,17 @@ fn resolve_positions(job: &Job, input: &Input, findings: &mut [Finding]) {
                     f.end_column = Some(places[2 * k + 1].1);
                 }
             }
-        } else if input.format == formats::aider::ID {
-            // Text blocks: each element's line, column and offset from the
-            // block (the finding's line is its request's `TO LLM` header).
-            let Ok(bytes) = src.read_all() else { continue };
-            let parsed = formats::aider::parse_text(&src.display, &bytes);
-            for &i in mine.iter().chain(&related_here) {
-                let f = &mut findings[i];
-                if f.path == src.display && !f.pointer.is_empty() {
-                    if let Some(p) = f.line.and_then(|l| formats::aider::locate(&parsed, l, &f.pointer)) {
-                        f.line = Some(p.line);
-                        f.column = Some(p.column);
-                        f.byte_offset = Some(p.offset);
-                    }
-                }
-                for r in &mut f.related {
-                    if r.path == src.display && !r.pointer.is_empty() {
-                        if let Some(p) = r.line.and_then(|l| formats::aider::locate(&parsed, l, &r.pointer)) {
-                            r.line = Some(p.line);
-                        }
-                    }
-                }
-            }
-        } else if input.format == formats::vcr_cassette::ID {
-            // YAML: lines only, from the pointer's key (columns and offsets are not resolved).
-            let Ok(bytes) = src.read_all() else { continue };
-            let text = String::from_utf8_lossy(&bytes);
-            let mut loc = formats::vcr_cassette::YamlLocator::new(&text);
-            for &i in mine.iter().chain(&related_here) {
-                let f = &mut findings[i];
-                if f.path != src.display {
-                    continue;
-                }
-                if let Some(l) = loc.line(&f.pointer) {
-                    f.line = Some(l);
-                }
-                for r in &mut f.related {
-                    if r.path == src.display {
-                        if let Some(l) = loc.line(&r.pointer) {
-                            r.line = Some(l);
-                        }
-                    }
-                }
-            }
+        } else if let formats::Locate::Own(place) = how {
+            place(src, findings, &mine, &related_here);
         } else {
             let Ok(bytes) = src.read_all() else { continue };
             let ix = source::LineIndex::new(&bytes);
             // A HAR pointer into an embedded body is located at the body's text.
-            let located = |p: &str| -> String {
-                if input.format == formats::har::ID {
-                    formats::har::located_pointer(p).to_string()
-                } else {
-                    p.to_string()
-                }
+            let mapped = match how {
+                formats::Locate::Document { pointer } => pointer,
+                _ => None,
             };
+            let located = |p: &str| -> String { mapped.map_or(p, |m| m(p)).to_string() };
             // One locator and one column sweep for the whole document: many
             // findings in a document on one line cost its length once.
             let mut loc = locate::Locator::new(&bytes);
@@ -786,7 +726,8 @@ mod tests {
         let mut v: Vec<Finding> = ["/messages/10", "/messages/2", "/messages/1/content/0", "/messages/1"]
             .iter()
             .map(|p| {
-                let mut f = Finding::new(rules::RuleId::OrphanToolResult, "c.yaml", "vcr-cassette", "m");
+                let mut f =
+                    Finding::new(rules::RuleId::OrphanToolResult, "c.yaml", crate::formats::vcr_cassette::ID, "m");
                 f.line = Some(3);
                 f.pointer = p.to_string();
                 f

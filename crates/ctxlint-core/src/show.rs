@@ -862,7 +862,7 @@ mod tests {
     #[test]
     fn request_rows_in_cache_order_with_slots_first() {
         let r = parse_body(
-            "anthropic-messages",
+            crate::formats::anthropic::ID,
             &json!({"system":"You are terse.","tools":[{"name":"x"}],"messages":[
                 {"role":"user","content":[{"type":"text","text":"\n\nmy key sk-ant-api03-AAAABBBBCCCCDDDDEEEE"}]},
                 {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"x","input":{"a":1}}]},

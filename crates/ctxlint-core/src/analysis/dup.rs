@@ -248,13 +248,18 @@ mod tests {
             requests: bodies
                 .iter()
                 .enumerate()
-                .map(|(i, b)| parse_body("openai-chat", b, &Arc::from("x"), i, "").expect("parses"))
+                .map(|(i, b)| parse_body(crate::formats::openai_chat::ID, b, &Arc::from("x"), i, "").expect("parses"))
                 .collect(),
         };
         // An unrelated endpoint in between does not break the chain.
-        let mut g =
-            parse_body("gemini", &json!({"contents":[{"role":"user","parts":[{"text":"q"}]}]}), &Arc::from("x"), 9, "")
-                .expect("parses");
+        let mut g = parse_body(
+            crate::formats::gemini::ID,
+            &json!({"contents":[{"role":"user","parts":[{"text":"q"}]}]}),
+            &Arc::from("x"),
+            9,
+            "",
+        )
+        .expect("parses");
         g.endpoint = Some("/g".into());
         s.requests.insert(1, g);
         let mut m = StreamMemo::new(&s);

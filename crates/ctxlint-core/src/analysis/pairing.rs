@@ -119,7 +119,7 @@ pub fn request(r: &Request) -> Vec<Pairing> {
 /// `conversation` object): a result whose call is not in the request answers
 /// the server-held prefix, as with `previous_response_id` (docs/spec.md §2 CTX302).
 fn server_held(r: &Request) -> bool {
-    r.body_format == "openai-responses" && r.conversation_id.is_some()
+    r.body_format == crate::formats::openai_responses::ID && r.conversation_id.is_some()
 }
 
 fn result_ids(m: crate::model::packed::PackedMessage<'_>) -> impl Iterator<Item = (u32, &str)> {

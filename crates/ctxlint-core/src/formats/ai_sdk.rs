@@ -28,12 +28,13 @@
 //! snapshots whose first such messages differ in id are different conversations.
 
 use super::body::*;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
 use crate::model::*;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "ai-sdk-ui-messages";
+pub const ID: FormatId = FormatId::new("ai-sdk-ui-messages");
 
 /// Whether a document is a `UIMessage[]`: a non-empty array of objects with
 /// `role` (system, user, assistant) and `parts`, every part an object with a
@@ -190,6 +191,31 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     }
     r
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Snapshot { joins: true },
+    encoding: Encoding::Json,
+    detect: Detect { body: Some(Sniffer { rank: 0, test: sniff }), ..Detect::NONE },
+    fit: Fit::Document {
+        test: |v| {
+            (!sniff(v)).then_some(
+                "not an array of UI messages with `role` (system, user, assistant), `parts` of typed parts, and an `id`",
+            )
+        },
+        noun: "no request body",
+    },
+    read: Read::Body { parse, database: None },
+    locate: Locate::Document { pointer: None },
+    record: None,
+    repro: super::format::BODY_REPRO,
+    about: About {
+        what: "Vercel AI SDK UIMessage[] JSON (parts with tool-* / tool-invocation states)",
+        kind: "history snapshot",
+        location: "wherever the application persists its chats",
+    },
+};
 
 #[cfg(test)]
 mod tests {

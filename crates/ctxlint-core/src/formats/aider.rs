@@ -73,6 +73,7 @@
 //! tag; an element with no line at its `-------` line ([`locate`]).
 
 use super::LoadOptions;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, TextSniffer};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::source::SourceRef;
@@ -81,7 +82,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "aider-llm-history";
+pub const ID: FormatId = FormatId::new("aider-llm-history");
 
 /// The request header's tag (`log_llm_history("TO LLM", …)`).
 const TO_LLM: &str = "TO LLM";
@@ -728,7 +729,11 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     // A file with lines of the format's shape but no block at all is not
     // this format (detection and a forced format both require a header).
     if parsed.requests.is_empty() && parsed.bad.kept.is_empty() && !fits(src)? {
-        return Err(Error::DoesNotFit { path: src.display.clone().into(), format: ID.into(), missing: MISSING.into() });
+        return Err(Error::DoesNotFit {
+            path: src.display.clone().into(),
+            format: ID.to_string(),
+            missing: MISSING.into(),
+        });
     }
     Ok(Input {
         path: src.display.clone(),
@@ -759,6 +764,54 @@ pub fn locate(parsed: &Parsed, header_line: u32, pointer: &str) -> Option<Pos> {
         None
     })
 }
+
+/// Places the findings of one LLM history file ([`super::Locate::Own`]):
+/// each element's line, column and offset from its text block (a finding's
+/// line is its request's `TO LLM` header until then); `mine` are the
+/// findings in this file, `related` those elsewhere with a related location
+/// here.
+pub fn place(src: &SourceRef, findings: &mut [crate::finding::Finding], mine: &[usize], related: &[usize]) {
+    let Ok(bytes) = src.read_all() else { return };
+    let parsed = parse_text(&src.display, &bytes);
+    for &i in mine.iter().chain(related) {
+        let f = &mut findings[i];
+        if f.path == src.display && !f.pointer.is_empty() {
+            if let Some(p) = f.line.and_then(|l| locate(&parsed, l, &f.pointer)) {
+                f.line = Some(p.line);
+                f.column = Some(p.column);
+                f.byte_offset = Some(p.offset);
+            }
+        }
+        for r in &mut f.related {
+            if r.path == src.display && !r.pointer.is_empty() {
+                if let Some(p) = r.line.and_then(|l| locate(&parsed, l, &r.pointer)) {
+                    r.line = Some(p.line);
+                }
+            }
+        }
+    }
+}
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Stream,
+    encoding: Encoding::Text,
+    detect: Detect {
+        text: Some(TextSniffer { rank: 0, test: |t| sniff(t).then_some(super::Detection::Format(ID)) }),
+        ..Detect::NONE
+    },
+    fit: Fit::Own(|src| Ok((!fits(src)?).then_some(MISSING))),
+    read: Read::File(load),
+    locate: Locate::Own(place),
+    record: None,
+    repro: Repro { name: "llm.history", numbered: None, threading: None },
+    about: About {
+        what: "Aider LLM history (TO LLM / LLM RESPONSE blocks)",
+        kind: "stream of requests",
+        location: ".aider.llm.history in the project (--llm-history-file)",
+    },
+};
 
 #[cfg(test)]
 mod tests {

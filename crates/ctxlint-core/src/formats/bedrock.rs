@@ -7,12 +7,13 @@
 //! `toolConfig.tools[]`.
 
 use super::body::*;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
 use crate::model::*;
 use serde_json::Value;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "bedrock-converse";
+pub const ID: FormatId = FormatId::new("bedrock-converse");
 
 /// Whether a body looks like a Converse request: `content` entries are
 /// untyped objects keyed by `text` / `toolUse` / `toolResult`.
@@ -105,3 +106,24 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     }
     r
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Body,
+    encoding: Encoding::Json,
+    detect: Detect { body: Some(Sniffer { rank: 6, test: sniff }), ..Detect::NONE },
+    fit: Fit::Document {
+        test: |v| (!v.get("messages").is_some_and(Value::is_array)).then_some("no `messages` array"),
+        noun: "no request body",
+    },
+    read: Read::Body { parse, database: None },
+    locate: Locate::Document { pointer: None },
+    record: None,
+    repro: super::format::BODY_REPRO,
+    about: About {
+        what: "Bedrock Converse request body",
+        kind: "request body",
+        location: "recorded by the application, a proxy or a test",
+    },
+};

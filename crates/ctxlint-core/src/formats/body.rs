@@ -175,7 +175,8 @@ mod tests {
     fn tools_hash(tools: serde_json::Value) -> u64 {
         let body =
             json!({"model": "claude-sonnet-4-5", "tools": tools, "messages": [{"role": "user", "content": "hi"}]});
-        let r = super::super::parse_body("anthropic-messages", &body, &Arc::from("r.json"), 0, "").expect("parses");
+        let r = super::super::parse_body(crate::formats::anthropic::ID, &body, &Arc::from("r.json"), 0, "")
+            .expect("parses");
         r.tools.expect("tools").1
     }
 

@@ -37,6 +37,7 @@
 //!   `parentUuid` key altogether (early or third-party writers) are read as a
 //!   linear chain (parent = the previous record with a `uuid`).
 
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::hash::hash_bytes;
@@ -47,7 +48,7 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 /// Format id.
-pub const ID: FormatId = "claude-code";
+pub const ID: FormatId = FormatId::new("claude-code");
 
 /// Every field is read as a raw value and interpreted leniently: a field of an
 /// unexpected JSON type (schema drift, trimmed fixtures) must not make the
@@ -861,6 +862,72 @@ fn attachment_parts(kind: &str, a: &serde_json::Map<String, serde_json::Value>) 
     }
     out
 }
+
+/// Claude Code record types written without `uuid` (state snapshots and
+/// titles, see this module), some of them without `sessionId` either
+/// (`file-history-snapshot`: `{type, messageId, snapshot, isSnapshotUpdate}`).
+const BOOKKEEPING: &[&str] = &[
+    "file-history-snapshot",
+    "summary",
+    "permission-mode",
+    "last-prompt",
+    "queue-operation",
+    "mode",
+    "custom-title",
+    "worktree-state",
+    "pr-link",
+];
+
+/// Whether a record is one of Claude Code's bookkeeping records
+/// ([`BOOKKEEPING`]): Claude Code's alone, but without the ids that decide.
+pub fn is_bookkeeping(v: &serde_json::Value) -> bool {
+    v.get("type").and_then(serde_json::Value::as_str).is_some_and(|t| BOOKKEEPING.contains(&t))
+}
+
+/// A Claude Code record: a `type` with `uuid`, `parentUuid`, `sessionId` or
+/// `leafUuid` (or a `summary` record), or a usage-only line without `type`
+/// (`sessionId` and an assistant `message`).
+pub fn is_record(o: &serde_json::Map<String, serde_json::Value>) -> bool {
+    let ty = o.get("type").and_then(serde_json::Value::as_str);
+    (ty.is_some()
+        && (o.contains_key("uuid")
+            || o.contains_key("parentUuid")
+            || o.contains_key("sessionId")
+            || o.contains_key("leafUuid")
+            || ty == Some("summary")))
+        || (ty.is_none()
+            && !o.contains_key("request")
+            && o.contains_key("sessionId")
+            && o.get("message").and_then(|m| m.get("role")).and_then(serde_json::Value::as_str) == Some("assistant"))
+}
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Transcript,
+    encoding: Encoding::Jsonl,
+    detect: Detect {
+        record: Some(Sniffer { rank: 4, test: |v| v.as_object().is_some_and(is_record) }),
+        weak_record: Some(Sniffer { rank: 0, test: is_bookkeeping }),
+        ..Detect::NONE
+    },
+    // Bookkeeping records alone (a session of file-history snapshots) are
+    // Claude Code's too, as detection says: a session with 0 steps.
+    fit: Fit::Records {
+        test: |v| !super::is_openclaw_trajectory(v) && (v.as_object().is_some_and(is_record) || is_bookkeeping(v)),
+        missing: "no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record), nor is one of its bookkeeping records (`file-history-snapshot`, `summary`, …)",
+        document: None,
+    },
+    read: Read::File(load),
+    locate: Locate::Lines { span: None, document: None },
+    record: Some(&SCHEMA),
+    repro: Repro { name: "session.jsonl", numbered: None, threading: Some(("uuid", "parentUuid")) },
+    about: About {
+        what: "Claude Code session JSONL",
+        kind: "transcript",
+        location: "~/.claude/projects/*/*.jsonl (or $CLAUDE_CONFIG_DIR/projects)",
+    },
+};
 
 #[cfg(test)]
 mod tests {

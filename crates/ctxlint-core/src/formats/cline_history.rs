@@ -54,6 +54,7 @@
 
 use super::anthropic::parse_message;
 use super::body::{message, text_block};
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
 use crate::error::Result;
 use crate::hash::hash_bytes;
 use crate::model::*;
@@ -63,7 +64,7 @@ use serde_json::Value;
 use std::sync::LazyLock;
 
 /// Format id.
-pub const ID: FormatId = "cline-history";
+pub const ID: FormatId = FormatId::new("cline-history");
 
 fn is_message(m: &Value) -> bool {
     (matches!(m.get("role").and_then(Value::as_str), Some("user" | "assistant"))
@@ -427,3 +428,28 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
     super::link_linearly(&mut t);
     Ok(Input::from_transcript(&src.display, ID, t, BadLines::default(), 0))
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Transcript,
+    encoding: Encoding::Json,
+    detect: Detect { document: Some(Sniffer { rank: 3, test: sniff_document }), ..Detect::NONE },
+    fit: Fit::Document {
+        test: |v| {
+            (!sniff_document(v)).then_some(
+                "not a Cline task history (an array of `{role, content}` messages with Cline's `ts`, or `{sessionId, messages, system_prompt}`)",
+            )
+        },
+        noun: "no request body",
+    },
+    read: Read::File(load),
+    locate: Locate::Document { pointer: None },
+    record: None,
+    repro: super::format::BODY_REPRO,
+    about: About {
+        what: "Cline / Roo Code / Kilo Code task histories (api_conversation_history.json; Cline SDK/CLI <id>.messages.json)",
+        kind: "transcript",
+        location: "the editor's globalStorage: <extension id>/tasks/<task id>/api_conversation_history.json; ~/.cline/data/tasks/*/, ~/.cline/data/sessions/*/*.messages.json",
+    },
+};

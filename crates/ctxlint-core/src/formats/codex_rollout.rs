@@ -40,6 +40,7 @@
 //!   response items, and `{"record_type":"state"}` lines; they are read too.
 
 use super::body::{chash, flatten_text, message, text_block};
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::openai_responses::parse_item;
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
@@ -52,7 +53,7 @@ use serde_json::value::RawValue;
 use std::collections::HashSet;
 
 /// Format id.
-pub const ID: FormatId = "codex-rollout";
+pub const ID: FormatId = FormatId::new("codex-rollout");
 
 #[derive(Deserialize)]
 struct RawLineRec<'a> {
@@ -431,6 +432,47 @@ fn replacement_message(v: &Value, base: &str) -> Message {
     }
     m
 }
+
+/// A Codex rollout record: `{timestamp, type, payload}` with a known `type`,
+/// or a legacy (CLI < 0.3) `{"record_type":"state"}` line or bare session
+/// header `{id, timestamp, instructions}`.
+pub fn is_record(o: &serde_json::Map<String, Value>) -> bool {
+    let ty = o.get("type").and_then(Value::as_str);
+    (o.contains_key("payload")
+        && o.contains_key("timestamp")
+        && matches!(ty, Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")))
+        || (o.contains_key("record_type") && o.len() <= 3)
+        || (ty.is_none()
+            && !o.contains_key("request")
+            && o.contains_key("id")
+            && o.contains_key("timestamp")
+            && o.contains_key("instructions"))
+}
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Transcript,
+    encoding: Encoding::Jsonl,
+    detect: Detect {
+        record: Some(Sniffer { rank: 3, test: |v| v.as_object().is_some_and(is_record) }),
+        ..Detect::NONE
+    },
+    fit: Fit::Records {
+        test: |v| v.as_object().is_some_and(is_record),
+        missing: "no record has `timestamp`, `payload` and `type` session_meta, response_item, event_msg, turn_context or compacted",
+        document: None,
+    },
+    read: Read::File(load),
+    locate: Locate::Lines { span: None, document: None },
+    record: Some(&SCHEMA),
+    repro: Repro { name: "rollout.jsonl", numbered: None, threading: None },
+    about: About {
+        what: "Codex CLI rollout JSONL",
+        kind: "transcript",
+        location: "~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl (or $CODEX_HOME/sessions)",
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -52,6 +52,7 @@
 //!   over several lines (#2649): one `malformed-line` at its first line.
 
 use super::body::{chash, message, s, text_block};
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::hash::hash_bytes;
@@ -60,7 +61,7 @@ use crate::source::SourceRef;
 use serde_json::Value;
 
 /// Format id.
-pub const ID: FormatId = "copilot-cli";
+pub const ID: FormatId = FormatId::new("copilot-cli");
 
 /// Whether a JSONL record is a Copilot CLI event: a dotted `type`, a `data`
 /// object, `id`, `timestamp` and a `parentId` key.
@@ -377,3 +378,25 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
 
 /// Marks the later lines of an event torn by raw newlines (dropped from the findings).
 const CONTINUATION: &str = "\u{0}continuation: ";
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Transcript,
+    encoding: Encoding::Jsonl,
+    detect: Detect { record: Some(Sniffer { rank: 5, test: sniff }), ..Detect::NONE },
+    fit: Fit::Records {
+        test: sniff,
+        missing: "no record is a Copilot CLI event (`type` such as user.message, a `data` object, `id`, `parentId`, `timestamp`)",
+        document: None,
+    },
+    read: Read::File(load),
+    locate: Locate::Lines { span: None, document: None },
+    record: Some(&SCHEMA),
+    repro: Repro { name: "events.jsonl", numbered: None, threading: None },
+    about: About {
+        what: "GitHub Copilot CLI session event logs (events.jsonl)",
+        kind: "transcript",
+        location: "~/.copilot/session-state/<id>/events.jsonl (or $COPILOT_HOME/session-state)",
+    },
+};

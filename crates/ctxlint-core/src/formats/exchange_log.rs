@@ -13,6 +13,7 @@
 //! name proxies read (gproxy's session affinity reads both on Claude
 //! Messages). It becomes [`Request::session_id`], over one read from the body.
 
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::model::*;
@@ -21,7 +22,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "exchange-log";
+pub const ID: FormatId = FormatId::new("exchange-log");
 
 /// Loads an exchange log.
 pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
@@ -62,7 +63,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             },
             b => b,
         };
-        let Some(format) = super::sniff_body(&body).filter(|f| *f != "pydantic-ai-history") else {
+        let Some(format) = super::sniff_body(&body).filter(|f| *f != super::pydantic_ai::ID) else {
             skipped += 1;
             return jsonl::LineVerdict::Ok;
         };
@@ -124,6 +125,29 @@ fn session_header(headers: Option<&Value>) -> Option<&str> {
         })
     })
 }
+
+/// An exchange-log line: an object with a `request` object.
+pub fn is_exchange(v: &Value) -> bool {
+    v.get("request").is_some_and(Value::is_object)
+}
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Stream,
+    encoding: Encoding::Jsonl,
+    detect: Detect { record: Some(Sniffer { rank: 6, test: is_exchange }), ..Detect::NONE },
+    fit: Fit::Records { test: is_exchange, missing: "no line has a `request` object", document: None },
+    read: Read::File(load),
+    locate: Locate::Lines { span: None, document: None },
+    record: None,
+    repro: Repro { name: "exchanges.jsonl", numbered: None, threading: None },
+    about: About {
+        what: "JSONL of recorded {request, response} exchanges (claude-trace, claude-tap and similar proxies)",
+        kind: "stream of requests",
+        location: "claude-trace: .claude-trace/log-*.jsonl in the project",
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -7,12 +7,13 @@
 //! present, else by order and name.
 
 use super::body::*;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
 use crate::model::*;
 use serde_json::Value;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "gemini";
+pub const ID: FormatId = FormatId::new("gemini");
 
 /// Whether a body looks like a Gemini request.
 pub fn sniff(v: &Value) -> bool {
@@ -121,3 +122,24 @@ pub fn part_block(p: &Value, ptr: String, pairs: &mut Pairing) -> Block {
         text_block(BlockKind::Other, ptr, "", p)
     }
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Body,
+    encoding: Encoding::Json,
+    detect: Detect { body: Some(Sniffer { rank: 4, test: sniff }), ..Detect::NONE },
+    fit: Fit::Document {
+        test: |v| (!v.get("contents").is_some_and(Value::is_array)).then_some("no `contents` array"),
+        noun: "no request body",
+    },
+    read: Read::Body { parse, database: None },
+    locate: Locate::Document { pointer: None },
+    record: None,
+    repro: super::format::BODY_REPRO,
+    about: About {
+        what: "Gemini generateContent request body",
+        kind: "request body",
+        location: "recorded by the application, a proxy or a test",
+    },
+};

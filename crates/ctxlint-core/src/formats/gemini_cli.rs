@@ -57,6 +57,7 @@
 //! are read by [`load_qwen`]: see its documentation.
 
 use super::body::{chash, message, text_block};
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::gemini::{Pairing, part_block};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
@@ -67,7 +68,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 /// Format id.
-pub const ID: FormatId = "gemini-cli";
+pub const ID: FormatId = FormatId::new("gemini-cli");
 
 /// [`Header::version`] of a legacy whole-file chat (one JSON document:
 /// pointers go into the document, not into one line's object).
@@ -1181,3 +1182,31 @@ pub fn load_qwen(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
 pub fn fits(v: &Value) -> bool {
     sniff_record(v) || sniff_qwen_record(v) || sniff_document(v)
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Transcript,
+    encoding: Encoding::Jsonl,
+    detect: Detect {
+        // Before Claude Code: Qwen Code records carry `uuid` and `sessionId` too.
+        record: Some(Sniffer { rank: 2, test: |v| sniff_qwen_record(v) || sniff_record(v) }),
+        document: Some(Sniffer { rank: 2, test: sniff_document }),
+        ..Detect::NONE
+    },
+    fit: Fit::Records {
+        test: fits,
+        missing: "no record is a Gemini CLI chat record (`sessionId` with `projectHash`, or `id`, `timestamp`, `type` and `content`, or `$set` / `$rewindTo`) or a Qwen Code record (`uuid`, `sessionId`, `type`, `message.parts`)",
+        // Gemini CLI's legacy chat is one (pretty-printed) document.
+        document: Some(sniff_document),
+    },
+    read: Read::File(load),
+    locate: Locate::Lines { span: None, document: Some(is_document) },
+    record: Some(&SCHEMA),
+    repro: Repro { name: "session.jsonl", numbered: None, threading: None },
+    about: About {
+        what: "Gemini CLI chat recordings (JSONL, and the legacy whole-file JSON); Qwen Code chats",
+        kind: "transcript",
+        location: "~/.gemini/tmp/<project>/chats/session-*.jsonl (or $GEMINI_CLI_HOME/.gemini); Qwen Code: ~/.qwen/projects/*/chats/*.jsonl (or $QWEN_HOME, $QWEN_RUNTIME_DIR)",
+    },
+};

@@ -50,6 +50,7 @@
 //! client session, as in an exchange log.
 
 use super::LoadOptions;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::source::{LineIndex, SourceRef};
@@ -57,7 +58,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "har";
+pub const ID: FormatId = FormatId::new("har");
 
 /// The pointer suffix, after `/log/entries/N`, of a request's body text.
 const TEXT: &str = "/request/postData/text";
@@ -138,9 +139,11 @@ pub fn endpoint_format(path: &str) -> Option<FormatId> {
 /// format is used only for a body that is one).
 fn body_fits(format: FormatId, v: &Value) -> bool {
     match format {
-        "openai-chat" | "anthropic-messages" | "bedrock-converse" => v.get("messages").is_some_and(Value::is_array),
-        "gemini" => v.get("contents").is_some_and(Value::is_array),
-        "openai-responses" => super::openai_responses::sniff(v),
+        super::openai_chat::ID | super::anthropic::ID | super::bedrock::ID => {
+            v.get("messages").is_some_and(Value::is_array)
+        }
+        super::gemini::ID => v.get("contents").is_some_and(Value::is_array),
+        super::openai_responses::ID => super::openai_responses::sniff(v),
         _ => false,
     }
 }
@@ -274,7 +277,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             }
         };
         let format = known
-            .filter(|f| body_fits(f, &v))
+            .filter(|f| body_fits(*f, &v))
             .or_else(|| super::sniff_body(&v).filter(|f| *f != super::pydantic_ai::ID));
         let Some(mut r) = format.and_then(|f| super::parse_body(f, &v, &path, i, &base)) else {
             skipped += 1;
@@ -305,6 +308,24 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         unread,
     })
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Stream,
+    encoding: Encoding::Json,
+    detect: Detect { document: Some(Sniffer { rank: 0, test: sniff }), ..Detect::NONE },
+    fit: Fit::Document { test: |v| fit(v).err(), noun: "no HTTP Archive" },
+    read: Read::File(load),
+    locate: Locate::Document { pointer: Some(located_pointer) },
+    record: None,
+    repro: Repro { name: "archive.har", numbered: None, threading: None },
+    about: About {
+        what: "HTTP Archive 1.2 of provider API traffic (browser devtools, mitmproxy hardump, Charles exports)",
+        kind: "stream of requests",
+        location: "wherever it was exported (*.har)",
+    },
+};
 
 #[cfg(test)]
 mod tests {
@@ -368,7 +389,9 @@ mod tests {
         let got: Vec<_> = s
             .requests
             .iter()
-            .map(|r| (r.index, r.body_format, r.endpoint.as_deref(), r.response_id.as_deref(), r.pointer.as_str()))
+            .map(|r| {
+                (r.index, r.body_format.as_str(), r.endpoint.as_deref(), r.response_id.as_deref(), r.pointer.as_str())
+            })
             .collect();
         assert_eq!(
             got,
@@ -422,7 +445,7 @@ mod tests {
         ]);
         let inp = load_json(&v);
         let Body::Stream(s) = &inp.body else { panic!() };
-        let f: Vec<_> = s.requests.iter().map(|r| r.body_format).collect();
+        let f: Vec<_> = s.requests.iter().map(|r| r.body_format.as_str()).collect();
         assert_eq!(f, vec!["anthropic-messages", "openai-chat", "anthropic-messages", "openai-chat"]);
     }
 
@@ -552,13 +575,19 @@ mod tests {
 
     #[test]
     fn endpoints() {
-        assert_eq!(endpoint_format("/v1/chat/completions"), Some("openai-chat"));
-        assert_eq!(endpoint_format("/openai/deployments/d/chat/completions"), Some("openai-chat"));
-        assert_eq!(endpoint_format("/v1/responses"), Some("openai-responses"));
-        assert_eq!(endpoint_format("/v1/messages"), Some("anthropic-messages"));
-        assert_eq!(endpoint_format("/v1beta/models/gemini-2.5-flash:streamGenerateContent"), Some("gemini"));
-        assert_eq!(endpoint_format("/model/us.anthropic.claude-3-5-haiku/converse-stream"), Some("bedrock-converse"));
-        assert_eq!(endpoint_format("/model/anthropic.claude-v2/invoke"), Some("anthropic-messages"));
+        assert_eq!(endpoint_format("/v1/chat/completions"), Some(crate::formats::openai_chat::ID));
+        assert_eq!(endpoint_format("/openai/deployments/d/chat/completions"), Some(crate::formats::openai_chat::ID));
+        assert_eq!(endpoint_format("/v1/responses"), Some(crate::formats::openai_responses::ID));
+        assert_eq!(endpoint_format("/v1/messages"), Some(crate::formats::anthropic::ID));
+        assert_eq!(
+            endpoint_format("/v1beta/models/gemini-2.5-flash:streamGenerateContent"),
+            Some(crate::formats::gemini::ID)
+        );
+        assert_eq!(
+            endpoint_format("/model/us.anthropic.claude-3-5-haiku/converse-stream"),
+            Some(crate::formats::bedrock::ID)
+        );
+        assert_eq!(endpoint_format("/model/anthropic.claude-v2/invoke"), Some(crate::formats::anthropic::ID));
         assert_eq!(endpoint_format("/v1/messages/count_tokens"), None);
         assert_eq!(endpoint_format("/invoke"), None);
         assert_eq!(endpoint_format("/"), None);

@@ -22,12 +22,13 @@
 //! `next: ["tools"]`, an interrupt for human review), not unanswered.
 
 use super::body::*;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
 use crate::model::*;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "langgraph-state";
+pub const ID: FormatId = FormatId::new("langgraph-state");
 
 /// LangChain message `type`s.
 const TYPES: &[&str] = &["human", "ai", "tool", "system", "function", "chat", "remove"];
@@ -122,6 +123,29 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     }
     r
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Snapshot { joins: true },
+    encoding: Encoding::Json,
+    detect: Detect { body: Some(Sniffer { rank: 3, test: sniff }), ..Detect::NONE },
+    fit: Fit::Document {
+        test: |v| {
+            (!sniff(v)).then_some("no `values.messages` list of LangChain messages (`type` human, ai, tool, system)")
+        },
+        noun: "no request body",
+    },
+    read: Read::Body { parse, database: None },
+    locate: Locate::Document { pointer: None },
+    record: None,
+    repro: super::format::BODY_REPRO,
+    about: About {
+        what: "LangGraph thread state / checkpoint JSON (values.messages of LangChain messages)",
+        kind: "history snapshot",
+        location: "the LangGraph API's GET /threads/{id}/state, or the application's dump",
+    },
+};
 
 #[cfg(test)]
 mod tests {

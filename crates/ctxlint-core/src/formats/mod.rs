@@ -11,6 +11,7 @@ pub mod cline_history;
 pub mod codex_rollout;
 pub mod copilot_cli;
 pub mod exchange_log;
+pub mod format;
 pub mod gemini;
 pub mod gemini_cli;
 pub mod har;
@@ -31,58 +32,54 @@ pub mod vcr_cassette;
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::source::SourceRef;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
-/// Every format id, in the order detection tries them.
-pub const ALL: &[FormatId] = &[
-    pi_session::ID,
-    claude_code::ID,
-    codex_rollout::ID,
-    exchange_log::ID,
-    openclaw_trajectory::ID,
-    pydantic_ai::ID,
-    gemini::ID,
-    openai_responses::ID,
-    bedrock::ID,
-    anthropic::ID,
-    openai_chat::ID,
-    vcr_cassette::ID,
-    har::ID,
-    aider::ID,
-    otel_genai::ID,
-    gemini_cli::ID,
-    copilot_cli::ID,
-    cline_history::ID,
-    ai_sdk::ID,
-    openai_agents::ID,
-    langgraph::ID,
-    opencode::ID,
+pub use format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
+
+/// Every format ctxlint reads: the only list of formats. Listed in the order
+/// `ctxlint formats` shows them; detection orders its tests by each
+/// descriptor's ranks ([`Detect`]), not by this list.
+pub static REGISTRY: [&Format; 22] = [
+    &pi_session::FORMAT,
+    &claude_code::FORMAT,
+    &codex_rollout::FORMAT,
+    &pydantic_ai::FORMAT,
+    &openai_chat::FORMAT,
+    &openai_responses::FORMAT,
+    &anthropic::FORMAT,
+    &gemini::FORMAT,
+    &bedrock::FORMAT,
+    &exchange_log::FORMAT,
+    &vcr_cassette::FORMAT,
+    &har::FORMAT,
+    &openclaw_trajectory::FORMAT,
+    &aider::FORMAT,
+    &OTEL_GENAI,
+    &gemini_cli::FORMAT,
+    &copilot_cli::FORMAT,
+    &cline_history::FORMAT,
+    &ai_sdk::FORMAT,
+    &openai_agents::FORMAT,
+    &langgraph::FORMAT,
+    &opencode::FORMAT,
 ];
 
-/// Whether `f` is a transcript format (pi session, Claude Code, Codex
-/// rollout, Gemini CLI / Qwen Code, Copilot CLI, Cline task histories).
-pub fn is_transcript(f: FormatId) -> bool {
-    matches!(
-        f,
-        "pi-session" | "claude-code" | "codex-rollout" | "gemini-cli" | "copilot-cli" | "cline-history" | "opencode"
-    )
+/// The descriptor of format `f`; `None` only for [`FormatId::UNKNOWN`] (ids
+/// are made only by the loaders, and a registry test checks each is listed).
+pub fn descriptor(f: FormatId) -> Option<&'static Format> {
+    REGISTRY.iter().copied().find(|d| d.id == f)
 }
 
-/// Formats whose files are single request bodies (several in one directory form a stream).
+/// Whether `f` is a transcript format ([`Shape::Transcript`]).
+pub fn is_transcript(f: FormatId) -> bool {
+    descriptor(f).is_some_and(Format::is_transcript)
+}
+
+/// Formats whose files are single request bodies or history snapshots
+/// (several in one directory may form a stream).
 pub fn is_body_format(f: FormatId) -> bool {
-    matches!(
-        f,
-        "openai-chat"
-            | "openai-responses"
-            | "anthropic-messages"
-            | "gemini"
-            | "bedrock-converse"
-            | "pydantic-ai-history"
-            | "ai-sdk-ui-messages"
-            | "openai-agents-session"
-            | "langgraph-state"
-    )
+    descriptor(f).is_some_and(Format::is_body)
 }
 
 /// Whether files of format `f` in one directory form one stream (docs/spec.md §1):
@@ -90,13 +87,48 @@ pub fn is_body_format(f: FormatId) -> bool {
 /// which the SDK keeps one per session and appends to in place (files side
 /// by side are different sessions).
 pub fn joins_stream(f: FormatId) -> bool {
-    is_body_format(f) && f != "openai-agents-session"
+    descriptor(f).is_some_and(Format::joins_stream)
 }
 
 /// Formats whose files are history snapshots (a stored run, read as one
 /// request-like element), not request bodies.
 pub fn is_snapshot_format(f: FormatId) -> bool {
-    matches!(f, "pydantic-ai-history" | "ai-sdk-ui-messages" | "openai-agents-session" | "langgraph-state")
+    descriptor(f).is_some_and(Format::is_snapshot)
+}
+
+/// The registered formats with a detection test at one step, in rank order.
+fn ranked<T: Copy>(step: impl Fn(&Detect) -> Option<T>, rank: impl Fn(&T) -> u8) -> Vec<(FormatId, T)> {
+    let mut v: Vec<(FormatId, T)> = REGISTRY.iter().filter_map(|d| step(&d.detect).map(|t| (d.id, t))).collect();
+    v.sort_by_key(|(_, t)| rank(t));
+    v
+}
+
+/// The detection tests of each step, in rank order, built once from [`REGISTRY`].
+struct Steps {
+    record: Vec<(FormatId, Sniffer)>,
+    owns_record: Vec<(FormatId, fn(&Value) -> bool)>,
+    weak_record: Vec<(FormatId, Sniffer)>,
+    document: Vec<(FormatId, Sniffer)>,
+    unsupported_document: Vec<(fn(&Value) -> bool, &'static str)>,
+    body: Vec<(FormatId, Sniffer)>,
+    concatenated: Vec<(FormatId, fn(&[u8]) -> bool)>,
+    text: Vec<(FormatId, format::TextSniffer)>,
+    database: Vec<(FormatId, format::TableSniffer)>,
+}
+
+fn steps() -> &'static Steps {
+    static STEPS: std::sync::OnceLock<Steps> = std::sync::OnceLock::new();
+    STEPS.get_or_init(|| Steps {
+        record: ranked(|d| d.record, |s| s.rank),
+        owns_record: ranked(|d| d.owns_record, |_| 0),
+        weak_record: ranked(|d| d.weak_record, |s| s.rank),
+        document: ranked(|d| d.document, |s| s.rank),
+        unsupported_document: REGISTRY.iter().filter_map(|d| d.detect.unsupported_document).collect(),
+        body: ranked(|d| d.body, |s| s.rank),
+        concatenated: ranked(|d| d.concatenated, |_| 0),
+        text: ranked(|d| d.text, |s| s.rank),
+        database: ranked(|d| d.database, |s| s.rank),
+    })
 }
 
 /// Loading options.
@@ -112,7 +144,12 @@ pub struct LoadOptions {
 
 /// Looks a format id up (`--input-format`).
 pub fn parse_format_id(s: &str) -> Option<FormatId> {
-    ALL.iter().copied().find(|f| *f == s)
+    REGISTRY.iter().map(|d| d.id).find(|f| f.as_str() == s)
+}
+
+/// Every format id, in [`REGISTRY`]'s order, joined with `", "` (for messages).
+pub fn ids_joined() -> String {
+    REGISTRY.iter().map(|d| d.id.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 /// How many bytes detection reads from the start of an input.
@@ -216,8 +253,8 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                         }
                         // Pretty-printed records one after another (the
                         // OpenTelemetry SDKs' console and file exporters).
-                        if otel_genai::sniff_concatenated(body) {
-                            return Ok(Detection::Format(otel_genai::ID));
+                        if let Some((f, _)) = steps().concatenated.iter().find(|(_, test)| test(body)) {
+                            return Ok(Detection::Format(*f));
                         }
                     }
                 }
@@ -258,18 +295,9 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
         }
         return Ok(whole_document(src)?.unwrap_or(Detection::Unknown));
     }
-    // Text: an Aider LLM history opens with a `TO LLM <timestamp>` header.
-    if aider::sniff(t) {
-        return Ok(Detection::Format(aider::ID));
-    }
-    let has = |needle: &[u8]| memchr::memmem::find(t, needle).is_some();
-    if t.starts_with(b"interactions:") || has(b"\ninteractions:") || t.starts_with(b"---") && has(b"interactions:") {
-        if vcr_cassette::interactions_is_mapping(t) {
-            return Ok(Detection::Unsupported(vcr_cassette::NOT_A_CASSETTE));
-        }
-        return Ok(Detection::Format(vcr_cassette::ID));
-    }
-    Ok(Detection::Unknown)
+    // Text: an Aider LLM history's `TO LLM <timestamp>` header, a cassette's
+    // `interactions:`.
+    Ok(steps().text.iter().find_map(|(_, s)| (s.test)(t)).unwrap_or(Detection::Unknown))
 }
 
 /// The detection of `src` read as one JSON document (a request body, a
@@ -277,139 +305,47 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
 fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
     let bytes = src.read_all()?;
     let Ok(v) = serde_json::from_slice::<Value>(&bytes) else { return Ok(None) };
-    if is_openclaw_trajectory(&v) {
-        return Ok(Some(Detection::Unsupported(OPENCLAW_TRAJECTORY_DOCUMENT)));
+    if let Some((_, why)) = steps().unsupported_document.iter().find(|(test, _)| test(&v)) {
+        return Ok(Some(Detection::Unsupported(why)));
     }
-    if har::sniff(&v) {
-        return Ok(Some(Detection::Format(har::ID)));
-    }
-    if otel_genai::sniff(&v) {
-        return Ok(Some(Detection::Format(otel_genai::ID)));
-    }
-    if gemini_cli::sniff_document(&v) {
-        return Ok(Some(Detection::Format(gemini_cli::ID)));
-    }
-    if cline_history::sniff_document(&v) {
-        return Ok(Some(Detection::Format(cline_history::ID)));
-    }
-    if opencode::sniff_legacy_session(&v) {
-        return Ok(Some(Detection::Format(opencode::ID)));
+    if let Some((f, _)) = steps().document.iter().find(|(_, s)| (s.test)(&v)) {
+        return Ok(Some(Detection::Format(*f)));
     }
     Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
 }
 
 /// Whether a record carries `traceSchema: "openclaw-trajectory"` (an event of [`openclaw_trajectory`]).
 fn is_openclaw_trajectory(v: &Value) -> bool {
-    v.get("traceSchema").and_then(Value::as_str) == Some("openclaw-trajectory")
+    v.get("traceSchema").and_then(Value::as_str) == Some(openclaw_trajectory::TRACE_SCHEMA)
 }
-
-/// Claude Code record types written without `uuid` (state snapshots and
-/// titles, see [`claude_code`]), some of them without `sessionId` either
-/// (`file-history-snapshot`: `{type, messageId, snapshot, isSnapshotUpdate}`).
-const CLAUDE_CODE_BOOKKEEPING: &[&str] = &[
-    "file-history-snapshot",
-    "summary",
-    "permission-mode",
-    "last-prompt",
-    "queue-operation",
-    "mode",
-    "custom-title",
-    "worktree-state",
-    "pr-link",
-];
 
 fn sniff_record(v: &Value) -> Sniff {
     if let Some(f) = sniff_jsonl_record(v) {
         return Sniff::Decided(f);
     }
-    let ty = v.get("type").and_then(Value::as_str);
-    if ty.is_some_and(|t| CLAUDE_CODE_BOOKKEEPING.contains(&t)) {
-        return Sniff::Weak(claude_code::ID);
+    match steps().weak_record.iter().find(|(_, s)| (s.test)(v)) {
+        Some((f, _)) => Sniff::Weak(*f),
+        None => Sniff::Undecided,
     }
-    // A pi session entry without the header line (lost in a rewrite): pi's,
-    // unless a record decides otherwise.
-    if pi_session::sniff_entry(v) {
-        return Sniff::Weak(pi_session::ID);
-    }
-    Sniff::Undecided
 }
 
-/// Recognises one JSONL record (docs/spec.md §1 "recognised by"). OpenClaw
-/// trajectory events carry `type` and `sessionId` too: their `traceSchema`
-/// decides first.
+/// Recognises one JSONL record (docs/spec.md §1 "recognised by"): the first
+/// format, by rank, whose record test it passes. A record a format owns
+/// ([`Detect::owns_record`]: OpenClaw trajectory events carry `type` and
+/// `sessionId` too, but their `traceSchema` decides) is that format's or none.
 pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
-    let o = v.as_object()?;
-    if is_openclaw_trajectory(v) {
-        return openclaw_trajectory::sniff(v).then_some(openclaw_trajectory::ID);
+    v.as_object()?;
+    let steps = steps();
+    if let Some((owner, _)) = steps.owns_record.iter().find(|(_, owns)| owns(v)) {
+        return steps.record.iter().find(|(f, s)| f == owner && (s.test)(v)).map(|(f, _)| *f);
     }
-    if pi_session::sniff(v) {
-        return Some(pi_session::ID);
-    }
-    // Before Claude Code: Qwen Code records carry `uuid` and `sessionId` too.
-    if gemini_cli::sniff_qwen_record(v) || gemini_cli::sniff_record(v) {
-        return Some(gemini_cli::ID);
-    }
-    if codex_rollout_record(o) {
-        return Some(codex_rollout::ID);
-    }
-    if claude_code_record(o) {
-        return Some(claude_code::ID);
-    }
-    if copilot_cli::sniff(v) {
-        return Some(copilot_cli::ID);
-    }
-    if o.get("request").is_some_and(Value::is_object) {
-        return Some(exchange_log::ID);
-    }
-    if otel_genai::sniff(v) {
-        return Some(otel_genai::ID);
-    }
-    None
+    steps.record.iter().find(|(_, s)| (s.test)(v)).map(|(f, _)| *f)
 }
-
-/// A Codex rollout record: `{timestamp, type, payload}` with a known `type`,
-/// or a legacy (CLI < 0.3) `{"record_type":"state"}` line or bare session
-/// header `{id, timestamp, instructions}`.
-fn codex_rollout_record(o: &Map<String, Value>) -> bool {
-    let ty = o.get("type").and_then(Value::as_str);
-    (o.contains_key("payload")
-        && o.contains_key("timestamp")
-        && matches!(ty, Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")))
-        || (o.contains_key("record_type") && o.len() <= 3)
-        || (ty.is_none()
-            && !o.contains_key("request")
-            && o.contains_key("id")
-            && o.contains_key("timestamp")
-            && o.contains_key("instructions"))
-}
-
-/// A Claude Code record: a `type` with `uuid`, `parentUuid`, `sessionId` or
-/// `leafUuid` (or a `summary` record), or a usage-only line without `type`
-/// (`sessionId` and an assistant `message`).
-fn claude_code_record(o: &Map<String, Value>) -> bool {
-    let ty = o.get("type").and_then(Value::as_str);
-    (ty.is_some()
-        && (o.contains_key("uuid")
-            || o.contains_key("parentUuid")
-            || o.contains_key("sessionId")
-            || o.contains_key("leafUuid")
-            || ty == Some("summary")))
-        || (ty.is_none()
-            && !o.contains_key("request")
-            && o.contains_key("sessionId")
-            && o.get("message").and_then(|m| m.get("role")).and_then(Value::as_str) == Some("assistant"))
-}
-
-/// Whether one JSONL record has the fields a format requires.
-type RecordTest = fn(&Value) -> bool;
 
 /// Checks that `src` fits `format`, which was forced on it
-/// (`--input-format`): at least one of its records has the fields the format
-/// requires (docs/spec.md §1: otherwise an error naming what is missing, never a clean
-/// pass). JSONL formats: a record as detection recognises them (a line that does
-/// not parse fits nothing); body formats: the document's top-level fields; a
-/// cassette: a top-level `interactions` key; an Aider LLM history: a
-/// `TO LLM <timestamp>` header line.
+/// (`--input-format`), as the format's [`Fit`] says (docs/spec.md §1:
+/// otherwise an error naming what is missing, never a clean pass). An SQLite
+/// database fits only the format whose store it is.
 pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
     let unfit = |missing: &str| Error::DoesNotFit {
         path: src.display.clone().into(),
@@ -422,177 +358,117 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
             _ => Err(unfit("an SQLite database, not one of this format's stores")),
         };
     }
-    let record: Option<(RecordTest, &str)> = match format {
-        "pi-session" => Some((
-            |v| pi_session::sniff(v) || pi_session::sniff_entry(v),
-            "no record has `type` \"session\" with `id`, `version` or `cwd` (the session header pi writes first), nor is a pi session entry (`type`, `id`, `parentId`, `timestamp`)",
-        )),
-        // Bookkeeping records alone (a session of file-history snapshots) are
-        // Claude Code's too, as detection says: a session with 0 steps.
-        "claude-code" => Some((
-            |v| {
-                !is_openclaw_trajectory(v)
-                    && (v.as_object().is_some_and(claude_code_record)
-                        || v.get("type").and_then(Value::as_str).is_some_and(|t| CLAUDE_CODE_BOOKKEEPING.contains(&t)))
-            },
-            "no record has `type` with `uuid`, `parentUuid` or `sessionId` (a Claude Code session record), nor is one of its bookkeeping records (`file-history-snapshot`, `summary`, …)",
-        )),
-        "codex-rollout" => Some((
-            |v| v.as_object().is_some_and(codex_rollout_record),
-            "no record has `timestamp`, `payload` and `type` session_meta, response_item, event_msg, turn_context or compacted",
-        )),
-        "exchange-log" => Some((|v| v.get("request").is_some_and(Value::is_object), "no line has a `request` object")),
-        "gemini-cli" => Some((
-            gemini_cli::fits,
-            "no record is a Gemini CLI chat record (`sessionId` with `projectHash`, or `id`, `timestamp`, `type` and `content`, or `$set` / `$rewindTo`) or a Qwen Code record (`uuid`, `sessionId`, `type`, `message.parts`)",
-        )),
-        "copilot-cli" => Some((
-            copilot_cli::sniff,
-            "no record is a Copilot CLI event (`type` such as user.message, a `data` object, `id`, `parentId`, `timestamp`)",
-        )),
-        "openclaw-trajectory" => Some((
-            openclaw_trajectory::sniff,
-            "no record has `traceSchema` \"openclaw-trajectory\" and a `type` (an OpenClaw trajectory event)",
-        )),
-        _ => None,
-    };
-    if format == otel_genai::ID {
-        // Records may be pretty-printed over several lines: any line that is a
-        // record, or a head that begins with one, or one whole document.
-        let mut lr = src.lines()?;
-        while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
-            let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
-            if !l.too_long && serde_json::from_slice::<Value>(bytes).is_ok_and(|v| otel_genai::sniff(&v)) {
-                return Ok(());
+    let Some(d) = descriptor(format) else { return Err(unfit("a format ctxlint reads")) };
+    match d.fit {
+        Fit::Records { test, missing, document } => {
+            let mut lr = src.lines()?;
+            while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
+                let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
+                if l.too_long || bytes.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                if serde_json::from_slice::<Value>(bytes).is_ok_and(|v| test(&v)) {
+                    return Ok(());
+                }
             }
-        }
-        let head = src.peek(PEEK)?;
-        if otel_genai::sniff_concatenated(&head)
-            || serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| otel_genai::sniff(&v))
-        {
-            return Ok(());
-        }
-        return Err(unfit(
-            "no record is an OTLP/JSON export (`resourceSpans` or `resourceLogs`) or a span or log record with `gen_ai.*` or `llm.*` attributes",
-        ));
-    }
-    if let Some((fits, missing)) = record {
-        let mut lr = src.lines()?;
-        while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
-            let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
-            if l.too_long || bytes.iter().all(u8::is_ascii_whitespace) {
-                continue;
+            if let Some(document) = document {
+                if serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| document(&v)) {
+                    return Ok(());
+                }
             }
-            if serde_json::from_slice::<Value>(bytes).is_ok_and(|v| fits(&v)) {
-                return Ok(());
-            }
+            Err(unfit(missing))
         }
-        // Gemini CLI's legacy chat is one (pretty-printed) document.
-        if format == gemini_cli::ID
-            && serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| gemini_cli::sniff_document(&v))
-        {
-            return Ok(());
-        }
-        return Err(unfit(missing));
-    }
-    if format == aider::ID {
-        return if aider::fits(src)? { Ok(()) } else { Err(unfit(aider::MISSING)) };
-    }
-    if format == vcr_cassette::ID {
-        return if vcr_cassette::has_interactions(src)? {
-            Ok(())
-        } else {
-            Err(unfit("no top-level `interactions` list (a VCR cassette)"))
-        };
-    }
-    let bytes = src.read_all()?;
-    let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
-        let what = if format == har::ID { "no HTTP Archive" } else { "no request body" };
-        unfit(&format!("not one JSON document ({e}), so {what}"))
-    })?;
-    let (fits, missing) = match format {
-        "openai-chat" | "anthropic-messages" | "bedrock-converse" => {
-            (v.get("messages").is_some_and(Value::is_array), "no `messages` array")
-        }
-        "gemini" => (v.get("contents").is_some_and(Value::is_array), "no `contents` array"),
-        "openai-responses" => (
-            v.get("input").is_some_and(|i| i.is_array() || i.is_string())
-                || v.get("instructions").is_some_and(Value::is_string)
-                || v.get("previous_response_id").is_some(),
-            "no `input`, `instructions` or `previous_response_id`",
-        ),
-        "pydantic-ai-history" => {
-            (pydantic_ai::sniff(&v), "not an array of messages with `kind` \"request\" or \"response\" and `parts`")
-        }
-        "ai-sdk-ui-messages" => (
-            ai_sdk::sniff(&v),
-            "not an array of UI messages with `role` (system, user, assistant), `parts` of typed parts, and an `id`",
-        ),
-        "openai-agents-session" => (
-            openai_agents::fits(&v),
-            "not an array of Responses input items (each with a `type` such as message, function_call or function_call_output, or an easy message `{role, content}`)",
-        ),
-        "cline-history" => (
-            cline_history::sniff_document(&v),
-            "not a Cline task history (an array of `{role, content}` messages with Cline's `ts`, or `{sessionId, messages, system_prompt}`)",
-        ),
-        "langgraph-state" => {
-            (langgraph::sniff(&v), "no `values.messages` list of LangChain messages (`type` human, ai, tool, system)")
-        }
-        "har" => match har::fit(&v) {
-            Ok(()) => (true, ""),
-            Err(missing) => (false, missing),
+        Fit::Own(fits) => match fits(src)? {
+            None => Ok(()),
+            Some(missing) => Err(unfit(missing)),
         },
-        _ => (true, ""),
-    };
-    if fits { Ok(()) } else { Err(unfit(missing)) }
+        Fit::Document { test, noun } => {
+            let bytes = src.read_all()?;
+            let v: Value = serde_json::from_slice(&bytes)
+                .map_err(|e| unfit(&format!("not one JSON document ({e}), so {noun}")))?;
+            match test(&v) {
+                None => Ok(()),
+                Some(missing) => Err(unfit(missing)),
+            }
+        }
+    }
 }
 
-/// Recognises a request body (or a pydantic-ai history).
+/// The `--input-format otel-genai` fit: records may be pretty-printed over
+/// several lines, so any line that is a record, or a head that begins with
+/// one, or one whole document.
+fn otel_fits(src: &SourceRef) -> Result<Option<&'static str>> {
+    let mut lr = src.lines()?;
+    while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
+        let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
+        if !l.too_long && serde_json::from_slice::<Value>(bytes).is_ok_and(|v| otel_genai::sniff(&v)) {
+            return Ok(None);
+        }
+    }
+    let head = src.peek(PEEK)?;
+    if otel_genai::sniff_concatenated(&head)
+        || serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| otel_genai::sniff(&v))
+    {
+        return Ok(None);
+    }
+    Ok(Some(
+        "no record is an OTLP/JSON export (`resourceSpans` or `resourceLogs`) or a span or log record with `gen_ai.*` or `llm.*` attributes",
+    ))
+}
+
+/// Where an `otel-genai` pointer lies in its record's line: the pointer cut
+/// after a JSON-string attribute ([`otel_genai::located_pointer`]),
+/// then, for the SDK dumps' plain attributes (a string holding JSON, a
+/// pretty-printed record's partial line), cut segment by segment until it
+/// resolves.
+fn otel_span(loc: &mut crate::locate::Locator<'_>, pointer: &str) -> Option<(usize, usize)> {
+    let mut p = otel_genai::located_pointer(pointer);
+    loop {
+        if let Some(s) = loc.span(p) {
+            return Some(s);
+        }
+        p = &p[..p.rfind('/')?];
+    }
+}
+
+/// The `otel-genai` format's descriptor ([`REGISTRY`]).
+static OTEL_GENAI: Format = Format {
+    id: otel_genai::ID,
+    shape: Shape::Stream,
+    encoding: Encoding::Jsonl,
+    detect: Detect {
+        record: Some(Sniffer { rank: 7, test: otel_genai::sniff }),
+        document: Some(Sniffer { rank: 1, test: otel_genai::sniff }),
+        // Pretty-printed records one after another (the OpenTelemetry SDKs'
+        // console and file exporters).
+        concatenated: Some(otel_genai::sniff_concatenated),
+        ..Detect::NONE
+    },
+    fit: Fit::Own(otel_fits),
+    read: Read::File(otel_genai::load),
+    locate: Locate::Lines { span: Some(otel_span), document: None },
+    record: None,
+    repro: Repro { name: "traces.jsonl", numbered: None, threading: None },
+    about: About {
+        what: "OpenTelemetry GenAI traces and logs (semconv 1.37+ gen_ai.input.messages, operation-details events, v1.30 per-message events) as OTLP JSON or SDK JSON dumps; OpenInference spans",
+        kind: "streams of requests",
+        location: "the file exporter's or collector's output file",
+    },
+};
+
+/// Recognises a request body (or a history snapshot): the first format, by
+/// rank, whose body test it passes.
 pub fn sniff_body(v: &Value) -> Option<FormatId> {
-    if v.is_array() {
-        if ai_sdk::sniff(v) {
-            return Some(ai_sdk::ID);
-        }
-        if openai_agents::sniff(v) {
-            return Some(openai_agents::ID);
-        }
-        return pydantic_ai::sniff(v).then_some(pydantic_ai::ID);
-    }
-    if !v.is_object() {
-        return None;
-    }
-    if langgraph::sniff(v) {
-        Some(langgraph::ID)
-    } else if gemini::sniff(v) {
-        Some(gemini::ID)
-    } else if openai_responses::sniff(v) {
-        Some(openai_responses::ID)
-    } else if bedrock::sniff(v) {
-        Some(bedrock::ID)
-    } else if anthropic::sniff(v) {
-        Some(anthropic::ID)
-    } else if openai_chat::sniff(v) {
-        Some(openai_chat::ID)
-    } else {
-        None
-    }
+    steps().body.iter().find(|(_, s)| (s.test)(v)).map(|(f, _)| *f)
 }
 
-/// Parses a body of a known format into a request.
+/// Parses a body of a known format into a request (`None` for a format that
+/// is not a body format).
 pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, base: &str) -> Option<Request> {
-    Some(match format {
-        "anthropic-messages" => anthropic::parse(v, path, index, base),
-        "openai-chat" => openai_chat::parse(v, path, index, base),
-        "openai-responses" => openai_responses::parse(v, path, index, base),
-        "gemini" => gemini::parse(v, path, index, base),
-        "bedrock-converse" => bedrock::parse(v, path, index, base),
-        "pydantic-ai-history" => pydantic_ai::parse(v, path, index, base),
-        "ai-sdk-ui-messages" => ai_sdk::parse(v, path, index, base),
-        "openai-agents-session" => openai_agents::parse(v, path, index, base),
-        "langgraph-state" => langgraph::parse(v, path, index, base),
-        _ => return None,
-    })
+    match descriptor(format)?.read {
+        Read::Body { parse, .. } => Some(parse(v, path, index, base)),
+        Read::File(_) => None,
+    }
 }
 
 /// What an SQLite database holds: an Agents SDK `SQLiteSession` store, an
@@ -601,13 +477,10 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
 fn detect_database(src: &SourceRef) -> Detection {
     let Ok(db) = sqlite::open(src) else { return Detection::Unsupported(DAMAGED_DATABASE) };
     let Ok(tables) = sqlite::tables(&db.conn) else { return Detection::Unsupported(DAMAGED_DATABASE) };
-    if openai_agents::items_table(&tables).is_some() {
-        return Detection::Format(openai_agents::ID);
+    match steps().database.iter().find(|(_, s)| (s.test)(&tables)) {
+        Some((f, _)) => Detection::Format(*f),
+        None => Detection::Unknown,
     }
-    if opencode::is_store(&tables) {
-        return Detection::Format(opencode::ID);
-    }
-    Detection::Unknown
 }
 
 /// The [`Detection::Unsupported`] reason of a database SQLite cannot read.
@@ -800,27 +673,19 @@ pub fn reload_line(t: &Transcript, e: &Entry) -> Option<Vec<u8>> {
 }
 
 fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
-    match format {
-        "pi-session" => pi_session::load(src, opts),
-        "claude-code" => claude_code::load(src, opts),
-        "codex-rollout" => codex_rollout::load(src, opts),
-        "exchange-log" => exchange_log::load(src, opts),
-        "openclaw-trajectory" => openclaw_trajectory::load(src, opts),
-        "vcr-cassette" => vcr_cassette::load(src, opts),
-        "har" => har::load(src, opts),
-        "aider-llm-history" => aider::load(src, opts),
-        "otel-genai" => otel_genai::load(src, opts),
-        "gemini-cli" => gemini_cli::load(src, opts),
-        "copilot-cli" => copilot_cli::load(src, opts),
-        "cline-history" => cline_history::load(src, opts),
-        "opencode" => opencode::load(src, opts),
-        "openai-agents-session" if src.peek(16).is_ok_and(|h| sqlite::is_database(&h)) => openai_agents::load_db(src),
-        f if is_body_format(f) => load_body_file(src, f),
-        other => Err(Error::BadInput {
+    let Some(d) = descriptor(format) else {
+        return Err(Error::BadInput {
             path: src.display.clone().into(),
-            format: other.to_string(),
+            format: format.to_string(),
             reason: "this format is not supported yet".into(),
-        }),
+        });
+    };
+    match d.read {
+        Read::File(load) => load(src, opts),
+        Read::Body { database: Some(load_db), .. } if src.peek(16).is_ok_and(|h| sqlite::is_database(&h)) => {
+            load_db(src)
+        }
+        Read::Body { .. } => load_body_file(src, format),
     }
 }
 
@@ -1113,17 +978,17 @@ mod reload_tests {
         let p = dir.path().join("s.jsonl");
         std::fs::write(&p, LINES).unwrap();
         let src = SourceRef::file("s.jsonl", &p);
-        let input = load(&src, "pi-session", &LoadOptions::default()).unwrap();
+        let input = load(&src, crate::formats::pi_session::ID, &LoadOptions::default()).unwrap();
         let t = input.as_transcript().unwrap();
         let e = &t.entries[0];
         assert!(t.message(e).unwrap().blocks[0].text_dropped);
-        let full = reload_message("pi-session", t, e).unwrap();
+        let full = reload_message(crate::formats::pi_session::ID, t, e).unwrap();
         assert_eq!(&*full.blocks[0].text, "a model-side text that is longer than thirty-two bytes");
         // The same length, other bytes: the file changed since it was read.
         std::fs::write(&p, LINES.replace("longer", "LONGER")).unwrap();
-        assert!(reload_message("pi-session", t, e).is_none());
+        assert!(reload_message(crate::formats::pi_session::ID, t, e).is_none());
         std::fs::remove_file(&p).unwrap();
-        assert!(reload_message("pi-session", t, e).is_none());
+        assert!(reload_message(crate::formats::pi_session::ID, t, e).is_none());
     }
 
     #[test]
@@ -1144,10 +1009,10 @@ mod reload_tests {
         }
         std::fs::write(&p, &text).unwrap();
         let src = SourceRef::file("s.jsonl", &p);
-        let input = load(&src, "pi-session", &LoadOptions::default()).unwrap();
+        let input = load(&src, crate::formats::pi_session::ID, &LoadOptions::default()).unwrap();
         let t = input.as_transcript().unwrap();
         assert_eq!(t.entries.len(), 3000);
-        let mut r = Reloader::new("pi-session", t);
+        let mut r = Reloader::new(crate::formats::pi_session::ID, t);
         // In order, backwards, then jumping: every one equal to its line read alone.
         let order: Vec<usize> = (0..3000).chain((0..3000).rev()).chain((0..3000).step_by(997)).collect();
         for k in order {
@@ -1158,12 +1023,12 @@ mod reload_tests {
         }
         // The file rewritten (same length, other bytes): every line is refused.
         std::fs::write(&p, text.replace("reply number", "REPLY NUMBER")).unwrap();
-        let mut r = Reloader::new("pi-session", t);
+        let mut r = Reloader::new(crate::formats::pi_session::ID, t);
         assert!(r.message(&t.entries[5]).is_none());
         assert!(r.message(&t.entries[2999]).is_none());
         // Shortened: the last lines cannot be read at all.
         std::fs::write(&p, &text[..text.len() / 2]).unwrap();
-        let mut r = Reloader::new("pi-session", t);
+        let mut r = Reloader::new(crate::formats::pi_session::ID, t);
         assert!(r.message(&t.entries[0]).is_some());
         assert!(r.message(&t.entries[2999]).is_none());
     }
@@ -1177,9 +1042,9 @@ mod reload_tests {
         gz.write_all(LINES.as_bytes()).unwrap();
         std::fs::write(&p, gz.finish().unwrap()).unwrap();
         let src = SourceRef::file("s.jsonl.gz", &p);
-        let input = load(&src, "pi-session", &LoadOptions::default()).unwrap();
+        let input = load(&src, crate::formats::pi_session::ID, &LoadOptions::default()).unwrap();
         let t = input.as_transcript().unwrap();
-        let mut r = Reloader::new("pi-session", t);
+        let mut r = Reloader::new(crate::formats::pi_session::ID, t);
         let m = r.message(&t.entries[0]).expect("read again");
         assert_eq!(&*m.blocks[0].text, "a model-side text that is longer than thirty-two bytes");
     }
@@ -1213,14 +1078,21 @@ mod detect_tests {
     #[test]
     fn leading_bookkeeping_records_never_hide_claude_code() {
         for n in [2, 8, 63, 200] {
-            assert_eq!(detect_str(&lines(&[], n, &[USER])), Detection::Format("claude-code"), "{n} snapshots");
+            assert_eq!(
+                detect_str(&lines(&[], n, &[USER])),
+                Detection::Format(crate::formats::claude_code::ID),
+                "{n} snapshots"
+            );
         }
         // Bookkeeping only: still Claude Code (its record types), as are torn lines between.
-        assert_eq!(detect_str(&lines(&[], 3, &[])), Detection::Format("claude-code"));
-        assert_eq!(detect_str(&lines(&["{\"type\":\"user\",\"mess"], 3, &[USER])), Detection::Format("claude-code"));
+        assert_eq!(detect_str(&lines(&[], 3, &[])), Detection::Format(crate::formats::claude_code::ID));
+        assert_eq!(
+            detect_str(&lines(&["{\"type\":\"user\",\"mess"], 3, &[USER])),
+            Detection::Format(crate::formats::claude_code::ID)
+        );
         // A later record of another format decides over bookkeeping-only evidence.
         let pi = r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#;
-        assert_eq!(detect_str(&lines(&[], 2, &[pi])), Detection::Format("pi-session"));
+        assert_eq!(detect_str(&lines(&[], 2, &[pi])), Detection::Format(crate::formats::pi_session::ID));
     }
 
     #[test]
@@ -1233,33 +1105,152 @@ mod detect_tests {
         // Within 64 records, however large they are.
         let mut v = vec![filler.as_str(); 60];
         v.push(USER);
-        assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Format("claude-code"));
+        assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Format(crate::formats::claude_code::ID));
         // Within 256 KiB, however many records.
         let small = "{\"note\":\"x\"}";
         let mut v = vec![small; 5000];
         v.push(USER);
-        assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Format("claude-code"));
+        assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Format(crate::formats::claude_code::ID));
     }
 
     #[test]
     fn a_pretty_printed_body_with_object_lines_is_one_document() {
         let body = "{\n  \"instructions\": \"be brief\",\n  \"input\": [\n    {\"type\": \"message\", \"role\": \"user\", \"content\": \"a\"},\n    {\"type\": \"message\", \"role\": \"user\", \"content\": \"b\"}\n  ]\n}\n";
-        assert_eq!(detect_str(body), Detection::Format("openai-responses"));
+        assert_eq!(detect_str(body), Detection::Format(crate::formats::openai_responses::ID));
         // A torn first line of a JSONL file: the records after it decide.
-        assert_eq!(detect_str(&format!("{{\"type\":\"us\n{USER}\n")), Detection::Format("claude-code"));
+        assert_eq!(
+            detect_str(&format!("{{\"type\":\"us\n{USER}\n")),
+            Detection::Format(crate::formats::claude_code::ID)
+        );
     }
 
     #[test]
     fn an_openclaw_trajectory_is_read_as_one_not_as_claude_code() {
-        assert_eq!(detect_str(&format!("{TRAJECTORY}\n")), Detection::Format("openclaw-trajectory"));
-        assert_eq!(sniff_jsonl_record(&serde_json::from_str(TRAJECTORY).unwrap()), Some("openclaw-trajectory"));
+        assert_eq!(detect_str(&format!("{TRAJECTORY}\n")), Detection::Format(crate::formats::openclaw_trajectory::ID));
+        assert_eq!(
+            sniff_jsonl_record(&serde_json::from_str(TRAJECTORY).unwrap()),
+            Some(crate::formats::openclaw_trajectory::ID)
+        );
         // Behind leading Claude Code bookkeeping-like records it still decides.
-        assert_eq!(detect_str(&lines(&[], 3, &[TRAJECTORY])), Detection::Format("openclaw-trajectory"));
+        assert_eq!(
+            detect_str(&lines(&[], 3, &[TRAJECTORY])),
+            Detection::Format(crate::formats::openclaw_trajectory::ID)
+        );
         // Whole-document form (a pretty-printed event, or an export bundle's manifest): not a trajectory.
         let doc = serde_json::to_string_pretty(&serde_json::from_str::<Value>(TRAJECTORY).unwrap()).unwrap();
         assert_eq!(detect_str(&doc), Detection::Unsupported(OPENCLAW_TRAJECTORY_DOCUMENT));
         // The pointer file OpenClaw writes beside a session is another schema.
         let pointer = r#"{"traceSchema":"openclaw-trajectory-pointer","schemaVersion":1,"sessionId":"s1","runtimeFile":"/x.jsonl"}"#;
         assert_eq!(sniff_jsonl_record(&serde_json::from_str(pointer).unwrap()), None);
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn every_registered_format_has_a_whole_descriptor() {
+        // Issue 34: the registry is the only list of formats; a descriptor
+        // that is incomplete or contradicts itself fails here.
+        let mut seen = std::collections::HashSet::new();
+        for d in REGISTRY {
+            let id = d.id.as_str();
+            assert!(seen.insert(id), "{id} listed twice");
+            assert_eq!(parse_format_id(id), Some(d.id));
+            assert_eq!(descriptor(d.id).map(|x| x.id), Some(d.id));
+            let a = &d.about;
+            assert!(!a.what.is_empty() && !a.kind.is_empty() && !a.location.is_empty(), "{id}: about");
+            match (d.shape, d.read) {
+                (Shape::Transcript | Shape::Stream, Read::File(_))
+                | (Shape::Body | Shape::Snapshot { .. }, Read::Body { .. }) => {}
+                _ => panic!("{id}: its shape and how it is read disagree"),
+            }
+            let t = &d.detect;
+            assert!(
+                t.record.is_some()
+                    || t.document.is_some()
+                    || t.body.is_some()
+                    || t.text.is_some()
+                    || t.database.is_some(),
+                "{id}: detection never recognises it"
+            );
+            if let Some(r) = d.record {
+                assert!(
+                    d.is_transcript() && d.encoding == Encoding::Jsonl,
+                    "{id}: a record schema is for JSONL transcripts"
+                );
+                assert_eq!(r.format, d.id, "{id}: its record schema is another format's");
+            }
+            match d.locate {
+                Locate::Lines { .. } => assert_eq!(d.encoding, Encoding::Jsonl, "{id}"),
+                Locate::Rows(_) => assert_eq!(d.encoding, Encoding::Database, "{id}"),
+                Locate::Document { .. } => assert_eq!(d.encoding, Encoding::Json, "{id}"),
+                Locate::Own(_) => assert!(matches!(d.encoding, Encoding::Text | Encoding::Yaml), "{id}"),
+            }
+            if d.repro.threading.is_some() {
+                assert!(d.is_transcript(), "{id}: threading keys are for transcripts");
+            }
+            assert!(!d.repro.name.is_empty() && d.case_file_name(0, 1) == d.repro.name, "{id}: repro name");
+            assert_eq!(d.is_body(), t.body.is_some(), "{id}: a body format is recognised as a body, and only it");
+        }
+        // Ranks order detection at each step: two formats never share one.
+        let s = steps();
+        let unique = |v: Vec<u8>, step: &str| {
+            let n = v.len();
+            assert_eq!(
+                v.into_iter().collect::<std::collections::BTreeSet<u8>>().len(),
+                n,
+                "two formats share a {step} rank"
+            );
+        };
+        unique(s.record.iter().map(|(_, x)| x.rank).collect(), "record");
+        unique(s.weak_record.iter().map(|(_, x)| x.rank).collect(), "weak record");
+        unique(s.document.iter().map(|(_, x)| x.rank).collect(), "document");
+        unique(s.body.iter().map(|(_, x)| x.rank).collect(), "body");
+        unique(s.text.iter().map(|(_, x)| x.rank).collect(), "text");
+        unique(s.database.iter().map(|(_, x)| x.rank).collect(), "database");
+        assert!(descriptor(FormatId::UNKNOWN).is_none());
+        assert!(!is_transcript(FormatId::UNKNOWN) && !is_body_format(FormatId::UNKNOWN));
+    }
+
+    #[test]
+    fn detection_tries_the_formats_in_the_order_it_always_had() {
+        let ids = |v: Vec<FormatId>| v.into_iter().map(FormatId::as_str).collect::<Vec<_>>();
+        let s = steps();
+        assert_eq!(
+            ids(s.record.iter().map(|x| x.0).collect()),
+            [
+                "openclaw-trajectory",
+                "pi-session",
+                "gemini-cli",
+                "codex-rollout",
+                "claude-code",
+                "copilot-cli",
+                "exchange-log",
+                "otel-genai"
+            ]
+        );
+        assert_eq!(ids(s.weak_record.iter().map(|x| x.0).collect()), ["claude-code", "pi-session"]);
+        assert_eq!(
+            ids(s.document.iter().map(|x| x.0).collect()),
+            ["har", "otel-genai", "gemini-cli", "cline-history", "opencode"]
+        );
+        assert_eq!(
+            ids(s.body.iter().map(|x| x.0).collect()),
+            [
+                "ai-sdk-ui-messages",
+                "openai-agents-session",
+                "pydantic-ai-history",
+                "langgraph-state",
+                "gemini",
+                "openai-responses",
+                "bedrock-converse",
+                "anthropic-messages",
+                "openai-chat"
+            ]
+        );
+        assert_eq!(ids(s.text.iter().map(|x| x.0).collect()), ["aider-llm-history", "vcr-cassette"]);
+        assert_eq!(ids(s.database.iter().map(|x| x.0).collect()), ["openai-agents-session", "opencode"]);
     }
 }

@@ -22,13 +22,14 @@
 //! calls and results are not reported a second time.
 
 use super::body::*;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer, TableSniffer};
 use super::openai_responses::parse_item;
 use crate::model::*;
 use serde_json::Value;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "openai-agents-session";
+pub const ID: FormatId = FormatId::new("openai-agents-session");
 
 /// Responses input item types (OpenAI API reference, `ResponseInputItem`).
 const ITEM_TYPES: &[&str] = &[
@@ -492,6 +493,35 @@ fn resaved_at(hashes: &[u64]) -> Option<(usize, usize)> {
         (n >= 2 && hashes[k..k + n] == hashes[..n]).then_some((k, n))
     })
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Snapshot { joins: false },
+    encoding: Encoding::Json,
+    detect: Detect {
+        body: Some(Sniffer { rank: 1, test: sniff }),
+        database: Some(TableSniffer { rank: 0, test: |t| items_table(t).is_some() }),
+        ..Detect::NONE
+    },
+    fit: Fit::Document {
+        test: |v| {
+            (!fits(v)).then_some(
+                "not an array of Responses input items (each with a `type` such as message, function_call or function_call_output, or an easy message `{role, content}`)",
+            )
+        },
+        noun: "no request body",
+    },
+    read: Read::Body { parse, database: Some(load_db) },
+    locate: Locate::Document { pointer: None },
+    record: None,
+    repro: super::format::BODY_REPRO,
+    about: About {
+        what: "OpenAI Agents SDK session items: a JSON list of Responses input items, as get_items() returns them, or a SQLiteSession database (one history per session, read-only)",
+        kind: "history snapshots",
+        location: "wherever the application saves it (SQLiteSession(session_id, db_path))",
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -11,12 +11,13 @@
 
 use super::anthropic;
 use super::body::*;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
 use crate::model::*;
 use serde_json::Value;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "openai-chat";
+pub const ID: FormatId = FormatId::new("openai-chat");
 
 /// Whether a body looks like a Chat Completions request.
 pub fn sniff(v: &Value) -> bool {
@@ -122,3 +123,24 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
     }
     msg
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Body,
+    encoding: Encoding::Json,
+    detect: Detect { body: Some(Sniffer { rank: 8, test: sniff }), ..Detect::NONE },
+    fit: Fit::Document {
+        test: |v| (!v.get("messages").is_some_and(Value::is_array)).then_some("no `messages` array"),
+        noun: "no request body",
+    },
+    read: Read::Body { parse, database: None },
+    locate: Locate::Document { pointer: None },
+    record: None,
+    repro: super::format::BODY_REPRO,
+    about: About {
+        what: "OpenAI Chat Completions request body (also Mistral, Groq, DeepSeek, HF router, Cohere v2)",
+        kind: "request body",
+        location: "recorded by the application, a proxy or a test",
+    },
+};

@@ -9,12 +9,13 @@
 //! (its items are not repeated); `conversation` names a stored conversation.
 
 use super::body::*;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
 use crate::model::*;
 use serde_json::Value;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "openai-responses";
+pub const ID: FormatId = FormatId::new("openai-responses");
 
 /// Whether a body looks like a Responses request.
 pub fn sniff(v: &Value) -> bool {
@@ -188,3 +189,29 @@ fn plain_message_text(it: &Value) -> Option<(&str, &str)> {
     };
     Some((role, text))
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Body,
+    encoding: Encoding::Json,
+    detect: Detect { body: Some(Sniffer { rank: 5, test: sniff }), ..Detect::NONE },
+    fit: Fit::Document {
+        test: |v| {
+            let fits = v.get("input").is_some_and(|i| i.is_array() || i.is_string())
+                || v.get("instructions").is_some_and(Value::is_string)
+                || v.get("previous_response_id").is_some();
+            (!fits).then_some("no `input`, `instructions` or `previous_response_id`")
+        },
+        noun: "no request body",
+    },
+    read: Read::Body { parse, database: None },
+    locate: Locate::Document { pointer: None },
+    record: None,
+    repro: super::format::BODY_REPRO,
+    about: About {
+        what: "OpenAI Responses request body",
+        kind: "request body",
+        location: "recorded by the application, a proxy or a test",
+    },
+};

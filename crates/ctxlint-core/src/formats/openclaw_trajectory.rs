@@ -65,6 +65,7 @@
 //!   as a short placeholder `[not recorded: N characters]`.
 
 use super::body::*;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::model::*;
@@ -73,7 +74,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "openclaw-trajectory";
+pub const ID: FormatId = FormatId::new("openclaw-trajectory");
 
 /// The `traceSchema` every trajectory event carries.
 pub const TRACE_SCHEMA: &str = "openclaw-trajectory";
@@ -447,6 +448,33 @@ fn parse_block(b: &Value, p: String) -> Block {
     }
     bl
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Stream,
+    encoding: Encoding::Jsonl,
+    detect: Detect {
+        record: Some(Sniffer { rank: 0, test: sniff }),
+        owns_record: Some(super::is_openclaw_trajectory),
+        unsupported_document: Some((super::is_openclaw_trajectory, super::OPENCLAW_TRAJECTORY_DOCUMENT)),
+        ..Detect::NONE
+    },
+    fit: Fit::Records {
+        test: sniff,
+        missing: "no record has `traceSchema` \"openclaw-trajectory\" and a `type` (an OpenClaw trajectory event)",
+        document: None,
+    },
+    read: Read::File(load),
+    locate: Locate::Lines { span: None, document: None },
+    record: None,
+    repro: Repro { name: "session.trajectory.jsonl", numbered: None, threading: None },
+    about: About {
+        what: "OpenClaw trajectory JSONL (traceSchema \"openclaw-trajectory\"): context.compiled records as requests, model.completed outcomes",
+        kind: "stream of requests",
+        location: "~/.openclaw/agents/*/sessions/*.trajectory.jsonl",
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -41,6 +41,7 @@
 //! The database is opened as [`super::sqlite`] says: never written.
 
 use super::body::{message, text_block};
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer, TableSniffer};
 use super::sqlite;
 use crate::error::{Error, Result};
 use crate::hash::{hash_bytes, hash_str};
@@ -50,7 +51,7 @@ use rusqlite::OptionalExtension;
 use serde_json::Value;
 
 /// Format id.
-pub const ID: FormatId = "opencode";
+pub const ID: FormatId = FormatId::new("opencode");
 
 /// The text OpenCode sends for a `compaction` part (`toModelMessages`).
 const COMPACTION_TEXT: &str = "What did we do so far?";
@@ -72,7 +73,7 @@ pub fn is_store(tables: &[(String, Vec<String>)]) -> bool {
 fn bad(src: &SourceRef, e: rusqlite::Error) -> Error {
     Error::BadInput {
         path: src.display.clone().into(),
-        format: ID.into(),
+        format: ID.to_string(),
         reason: format!("cannot read the store: {e}"),
     }
 }
@@ -139,7 +140,7 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
                 many => {
                     return Err(Error::BadInput {
                         path: src.display.clone().into(),
-                        format: ID.into(),
+                        format: ID.to_string(),
                         reason: format!(
                             "the store holds {} sessions; each is checked as its own transcript",
                             many.len()
@@ -396,7 +397,7 @@ fn json_files(d: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// imports them into the database). Pointers are the database's
 /// (`/message/<id>/data`, `/part/<id>/data/…`).
 fn load_legacy(src: &SourceRef) -> Result<Input> {
-    let bad = |reason: String| Error::BadInput { path: src.display.clone().into(), format: ID.into(), reason };
+    let bad = |reason: String| Error::BadInput { path: src.display.clone().into(), format: ID.to_string(), reason };
     let v: Value = serde_json::from_slice(&src.read_all()?).map_err(|e| bad(format!("not one JSON document: {e}")))?;
     if !sniff_legacy_session(&v) {
         return Err(bad("neither an OpenCode database nor a legacy session file".into()));
@@ -733,3 +734,27 @@ pub fn name_rows(t: &Transcript, findings: &mut [crate::finding::Finding]) {
         f.end_line = None;
     }
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Transcript,
+    encoding: Encoding::Database,
+    detect: Detect {
+        document: Some(Sniffer { rank: 4, test: sniff_legacy_session }),
+        database: Some(TableSniffer { rank: 1, test: is_store }),
+        ..Detect::NONE
+    },
+    fit: Fit::Document { test: |_| None, noun: "no request body" },
+    read: Read::File(load),
+    // A database has no lines: an entry's line is its place in the
+    // session, so findings name messages and rows instead.
+    locate: Locate::Rows(name_rows),
+    record: None,
+    repro: super::format::BODY_REPRO,
+    about: About {
+        what: "OpenCode / Kilo CLI SQLite store, and OpenCode 1.1's legacy storage/ JSON tree (one transcript per session)",
+        kind: "transcripts",
+        location: "~/.local/share/opencode/opencode.db (legacy: opencode/storage/session/*/*.json), Kilo CLI: ~/.local/share/kilo/kilo.db (or $XDG_DATA_HOME)",
+    },
+};

@@ -87,7 +87,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "otel-genai";
+pub const ID: FormatId = FormatId::new("otel-genai");
 
 /// The largest record (bytes) gathered over several lines; a longer one is malformed.
 const MAX_RECORD: usize = 256 << 20;

@@ -21,6 +21,7 @@
 //! - pi-ai's `transformMessages` skips assistant messages whose `stopReason`
 //!   is `error` or `aborted` when it builds the next request.
 
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::hash::hash_bytes;
@@ -31,7 +32,7 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 /// Format id.
-pub const ID: FormatId = "pi-session";
+pub const ID: FormatId = FormatId::new("pi-session");
 
 /// Whether the first line looks like a pi session header.
 pub fn sniff(first: &serde_json::Value) -> bool {
@@ -970,3 +971,31 @@ fn summary_like(kind: MessageKind, m: &RawMessage) -> Message {
         json_hash: 0,
     }
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Transcript,
+    encoding: Encoding::Jsonl,
+    detect: Detect {
+        record: Some(Sniffer { rank: 1, test: sniff }),
+        // A pi session entry without the header line (lost in a rewrite):
+        // pi's, unless a record decides otherwise.
+        weak_record: Some(Sniffer { rank: 1, test: sniff_entry }),
+        ..Detect::NONE
+    },
+    fit: Fit::Records {
+        test: |v| sniff(v) || sniff_entry(v),
+        missing: "no record has `type` \"session\" with `id`, `version` or `cwd` (the session header pi writes first), nor is a pi session entry (`type`, `id`, `parentId`, `timestamp`)",
+        document: None,
+    },
+    read: Read::File(load),
+    locate: Locate::Lines { span: None, document: None },
+    record: Some(&SCHEMA),
+    repro: Repro { name: "session.jsonl", numbered: None, threading: Some(("id", "parentId")) },
+    about: About {
+        what: "pi / OpenClaw session JSONL, versions 1-3",
+        kind: "transcript",
+        location: "~/.pi/agent/sessions/*/*.jsonl; OpenClaw: ~/.openclaw/agents/*/sessions/*.jsonl",
+    },
+};

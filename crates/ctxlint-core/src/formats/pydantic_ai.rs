@@ -22,12 +22,13 @@
 //! before when the latest holds only tool returns / retry prompts).
 
 use super::body::*;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use crate::model::*;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "pydantic-ai-history";
+pub const ID: FormatId = FormatId::new("pydantic-ai-history");
 
 /// Whether a document looks like a serialised pydantic-ai history.
 pub fn sniff(v: &Value) -> bool {
@@ -183,6 +184,27 @@ fn instructions(msgs: &[Value]) -> Option<(usize, &str)> {
     }
     None
 }
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Snapshot { joins: true },
+    encoding: Encoding::Json,
+    detect: Detect { body: Some(Sniffer { rank: 2, test: sniff }), ..Detect::NONE },
+    fit: Fit::Document {
+        test: |v| (!sniff(v)).then_some("not an array of messages with `kind` \"request\" or \"response\" and `parts`"),
+        noun: "no request body",
+    },
+    read: Read::Body { parse, database: None },
+    locate: Locate::Document { pointer: None },
+    record: None,
+    repro: Repro { name: "history.json", numbered: Some(|i| format!("{:02}-history.json", i + 1)), threading: None },
+    about: About {
+        what: "pydantic-ai message history (ModelMessagesTypeAdapter JSON)",
+        kind: "history snapshot",
+        location: "wherever the application saves it",
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -129,26 +129,17 @@ pub struct RecordSchema {
     pub sessions: Sessions,
 }
 
-/// The record schema of a JSONL session format, when it has one.
+/// The record schema of a JSONL session format, when it has one
+/// ([`super::Format::record`]).
 pub fn schema(format: FormatId) -> Option<&'static RecordSchema> {
-    Some(match format {
-        super::pi_session::ID => &super::pi_session::SCHEMA,
-        super::claude_code::ID => &super::claude_code::SCHEMA,
-        super::codex_rollout::ID => &super::codex_rollout::SCHEMA,
-        super::gemini_cli::ID => &super::gemini_cli::SCHEMA,
-        super::copilot_cli::ID => &super::copilot_cli::SCHEMA,
-        _ => return None,
-    })
+    super::descriptor(format)?.record
 }
 
-/// The formats that have a [`RecordSchema`], in the order `fence` names them.
-pub const FORMATS: [FormatId; 5] = [
-    super::pi_session::ID,
-    super::claude_code::ID,
-    super::codex_rollout::ID,
-    super::gemini_cli::ID,
-    super::copilot_cli::ID,
-];
+/// The formats that have a [`RecordSchema`], in [`super::REGISTRY`]'s order
+/// (the order `fence` names them in).
+pub fn formats() -> impl Iterator<Item = FormatId> {
+    super::REGISTRY.iter().filter(|d| d.record.is_some()).map(|d| d.id)
+}
 
 /// Parses `bytes` as one JSON object (strictly: valid UTF-8, one value, an
 /// object) into `T`, the loader's record type. `what` names the format's
@@ -224,17 +215,17 @@ mod tests {
     fn the_loader_and_the_classifier_agree_on_every_fixture_line() {
         let files = fixtures();
         let formats: std::collections::BTreeSet<FormatId> = files.iter().map(|(_, f)| *f).collect();
-        assert_eq!(formats.len(), FORMATS.len(), "a fixture of every schema format: {formats:?}");
+        assert_eq!(formats.len(), super::formats().count(), "a fixture of every schema format: {formats:?}");
         let mut tree_entries = 0;
         for (path, format) in &files {
             let text = std::fs::read_to_string(path).unwrap();
             let lines: Vec<&str> = text.split('\n').collect();
             let src = SourceRef::file(path.display().to_string(), path);
-            let Ok(input) = load(&src, format, &LoadOptions::default()) else { continue };
+            let Ok(input) = load(&src, *format, &LoadOptions::default()) else { continue };
             let Some(t) = input.as_transcript() else { continue };
             let version = t.header.as_ref().map_or(0, |h| u64::from(h.version));
-            let cx = Context { version: if *format == "pi-session" { version.max(1) } else { 0 } };
-            let s = schema(format).unwrap();
+            let cx = Context { version: if *format == crate::formats::pi_session::ID { version.max(1) } else { 0 } };
+            let s = schema(*format).unwrap();
             for e in &t.entries {
                 let line = lines[e.line as usize - 1].trim_end_matches('\r');
                 let Ok(rec) = (s.classify)(line.as_bytes(), &cx) else {
@@ -253,7 +244,9 @@ mod tests {
     #[test]
     fn kinds_roles_and_ownership_per_format() {
         let cx = Context { version: 3 };
-        let pi = |l: &str| (schema("pi-session").unwrap().classify)(l.as_bytes(), &cx).map(Record::into_owned);
+        let pi = |l: &str| {
+            (schema(crate::formats::pi_session::ID).unwrap().classify)(l.as_bytes(), &cx).map(Record::into_owned)
+        };
         let r =
             pi(r#"{"type":"message","id":"a","parentId":"b","message":{"role":"toolResult","content":[]}}"#).unwrap();
         assert_eq!(
@@ -275,7 +268,9 @@ mod tests {
         let r = pi(r#"{"type":"session","version":2,"id":"s1"}"#).unwrap();
         assert_eq!((r.header, r.version, r.id.as_deref()), (true, Some(2), Some("s1")));
 
-        let cc = |l: &str| (schema("claude-code").unwrap().classify)(l.as_bytes(), &cx).map(Record::into_owned);
+        let cc = |l: &str| {
+            (schema(crate::formats::claude_code::ID).unwrap().classify)(l.as_bytes(), &cx).map(Record::into_owned)
+        };
         let r = cc(r#"{"type":"system","subtype":"compact_boundary","uuid":"u","parentUuid":null,"sessionId":"s"}"#)
             .unwrap();
         assert_eq!(
@@ -291,19 +286,25 @@ mod tests {
         );
 
         let cx0 = Context::default();
-        let codex = |l: &str| (schema("codex-rollout").unwrap().classify)(l.as_bytes(), &cx0).map(Record::into_owned);
+        let codex = |l: &str| {
+            (schema(crate::formats::codex_rollout::ID).unwrap().classify)(l.as_bytes(), &cx0).map(Record::into_owned)
+        };
         let r = codex(r#"{"type":"session_meta","payload":{"id":"s9"}}"#).unwrap();
         assert_eq!(r.session.as_deref(), Some("s9"));
         let r = codex(r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[]}}"#).unwrap();
         assert_eq!(r.owned_names().collect::<Vec<_>>(), ["response_item", "message", "user"]);
         assert!(codex(r#"{"type":"response_item"}"#).unwrap().problem.is_some());
 
-        let gem = |l: &str| (schema("gemini-cli").unwrap().classify)(l.as_bytes(), &cx0).map(Record::into_owned);
+        let gem = |l: &str| {
+            (schema(crate::formats::gemini_cli::ID).unwrap().classify)(l.as_bytes(), &cx0).map(Record::into_owned)
+        };
         assert_eq!(gem(r#"{"$rewindTo":"m1"}"#).unwrap().kind.as_deref(), Some("$rewindTo"));
         assert_eq!(gem(r#"{"sessionId":"s","projectHash":"h"}"#).unwrap().kind.as_deref(), Some("metadata"));
         assert_eq!(gem(r#"{"id":"m","type":"gemini","content":[]}"#).unwrap().kind.as_deref(), Some("gemini"));
 
-        let cop = |l: &str| (schema("copilot-cli").unwrap().classify)(l.as_bytes(), &cx0).map(Record::into_owned);
+        let cop = |l: &str| {
+            (schema(crate::formats::copilot_cli::ID).unwrap().classify)(l.as_bytes(), &cx0).map(Record::into_owned)
+        };
         assert_eq!(cop(r#"{"type":"user.message","data":{},"id":"e"}"#).unwrap().kind.as_deref(), Some("user.message"));
         assert!(
             cop("{\"type\":\"user.message\",\"data\":{\"content\":\"a\u{2028}b\"},\"id\":\"e\"}")

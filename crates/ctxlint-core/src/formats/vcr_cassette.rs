@@ -28,6 +28,7 @@
 //! body that is not JSON just gives no response id.
 
 use super::LoadOptions;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, TextSniffer};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::source::SourceRef;
@@ -39,7 +40,7 @@ use std::fmt;
 use std::sync::Arc;
 
 /// Format id.
-pub const ID: FormatId = "vcr-cassette";
+pub const ID: FormatId = FormatId::new("vcr-cassette");
 
 #[derive(Deserialize)]
 struct Cassette {
@@ -694,6 +695,63 @@ impl<'a> YamlLocator<'a> {
     }
 }
 
+/// Detection's test of a text head ([`super::Detect::text`]): a cassette
+/// has a top-level `interactions:` key (after a `---` document start, or on
+/// any line); one whose `interactions` is a mapping is a known kind of file
+/// ctxlint does not read ([`NOT_A_CASSETTE`]).
+pub fn sniff_head(t: &[u8]) -> Option<super::Detection> {
+    let has = |needle: &[u8]| memchr::memmem::find(t, needle).is_some();
+    if t.starts_with(b"interactions:") || has(b"\ninteractions:") || t.starts_with(b"---") && has(b"interactions:") {
+        if interactions_is_mapping(t) {
+            return Some(super::Detection::Unsupported(NOT_A_CASSETTE));
+        }
+        return Some(super::Detection::Format(ID));
+    }
+    None
+}
+
+/// Places the findings of one cassette ([`super::Locate::Own`]): YAML lines
+/// only, from the pointer's key (columns and offsets are not resolved).
+pub fn place(src: &SourceRef, findings: &mut [crate::finding::Finding], mine: &[usize], related: &[usize]) {
+    let Ok(bytes) = src.read_all() else { return };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut loc = YamlLocator::new(&text);
+    for &i in mine.iter().chain(related) {
+        let f = &mut findings[i];
+        if f.path != src.display {
+            continue;
+        }
+        if let Some(l) = loc.line(&f.pointer) {
+            f.line = Some(l);
+        }
+        for r in &mut f.related {
+            if r.path == src.display {
+                if let Some(l) = loc.line(&r.pointer) {
+                    r.line = Some(l);
+                }
+            }
+        }
+    }
+}
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Stream,
+    encoding: Encoding::Yaml,
+    detect: Detect { text: Some(TextSniffer { rank: 1, test: sniff_head }), ..Detect::NONE },
+    fit: Fit::Own(|src| Ok((!has_interactions(src)?).then_some("no top-level `interactions` list (a VCR cassette)"))),
+    read: Read::File(load),
+    locate: Locate::Own(place),
+    record: None,
+    repro: Repro { name: "cassette.yaml", numbered: None, threading: None },
+    about: About {
+        what: "VCR YAML cassette (vcrpy, pytest-recording)",
+        kind: "stream of requests",
+        location: "tests/cassettes/**/*.yaml in the project",
+    },
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -780,10 +838,16 @@ version: 1
         let Body::Stream(s) = &inp.body else { panic!() };
         assert_eq!(s.requests.len(), 2);
         let (a, b) = (&s.requests[0], &s.requests[1]);
-        assert_eq!((a.index, a.body_format, a.endpoint.as_deref()), (1, "openai-chat", Some("/v1/chat/completions")));
+        assert_eq!(
+            (a.index, a.body_format, a.endpoint.as_deref()),
+            (1, crate::formats::openai_chat::ID, Some("/v1/chat/completions"))
+        );
         assert_eq!(a.messages[0].pointer, "/interactions/1/request/parsed_body/messages/0");
         assert_eq!(a.response_id.as_deref(), Some("chatcmpl-1"));
-        assert_eq!((b.index, b.body_format, b.endpoint.as_deref()), (2, "openai-responses", Some("/v1/responses")));
+        assert_eq!(
+            (b.index, b.body_format, b.endpoint.as_deref()),
+            (2, crate::formats::openai_responses::ID, Some("/v1/responses"))
+        );
         assert_eq!(b.pointer, "/interactions/2/request/body");
         assert_eq!(b.response_id.as_deref(), Some("resp_1"));
         assert!(a.line.is_some());
@@ -802,7 +866,7 @@ version: 1
             .requests
             .iter()
             // `line`: the request mapping's first key.
-            .map(|r| (r.index, r.body_format, r.pointer.as_str(), r.response_id.as_deref(), r.line))
+            .map(|r| (r.index, r.body_format.as_str(), r.pointer.as_str(), r.response_id.as_deref(), r.line))
             .collect();
         assert_eq!(
             got,

@@ -32,8 +32,50 @@ use std::sync::Arc;
 /// many more there were, so none is dropped silently, and memory stays
 /// bounded by this count, not by the input.
 pub const MAX_LISTED: usize = 10_000;
-/// Format ids of docs/spec.md §1, as `&'static str` (e.g. `"pi-session"`).
-pub type FormatId = &'static str;
+/// A format id of docs/spec.md §1 (`pi-session`, `claude-code`, …), the key
+/// of the format's descriptor in [`crate::formats::REGISTRY`]. Each loader
+/// defines its own as `pub const ID` and nothing else makes one (a test
+/// checks it), so a mistyped id does not compile; text is turned into one
+/// only by [`crate::formats::parse_format_id`]. Shown and serialised as its
+/// text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FormatId(&'static str);
+
+impl FormatId {
+    /// No format: what `fence` names when neither file is of a format it
+    /// knows. Not a registered format (it has no descriptor).
+    pub const UNKNOWN: FormatId = FormatId("unknown");
+
+    /// The id of a new format: for a loader's `pub const ID` only.
+    #[doc(hidden)]
+    pub const fn new(id: &'static str) -> Self {
+        FormatId(id)
+    }
+
+    /// The id's text, e.g. `"pi-session"`.
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl Default for FormatId {
+    /// [`FormatId::UNKNOWN`].
+    fn default() -> Self {
+        FormatId::UNKNOWN
+    }
+}
+
+impl std::fmt::Display for FormatId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl serde::Serialize for FormatId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
 
 /// One loaded input: a transcript file, or a stream of requests.
 #[derive(Debug)]

@@ -16,7 +16,7 @@ pub const MAX_ROWS: usize = 50;
 /// The findings of a fence as a [`CheckReport`], for the formats that only
 /// list findings (`concise`, `json-lines`, `github`, `sarif`, `junit`, `gitlab`).
 pub fn as_check_report(r: &FenceReport) -> CheckReport {
-    let format = r.format.unwrap_or("unknown");
+    let format = r.format.unwrap_or(crate::model::FormatId::UNKNOWN);
     let file = |path: &str| FileSummary { path: path.to_string(), format, ..FileSummary::default() };
     CheckReport {
         findings: r.findings.clone(),
@@ -62,7 +62,7 @@ pub fn full(r: &FenceReport, color: bool) -> String {
         ),
     };
     let new = format!("{} ({} bytes)", crate::escape::escape_controls(r.new.path.as_deref().unwrap_or("")), r.new.size);
-    let format = r.format.unwrap_or("unrecognised format");
+    let format = r.format.map_or("unrecognised format", crate::model::FormatId::as_str);
     let _ = writeln!(out, "fence: {new} against {old}, {format}");
     let verdict = r.verdict.as_str();
     let verdict = if !color {

@@ -63,7 +63,7 @@ pub struct Page {
     /// Display path (masked).
     pub path: String,
     /// Format id.
-    pub format: &'static str,
+    pub format: crate::model::FormatId,
     /// Steps of a transcript (else requests of a stream).
     pub transcript: bool,
     /// Facts `show` states about the input (skipped exchanges, malformed lines).
@@ -135,7 +135,7 @@ struct Index<'a> {
 struct Meta<'a> {
     id: usize,
     path: &'a str,
-    format: &'static str,
+    format: crate::model::FormatId,
     transcript: bool,
     notes: &'a [String],
     total: usize,

@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn unknown_fields_are_null_never_absent() {
-        let f = Finding::new(RuleId::DroppedSystemPrompt, "r.json", "openai-chat", "gone");
+        let f = Finding::new(RuleId::DroppedSystemPrompt, "r.json", crate::formats::openai_chat::ID, "gone");
         let v = finding_value(&f);
         for k in ["line", "column", "byte_offset", "end_line", "end_column", "request", "entry_id", "excerpt", "help"] {
             assert_eq!(v.get(k), Some(&Value::Null), "{k}");
@@ -162,7 +162,7 @@ mod tests {
 
     #[test]
     fn excerpt_and_help_are_masked() {
-        let f = Finding::new(RuleId::DuplicateSystemPrompt, "r.json", "openai-chat", "twice")
+        let f = Finding::new(RuleId::DuplicateSystemPrompt, "r.json", crate::formats::openai_chat::ID, "twice")
             .excerpt("key sk-abcdefghijklmnopqrstuvwx here")
             .help("rotate sk-abcdefghijklmnopqrstuvwx");
         let v = finding_value(&f);

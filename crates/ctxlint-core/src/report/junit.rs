@@ -106,7 +106,7 @@ mod tests {
         let f = crate::Finding::new(
             RuleId::MalformedLine,
             "s.jsonl",
-            "pi-session",
+            crate::formats::pi_session::ID,
             "bad \u{FFFE}\u{FFFF} and \u{1}\u{1b} bytes",
         )
         .line(3);

@@ -24,6 +24,7 @@ pub mod tree;
 use crate::error::{Error, Result};
 use crate::finding::Finding;
 use crate::inputs::{self, DiscoverOptions, Job};
+use crate::model::FormatId;
 use crate::rule_id::RuleId;
 use crate::source::{Origin, SourceRef};
 use crate::{config, formats};
@@ -112,7 +113,7 @@ struct Source {
     /// Whether it was compressed.
     compressed: bool,
     /// Format.
-    format: &'static str,
+    format: FormatId,
     /// JSONL: start offsets of lines.
     lines: Vec<usize>,
     /// JSONL transcripts with ids: id → parent over the whole file, and the
@@ -123,10 +124,10 @@ struct Source {
 /// Runs ctxlint on in-memory files as `ctxlint check .` would in a directory
 /// holding exactly them. Returns the findings (sorted, fingerprinted) and each
 /// file's detected format, or `None` when a file matches no format or fails to load.
-pub fn check_files(files: &[(String, Vec<u8>)]) -> Option<(Vec<Finding>, Vec<&'static str>)> {
+pub fn check_files(files: &[(String, Vec<u8>)]) -> Option<(Vec<Finding>, Vec<FormatId>)> {
     let cfg = config::Config::default();
     let mut jobs = Vec::new();
-    let mut streams: BTreeMap<&'static str, Vec<SourceRef>> = BTreeMap::new();
+    let mut streams: BTreeMap<FormatId, Vec<SourceRef>> = BTreeMap::new();
     let mut detected = Vec::new();
     for (name, bytes) in files {
         let src = SourceRef {
@@ -186,7 +187,7 @@ struct Judge {
     /// dropped re-parented the reply, and the case gained an
     /// `unanswered-tool-call` the original did not have at that element).
     at_element: Vec<(RuleId, String)>,
-    formats: HashMap<String, &'static str>,
+    formats: HashMap<String, FormatId>,
     tests: usize,
 }
 
@@ -306,50 +307,27 @@ fn count_lines(b: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', b).count() + usize::from(!b.ends_with(b"\n"))
 }
 
-/// How a case in `format` is written: JSONL for the line-oriented formats, whose
-/// findings also carry a line in `expected.json`.
-fn kind_of(format: &str) -> Kind {
-    match format {
-        "pi-session"
-        | "claude-code"
-        | "codex-rollout"
-        | "exchange-log"
-        | "openclaw-trajectory"
-        | "aider-llm-history"
-        | "otel-genai"
-        | "gemini-cli"
-        | "copilot-cli" => Kind::Jsonl,
-        "vcr-cassette" => Kind::Yaml,
+/// How a case in `format` is written: JSONL for the line-oriented formats
+/// (JSON lines and text blocks), whose findings also carry a line in
+/// `expected.json`; YAML for cassettes; else one JSON document.
+fn kind_of(format: FormatId) -> Kind {
+    match formats::descriptor(format).map(|d| d.encoding) {
+        Some(formats::Encoding::Jsonl | formats::Encoding::Text) => Kind::Jsonl,
+        Some(formats::Encoding::Yaml) => Kind::Yaml,
         _ => Kind::Json,
     }
 }
 
-fn threading_keys(format: &str) -> Option<(&'static str, &'static str)> {
-    match format {
-        "pi-session" => Some(("id", "parentId")),
-        "claude-code" => Some(("uuid", "parentUuid")),
-        _ => None,
-    }
+/// The keys of an entry's id and its parent's id in `format`, when its
+/// entries form a tree ([`formats::Repro::threading`]).
+fn threading_keys(format: FormatId) -> Option<(&'static str, &'static str)> {
+    formats::descriptor(format)?.repro.threading
 }
 
-/// A neutral file name for an anonymised case (the original may carry a session id or a name).
-fn neutral_name(format: &str, index: usize, of: usize) -> String {
-    match format {
-        "pi-session" | "claude-code" => "session.jsonl".into(),
-        "codex-rollout" => "rollout.jsonl".into(),
-        "exchange-log" => "exchanges.jsonl".into(),
-        "openclaw-trajectory" => "session.trajectory.jsonl".into(),
-        "vcr-cassette" => "cassette.yaml".into(),
-        "har" => "archive.har".into(),
-        "aider-llm-history" => "llm.history".into(),
-        "otel-genai" => "traces.jsonl".into(),
-        "gemini-cli" => "session.jsonl".into(),
-        "copilot-cli" => "events.jsonl".into(),
-        "pydantic-ai-history" if of > 1 => format!("{:02}-history.json", index + 1),
-        "pydantic-ai-history" => "history.json".into(),
-        _ if of > 1 => format!("req{}.json", index + 1),
-        _ => "request.json".into(),
-    }
+/// A neutral file name for an anonymised case (the original may carry a
+/// session id or a name): [`formats::Repro`]'s.
+fn neutral_name(format: FormatId, index: usize, of: usize) -> String {
+    formats::descriptor(format).map_or_else(|| "request.json".into(), |d| d.case_file_name(index, of))
 }
 
 fn base_name(display: &str) -> String {
@@ -362,7 +340,7 @@ fn base_name(display: &str) -> String {
 }
 
 impl Source {
-    fn read(src: &SourceRef, format: &'static str, name: String) -> Result<Source> {
+    fn read(src: &SourceRef, format: FormatId, name: String) -> Result<Source> {
         let mut bytes = Vec::new();
         src.open()?.read_to_end(&mut bytes).map_err(|e| Error::io(&src.display, e))?;
         let compressed = src.logical_name() != src.display;
@@ -891,9 +869,9 @@ pub fn run(opts: &ReproOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<Ca
     let mut outcomes = Vec::new();
     for (ji, findings) in by_job {
         let job = &plan.jobs[ji];
-        let (format, srcs): (&'static str, Vec<&SourceRef>) = match job {
-            Job::File(s, f) => (f, vec![s]),
-            Job::Stream(_, f, v) => (f, v.iter().collect()),
+        let (format, srcs): (FormatId, Vec<&SourceRef>) = match job {
+            Job::File(s, f) => (*f, vec![s]),
+            Job::Stream(_, f, v) => (*f, v.iter().collect()),
         };
         let of = srcs.len();
         let mut sources = Vec::new();
@@ -952,7 +930,7 @@ fn reproduce_one(
     };
     let file = src.name.clone();
     let jsonl = kind_of(src.format) == Kind::Jsonl;
-    let formats_by_name: HashMap<String, &'static str> = sources.iter().map(|s| (s.name.clone(), s.format)).collect();
+    let formats_by_name: HashMap<String, FormatId> = sources.iter().map(|s| (s.name.clone(), s.format)).collect();
     // Slice (widening the window until the finding shows), in the most reducible shape that shows it.
     let mut found: Option<(Case, Judge)> = None;
     'outer: for window in [64usize, 512, 4096, usize::MAX] {
@@ -1069,7 +1047,7 @@ fn reproduce_one(
     let compressed: Vec<&str> = sources.iter().filter(|s| s.compressed).map(|s| s.display.as_str()).collect();
     let info = case::CaseInfo {
         source: &source,
-        format: f.format,
+        format: f.format.as_str(),
         rule: f.rule,
         files: &rendered,
         findings: &findings,

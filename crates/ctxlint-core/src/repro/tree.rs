@@ -60,7 +60,7 @@ pub struct CaseFile {
     /// File name inside the case directory.
     pub name: String,
     /// The format ctxlint detected for it.
-    pub format: &'static str,
+    pub format: crate::model::FormatId,
     /// How it is written.
     pub kind: Kind,
     /// The content.

@@ -157,7 +157,9 @@ pub fn check(cx: &mut RuleContext) {
             if let Some((call_entry, ptr)) = id.and_then(|id| sends.remove(id)) {
                 if r.delivered && !r.is_error {
                     let to = match origin.get(&lanes[i as usize]) {
-                        Some(o) if input.format == "pi-session" => send_target(t, e, &t.entries[o.0 as usize]),
+                        Some(o) if input.format == crate::formats::pi_session::ID => {
+                            send_target(t, e, &t.entries[o.0 as usize])
+                        }
                         _ => Target::Unknown,
                     };
                     // A message to someone else (a third party the person asked
@@ -175,7 +177,8 @@ pub fn check(cx: &mut RuleContext) {
         let Some((at, ptr, text, partial)) = reply else { continue };
         if let Some(turn) = pending.pop_front() {
             answered.push((turn, at));
-        } else if *any_turn && !(input.format == "pi-session" && text == SEND && sends_a_file(t, at)) {
+        } else if *any_turn && !(input.format == crate::formats::pi_session::ID && text == SEND && sends_a_file(t, at))
+        {
             let (turn, first) = answered.last().copied().unwrap_or((0, at));
             let fe = &t.entries[first as usize];
             let te = &t.entries[turn as usize];

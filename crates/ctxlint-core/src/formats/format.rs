@@ -1,0 +1,295 @@
+//! The format descriptor: everything the rest of ctxlint knows about one
+//! input format, kept beside its loader (each loader file defines its
+//! `pub static FORMAT: Format`) and listed once in [`super::REGISTRY`].
+//!
+//! Detection, `--input-format`'s fit check, loading, finding placement,
+//! `fence`'s record schema, `repro`'s file names and `ctxlint formats`' text
+//! all read a format's facts from here; no other module lists format ids.
+//! Adding a format is one loader file (its `ID`, its functions and its
+//! `FORMAT`) plus one line in [`super::REGISTRY`]; the registry's tests fail
+//! when a descriptor is incomplete or contradicts itself (a transcript with
+//! no loader, a body with no parser, two formats at one detection rank).
+
+use super::record::RecordSchema;
+use super::{Detection, LoadOptions};
+use crate::error::Result;
+use crate::finding::Finding;
+use crate::locate::Locator;
+use crate::model::{FormatId, Input, Request, Transcript};
+use crate::source::SourceRef;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// One input format (docs/spec.md §1).
+pub struct Format {
+    /// The stable id (`--input-format`, the `format` of every finding).
+    pub id: FormatId,
+    /// What one input of the format is.
+    pub shape: Shape,
+    /// How its files are written.
+    pub encoding: Encoding,
+    /// How detection recognises it by content.
+    pub detect: Detect,
+    /// How a forced format (`--input-format`) is checked against an input.
+    pub fit: Fit,
+    /// How an input is read.
+    pub read: Read,
+    /// How a finding's line, column and byte offset are found in the file.
+    pub locate: Locate,
+    /// The record facts `fence` needs (JSONL session formats only).
+    pub record: Option<&'static RecordSchema>,
+    /// How `repro` names the files of a case.
+    pub repro: Repro,
+    /// What `ctxlint formats` says about it.
+    pub about: About,
+}
+
+/// What one input of a format is (docs/spec.md §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A session transcript (a tree of entries).
+    Transcript,
+    /// One request body per file; a directory of them is one stream.
+    Body,
+    /// One history snapshot per file (a stored run read as one request-like
+    /// element); `joins`: files side by side are one stream (`false` for
+    /// OpenAI Agents SDK sessions, one file per session appended in place).
+    Snapshot {
+        /// Whether files of the format in one directory form one stream.
+        joins: bool,
+    },
+    /// A file (or store) holding a stream of recorded requests.
+    Stream,
+}
+
+/// How a format's files are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// JSON lines, one record per line.
+    Jsonl,
+    /// One JSON document.
+    Json,
+    /// YAML (VCR cassettes).
+    Yaml,
+    /// Plain text blocks (Aider's LLM history).
+    Text,
+    /// An SQLite database (or a tree of JSON files standing for one).
+    Database,
+}
+
+/// One detection test and its rank among the formats tested at the same step
+/// (lower first; ranks are unique per step, a registry test checks it).
+#[derive(Clone, Copy)]
+pub struct Sniffer {
+    /// Order among the formats with a test at this step.
+    pub rank: u8,
+    /// Whether a JSON value is one of this format's.
+    pub test: fn(&Value) -> bool,
+}
+
+/// A detection test on the input's first bytes (text formats).
+#[derive(Clone, Copy)]
+pub struct TextSniffer {
+    /// Order among the text tests.
+    pub rank: u8,
+    /// What the head (BOM and leading blanks removed) says, if anything.
+    pub test: fn(&[u8]) -> Option<Detection>,
+}
+
+/// A detection test on an SQLite database's tables (`(table, columns)`).
+#[derive(Clone, Copy)]
+pub struct TableSniffer {
+    /// Order among the database tests.
+    pub rank: u8,
+    /// Whether the tables are one of this format's stores.
+    pub test: fn(&[(String, Vec<String>)]) -> bool,
+}
+
+/// How detection recognises a format, step by step (docs/spec.md §1
+/// "recognised by"; the steps are [`super::detect_input`]'s).
+#[derive(Clone, Copy)]
+pub struct Detect {
+    /// A JSONL record that decides its file's format.
+    pub record: Option<Sniffer>,
+    /// Records only this format may claim: when this says yes, no other
+    /// format's record test is tried (OpenClaw trajectory events carry
+    /// `type` and `sessionId` as Claude Code's records do).
+    pub owns_record: Option<fn(&Value) -> bool>,
+    /// A record only this format writes but which alone does not decide
+    /// (the format, unless a later record decides otherwise).
+    pub weak_record: Option<Sniffer>,
+    /// A whole JSON document of a transcript, archive or trace format.
+    pub document: Option<Sniffer>,
+    /// A JSON document this format's writer makes that ctxlint does not
+    /// read, and why (skipped like an unknown file, with the reason).
+    pub unsupported_document: Option<(fn(&Value) -> bool, &'static str)>,
+    /// A request body or history snapshot (tried after every document test).
+    pub body: Option<Sniffer>,
+    /// Pretty-printed JSON records one after another (not one document).
+    pub concatenated: Option<fn(&[u8]) -> bool>,
+    /// A text (not JSON) head.
+    pub text: Option<TextSniffer>,
+    /// An SQLite database's tables.
+    pub database: Option<TableSniffer>,
+}
+
+impl Detect {
+    /// No test at any step (start a format's `Detect` from this).
+    pub const NONE: Detect = Detect {
+        record: None,
+        owns_record: None,
+        weak_record: None,
+        document: None,
+        unsupported_document: None,
+        body: None,
+        concatenated: None,
+        text: None,
+        database: None,
+    };
+}
+
+/// How `--input-format` checks that an input fits the forced format
+/// (docs/spec.md §1: otherwise an error naming what is missing, never a clean
+/// pass). An SQLite input fits only a format whose [`Detect::database`] test
+/// its tables pass, whatever the variant.
+#[derive(Clone, Copy)]
+pub enum Fit {
+    /// JSONL: at least one record (a line that parses) passes `test`; else
+    /// `missing`. `document`: the input also fits when it is one JSON
+    /// document passing this (Gemini CLI's legacy chat).
+    Records {
+        /// The record test.
+        test: fn(&Value) -> bool,
+        /// What is missing when no record passes.
+        missing: &'static str,
+        /// A whole-document alternative.
+        document: Option<fn(&Value) -> bool>,
+    },
+    /// One JSON document: `test` gives what is missing, or `None` when it
+    /// fits. `noun` names what a document that does not parse is not ("no
+    /// request body").
+    Document {
+        /// The document test.
+        test: fn(&Value) -> Option<&'static str>,
+        /// What an unparsable document lacks.
+        noun: &'static str,
+    },
+    /// The format's own test of the input: `Ok(None)` fits, `Ok(Some(what
+    /// is missing))` does not.
+    Own(fn(&SourceRef) -> Result<Option<&'static str>>),
+}
+
+/// Parses one request body (or snapshot) of the format: `(document, path,
+/// index in its stream, JSON Pointer of the body in its file)`.
+pub type ParseBody = fn(&Value, &Arc<str>, usize, &str) -> Request;
+
+/// How an input of the format is read.
+#[derive(Clone, Copy)]
+pub enum Read {
+    /// The loader reads the file itself.
+    File(fn(&SourceRef, &LoadOptions) -> Result<Input>),
+    /// One JSON document parsed by `parse` into a one-request stream;
+    /// `database`: the loader of the format's SQLite store, when it has one.
+    Body {
+        /// The body parser.
+        parse: ParseBody,
+        /// The store's loader.
+        database: Option<fn(&SourceRef) -> Result<Input>>,
+    },
+}
+
+/// Finds a JSON Pointer's bytes `(start, end)` in one record.
+pub type SpanFn = fn(&mut Locator<'_>, &str) -> Option<(usize, usize)>;
+
+/// Places the findings of one file of an input: `(file, all findings,
+/// indices of those in this file, indices of those elsewhere with a related
+/// location here)`; sets lines, columns and byte offsets it can find.
+pub type PlaceFn = fn(&SourceRef, &mut [Finding], &[usize], &[usize]);
+
+/// How a finding's place in the file is found from its line and JSON
+/// Pointer (`check`'s last step before rendering).
+#[derive(Clone, Copy)]
+pub enum Locate {
+    /// JSONL: the pointer is found in the finding's line (column, byte
+    /// offset, end). `span`: the format's own search (default: the pointer
+    /// as is); `document`: an input of the format that is one JSON document
+    /// instead, placed as [`Locate::Document`] is.
+    Lines {
+        /// The format's own search of a record.
+        span: Option<SpanFn>,
+        /// Whether an input is a document rather than JSON lines.
+        document: Option<fn(&Input) -> bool>,
+    },
+    /// One JSON document: line, column and offset of the pointer, after
+    /// `pointer` maps it to where its text is (a HAR body embedded as a string).
+    Document {
+        /// The format's pointer mapping.
+        pointer: Option<fn(&str) -> &str>,
+    },
+    /// The format places findings itself (text blocks, YAML).
+    Own(PlaceFn),
+    /// No lines (a database): findings name rows of the transcript instead.
+    Rows(fn(&Transcript, &mut [Finding])),
+}
+
+/// How `repro` writes a case of the format.
+#[derive(Clone, Copy)]
+pub struct Repro {
+    /// The case's file name (one file), e.g. `session.jsonl`.
+    pub name: &'static str,
+    /// The name of file `i` (0-based) of several, when they are numbered
+    /// (a stream of bodies); `None`: always [`Repro::name`].
+    pub numbered: Option<fn(usize) -> String>,
+    /// The keys of an entry's id and its parent's id, for formats whose
+    /// entries form a tree (`repro` keeps the chain when it cuts).
+    pub threading: Option<(&'static str, &'static str)>,
+}
+
+/// What `ctxlint formats` says about a format.
+#[derive(Debug, Clone, Copy)]
+pub struct About {
+    /// What it is.
+    pub what: &'static str,
+    /// Whether files are transcripts, request bodies or streams of requests.
+    pub kind: &'static str,
+    /// Where the agent or tool keeps its files.
+    pub location: &'static str,
+}
+
+impl Format {
+    /// Whether inputs are transcripts.
+    pub fn is_transcript(&self) -> bool {
+        self.shape == Shape::Transcript
+    }
+
+    /// Whether files are single request bodies or snapshots.
+    pub fn is_body(&self) -> bool {
+        matches!(self.shape, Shape::Body | Shape::Snapshot { .. })
+    }
+
+    /// Whether files are history snapshots.
+    pub fn is_snapshot(&self) -> bool {
+        matches!(self.shape, Shape::Snapshot { .. })
+    }
+
+    /// Whether files of the format in one directory form one stream.
+    pub fn joins_stream(&self) -> bool {
+        matches!(self.shape, Shape::Body | Shape::Snapshot { joins: true })
+    }
+
+    /// `repro`'s name for file `index` of `of`.
+    pub fn case_file_name(&self, index: usize, of: usize) -> String {
+        match self.repro.numbered {
+            Some(n) if of > 1 => n(index),
+            _ => self.repro.name.to_string(),
+        }
+    }
+}
+
+/// `repro`'s numbered names of request bodies: `req1.json`, `req2.json`, ….
+pub fn numbered_requests(i: usize) -> String {
+    format!("req{}.json", i + 1)
+}
+
+/// The [`Repro`] of a request-body format.
+pub const BODY_REPRO: Repro = Repro { name: "request.json", numbered: Some(numbered_requests), threading: None };
