@@ -249,3 +249,37 @@ fn layers_format_ids_are_made_by_loaders_and_named_only_in_formats() {
     let made: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
     assert_eq!(listed, made);
 }
+
+#[test]
+fn layers_commands_reach_formats_only_through_the_registry() {
+    // Issue 34: the engine, the inputs and the commands (check, show, diff,
+    // repro, fence, the reports, the CLI crate) know a format through its
+    // descriptor (`formats::descriptor`, `formats::REGISTRY`) and the
+    // registry's own API, never a loader's module — except for a loader's
+    // typed `ID`, named where one format's behaviour is the point.
+    let loaders: Vec<String> = std::fs::read_dir(crate::support::root().join("crates/ctxlint-core/src/formats"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.path().file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|s| !["mod", "format"].contains(&s.as_str()))
+        .collect();
+    let reach = regex::Regex::new(&format!(r"formats::({})::(\w+)", loaders.join("|"))).unwrap();
+    let commands =
+        ["show", "diff", "repro", "fence", "report", "api", "catalog", "inputs", "lib", "config", "baseline"];
+    let cli = sources_in(&crate::support::root().join("src"));
+    let mut bad = Vec::new();
+    for (top, rel, lines) in sources().iter().filter(|(top, _, _)| commands.contains(&top.as_str())).chain(&cli) {
+        for (no, code) in lines {
+            for c in reach.captures_iter(code) {
+                // `fence` compares records through the record schema API.
+                if &c[2] != "ID"
+                    && !(top == "fence" && &c[1] == "record")
+                    && !(&c[1] == "jsonl" && &c[2] == "describe_json_error")
+                {
+                    bad.push(format!("{rel}:{no}: formats::{}::{}", &c[1], &c[2]));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "a command reaches into a loader:\n{}", bad.join("\n"));
+}

@@ -628,7 +628,7 @@ fn element_json(r: &Request, pointer: &str) -> Option<String> {
     let raw = r.raw.as_deref()?;
     let (at, end) = crate::locate::locate_span(raw.as_bytes(), pointer)?;
     let v: serde_json::Value = serde_json::from_str(raw.get(at..end)?).ok()?;
-    Some(crate::hash::canonical_string(&v, crate::formats::body::IGNORED_KEYS))
+    Some(crate::hash::canonical_string(&v, crate::formats::IGNORED_KEYS))
 }
 
 /// How two element lists align.

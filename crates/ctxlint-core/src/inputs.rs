@@ -289,10 +289,12 @@ fn dedup_jobs(plan: &mut Plan) {
 }
 
 /// Plans one file: one job, or, for a store that holds several transcripts
-/// (an OpenCode database), one job per session ([`SourceRef::session`]).
+/// (an OpenCode database: [`formats::Store`]), one job per session
+/// ([`SourceRef::session`]).
 fn push_file(plan: &mut Plan, src: SourceRef, f: FormatId) {
-    if f == formats::opencode::ID && src.session.is_none() {
-        if let Ok(ids) = formats::opencode::sessions(&src) {
+    let store = formats::descriptor(f).and_then(|d| d.store);
+    if let (Some(store), None) = (store, &src.session) {
+        if let Ok(ids) = (store.sessions)(&src) {
             if !ids.is_empty() {
                 for id in ids {
                     plan.jobs.push(Job::File(SourceRef { session: Some(id), ..src.clone() }, f));
@@ -486,7 +488,7 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
         }
         // The message and part files of a legacy OpenCode `storage/` tree:
         // read with their session file, not inputs of their own.
-        if ent.depth() > 0 && formats::opencode::is_legacy_member(&path) {
+        if ent.depth() > 0 && formats::is_store_member(&path) {
             continue;
         }
         let display = display_of(arg, root, &path);

@@ -361,7 +361,7 @@ pub fn check_plan_observed<O: InputObserver>(
     observer: &O,
 ) -> (CheckReport, Vec<O::Out>) {
     // Every session of a store with a WAL reads one copy of it (library callers too).
-    let _copies = formats::sqlite::CopyScope::enter();
+    let _copies = formats::CopyScope::enter();
     let total = plan.jobs.len() as u64;
     // (The HTML report lists assistant and tool texts too: it keeps them rather than read their lines again.)
     let texts = observer.texts();

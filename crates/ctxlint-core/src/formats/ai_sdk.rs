@@ -210,6 +210,7 @@ pub static FORMAT: Format = Format {
     locate: Locate::Document { pointer: None },
     record: None,
     repro: super::format::BODY_REPRO,
+    store: None,
     about: About {
         what: "Vercel AI SDK UIMessage[] JSON (parts with tool-* / tool-invocation states)",
         kind: "history snapshot",

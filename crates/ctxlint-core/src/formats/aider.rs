@@ -73,7 +73,7 @@
 //! tag; an element with no line at its `-------` line ([`locate`]).
 
 use super::LoadOptions;
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, TextSniffer};
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, TextCase, TextSniffer};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::source::SourceRef;
@@ -805,7 +805,13 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Own(place),
     record: None,
-    repro: Repro { name: "llm.history", numbered: None, threading: None },
+    repro: Repro {
+        name: "llm.history",
+        numbered: None,
+        threading: None,
+        text: Some(TextCase { block_header: "TO LLM ", kept_opening: injected_prefix }),
+    },
+    store: None,
     about: About {
         what: "Aider LLM history (TO LLM / LLM RESPONSE blocks)",
         kind: "stream of requests",

@@ -216,6 +216,7 @@ pub static FORMAT: Format = Format {
     locate: Locate::Document { pointer: None },
     record: None,
     repro: super::format::BODY_REPRO,
+    store: None,
     about: About {
         what: "Anthropic Messages request body (also Bedrock invoke)",
         kind: "request body",

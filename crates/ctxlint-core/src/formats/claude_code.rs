@@ -921,7 +921,8 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: Some(&SCHEMA),
-    repro: Repro { name: "session.jsonl", numbered: None, threading: Some(("uuid", "parentUuid")) },
+    repro: Repro { name: "session.jsonl", numbered: None, threading: Some(("uuid", "parentUuid")), text: None },
+    store: None,
     about: About {
         what: "Claude Code session JSONL",
         kind: "transcript",

@@ -447,6 +447,7 @@ pub static FORMAT: Format = Format {
     locate: Locate::Document { pointer: None },
     record: None,
     repro: super::format::BODY_REPRO,
+    store: None,
     about: About {
         what: "Cline / Roo Code / Kilo Code task histories (api_conversation_history.json; Cline SDK/CLI <id>.messages.json)",
         kind: "transcript",

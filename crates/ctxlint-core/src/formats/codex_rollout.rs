@@ -466,7 +466,8 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: Some(&SCHEMA),
-    repro: Repro { name: "rollout.jsonl", numbered: None, threading: None },
+    repro: Repro { name: "rollout.jsonl", numbered: None, threading: None, text: None },
+    store: None,
     about: About {
         what: "Codex CLI rollout JSONL",
         kind: "transcript",

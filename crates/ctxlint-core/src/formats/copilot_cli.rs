@@ -393,7 +393,8 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: Some(&SCHEMA),
-    repro: Repro { name: "events.jsonl", numbered: None, threading: None },
+    repro: Repro { name: "events.jsonl", numbered: None, threading: None, text: None },
+    store: None,
     about: About {
         what: "GitHub Copilot CLI session event logs (events.jsonl)",
         kind: "transcript",

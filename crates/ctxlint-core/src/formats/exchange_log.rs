@@ -141,7 +141,8 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: None,
-    repro: Repro { name: "exchanges.jsonl", numbered: None, threading: None },
+    repro: Repro { name: "exchanges.jsonl", numbered: None, threading: None, text: None },
+    store: None,
     about: About {
         what: "JSONL of recorded {request, response} exchanges (claude-trace, claude-tap and similar proxies)",
         kind: "stream of requests",

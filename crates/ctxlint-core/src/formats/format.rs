@@ -40,8 +40,22 @@ pub struct Format {
     pub record: Option<&'static RecordSchema>,
     /// How `repro` names the files of a case.
     pub repro: Repro,
+    /// For a store holding several transcripts, how it is split into inputs.
+    pub store: Option<Store>,
     /// What `ctxlint formats` says about it.
     pub about: About,
+}
+
+/// A format whose one file (or tree) holds many sessions (OpenCode's
+/// database and its legacy `storage/` tree).
+#[derive(Clone, Copy)]
+pub struct Store {
+    /// The sessions of one store, each checked as its own input
+    /// ([`SourceRef::session`]); an error or none: the file is one input.
+    pub sessions: fn(&SourceRef) -> Result<Vec<Box<str>>>,
+    /// Whether a file found walking a folder belongs to a store tree (read
+    /// with its session file, never as an input of its own).
+    pub is_member: fn(&std::path::Path) -> bool,
 }
 
 /// What one input of a format is (docs/spec.md §1).
@@ -243,6 +257,20 @@ pub struct Repro {
     /// The keys of an entry's id and its parent's id, for formats whose
     /// entries form a tree (`repro` keeps the chain when it cuts).
     pub threading: Option<(&'static str, &'static str)>,
+    /// For a text format, how its cases are cut and anonymised.
+    pub text: Option<TextCase>,
+}
+
+/// How `repro` handles a text format's files (Aider's LLM history).
+#[derive(Clone, Copy)]
+pub struct TextCase {
+    /// The line opening each block (a request): a slice keeps whole blocks,
+    /// since a window of lines would cut their headers off.
+    pub block_header: &'static str,
+    /// The opening of a free text that the format reads meaning from
+    /// (Aider's own context messages), kept by the anonymiser so that a
+    /// reduced case is read alike.
+    pub kept_opening: fn(&str) -> Option<&'static str>,
 }
 
 /// What `ctxlint formats` says about a format.
@@ -292,4 +320,5 @@ pub fn numbered_requests(i: usize) -> String {
 }
 
 /// The [`Repro`] of a request-body format.
-pub const BODY_REPRO: Repro = Repro { name: "request.json", numbered: Some(numbered_requests), threading: None };
+pub const BODY_REPRO: Repro =
+    Repro { name: "request.json", numbered: Some(numbered_requests), threading: None, text: None };

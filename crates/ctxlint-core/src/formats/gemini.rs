@@ -137,6 +137,7 @@ pub static FORMAT: Format = Format {
     locate: Locate::Document { pointer: None },
     record: None,
     repro: super::format::BODY_REPRO,
+    store: None,
     about: About {
         what: "Gemini generateContent request body",
         kind: "request body",

@@ -1203,7 +1203,8 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: Some(is_document) },
     record: Some(&SCHEMA),
-    repro: Repro { name: "session.jsonl", numbered: None, threading: None },
+    repro: Repro { name: "session.jsonl", numbered: None, threading: None, text: None },
+    store: None,
     about: About {
         what: "Gemini CLI chat recordings (JSONL, and the legacy whole-file JSON); Qwen Code chats",
         kind: "transcript",

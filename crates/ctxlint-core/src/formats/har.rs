@@ -319,7 +319,8 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Document { pointer: Some(located_pointer) },
     record: None,
-    repro: Repro { name: "archive.har", numbered: None, threading: None },
+    repro: Repro { name: "archive.har", numbered: None, threading: None, text: None },
+    store: None,
     about: About {
         what: "HTTP Archive 1.2 of provider API traffic (browser devtools, mitmproxy hardump, Charles exports)",
         kind: "stream of requests",

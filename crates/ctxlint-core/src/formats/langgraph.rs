@@ -140,6 +140,7 @@ pub static FORMAT: Format = Format {
     locate: Locate::Document { pointer: None },
     record: None,
     repro: super::format::BODY_REPRO,
+    store: None,
     about: About {
         what: "LangGraph thread state / checkpoint JSON (values.messages of LangChain messages)",
         kind: "history snapshot",

@@ -35,7 +35,10 @@ use crate::source::SourceRef;
 use serde_json::Value;
 use std::sync::Arc;
 
-pub use format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
+pub use body::IGNORED_KEYS;
+pub use format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer, Store, TextCase};
+pub use sqlite::CopyScope;
+pub use vcr_cassette::MAX_YAML_DEPTH;
 
 /// Every format ctxlint reads: the only list of formats. Listed in the order
 /// `ctxlint formats` shows them; detection orders its tests by each
@@ -88,6 +91,12 @@ pub fn is_body_format(f: FormatId) -> bool {
 /// by side are different sessions).
 pub fn joins_stream(f: FormatId) -> bool {
     descriptor(f).is_some_and(Format::joins_stream)
+}
+
+/// Whether a file found walking a folder belongs to a store tree of some
+/// format ([`Store::is_member`]): not an input of its own.
+pub fn is_store_member(path: &std::path::Path) -> bool {
+    REGISTRY.iter().filter_map(|d| d.store).any(|s| (s.is_member)(path))
 }
 
 /// Formats whose files are history snapshots (a stored run, read as one
@@ -448,7 +457,8 @@ static OTEL_GENAI: Format = Format {
     read: Read::File(otel_genai::load),
     locate: Locate::Lines { span: Some(otel_span), document: None },
     record: None,
-    repro: Repro { name: "traces.jsonl", numbered: None, threading: None },
+    repro: Repro { name: "traces.jsonl", numbered: None, threading: None, text: None },
+    store: None,
     about: About {
         what: "OpenTelemetry GenAI traces and logs (semconv 1.37+ gen_ai.input.messages, operation-details events, v1.30 per-message events) as OTLP JSON or SDK JSON dumps; OpenInference spans",
         kind: "streams of requests",

@@ -516,6 +516,7 @@ pub static FORMAT: Format = Format {
     locate: Locate::Document { pointer: None },
     record: None,
     repro: super::format::BODY_REPRO,
+    store: None,
     about: About {
         what: "OpenAI Agents SDK session items: a JSON list of Responses input items, as get_items() returns them, or a SQLiteSession database (one history per session, read-only)",
         kind: "history snapshots",

@@ -138,6 +138,7 @@ pub static FORMAT: Format = Format {
     locate: Locate::Document { pointer: None },
     record: None,
     repro: super::format::BODY_REPRO,
+    store: None,
     about: About {
         what: "OpenAI Chat Completions request body (also Mistral, Groq, DeepSeek, HF router, Cohere v2)",
         kind: "request body",

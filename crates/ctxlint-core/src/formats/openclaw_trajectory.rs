@@ -468,7 +468,8 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: None,
-    repro: Repro { name: "session.trajectory.jsonl", numbered: None, threading: None },
+    repro: Repro { name: "session.trajectory.jsonl", numbered: None, threading: None, text: None },
+    store: None,
     about: About {
         what: "OpenClaw trajectory JSONL (traceSchema \"openclaw-trajectory\"): context.compiled records as requests, model.completed outcomes",
         kind: "stream of requests",

@@ -41,7 +41,7 @@
 //! The database is opened as [`super::sqlite`] says: never written.
 
 use super::body::{message, text_block};
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer, TableSniffer};
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer, Store, TableSniffer};
 use super::sqlite;
 use crate::error::{Error, Result};
 use crate::hash::{hash_bytes, hash_str};
@@ -752,6 +752,7 @@ pub static FORMAT: Format = Format {
     locate: Locate::Rows(name_rows),
     record: None,
     repro: super::format::BODY_REPRO,
+    store: Some(Store { sessions, is_member: is_legacy_member }),
     about: About {
         what: "OpenCode / Kilo CLI SQLite store, and OpenCode 1.1's legacy storage/ JSON tree (one transcript per session)",
         kind: "transcripts",

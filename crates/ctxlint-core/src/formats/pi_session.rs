@@ -992,7 +992,8 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: Some(&SCHEMA),
-    repro: Repro { name: "session.jsonl", numbered: None, threading: Some(("id", "parentId")) },
+    repro: Repro { name: "session.jsonl", numbered: None, threading: Some(("id", "parentId")), text: None },
+    store: None,
     about: About {
         what: "pi / OpenClaw session JSONL, versions 1-3",
         kind: "transcript",

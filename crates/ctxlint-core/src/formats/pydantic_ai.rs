@@ -198,7 +198,13 @@ pub static FORMAT: Format = Format {
     read: Read::Body { parse, database: None },
     locate: Locate::Document { pointer: None },
     record: None,
-    repro: Repro { name: "history.json", numbered: Some(|i| format!("{:02}-history.json", i + 1)), threading: None },
+    repro: Repro {
+        name: "history.json",
+        numbered: Some(|i| format!("{:02}-history.json", i + 1)),
+        threading: None,
+        text: None,
+    },
+    store: None,
     about: About {
         what: "pydantic-ai message history (ModelMessagesTypeAdapter JSON)",
         kind: "history snapshot",

@@ -744,7 +744,8 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Own(place),
     record: None,
-    repro: Repro { name: "cassette.yaml", numbered: None, threading: None },
+    repro: Repro { name: "cassette.yaml", numbered: None, threading: None, text: None },
+    store: None,
     about: About {
         what: "VCR YAML cassette (vcrpy, pytest-recording)",
         kind: "stream of requests",

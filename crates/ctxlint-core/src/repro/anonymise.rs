@@ -350,11 +350,11 @@ impl Anonymiser {
     /// Anonymises every file of a case in place, in file order.
     pub fn case(&mut self, case: &mut Case) {
         for f in &mut case.files {
-            if f.format == crate::formats::aider::ID {
+            if let Some(text) = crate::formats::descriptor(f.format).and_then(|d| d.repro.text) {
                 if let Node::Arr(_, lines) = &mut f.root {
                     for (_, l) in lines.iter_mut() {
                         if let Node::Raw(s) = l {
-                            *s = self.aider_line(s);
+                            *s = self.aider_line(s, text.kept_opening);
                         }
                     }
                     continue;
@@ -368,14 +368,14 @@ impl Anonymiser {
     /// timestamps are kept, as everywhere) and `-------` lines stay; a role
     /// tag (`USER `) and a list item's key (`type: `, `Image_url URL: `) stay,
     /// the text after them is free text; any other line is free text.
-    fn aider_line(&mut self, s: &str) -> String {
+    fn aider_line(&mut self, s: &str, kept_opening: fn(&str) -> Option<&'static str>) -> String {
         if s == "-------" || s.starts_with("TO LLM ") || s.starts_with("LLM RESPONSE ") {
             return s.to_string();
         }
         const TAGS: &[&str] = &["SYSTEM ", "USER ", "ASSISTANT ", "DEVELOPER ", "TOOL ", "FUNCTION "];
         let Some(tag) = TAGS.iter().find(|t| s.starts_with(**t)) else { return self.text(s) };
         let rest = &s[tag.len()..];
-        if let Some(p) = crate::formats::aider::injected_prefix(rest) {
+        if let Some(p) = kept_opening(rest) {
             // Aider's own context openings decide how the message is read.
             let tail = self.text(&rest[p.len()..]);
             return format!("{tag}{p}{tail}");

@@ -422,12 +422,13 @@ fn slice_lines(n: usize, line: usize, related: &[usize], window: usize) -> Vec<u
     v
 }
 
-/// The lines of an Aider history's `TO LLM` blocks (each with its
-/// `LLM RESPONSE`) that hold line `line` or one of `related` (0-based), in
-/// order: a finding depends on its own request and the one it is compared with.
-fn aider_blocks(s: &Source, line: usize, related: &[usize]) -> Vec<usize> {
+/// The lines of a text format's blocks (an Aider history's `TO LLM` blocks,
+/// each with its `LLM RESPONSE`: [`formats::TextCase::block_header`]) that
+/// hold line `line` or one of `related` (0-based), in order: a finding
+/// depends on its own request and the one it is compared with.
+fn text_blocks(s: &Source, header: &str, line: usize, related: &[usize]) -> Vec<usize> {
     let n = s.lines.len();
-    let starts: Vec<usize> = (0..n).filter(|&i| s.line(i).starts_with(b"TO LLM ")).collect();
+    let starts: Vec<usize> = (0..n).filter(|&i| s.line(i).starts_with(header.as_bytes())).collect();
     let block_of = |i: usize| starts.iter().rposition(|&b| b <= i);
     let mut wanted: Vec<Option<usize>> = std::iter::once(line).chain(related.iter().copied()).map(block_of).collect();
     wanted.sort_unstable();
@@ -486,9 +487,9 @@ fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: b
                         .filter(|r| r.path == s.display)
                         .filter_map(|r| r.line.map(|l| (l as usize).saturating_sub(1)))
                         .collect();
-                    if s.format == formats::aider::ID {
+                    if let Some(text) = formats::descriptor(s.format).and_then(|d| d.repro.text) {
                         // Whole blocks: a window of lines would cut their headers off.
-                        aider_blocks(s, line, &related)
+                        text_blocks(s, text.block_header, line, &related)
                     } else {
                         slice_lines(n, line, &related, window)
                     }
@@ -578,10 +579,7 @@ fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: b
 fn parse_yaml(bytes: &[u8]) -> Option<serde_json::Value> {
     let text = String::from_utf8_lossy(bytes);
     let options = serde_saphyr::Options {
-        budget: Some(serde_saphyr::Budget {
-            max_depth: formats::vcr_cassette::MAX_YAML_DEPTH,
-            ..serde_saphyr::Budget::default()
-        }),
+        budget: Some(serde_saphyr::Budget { max_depth: formats::MAX_YAML_DEPTH, ..serde_saphyr::Budget::default() }),
         ..serde_saphyr::Options::default()
     };
     serde_saphyr::from_str_with_options::<serde_json::Value>(&text, options).ok()
