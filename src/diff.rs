@@ -1,0 +1,49 @@
+//! `ctxlint diff`: the structural diff of two requests.
+
+use crate::args::{ColorChoice, DiffArgs, ViewFormat};
+use crate::load::load_path;
+use crate::output::{emit, refuse_overwrite, use_color};
+use ctxlint::Error;
+use ctxlint::error::exit_code;
+
+pub(crate) fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> {
+    use ctxlint::diff::{self, Verdict};
+    let named: Vec<String> = std::iter::once(a.a.clone()).chain(a.b.clone()).collect();
+    if a.a == "-" && a.b.as_deref() == Some("-") {
+        // Standard input can be read once: the second `-` would be empty.
+        return Err(Error::Usage(
+            "standard input (`-`) is named twice: give one of the two requests as a file, or pick two requests of one stream with `ctxlint diff - --request I J`".into(),
+        ));
+    }
+    refuse_overwrite(&named, &[], &[("-o", &a.output_file)])?;
+    let discover = ctxlint::inputs::DiscoverOptions {
+        forced: a.input_format,
+        not_inputs: a.output_file.iter().cloned().collect(),
+        ..Default::default()
+    };
+    let first = load_path(&a.a, &discover)?;
+    let second = a.b.as_deref().map(|b| load_path(b, &discover)).transpose()?;
+    let (ra, rb) = match (&second, a.request.as_deref()) {
+        (Some(s), Some(&[i, j])) => (diff::pick(&first, i)?, diff::pick(s, j)?),
+        (Some(s), _) => (diff::only(&first)?, diff::only(s)?),
+        (None, Some(&[i, j])) => (diff::pick(&first, i)?, diff::pick(&first, j)?),
+        (None, _) => {
+            let n = diff::requests(&first)?.len();
+            return Err(Error::Usage(format!(
+                "{}: give a second request file (`ctxlint diff A B`), or pick two requests of this stream with `--request I J` (it holds {n} request{})",
+                a.a,
+                if n == 1 { "" } else { "s" }
+            )));
+        }
+    };
+    let mut d = diff::diff(ra, rb);
+    if let (None, ctxlint::model::Body::Stream(s)) = (&second, &first.body) {
+        d.lanes = diff::lanes_of(s, ra, rb);
+    }
+    let text = match a.output_format {
+        ViewFormat::Full => ctxlint::report::diff::full(&d, use_color(color, a.output_file.is_some())),
+        ViewFormat::Json => ctxlint::report::diff::json(&d),
+    };
+    emit(&text, a.output_file.as_ref())?;
+    Ok(if d.verdict == Verdict::Rewrite { exit_code::FINDINGS } else { exit_code::OK })
+}
