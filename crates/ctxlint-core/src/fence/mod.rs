@@ -406,7 +406,10 @@ fn fence_once(baseline: &Baseline, new: &str, opts: &FenceOptions) -> Result<Fen
             if app.lines.iter().all(|l| l.malformed.is_none()) && !glued && fmt.id.is_none() {
                 return Err(Error::UnknownFormat {
                     path: new.into(),
-                    tried: format!("tried: {}", record::formats().map(crate::model::FormatId::as_str).collect::<Vec<_>>().join(", ")),
+                    tried: format!(
+                        "tried: {}",
+                        record::formats().map(crate::model::FormatId::as_str).collect::<Vec<_>>().join(", ")
+                    ),
                     hint: "; fence needs a session format to judge who owns the appended entries".into(),
                 });
             }

@@ -211,6 +211,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: super::format::BODY_REPRO,
     store: None,
+    agent_folders: &[],
     about: About {
         what: "Vercel AI SDK UIMessage[] JSON (parts with tool-* / tool-invocation states)",
         kind: "history snapshot",

@@ -812,6 +812,7 @@ pub static FORMAT: Format = Format {
         text: Some(TextCase { block_header: "TO LLM ", kept_opening: injected_prefix }),
     },
     store: None,
+    agent_folders: &[],
     about: About {
         what: "Aider LLM history (TO LLM / LLM RESPONSE blocks)",
         kind: "stream of requests",

@@ -217,6 +217,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: super::format::BODY_REPRO,
     store: None,
+    agent_folders: &[],
     about: About {
         what: "Anthropic Messages request body (also Bedrock invoke)",
         kind: "request body",

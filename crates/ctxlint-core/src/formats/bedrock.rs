@@ -122,6 +122,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: super::format::BODY_REPRO,
     store: None,
+    agent_folders: &[],
     about: About {
         what: "Bedrock Converse request body",
         kind: "request body",

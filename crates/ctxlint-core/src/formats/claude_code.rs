@@ -37,7 +37,7 @@
 //!   `parentUuid` key altogether (early or third-party writers) are read as a
 //!   linear chain (parent = the previous record with a `uuid`).
 
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
+use super::format::{About, AgentFolder, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::hash::hash_bytes;
@@ -923,6 +923,14 @@ pub static FORMAT: Format = Format {
     record: Some(&SCHEMA),
     repro: Repro { name: "session.jsonl", numbered: None, threading: Some(("uuid", "parentUuid")), text: None },
     store: None,
+    agent_folders: &[AgentFolder {
+        rank: 2,
+        env: &["CLAUDE_CONFIG_DIR"],
+        home: ".claude",
+        env_is_home: false,
+        pattern: "projects",
+        file: false,
+    }],
     about: About {
         what: "Claude Code session JSONL",
         kind: "transcript",

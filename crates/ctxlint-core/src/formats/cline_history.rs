@@ -54,7 +54,7 @@
 
 use super::anthropic::parse_message;
 use super::body::{message, text_block};
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
+use super::format::{About, AgentFolder, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
 use crate::error::Result;
 use crate::hash::hash_bytes;
 use crate::model::*;
@@ -448,6 +448,50 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: super::format::BODY_REPRO,
     store: None,
+    agent_folders: &[
+        // Cline, Roo Code and Kilo Code task folders in VS Code's
+        // globalStorage (Linux and macOS), and the Cline CLI's: each task's
+        // `api_conversation_history.json` and each SDK session's
+        // `*.messages.json` (not the UI logs and manifests beside them).
+        AgentFolder::home(
+            5,
+            ".config/Code/User/globalStorage",
+            "saoudrizwan.claude-dev/tasks/*/api_conversation_history.json",
+            true,
+        ),
+        AgentFolder::home(
+            6,
+            ".config/Code/User/globalStorage",
+            "rooveterinaryinc.roo-cline/tasks/*/api_conversation_history.json",
+            true,
+        ),
+        AgentFolder::home(
+            7,
+            ".config/Code/User/globalStorage",
+            "kilocode.kilo-code/tasks/*/api_conversation_history.json",
+            true,
+        ),
+        AgentFolder::home(
+            8,
+            "Library/Application Support/Code/User/globalStorage",
+            "saoudrizwan.claude-dev/tasks/*/api_conversation_history.json",
+            true,
+        ),
+        AgentFolder::home(
+            9,
+            "Library/Application Support/Code/User/globalStorage",
+            "rooveterinaryinc.roo-cline/tasks/*/api_conversation_history.json",
+            true,
+        ),
+        AgentFolder::home(
+            10,
+            "Library/Application Support/Code/User/globalStorage",
+            "kilocode.kilo-code/tasks/*/api_conversation_history.json",
+            true,
+        ),
+        AgentFolder::home(11, ".cline", "data/tasks/*/api_conversation_history.json", true),
+        AgentFolder::home(12, ".cline", "data/sessions/*/*.messages.json", true),
+    ],
     about: About {
         what: "Cline / Roo Code / Kilo Code task histories (api_conversation_history.json; Cline SDK/CLI <id>.messages.json)",
         kind: "transcript",

@@ -40,7 +40,7 @@
 //!   response items, and `{"record_type":"state"}` lines; they are read too.
 
 use super::body::{chash, flatten_text, message, text_block};
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
+use super::format::{About, AgentFolder, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::openai_responses::parse_item;
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
@@ -468,6 +468,14 @@ pub static FORMAT: Format = Format {
     record: Some(&SCHEMA),
     repro: Repro { name: "rollout.jsonl", numbered: None, threading: None, text: None },
     store: None,
+    agent_folders: &[AgentFolder {
+        rank: 3,
+        env: &["CODEX_HOME"],
+        home: ".codex",
+        env_is_home: false,
+        pattern: "sessions",
+        file: false,
+    }],
     about: About {
         what: "Codex CLI rollout JSONL",
         kind: "transcript",

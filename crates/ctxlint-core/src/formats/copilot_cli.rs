@@ -52,7 +52,7 @@
 //!   over several lines (#2649): one `malformed-line` at its first line.
 
 use super::body::{chash, message, s, text_block};
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
+use super::format::{About, AgentFolder, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::hash::hash_bytes;
@@ -395,6 +395,18 @@ pub static FORMAT: Format = Format {
     record: Some(&SCHEMA),
     repro: Repro { name: "events.jsonl", numbered: None, threading: None, text: None },
     store: None,
+    agent_folders: &[
+        // Each session folder's `events.jsonl`, not the workspace files and
+        // checkpoints beside it.
+        AgentFolder {
+            rank: 4,
+            env: &["COPILOT_HOME"],
+            home: ".copilot",
+            env_is_home: false,
+            pattern: "session-state/*/events.jsonl",
+            file: true,
+        },
+    ],
     about: About {
         what: "GitHub Copilot CLI session event logs (events.jsonl)",
         kind: "transcript",

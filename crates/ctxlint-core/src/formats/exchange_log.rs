@@ -143,6 +143,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: Repro { name: "exchanges.jsonl", numbered: None, threading: None, text: None },
     store: None,
+    agent_folders: &[],
     about: About {
         what: "JSONL of recorded {request, response} exchanges (claude-trace, claude-tap and similar proxies)",
         kind: "stream of requests",

@@ -42,8 +42,41 @@ pub struct Format {
     pub repro: Repro,
     /// For a store holding several transcripts, how it is split into inputs.
     pub store: Option<Store>,
+    /// Where the agents that write the format keep their files, for `check`
+    /// with no PATH (docs/spec.md §3).
+    pub agent_folders: &'static [AgentFolder],
     /// What `ctxlint formats` says about it.
     pub about: About,
+}
+
+/// A place an agent keeps its session files: the default scan of `check`
+/// with no PATH looks there (docs/spec.md §3).
+#[derive(Debug, Clone, Copy)]
+pub struct AgentFolder {
+    /// Order among every agent's folders (the scan lists them in it).
+    pub rank: u8,
+    /// Environment variables naming the agent's folder, the first one set
+    /// (and not empty) winning.
+    pub env: &'static [&'static str],
+    /// The agent's folder under the user's home when no variable is set
+    /// (`""`: the home itself).
+    pub home: &'static str,
+    /// Whether the variable names a home under which [`AgentFolder::home`]
+    /// still applies (Gemini CLI's `$GEMINI_CLI_HOME`), not the folder itself.
+    pub env_is_home: bool,
+    /// The path under the agent's folder; a segment holding `*` matches any
+    /// name there with the same start and end (`agents/*/sessions`,
+    /// `tmp/*/checkpoint*.json`).
+    pub pattern: &'static str,
+    /// Whether what matches is a file (else a folder).
+    pub file: bool,
+}
+
+impl AgentFolder {
+    /// A folder under the user's home, with no variable.
+    pub const fn home(rank: u8, home: &'static str, pattern: &'static str, file: bool) -> AgentFolder {
+        AgentFolder { rank, env: &[], home, env_is_home: false, pattern, file }
+    }
 }
 
 /// A format whose one file (or tree) holds many sessions (OpenCode's

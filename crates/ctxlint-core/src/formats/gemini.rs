@@ -138,6 +138,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: super::format::BODY_REPRO,
     store: None,
+    agent_folders: &[],
     about: About {
         what: "Gemini generateContent request body",
         kind: "request body",

@@ -57,7 +57,7 @@
 //! are read by [`load_qwen`]: see its documentation.
 
 use super::body::{chash, message, text_block};
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
+use super::format::{About, AgentFolder, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::gemini::{Pairing, part_block};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
@@ -1205,6 +1205,37 @@ pub static FORMAT: Format = Format {
     record: Some(&SCHEMA),
     repro: Repro { name: "session.jsonl", numbered: None, threading: None, text: None },
     store: None,
+    agent_folders: &[
+        // Gemini CLI (`$GEMINI_CLI_HOME` replaces the home folder: gemini-cli
+        // `packages/core/src/utils/paths.ts`): the `chats` folders and the
+        // `/chat save` checkpoints beside them (`checkpoint-<tag>.json`, core
+        // `logger.ts`), not the logs.
+        AgentFolder {
+            rank: 13,
+            env: &["GEMINI_CLI_HOME"],
+            home: ".gemini",
+            env_is_home: true,
+            pattern: "tmp/*/chats",
+            file: false,
+        },
+        AgentFolder {
+            rank: 14,
+            env: &["GEMINI_CLI_HOME"],
+            home: ".gemini",
+            env_is_home: true,
+            pattern: "tmp/*/checkpoint*.json",
+            file: true,
+        },
+        // Qwen Code (`$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`).
+        AgentFolder {
+            rank: 15,
+            env: &["QWEN_RUNTIME_DIR", "QWEN_HOME"],
+            home: ".qwen",
+            env_is_home: false,
+            pattern: "projects/*/chats",
+            file: false,
+        },
+    ],
     about: About {
         what: "Gemini CLI chat recordings (JSONL, and the legacy whole-file JSON); Qwen Code chats",
         kind: "transcript",

@@ -321,6 +321,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: Repro { name: "archive.har", numbered: None, threading: None, text: None },
     store: None,
+    agent_folders: &[],
     about: About {
         what: "HTTP Archive 1.2 of provider API traffic (browser devtools, mitmproxy hardump, Charles exports)",
         kind: "stream of requests",

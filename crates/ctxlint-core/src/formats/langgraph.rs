@@ -141,6 +141,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: super::format::BODY_REPRO,
     store: None,
+    agent_folders: &[],
     about: About {
         what: "LangGraph thread state / checkpoint JSON (values.messages of LangChain messages)",
         kind: "history snapshot",

@@ -36,7 +36,9 @@ use serde_json::Value;
 use std::sync::Arc;
 
 pub use body::IGNORED_KEYS;
-pub use format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer, Store, TextCase};
+pub use format::{
+    About, AgentFolder, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer, Store, TextCase,
+};
 pub use sqlite::CopyScope;
 pub use vcr_cassette::MAX_YAML_DEPTH;
 
@@ -58,7 +60,7 @@ pub static REGISTRY: [&Format; 22] = [
     &har::FORMAT,
     &openclaw_trajectory::FORMAT,
     &aider::FORMAT,
-    &OTEL_GENAI,
+    &otel_genai::FORMAT,
     &gemini_cli::FORMAT,
     &copilot_cli::FORMAT,
     &cline_history::FORMAT,
@@ -72,6 +74,14 @@ pub static REGISTRY: [&Format; 22] = [
 /// are made only by the loaders, and a registry test checks each is listed).
 pub fn descriptor(f: FormatId) -> Option<&'static Format> {
     REGISTRY.iter().copied().find(|d| d.id == f)
+}
+
+/// Every agent's folders of the default scan ([`Format::agent_folders`]),
+/// in rank order.
+pub fn agent_folders() -> Vec<AgentFolder> {
+    let mut v: Vec<AgentFolder> = REGISTRY.iter().flat_map(|d| d.agent_folders.iter().copied()).collect();
+    v.sort_by_key(|f| f.rank);
+    v
 }
 
 /// Whether `f` is a transcript format ([`Shape::Transcript`]).
@@ -402,69 +412,6 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
         }
     }
 }
-
-/// The `--input-format otel-genai` fit: records may be pretty-printed over
-/// several lines, so any line that is a record, or a head that begins with
-/// one, or one whole document.
-fn otel_fits(src: &SourceRef) -> Result<Option<&'static str>> {
-    let mut lr = src.lines()?;
-    while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
-        let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
-        if !l.too_long && serde_json::from_slice::<Value>(bytes).is_ok_and(|v| otel_genai::sniff(&v)) {
-            return Ok(None);
-        }
-    }
-    let head = src.peek(PEEK)?;
-    if otel_genai::sniff_concatenated(&head)
-        || serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| otel_genai::sniff(&v))
-    {
-        return Ok(None);
-    }
-    Ok(Some(
-        "no record is an OTLP/JSON export (`resourceSpans` or `resourceLogs`) or a span or log record with `gen_ai.*` or `llm.*` attributes",
-    ))
-}
-
-/// Where an `otel-genai` pointer lies in its record's line: the pointer cut
-/// after a JSON-string attribute ([`otel_genai::located_pointer`]),
-/// then, for the SDK dumps' plain attributes (a string holding JSON, a
-/// pretty-printed record's partial line), cut segment by segment until it
-/// resolves.
-fn otel_span(loc: &mut crate::locate::Locator<'_>, pointer: &str) -> Option<(usize, usize)> {
-    let mut p = otel_genai::located_pointer(pointer);
-    loop {
-        if let Some(s) = loc.span(p) {
-            return Some(s);
-        }
-        p = &p[..p.rfind('/')?];
-    }
-}
-
-/// The `otel-genai` format's descriptor ([`REGISTRY`]).
-static OTEL_GENAI: Format = Format {
-    id: otel_genai::ID,
-    shape: Shape::Stream,
-    encoding: Encoding::Jsonl,
-    detect: Detect {
-        record: Some(Sniffer { rank: 7, test: otel_genai::sniff }),
-        document: Some(Sniffer { rank: 1, test: otel_genai::sniff }),
-        // Pretty-printed records one after another (the OpenTelemetry SDKs'
-        // console and file exporters).
-        concatenated: Some(otel_genai::sniff_concatenated),
-        ..Detect::NONE
-    },
-    fit: Fit::Own(otel_fits),
-    read: Read::File(otel_genai::load),
-    locate: Locate::Lines { span: Some(otel_span), document: None },
-    record: None,
-    repro: Repro { name: "traces.jsonl", numbered: None, threading: None, text: None },
-    store: None,
-    about: About {
-        what: "OpenTelemetry GenAI traces and logs (semconv 1.37+ gen_ai.input.messages, operation-details events, v1.30 per-message events) as OTLP JSON or SDK JSON dumps; OpenInference spans",
-        kind: "streams of requests",
-        location: "the file exporter's or collector's output file",
-    },
-};
 
 /// Recognises a request body (or a history snapshot): the first format, by
 /// rank, whose body test it passes.
@@ -1220,6 +1167,8 @@ mod registry_tests {
         unique(s.body.iter().map(|(_, x)| x.rank).collect(), "body");
         unique(s.text.iter().map(|(_, x)| x.rank).collect(), "text");
         unique(s.database.iter().map(|(_, x)| x.rank).collect(), "database");
+        unique(agent_folders().iter().map(|f| f.rank).collect(), "agent folder");
+        assert!(agent_folders().iter().all(|f| !f.pattern.is_empty() && !f.pattern.starts_with('/')));
         assert!(descriptor(FormatId::UNKNOWN).is_none());
         assert!(!is_transcript(FormatId::UNKNOWN) && !is_body_format(FormatId::UNKNOWN));
     }

@@ -517,6 +517,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: super::format::BODY_REPRO,
     store: None,
+    agent_folders: &[],
     about: About {
         what: "OpenAI Agents SDK session items: a JSON list of Responses input items, as get_items() returns them, or a SQLiteSession database (one history per session, read-only)",
         kind: "history snapshots",

@@ -139,6 +139,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: super::format::BODY_REPRO,
     store: None,
+    agent_folders: &[],
     about: About {
         what: "OpenAI Chat Completions request body (also Mistral, Groq, DeepSeek, HF router, Cohere v2)",
         kind: "request body",

@@ -210,6 +210,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: super::format::BODY_REPRO,
     store: None,
+    agent_folders: &[],
     about: About {
         what: "OpenAI Responses request body",
         kind: "request body",

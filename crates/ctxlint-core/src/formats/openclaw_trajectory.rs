@@ -470,6 +470,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: Repro { name: "session.trajectory.jsonl", numbered: None, threading: None, text: None },
     store: None,
+    agent_folders: &[],
     about: About {
         what: "OpenClaw trajectory JSONL (traceSchema \"openclaw-trajectory\"): context.compiled records as requests, model.completed outcomes",
         kind: "stream of requests",

@@ -41,7 +41,9 @@
 //! The database is opened as [`super::sqlite`] says: never written.
 
 use super::body::{message, text_block};
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer, Store, TableSniffer};
+use super::format::{
+    About, AgentFolder, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer, Store, TableSniffer,
+};
 use super::sqlite;
 use crate::error::{Error, Result};
 use crate::hash::{hash_bytes, hash_str};
@@ -753,6 +755,37 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: super::format::BODY_REPRO,
     store: Some(Store { sessions, is_member: is_legacy_member }),
+    agent_folders: &[
+        // OpenCode and Kilo CLI keep every session in one SQLite store in their
+        // XDG data folder (`$XDG_DATA_HOME`, else `~/.local/share`; opencode
+        // `packages/opencode/src/global/index.ts`): the database file only,
+        // not its snapshots and logs; OpenCode 1.1 and earlier: one JSON file
+        // per session (its messages and parts are read with it).
+        AgentFolder {
+            rank: 16,
+            env: &["XDG_DATA_HOME"],
+            home: ".local/share",
+            env_is_home: false,
+            pattern: "opencode/opencode.db",
+            file: true,
+        },
+        AgentFolder {
+            rank: 17,
+            env: &["XDG_DATA_HOME"],
+            home: ".local/share",
+            env_is_home: false,
+            pattern: "kilo/kilo.db",
+            file: true,
+        },
+        AgentFolder {
+            rank: 18,
+            env: &["XDG_DATA_HOME"],
+            home: ".local/share",
+            env_is_home: false,
+            pattern: "opencode/storage/session",
+            file: false,
+        },
+    ],
     about: About {
         what: "OpenCode / Kilo CLI SQLite store, and OpenCode 1.1's legacy storage/ JSON tree (one transcript per session)",
         kind: "transcripts",

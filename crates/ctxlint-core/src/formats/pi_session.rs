@@ -21,7 +21,7 @@
 //! - pi-ai's `transformMessages` skips assistant messages whose `stopReason`
 //!   is `error` or `aborted` when it builds the next request.
 
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
+use super::format::{About, AgentFolder, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
 use crate::hash::hash_bytes;
@@ -994,6 +994,11 @@ pub static FORMAT: Format = Format {
     record: Some(&SCHEMA),
     repro: Repro { name: "session.jsonl", numbered: None, threading: Some(("id", "parentId")), text: None },
     store: None,
+    agent_folders: &[
+        // OpenClaw keeps pi sessions per agent.
+        AgentFolder::home(0, ".openclaw", "agents/*/sessions", false),
+        AgentFolder::home(1, ".pi", "agent/sessions", false),
+    ],
     about: About {
         what: "pi / OpenClaw session JSONL, versions 1-3",
         kind: "transcript",

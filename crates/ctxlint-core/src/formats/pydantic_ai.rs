@@ -205,6 +205,7 @@ pub static FORMAT: Format = Format {
         text: None,
     },
     store: None,
+    agent_folders: &[],
     about: About {
         what: "pydantic-ai message history (ModelMessagesTypeAdapter JSON)",
         kind: "history snapshot",

@@ -746,6 +746,7 @@ pub static FORMAT: Format = Format {
     record: None,
     repro: Repro { name: "cassette.yaml", numbered: None, threading: None, text: None },
     store: None,
+    agent_folders: &[],
     about: About {
         what: "VCR YAML cassette (vcrpy, pytest-recording)",
         kind: "stream of requests",

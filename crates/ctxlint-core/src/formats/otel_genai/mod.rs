@@ -84,6 +84,7 @@ mod messages;
 mod records;
 
 use super::LoadOptions;
+use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use crate::error::Result;
 use crate::model::*;
 use crate::source::SourceRef;
@@ -256,6 +257,68 @@ fn finish(src: &SourceRef, st: State, bad: BadLines) -> Input {
         unread,
     }
 }
+
+/// The `--input-format otel-genai` fit: records may be pretty-printed over
+/// several lines, so any line that is a record, or a head that begins with
+/// one, or one whole document.
+fn fits(src: &SourceRef) -> Result<Option<&'static str>> {
+    let mut lr = src.lines()?;
+    while let Some(l) = lr.next_line().map_err(|e| crate::error::Error::io(&src.display, e))? {
+        let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
+        if !l.too_long && serde_json::from_slice::<Value>(bytes).is_ok_and(|v| sniff(&v)) {
+            return Ok(None);
+        }
+    }
+    let head = src.peek(super::PEEK)?;
+    if sniff_concatenated(&head) || serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| sniff(&v)) {
+        return Ok(None);
+    }
+    Ok(Some(
+        "no record is an OTLP/JSON export (`resourceSpans` or `resourceLogs`) or a span or log record with `gen_ai.*` or `llm.*` attributes",
+    ))
+}
+
+/// Where an `otel-genai` pointer lies in its record's line: the pointer cut
+/// after a JSON-string attribute ([`located_pointer`]),
+/// then, for the SDK dumps' plain attributes (a string holding JSON, a
+/// pretty-printed record's partial line), cut segment by segment until it
+/// resolves.
+fn span(loc: &mut crate::locate::Locator<'_>, pointer: &str) -> Option<(usize, usize)> {
+    let mut p = located_pointer(pointer);
+    loop {
+        if let Some(s) = loc.span(p) {
+            return Some(s);
+        }
+        p = &p[..p.rfind('/')?];
+    }
+}
+
+/// The format's descriptor ([`super::REGISTRY`]).
+pub static FORMAT: Format = Format {
+    id: ID,
+    shape: Shape::Stream,
+    encoding: Encoding::Jsonl,
+    detect: Detect {
+        record: Some(Sniffer { rank: 7, test: sniff }),
+        document: Some(Sniffer { rank: 1, test: sniff }),
+        // Pretty-printed records one after another (the OpenTelemetry SDKs'
+        // console and file exporters).
+        concatenated: Some(sniff_concatenated),
+        ..Detect::NONE
+    },
+    fit: Fit::Own(fits),
+    read: Read::File(load),
+    locate: Locate::Lines { span: Some(span), document: None },
+    record: None,
+    repro: Repro { name: "traces.jsonl", numbered: None, threading: None, text: None },
+    store: None,
+    agent_folders: &[],
+    about: About {
+        what: "OpenTelemetry GenAI traces and logs (semconv 1.37+ gen_ai.input.messages, operation-details events, v1.30 per-message events) as OTLP JSON or SDK JSON dumps; OpenInference spans",
+        kind: "streams of requests",
+        location: "the file exporter's or collector's output file",
+    },
+};
 
 #[cfg(test)]
 mod tests {
