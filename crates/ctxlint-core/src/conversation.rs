@@ -1013,11 +1013,7 @@ fn element_diff(a: &Request, x: &Element, b: &Request, y: &Element) -> String {
 
 /// A short unified diff of two texts (at most 40 lines).
 pub fn unified(a: &str, b: &str) -> String {
-    // Texts that both lack a final newline are diffed as lines, without
-    // "no newline at end of file" markers; a newline added or removed shows.
-    let both_open = !a.ends_with('\n') && !b.ends_with('\n');
-    let close = |t: &str| if both_open && !t.is_empty() { format!("{t}\n") } else { t.to_string() };
-    let (a, b) = (close(a), close(b));
+    let (a, b) = crate::text::close_for_line_diff(a, b);
     // A deadline, as `diff`'s text comparison has: past it similar gives a
     // coarser (still correct) diff, so two texts of 40,000 different lines
     // take a fraction of a second, not tens of seconds (the excerpt shows 40

@@ -718,9 +718,7 @@ pub fn text_change(a: &str, b: &str) -> TextChange {
 /// [`text_change`] with a deadline: past it, the texts are compared as
 /// coarse line runs and without inline emphasis.
 pub fn text_change_until(a: &str, b: &str, deadline: Instant) -> TextChange {
-    let both_open = !a.ends_with('\n') && !b.ends_with('\n');
-    let close = |t: &str| if both_open && !t.is_empty() { format!("{t}\n") } else { t.to_string() };
-    let (a, b) = (close(a), close(b));
+    let (a, b) = crate::text::close_for_line_diff(a, b);
     let diff = similar::TextDiff::configure().algorithm(Algorithm::Patience).deadline(deadline).diff_lines(&a, &b);
     let mut hunks = Vec::new();
     for group in diff.grouped_ops(2) {

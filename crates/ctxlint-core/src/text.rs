@@ -493,6 +493,17 @@ pub fn lines(s: &str) -> impl Iterator<Item = &str> {
     s.lines().map(str::trim).filter(|l| !l.is_empty())
 }
 
+/// Two texts made ready for a line diff: when both lack a final newline,
+/// each (if not empty) gets one, so that they are diffed as lines without
+/// "no newline at end of file" markers; a newline added or removed still
+/// shows. Shared by every unified diff ctxlint writes (findings' `diff`,
+/// `ctxlint diff`).
+pub fn close_for_line_diff(a: &str, b: &str) -> (String, String) {
+    let both_open = !a.ends_with('\n') && !b.ends_with('\n');
+    let close = |t: &str| if both_open && !t.is_empty() { format!("{t}\n") } else { t.to_string() };
+    (close(a), close(b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,7 +45,7 @@ pub use vcr_cassette::MAX_YAML_DEPTH;
 /// Every format ctxlint reads: the only list of formats. Listed in the order
 /// `ctxlint formats` shows them; detection orders its tests by each
 /// descriptor's ranks ([`Detect`]), not by this list.
-pub static REGISTRY: [&Format; 22] = [
+pub static REGISTRY: &[&Format] = &[
     &pi_session::FORMAT,
     &claude_code::FORMAT,
     &codex_rollout::FORMAT,
