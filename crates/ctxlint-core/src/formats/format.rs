@@ -124,6 +124,15 @@ pub enum Encoding {
     Database,
 }
 
+/// A test of one JSON value (a record, a document, a body).
+pub type ValueTest = fn(&Value) -> bool;
+
+/// A test of an input's first bytes.
+pub type HeadTest = fn(&[u8]) -> bool;
+
+/// An SQLite database's tables, each `(name, columns)` ([`super::sqlite::tables`]).
+pub type Tables = [(String, Vec<String>)];
+
 /// One detection test and its rank among the formats tested at the same step
 /// (lower first; ranks are unique per step, a registry test checks it).
 #[derive(Clone, Copy)]
@@ -149,7 +158,7 @@ pub struct TableSniffer {
     /// Order among the database tests.
     pub rank: u8,
     /// Whether the tables are one of this format's stores.
-    pub test: fn(&[(String, Vec<String>)]) -> bool,
+    pub test: fn(&Tables) -> bool,
 }
 
 /// How detection recognises a format, step by step (docs/spec.md §1
@@ -169,7 +178,7 @@ pub struct Detect {
     pub document: Option<Sniffer>,
     /// A JSON document this format's writer makes that ctxlint does not
     /// read, and why (skipped like an unknown file, with the reason).
-    pub unsupported_document: Option<(fn(&Value) -> bool, &'static str)>,
+    pub unsupported_document: Option<(ValueTest, &'static str)>,
     /// A request body or history snapshot (tried after every document test).
     pub body: Option<Sniffer>,
     /// Pretty-printed JSON records one after another (not one document).

@@ -125,12 +125,12 @@ fn ranked<T: Copy>(step: impl Fn(&Detect) -> Option<T>, rank: impl Fn(&T) -> u8)
 /// The detection tests of each step, in rank order, built once from [`REGISTRY`].
 struct Steps {
     record: Vec<(FormatId, Sniffer)>,
-    owns_record: Vec<(FormatId, fn(&Value) -> bool)>,
+    owns_record: Vec<(FormatId, format::ValueTest)>,
     weak_record: Vec<(FormatId, Sniffer)>,
     document: Vec<(FormatId, Sniffer)>,
-    unsupported_document: Vec<(fn(&Value) -> bool, &'static str)>,
+    unsupported_document: Vec<(format::ValueTest, &'static str)>,
     body: Vec<(FormatId, Sniffer)>,
-    concatenated: Vec<(FormatId, fn(&[u8]) -> bool)>,
+    concatenated: Vec<(FormatId, format::HeadTest)>,
     text: Vec<(FormatId, format::TextSniffer)>,
     database: Vec<(FormatId, format::TableSniffer)>,
 }
