@@ -252,7 +252,7 @@ fn layers_format_ids_are_made_by_loaders_and_named_only_in_formats() {
 
 #[test]
 fn layers_commands_reach_formats_only_through_the_registry() {
-    // Issue 34: the engine, the inputs and the commands (check, show, diff,
+    // Issue 34: the engine, the inputs, the rules and the commands (check, show, diff,
     // repro, fence, the reports, the CLI crate) know a format through its
     // descriptor (`formats::descriptor`, `formats::REGISTRY`) and the
     // registry's own API, never a loader's module — except for a loader's

@@ -49,7 +49,7 @@ fn user_text_raw(t: &Transcript, e: &Entry) -> u64 {
 /// Whether the copy `e` comes late after the attempt's last own entry by the
 /// messages' own times ([`crate::formats::pi_session::inner_time`]).
 fn inner_late(t: &Transcript, e: &Entry, last: Option<u32>, rerendered: bool) -> bool {
-    let time = |x: &Entry| crate::formats::reload_line(t, x).and_then(|l| crate::formats::pi_session::inner_time(&l));
+    let time = |x: &Entry| t.raw_line(x).and_then(|l| crate::formats::pi_session::inner_time(&l));
     let (Some(now), Some(then)) = (time(e), last.and_then(|k| time(&t.entries[k as usize]))) else { return false };
     now > then.saturating_add(REPLAY_WINDOW_SECS) || (rerendered && now > then.saturating_add(RERENDERED_WINDOW_SECS))
 }

@@ -465,7 +465,9 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
     if let Body::Transcript(t) = &mut input.body {
         // Lines are read again by offset, verified by hash: no size to hold to.
         // (A database has no lines: its texts are all kept.)
-        t.source = (format != opencode::ID).then(|| SourceRef { seen: None, ..src.clone() });
+        let lines = descriptor(format).is_some_and(|d| d.encoding != Encoding::Database);
+        t.source = lines.then(|| SourceRef { seen: None, ..src.clone() });
+        t.reader = Some(crate::model::MessageReader { format, read: reload_message });
         t.texts = opts.texts;
         t.messages.seal();
     }
@@ -602,31 +604,9 @@ impl<'t> Reloader<'t> {
     }
 }
 
-/// The raw bytes of an entry's line, read again from its file (at its byte
-/// offset; from the start for compressed files) and verified by length and
-/// hash; `None` when the file is gone or the line changed.
+/// The raw bytes of an entry's line, read again ([`Transcript::raw_line`]).
 pub fn reload_line(t: &Transcript, e: &Entry) -> Option<Vec<u8>> {
-    let src = t.source.as_ref()?;
-    // The line's length is known: read exactly it (no 64 KiB buffer per line).
-    if let Some(b) = src.bytes_at(e.offset, e.len as usize) {
-        if crate::hash::hash_bytes(&b) == e.raw_hash {
-            return Some(b);
-        }
-    }
-    let bytes = match src.lines_at(&[e.offset]) {
-        Some(mut v) => v.pop()?,
-        // Compressed: no seeking; read up to the line.
-        None => {
-            let mut lines = src.lines().ok()?;
-            loop {
-                let l = lines.next_line().ok()??;
-                if l.no == e.line {
-                    break l.bytes.to_vec();
-                }
-            }
-        }
-    };
-    (bytes.len() == e.len as usize && crate::hash::hash_bytes(&bytes) == e.raw_hash).then_some(bytes)
+    t.raw_line(e)
 }
 
 fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {

@@ -18,7 +18,7 @@
 //! A transcript's messages are stored packed in [`Transcript::messages`] (see
 //! [`crate::model::packed`]); `check` keeps of the model side only short texts
 //! ([`crate::model::packed::Texts::Compact`]) and reads the others again for the
-//! findings that quote them ([`crate::formats::reload_message`]).
+//! findings that quote them ([`crate::model::Transcript::full_message`]).
 
 pub mod packed;
 
@@ -426,7 +426,7 @@ pub struct Block {
     pub dry_run: bool,
     /// The text was not kept in memory (a long model-side text of a
     /// transcript, see [`crate::model::packed::Texts`]): `text` is empty; the loader
-    /// gives it again with [`crate::formats::reload_message`].
+    /// gives it again with [`crate::model::Transcript::full_message`].
     pub text_dropped: bool,
 }
 
@@ -486,6 +486,16 @@ pub fn ptr_idx(base: &str, i: usize) -> String {
 // Transcripts
 // ---------------------------------------------------------------------------
 
+/// How a transcript's loader reads one entry's message again, with every
+/// text ([`Transcript::full_message`]): its format and its reader.
+#[derive(Debug, Clone, Copy)]
+pub struct MessageReader {
+    /// The transcript's format.
+    pub format: FormatId,
+    /// Reads `(format, transcript, entry)`'s message from the entry's line.
+    pub read: fn(FormatId, &Transcript, &Entry) -> Option<Message>,
+}
+
 /// A session transcript: entries in write order.
 #[derive(Debug, Default)]
 pub struct Transcript {
@@ -511,9 +521,12 @@ pub struct Transcript {
     pub id_repeats: Vec<IdRepeat>,
     /// The parent ids that name no entry ([`Parent::Dangling`] indexes here).
     pub dangling_ids: Vec<Box<str>>,
-    /// Where the lines were read from (to read a line again, see
-    /// [`crate::formats::reload_message`]).
+    /// Where the lines were read from (to read a line again:
+    /// [`Transcript::raw_line`], [`Transcript::full_message`]).
     pub source: Option<crate::source::SourceRef>,
+    /// How an entry's message is read again with every text (set by the
+    /// loader, [`crate::formats::load`]; `None`: it cannot be).
+    pub reader: Option<MessageReader>,
     /// The entries' messages, packed.
     pub messages: MessageArena,
     /// Which texts the loader kept ([`crate::formats::load`] records it): with
@@ -541,6 +554,43 @@ pub struct Usage {
 }
 
 impl Transcript {
+    /// The raw bytes of an entry's line, read again from its file (at its
+    /// byte offset; from the start for compressed files) and verified by
+    /// length and hash; `None` when the file is gone or the line changed.
+    pub fn raw_line(&self, e: &Entry) -> Option<Vec<u8>> {
+        let src = self.source.as_ref()?;
+        // The line's length is known: read exactly it (no 64 KiB buffer per line).
+        if let Some(b) = src.bytes_at(e.offset, e.len as usize) {
+            if crate::hash::hash_bytes(&b) == e.raw_hash {
+                return Some(b);
+            }
+        }
+        let bytes = match src.lines_at(&[e.offset]) {
+            Some(mut v) => v.pop()?,
+            // Compressed: no seeking; read up to the line.
+            None => {
+                let mut lines = src.lines().ok()?;
+                loop {
+                    let l = lines.next_line().ok()??;
+                    if l.no == e.line {
+                        break l.bytes.to_vec();
+                    }
+                }
+            }
+        };
+        (bytes.len() == e.len as usize && crate::hash::hash_bytes(&bytes) == e.raw_hash).then_some(bytes)
+    }
+
+    /// `e`'s message with every text as its loader gives it (a transcript
+    /// checked keeps only short texts of some messages, see
+    /// [`crate::model::packed::Texts`]): its line is read again and loaded on
+    /// its own. `None` when the line cannot be read or is no longer the line
+    /// that was checked (the file changed since), or carries no message.
+    pub fn full_message(&self, e: &Entry) -> Option<Message> {
+        let r = self.reader?;
+        (r.read)(r.format, self, e)
+    }
+
     /// Appends `e`, with its message packed as `packed` (see [`crate::model::packed::pack`]).
     pub fn push(&mut self, mut e: Entry, packed: Option<&[u8]>) {
         if let Some(bytes) = packed {

@@ -183,7 +183,7 @@ pub enum Texts {
     /// of at most [`SHORT_TEXT`] bytes once trimmed (silent tokens, empty
     /// replies); longer model-side texts only by length and hash. Used by
     /// `check`: excerpts of the few findings that need them are read again
-    /// from the file ([`crate::formats::reload_message`]).
+    /// from the file ([`crate::model::Transcript::full_message`]).
     #[default]
     Compact,
     /// Every text as the loader gave it (`show`, reloads).

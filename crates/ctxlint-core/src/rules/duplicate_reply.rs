@@ -183,7 +183,7 @@ pub fn check(cx: &mut RuleContext) {
             let fe = &t.entries[first as usize];
             let te = &t.entries[turn as usize];
             let e = &t.entries[at as usize];
-            let text = partial.and_then(|entries| full_text(input, t, &entries)).unwrap_or(text);
+            let text = partial.and_then(|entries| full_text(t, &entries)).unwrap_or(text);
             cx.report(
                 Finding::new(
                     RuleId::DuplicateReply,
@@ -218,8 +218,7 @@ fn sends_a_file(t: &Transcript, call: u32) -> bool {
     static FILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#""(?:filePath|media|mediaUrl|mediaUrls|buffer)"\s*:\s*(?:"[^"]|\[\s*")"#).expect("regex")
     });
-    crate::formats::reload_line(t, &t.entries[call as usize])
-        .is_some_and(|raw| FILE.is_match(&String::from_utf8_lossy(&raw)))
+    t.raw_line(&t.entries[call as usize]).is_some_and(|raw| FILE.is_match(&String::from_utf8_lossy(&raw)))
 }
 
 /// Where a delivered OpenClaw send went, against the user turn it ran for.
@@ -251,7 +250,7 @@ fn send_target(t: &Transcript, result: &Entry, turn: &Entry) -> Target {
         regex::Regex::new(r#"\\?"(?:to|chatId|chat_id|target)\\?"\s*:\s*\\?"([^"\\]{3,})\\?""#).expect("regex")
     });
     // The result's own line (its text is kept only as a prefix).
-    let Some(raw) = crate::formats::reload_line(t, result) else { return Target::Unknown };
+    let Some(raw) = t.raw_line(result) else { return Target::Unknown };
     let raw = String::from_utf8_lossy(&raw);
     let Some(tm) = t.message(turn) else { return Target::Unknown };
     let turn_text: String = tm.blocks.iter().map(|b| &*b.text).collect::<Vec<_>>().join("\n");
@@ -294,10 +293,10 @@ type LaneState = (VecDeque<u32>, Vec<(u32, u32)>, bool);
 
 /// The joined text of a model call's entries as their loader gives it (the
 /// texts `check` does not keep are read again from the file).
-fn full_text(input: &crate::model::Input, t: &Transcript, entries: &[u32]) -> Option<String> {
+fn full_text(t: &Transcript, entries: &[u32]) -> Option<String> {
     let mut acc = GroupAcc::default();
     for &k in entries {
-        let m = crate::formats::reload_message(input.format, t, &t.entries[k as usize])?;
+        let m = t.full_message(&t.entries[k as usize])?;
         let a = m.assistant.clone()?;
         acc.add(k, m.blocks.iter().map(|b| (b.kind, &*b.text, b.text_dropped, &*b.pointer)), &a);
     }

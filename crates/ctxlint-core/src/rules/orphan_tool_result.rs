@@ -49,7 +49,7 @@ pub fn check(cx: &mut RuleContext) {
                         .blocks
                         .iter()
                         .any(|b| b.text_dropped)
-                        .then(|| crate::formats::reload_message(input.format, t, e))
+                        .then(|| t.full_message(e))
                         .flatten()
                         .filter(|r| r.blocks.len() == m.blocks.len());
                     cached = Some((unit, full.unwrap_or(m)));

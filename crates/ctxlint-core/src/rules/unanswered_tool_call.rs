@@ -71,7 +71,8 @@ pub fn check(cx: &mut RuleContext) {
                     // a line read back that is not the whole message (a Qwen
                     // message written twice under one uuid is merged) is not used.
                     let kept = t.message(e);
-                    let m = crate::formats::reload_message(input.format, t, e)
+                    let m = t
+                        .full_message(e)
                         .filter(|r| kept.as_ref().is_some_and(|k| r.blocks.len() == k.blocks.len()))
                         .or(kept);
                     let Some(m) = m else { continue };
