@@ -1,0 +1,407 @@
+//! Detection by content (docs/spec.md §1): the steps detection takes on an
+//! input's head (JSONL records, one JSON document, a request body, a text
+//! head, SQLite tables), each trying the registered formats' tests in rank
+//! order ([`super::Detect`]), and the fit check of a forced `--input-format`.
+
+use super::*;
+use crate::error::{Error, Result};
+use crate::model::*;
+use crate::source::SourceRef;
+use serde_json::Value;
+
+/// The registered formats with a detection test at one step, in rank order.
+fn ranked<T: Copy>(step: impl Fn(&Detect) -> Option<T>, rank: impl Fn(&T) -> u8) -> Vec<(FormatId, T)> {
+    let mut v: Vec<(FormatId, T)> = REGISTRY.iter().filter_map(|d| step(&d.detect).map(|t| (d.id, t))).collect();
+    v.sort_by_key(|(_, t)| rank(t));
+    v
+}
+
+/// The detection tests of each step, in rank order, built once from [`REGISTRY`].
+pub(super) struct Steps {
+    pub(super) record: Vec<(FormatId, Sniffer)>,
+    pub(super) owns_record: Vec<(FormatId, format::ValueTest)>,
+    pub(super) weak_record: Vec<(FormatId, Sniffer)>,
+    pub(super) document: Vec<(FormatId, Sniffer)>,
+    pub(super) unsupported_document: Vec<(format::ValueTest, &'static str)>,
+    pub(super) body: Vec<(FormatId, Sniffer)>,
+    pub(super) concatenated: Vec<(FormatId, format::HeadTest)>,
+    pub(super) text: Vec<(FormatId, format::TextSniffer)>,
+    pub(super) database: Vec<(FormatId, format::TableSniffer)>,
+}
+
+pub(super) fn steps() -> &'static Steps {
+    static STEPS: std::sync::OnceLock<Steps> = std::sync::OnceLock::new();
+    STEPS.get_or_init(|| Steps {
+        record: ranked(|d| d.record, |s| s.rank),
+        owns_record: ranked(|d| d.owns_record, |_| 0),
+        weak_record: ranked(|d| d.weak_record, |s| s.rank),
+        document: ranked(|d| d.document, |s| s.rank),
+        unsupported_document: REGISTRY.iter().filter_map(|d| d.detect.unsupported_document).collect(),
+        body: ranked(|d| d.body, |s| s.rank),
+        concatenated: ranked(|d| d.concatenated, |_| 0),
+        text: ranked(|d| d.text, |s| s.rank),
+        database: ranked(|d| d.database, |s| s.rank),
+    })
+}
+
+/// How many bytes detection reads from the start of an input.
+pub const PEEK: usize = 256 * 1024;
+
+/// JSONL detection reads at least this many records (and at least [`PEEK`]
+/// bytes) before it gives up, when no record decides sooner (docs/spec.md §1).
+pub const MIN_RECORDS: u32 = 64;
+
+/// JSONL detection reads no further than this once it has seen 8 records
+/// (the records may be huge: a pasted image is one line).
+pub const MAX_SNIFF_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A first line longer than this that does not parse is a torn record, not
+/// the opening line of a pretty-printed document.
+const DOC_FIRST_LINE_MAX: u64 = 1024 * 1024;
+
+/// The [`Detection::Unsupported`] reason of a single JSON document with
+/// `traceSchema: "openclaw-trajectory"`: an export bundle's `manifest.json`
+/// (`TrajectoryBundleManifest`, openclaw/openclaw `src/trajectory/types.ts`)
+/// or a pretty-printed event, not the JSONL trajectory
+/// [`openclaw_trajectory`] reads (one event per line).
+pub const OPENCLAW_TRAJECTORY_DOCUMENT: &str = "an OpenClaw trajectory document, not a trajectory (an export bundle's manifest or a pretty-printed event; openclaw-trajectory reads `*.trajectory.jsonl` files, one event per line)";
+
+/// What detection found in an input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detection {
+    /// A format ctxlint reads.
+    Format(FormatId),
+    /// A known kind of file that ctxlint does not read; the reason names it
+    /// (e.g. [`OPENCLAW_TRAJECTORY_DOCUMENT`]). Such a file is skipped like an unknown one.
+    Unsupported(&'static str),
+    /// No format matched.
+    Unknown,
+}
+
+/// What one JSONL record says about the format of its file.
+enum Sniff {
+    /// This record's format decides the file's.
+    Decided(FormatId),
+    /// A record only this format writes, but which alone does not decide
+    /// (Claude Code bookkeeping without `uuid` or `sessionId`): the format,
+    /// unless a later record decides otherwise.
+    Weak(FormatId),
+    /// Says nothing.
+    Undecided,
+}
+
+/// Detects the format of an input by its content, or `None` (also for a
+/// known format that is not supported yet, see [`detect_input`]).
+pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
+    Ok(match detect_input(src)? {
+        Detection::Format(f) => Some(f),
+        Detection::Unsupported(_) | Detection::Unknown => None,
+    })
+}
+
+/// Detects the format of an input by its content (docs/spec.md §1).
+///
+/// JSONL: records are read until one decides, at least the first
+/// [`MIN_RECORDS`] records and the first [`PEEK`] bytes (no more than
+/// [`MAX_SNIFF_BYTES`] past the 8th record), so any number of leading bookkeeping records
+/// (Claude Code `file-history-snapshot`, `summary`, `permission-mode`, … lines)
+/// never hide a format. Lines that do not parse are passed over. A single JSON
+/// document is recognised by its body; YAML by `interactions:`; an Aider
+/// LLM history by its first non-blank line, a `TO LLM <timestamp>` header
+/// ([`aider::sniff`]: text never read as JSON, and JSON never as it).
+pub fn detect_input(src: &SourceRef) -> Result<Detection> {
+    let head = src.peek(PEEK)?;
+    if sqlite::is_database(&head) {
+        return Ok(detect_database(src));
+    }
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+    let Some(start) = body.iter().position(|c| !c.is_ascii_whitespace()) else {
+        return Ok(Detection::Unknown);
+    };
+    let t = &body[start..];
+    if t[0] == b'{' || t[0] == b'[' {
+        let blank = |l: &[u8]| l.iter().all(u8::is_ascii_whitespace);
+        let (mut records, mut objects, mut weak) = (0u32, 0u32, None);
+        // Whether the first line holds a whole JSON value: else the input is
+        // read as one (pretty-printed) document first, whose inner lines
+        // must not be taken for records.
+        let mut first_parsed = None;
+        let mut lr = src.lines()?;
+        while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
+            let end = l.offset + l.len;
+            let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
+            if l.too_long || !blank(bytes) {
+                records += 1;
+            }
+            if !l.too_long && !blank(bytes) {
+                let parsed = serde_json::from_slice::<Value>(bytes);
+                if first_parsed.is_none() {
+                    first_parsed = Some(parsed.is_ok());
+                    // A long first line that does not parse is a torn record
+                    // (issue 7: a pasted image), never a document's opening line.
+                    if parsed.is_err() && l.len <= DOC_FIRST_LINE_MAX {
+                        if let Some(d) = whole_document(src)? {
+                            return Ok(d);
+                        }
+                        // Pretty-printed records one after another (the
+                        // OpenTelemetry SDKs' console and file exporters).
+                        if let Some((f, _)) = steps().concatenated.iter().find(|(_, test)| test(body)) {
+                            return Ok(Detection::Format(*f));
+                        }
+                    }
+                }
+                if let Err(e) = &parsed {
+                    // Two records fused on one line (a torn append): the first
+                    // one still tells the format (the loader reports the line).
+                    if e.to_string().starts_with("trailing characters") {
+                        let first = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>().next();
+                        if let Some(Ok(v)) = first {
+                            if let Sniff::Decided(f) = sniff_record(&v) {
+                                weak.get_or_insert(f);
+                            }
+                        }
+                    }
+                }
+                if let Ok(v) = parsed {
+                    objects += u32::from(v.is_object());
+                    match sniff_record(&v) {
+                        Sniff::Decided(f) => return Ok(Detection::Format(f)),
+                        Sniff::Weak(f) => {
+                            weak.get_or_insert(f);
+                        }
+                        Sniff::Undecided => {}
+                    }
+                }
+            }
+            if (records >= MIN_RECORDS && end >= PEEK as u64) || (records >= 8 && end >= MAX_SNIFF_BYTES) {
+                break;
+            }
+        }
+        if let Some(f) = weak {
+            return Ok(Detection::Format(f));
+        }
+        // JSONL of records that match no format (two or more objects, the
+        // first on line 1), or a document already tried: nothing more to try.
+        if first_parsed == Some(false) || objects >= 2 {
+            return Ok(Detection::Unknown);
+        }
+        return Ok(whole_document(src)?.unwrap_or(Detection::Unknown));
+    }
+    // Text: an Aider LLM history's `TO LLM <timestamp>` header, a cassette's
+    // `interactions:`.
+    Ok(steps().text.iter().find_map(|(_, s)| (s.test)(t)).unwrap_or(Detection::Unknown))
+}
+
+/// The detection of `src` read as one JSON document (a request body, a
+/// pydantic-ai history), or `None` when it is not one.
+fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
+    let bytes = src.read_all()?;
+    let Ok(v) = serde_json::from_slice::<Value>(&bytes) else { return Ok(None) };
+    if let Some((_, why)) = steps().unsupported_document.iter().find(|(test, _)| test(&v)) {
+        return Ok(Some(Detection::Unsupported(why)));
+    }
+    if let Some((f, _)) = steps().document.iter().find(|(_, s)| (s.test)(&v)) {
+        return Ok(Some(Detection::Format(*f)));
+    }
+    Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
+}
+
+/// Whether a record carries `traceSchema: "openclaw-trajectory"` (an event of [`openclaw_trajectory`]).
+pub(super) fn is_openclaw_trajectory(v: &Value) -> bool {
+    v.get("traceSchema").and_then(Value::as_str) == Some(openclaw_trajectory::TRACE_SCHEMA)
+}
+
+fn sniff_record(v: &Value) -> Sniff {
+    if let Some(f) = sniff_jsonl_record(v) {
+        return Sniff::Decided(f);
+    }
+    match steps().weak_record.iter().find(|(_, s)| (s.test)(v)) {
+        Some((f, _)) => Sniff::Weak(*f),
+        None => Sniff::Undecided,
+    }
+}
+
+/// Recognises one JSONL record (docs/spec.md §1 "recognised by"): the first
+/// format, by rank, whose record test it passes. A record a format owns
+/// ([`Detect::owns_record`]: OpenClaw trajectory events carry `type` and
+/// `sessionId` too, but their `traceSchema` decides) is that format's or none.
+pub fn sniff_jsonl_record(v: &Value) -> Option<FormatId> {
+    v.as_object()?;
+    let steps = steps();
+    if let Some((owner, _)) = steps.owns_record.iter().find(|(_, owns)| owns(v)) {
+        return steps.record.iter().find(|(f, s)| f == owner && (s.test)(v)).map(|(f, _)| *f);
+    }
+    steps.record.iter().find(|(_, s)| (s.test)(v)).map(|(f, _)| *f)
+}
+
+/// Checks that `src` fits `format`, which was forced on it
+/// (`--input-format`), as the format's [`Fit`] says (docs/spec.md §1:
+/// otherwise an error naming what is missing, never a clean pass). An SQLite
+/// database fits only the format whose store it is.
+pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
+    let unfit = |missing: &str| Error::DoesNotFit {
+        path: src.display.clone().into(),
+        format: format.to_string(),
+        missing: missing.to_string(),
+    };
+    if src.peek(16).is_ok_and(|h| sqlite::is_database(&h)) {
+        return match detect_database(src) {
+            Detection::Format(f) if f == format => Ok(()),
+            _ => Err(unfit("an SQLite database, not one of this format's stores")),
+        };
+    }
+    let Some(d) = descriptor(format) else { return Err(unfit("a format ctxlint reads")) };
+    match d.fit {
+        Fit::Records { test, missing, document } => {
+            let mut lr = src.lines()?;
+            while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
+                let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
+                if l.too_long || bytes.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                if serde_json::from_slice::<Value>(bytes).is_ok_and(|v| test(&v)) {
+                    return Ok(());
+                }
+            }
+            if let Some(document) = document {
+                if serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| document(&v)) {
+                    return Ok(());
+                }
+            }
+            Err(unfit(missing))
+        }
+        Fit::Own(fits) => match fits(src)? {
+            None => Ok(()),
+            Some(missing) => Err(unfit(missing)),
+        },
+        Fit::Document { test, noun } => {
+            let bytes = src.read_all()?;
+            let v: Value = serde_json::from_slice(&bytes)
+                .map_err(|e| unfit(&format!("not one JSON document ({e}), so {noun}")))?;
+            match test(&v) {
+                None => Ok(()),
+                Some(missing) => Err(unfit(missing)),
+            }
+        }
+    }
+}
+
+/// Recognises a request body (or a history snapshot): the first format, by
+/// rank, whose body test it passes.
+pub fn sniff_body(v: &Value) -> Option<FormatId> {
+    steps().body.iter().find(|(_, s)| (s.test)(v)).map(|(f, _)| *f)
+}
+
+/// What an SQLite database holds: an Agents SDK `SQLiteSession` store, an
+/// OpenCode store, or something else (unknown, also when
+/// SQLite cannot open it).
+fn detect_database(src: &SourceRef) -> Detection {
+    let Ok(db) = sqlite::open(src) else { return Detection::Unsupported(DAMAGED_DATABASE) };
+    let Ok(tables) = sqlite::tables(&db.conn) else { return Detection::Unsupported(DAMAGED_DATABASE) };
+    match steps().database.iter().find(|(_, s)| (s.test)(&tables)) {
+        Some((f, _)) => Detection::Format(*f),
+        None => Detection::Unknown,
+    }
+}
+
+/// The [`Detection::Unsupported`] reason of a database SQLite cannot read.
+pub const DAMAGED_DATABASE: &str = "an SQLite database that SQLite cannot read (truncated, damaged or encrypted), so its tables cannot tell its format";
+
+/// The [`Detection::Unsupported`] reason of an OpenCode database.
+pub const OPENCODE_DATABASE: &str =
+    "an OpenCode database (`opencode.db`: session, message and part tables); the `opencode` format is not read yet";
+
+#[cfg(test)]
+mod detect_tests {
+    use super::*;
+
+    fn detect_str(text: &str) -> Detection {
+        let src = SourceRef {
+            display: "x.jsonl".into(),
+            origin: crate::source::Origin::Memory(text.as_bytes().to_vec().into()),
+            seen: None,
+            session: None,
+        };
+        detect_input(&src).expect("reads")
+    }
+
+    const SNAPSHOT: &str = r#"{"type":"file-history-snapshot","messageId":"m1","snapshot":{"messageId":"m1","trackedFileBackups":{},"timestamp":"2026-04-18T13:18:42.474Z"},"isSnapshotUpdate":false}"#;
+    const USER: &str = r#"{"parentUuid":null,"isSidechain":false,"cwd":"/p","sessionId":"s1","version":"2.1.42","type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-04-18T13:18:45.000Z"}"#;
+    const TRAJECTORY: &str = r#"{"traceSchema":"openclaw-trajectory","schemaVersion":1,"traceId":"s1","source":"runtime","type":"session.started","ts":"2026-04-22T08:00:00.000Z","seq":1,"sourceSeq":1,"sessionId":"s1"}"#;
+
+    fn lines(head: &[&str], n: usize, tail: &[&str]) -> String {
+        let mut v: Vec<&str> = head.to_vec();
+        v.extend(std::iter::repeat_n(SNAPSHOT, n));
+        v.extend(tail);
+        v.join("\n") + "\n"
+    }
+
+    #[test]
+    fn leading_bookkeeping_records_never_hide_claude_code() {
+        for n in [2, 8, 63, 200] {
+            assert_eq!(
+                detect_str(&lines(&[], n, &[USER])),
+                Detection::Format(crate::formats::claude_code::ID),
+                "{n} snapshots"
+            );
+        }
+        // Bookkeeping only: still Claude Code (its record types), as are torn lines between.
+        assert_eq!(detect_str(&lines(&[], 3, &[])), Detection::Format(crate::formats::claude_code::ID));
+        assert_eq!(
+            detect_str(&lines(&["{\"type\":\"user\",\"mess"], 3, &[USER])),
+            Detection::Format(crate::formats::claude_code::ID)
+        );
+        // A later record of another format decides over bookkeeping-only evidence.
+        let pi = r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#;
+        assert_eq!(detect_str(&lines(&[], 2, &[pi])), Detection::Format(crate::formats::pi_session::ID));
+    }
+
+    #[test]
+    fn the_window_is_64_records_and_256_kib() {
+        // 300 records of 40 KiB that say nothing (12 MB): past both bounds, undecided.
+        let filler = format!("{{\"note\":\"{}\"}}", "x".repeat(40 * 1024));
+        let mut v = vec![filler.as_str(); 300];
+        v.push(USER);
+        assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Unknown);
+        // Within 64 records, however large they are.
+        let mut v = vec![filler.as_str(); 60];
+        v.push(USER);
+        assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Format(crate::formats::claude_code::ID));
+        // Within 256 KiB, however many records.
+        let small = "{\"note\":\"x\"}";
+        let mut v = vec![small; 5000];
+        v.push(USER);
+        assert_eq!(detect_str(&(v.join("\n") + "\n")), Detection::Format(crate::formats::claude_code::ID));
+    }
+
+    #[test]
+    fn a_pretty_printed_body_with_object_lines_is_one_document() {
+        let body = "{\n  \"instructions\": \"be brief\",\n  \"input\": [\n    {\"type\": \"message\", \"role\": \"user\", \"content\": \"a\"},\n    {\"type\": \"message\", \"role\": \"user\", \"content\": \"b\"}\n  ]\n}\n";
+        assert_eq!(detect_str(body), Detection::Format(crate::formats::openai_responses::ID));
+        // A torn first line of a JSONL file: the records after it decide.
+        assert_eq!(
+            detect_str(&format!("{{\"type\":\"us\n{USER}\n")),
+            Detection::Format(crate::formats::claude_code::ID)
+        );
+    }
+
+    #[test]
+    fn an_openclaw_trajectory_is_read_as_one_not_as_claude_code() {
+        assert_eq!(detect_str(&format!("{TRAJECTORY}\n")), Detection::Format(crate::formats::openclaw_trajectory::ID));
+        assert_eq!(
+            sniff_jsonl_record(&serde_json::from_str(TRAJECTORY).unwrap()),
+            Some(crate::formats::openclaw_trajectory::ID)
+        );
+        // Behind leading Claude Code bookkeeping-like records it still decides.
+        assert_eq!(
+            detect_str(&lines(&[], 3, &[TRAJECTORY])),
+            Detection::Format(crate::formats::openclaw_trajectory::ID)
+        );
+        // Whole-document form (a pretty-printed event, or an export bundle's manifest): not a trajectory.
+        let doc = serde_json::to_string_pretty(&serde_json::from_str::<Value>(TRAJECTORY).unwrap()).unwrap();
+        assert_eq!(detect_str(&doc), Detection::Unsupported(OPENCLAW_TRAJECTORY_DOCUMENT));
+        // The pointer file OpenClaw writes beside a session is another schema.
+        let pointer = r#"{"traceSchema":"openclaw-trajectory-pointer","schemaVersion":1,"sessionId":"s1","runtimeFile":"/x.jsonl"}"#;
+        assert_eq!(sniff_jsonl_record(&serde_json::from_str(pointer).unwrap()), None);
+    }
+}

@@ -1,0 +1,365 @@
+//! Loading an input of a known format: the options, the consistent-snapshot
+//! read (a file rewritten while read is read again), the dispatch to the
+//! format's reader, single body files and streams of them, and reading one
+//! entry's line again with every text.
+
+use super::*;
+use crate::error::{Error, Result};
+use crate::model::*;
+use crate::source::SourceRef;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Loading options.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `--input-format`: the format was forced, not detected; [`load`] first
+    /// checks that the input fits it ([`check_fit`]).
+    pub forced: Option<FormatId>,
+    /// Which texts of a transcript's messages to keep (`check` keeps the
+    /// prompt side; `show` and reloads keep all as loaded).
+    pub texts: crate::model::packed::Texts,
+}
+
+/// Loads one input of a known format. Body formats give a one-request stream.
+pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
+    // A compressed input cannot be read again at an offset: keep every text
+    // rather than decompress it from the start for each excerpt.
+    let keep_all;
+    let opts = if opts.texts == crate::model::packed::Texts::Compact && is_transcript(format) && src.is_compressed() {
+        keep_all = LoadOptions { texts: crate::model::packed::Texts::AsLoaded, ..opts.clone() };
+        &keep_all
+    } else {
+        opts
+    };
+    if opts.forced == Some(format) {
+        check_fit(src, format)?;
+    }
+    let mut input = load_snapshot(src, format, opts)?;
+    if let Body::Transcript(t) = &mut input.body {
+        // Lines are read again by offset, verified by hash: no size to hold to.
+        // (A database has no lines: its texts are all kept.)
+        let lines = descriptor(format).is_some_and(|d| d.encoding != Encoding::Database);
+        t.source = lines.then(|| SourceRef { seen: None, ..src.clone() });
+        t.reader = Some(crate::model::MessageReader { format, read: reload_message });
+        t.texts = opts.texts;
+        t.messages.seal();
+    }
+    Ok(input)
+}
+
+/// How many times a file that changed while it was read is read again.
+pub const READ_TRIES: usize = 3;
+
+/// Loads `src` as one consistent snapshot: its [`crate::source::Stamp`] is
+/// taken before and after; when the file shrank, was rewritten or replaced
+/// in between (a second writer), it is read again, up to [`READ_TRIES`]
+/// times, then an error — never findings (or a clean pass) for bytes that
+/// were never one file. A file only appended to meanwhile is fine (its
+/// appended bytes are not read), unless what was read ends inside a line
+/// (a line being written, or a rewrite to a longer file): then it is read
+/// again too.
+fn load_snapshot(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
+    let mut last = None;
+    for _ in 0..READ_TRIES {
+        let before = src.stamp();
+        if let (Some(seen), Some(b)) = (src.seen, before) {
+            // Changed since its format was detected (emptied, rewritten): the
+            // format must be what the file holds now.
+            if !seen.still_holds(&b) && !matches!(detect_input(src), Ok(Detection::Format(f)) if f == format) {
+                last = Some((seen.len, b.len));
+                continue;
+            }
+        }
+        // Read as exactly the bytes stamped now (a file emptied or cut
+        // meanwhile ends early: an error, read again).
+        let snap = SourceRef { seen: before.or(src.seen), ..src.clone() };
+        let r = load_format(&snap, format, opts);
+        let after = src.stamp();
+        let shrank = matches!(&r, Err(Error::Io { source, .. }) if source.to_string() == crate::source::SHRANK);
+        match (before, after) {
+            (Some(b), Some(a)) if shrank || !b.still_holds(&a) => {
+                last = Some((b.len, a.len));
+                continue;
+            }
+            // Grown while read, and what was read ends inside a line: a
+            // writer was mid-line (an append not done), or the file was
+            // rewritten longer in place (the same inode, a larger size: it
+            // looks like an append, and its first bytes are not the ones
+            // stamped). Either way, read it again rather than report a
+            // torn last line that no one wrote.
+            (Some(b), Some(a)) if a.len > b.len && src.ends_a_line_at(b.len) == Some(false) => {
+                last = Some((b.len, a.len));
+                continue;
+            }
+            _ => return r,
+        }
+    }
+    let (b, a) = last.unwrap_or_default();
+    Err(Error::Io {
+        path: src.display.clone().into(),
+        source: std::io::Error::other(format!(
+            "the file changed while it was read, {READ_TRIES} times ({b} bytes, then {a}): another process is rewriting it; check it again once that writer is done"
+        )),
+    })
+}
+
+/// The message of entry `e` of transcript `t` (of `format`) with every text
+/// as its loader gives it (see [`crate::model::packed::Texts`]): the entry's line is
+/// read again from the transcript's source and loaded on its own. `None` when
+/// the line cannot be read or is no longer the line that was checked (the
+/// file changed since), or carries no message.
+pub fn reload_message(format: FormatId, t: &Transcript, e: &Entry) -> Option<Message> {
+    message_from_line(format, t, reload_line(t, e)?, e.id.as_deref())
+}
+
+/// The message of one entry's line, loaded again with every text.
+fn message_from_line(format: FormatId, t: &Transcript, bytes: Vec<u8>, want: Option<&str>) -> Option<Message> {
+    let src = t.source.as_ref()?;
+    let one = SourceRef {
+        display: src.display.clone(),
+        origin: crate::source::Origin::Memory(bytes.into()),
+        seen: None,
+        session: None,
+    };
+    // Not forced: one line alone need not fit the format's detection (a pi
+    // message line has no session header); the loader is named directly.
+    let opts = LoadOptions { forced: None, texts: crate::model::packed::Texts::AsLoaded };
+    let input = load_format(&one, format, &opts).ok()?;
+    let t = input.as_transcript()?;
+    // One line may give several entries (a Gemini CLI record and its
+    // results): the one with the entry's id, else the first.
+    let first = t.entries.first()?;
+    let e = match &want {
+        Some(id) => t.entries.iter().find(|x| x.id.as_deref() == Some(id)).unwrap_or(first),
+        None => first,
+    };
+    t.message(e)
+}
+
+/// Reads many lines of one transcript again (`show`'s first lines of texts
+/// not kept) through one open file and a window of its bytes
+/// ([`crate::source::RangeReader`]) instead of opening the file for each
+/// line; each line is verified by length and hash as [`reload_line`] does,
+/// which it falls back to for compressed inputs.
+pub struct Reloader<'t> {
+    format: FormatId,
+    t: &'t Transcript,
+    range: Option<crate::source::RangeReader>,
+    opened: bool,
+}
+
+impl<'t> Reloader<'t> {
+    /// A reloader for transcript `t` of format `format` (opens nothing yet).
+    pub fn new(format: FormatId, t: &'t Transcript) -> Self {
+        Reloader { format, t, range: None, opened: false }
+    }
+
+    /// The raw bytes of `e`'s line; `None` when the file is gone or the line changed.
+    pub fn line(&mut self, e: &Entry) -> Option<Vec<u8>> {
+        if !self.opened {
+            self.opened = true;
+            self.range = self.t.source.as_ref().and_then(|s| s.range_reader());
+        }
+        if let Some(r) = &mut self.range {
+            if let Some(b) = r.read(e.offset, e.len as usize) {
+                if crate::hash::hash_bytes(b) == e.raw_hash {
+                    return Some(b.to_vec());
+                }
+            }
+        }
+        reload_line(self.t, e)
+    }
+
+    /// `e`'s message with every text, as [`reload_message`] gives it.
+    pub fn message(&mut self, e: &Entry) -> Option<Message> {
+        let bytes = self.line(e)?;
+        message_from_line(self.format, self.t, bytes, e.id.as_deref())
+    }
+}
+
+/// The raw bytes of an entry's line, read again ([`Transcript::raw_line`]).
+pub fn reload_line(t: &Transcript, e: &Entry) -> Option<Vec<u8>> {
+    t.raw_line(e)
+}
+
+fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
+    let Some(d) = descriptor(format) else {
+        return Err(Error::BadInput {
+            path: src.display.clone().into(),
+            format: format.to_string(),
+            reason: "this format is not supported yet".into(),
+        });
+    };
+    match d.read {
+        Read::File(load) => load(src, opts),
+        Read::Body { database: Some(load_db), .. } if src.peek(16).is_ok_and(|h| sqlite::is_database(&h)) => {
+            load_db(src)
+        }
+        Read::Body { .. } => load_body_file(src, format),
+    }
+}
+
+/// Parses a body of a known format into a request (`None` for a format that
+/// is not a body format).
+pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, base: &str) -> Option<Request> {
+    match descriptor(format)?.read {
+        Read::Body { parse, .. } => Some(parse(v, path, index, base)),
+        Read::File(_) => None,
+    }
+}
+
+/// Loads a single request-body file as a one-request stream.
+pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
+    let bytes = src.read_all()?;
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| Error::BadInput {
+        path: src.display.clone().into(),
+        format: format.to_string(),
+        reason: format!("not valid JSON: {e}"),
+    })?;
+    let path: Arc<str> = src.display.as_str().into();
+    let mut req =
+        parse_body(format, &v, &path, 0, "").ok_or_else(|| Error::Internal(format!("no body parser for {format}")))?;
+    // The parsed tree is gone before the raw text is kept, and valid UTF-8
+    // (what serde_json accepted) becomes the text without a copy.
+    drop(v);
+    let raw = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    req.raw = Some(raw.into());
+    Ok(Input {
+        path: src.display.clone(),
+        format,
+        body: Body::Stream(Stream { requests: vec![req] }),
+        bad_lines: Vec::new(),
+        more_bad_lines: 0,
+        skipped: 0,
+        unknown_records: 0,
+        unread: Vec::new(),
+    })
+}
+
+/// Joins single-request inputs (files of one body format in one directory, in
+/// natural filename order) into one stream input named `dir`.
+pub fn join_stream(dir: &str, format: FormatId, inputs: Vec<Input>) -> Input {
+    let mut requests = Vec::new();
+    let mut unread = Vec::new();
+    for inp in inputs {
+        unread.extend(inp.unread);
+        if let Body::Stream(s) = inp.body {
+            requests.extend(s.requests);
+        }
+    }
+    for (i, r) in requests.iter_mut().enumerate() {
+        r.index = i;
+    }
+    Input {
+        path: dir.to_string(),
+        format,
+        body: Body::Stream(Stream { requests }),
+        bad_lines: Vec::new(),
+        more_bad_lines: 0,
+        skipped: 0,
+        unknown_records: 0,
+        unread,
+    }
+}
+
+/// Loads `text` (held in memory, named `name`) with `load`, for unit tests.
+#[cfg(test)]
+pub(crate) fn load_str_for_test(load: fn(&SourceRef, &LoadOptions) -> Result<Input>, name: &str, text: &str) -> Input {
+    let src = SourceRef {
+        display: name.into(),
+        origin: crate::source::Origin::Memory(text.as_bytes().to_vec().into()),
+        seen: None,
+        session: None,
+    };
+    load(&src, &LoadOptions::default()).expect("loads")
+}
+
+#[cfg(test)]
+mod reload_tests {
+    use super::*;
+
+    const LINES: &str = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#,
+        "\n",
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"a model-side text that is longer than thirty-two bytes"}],"provider":"p","model":"m","stopReason":"stop"}}"#,
+        "\r\n",
+    );
+
+    #[test]
+    fn a_dropped_text_is_read_again_unless_the_line_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        std::fs::write(&p, LINES).unwrap();
+        let src = SourceRef::file("s.jsonl", &p);
+        let input = load(&src, crate::formats::pi_session::ID, &LoadOptions::default()).unwrap();
+        let t = input.as_transcript().unwrap();
+        let e = &t.entries[0];
+        assert!(t.message(e).unwrap().blocks[0].text_dropped);
+        let full = reload_message(crate::formats::pi_session::ID, t, e).unwrap();
+        assert_eq!(&*full.blocks[0].text, "a model-side text that is longer than thirty-two bytes");
+        // The same length, other bytes: the file changed since it was read.
+        std::fs::write(&p, LINES.replace("longer", "LONGER")).unwrap();
+        assert!(reload_message(crate::formats::pi_session::ID, t, e).is_none());
+        std::fs::remove_file(&p).unwrap();
+        assert!(reload_message(crate::formats::pi_session::ID, t, e).is_none());
+    }
+
+    #[test]
+    fn a_reloader_reads_many_lines_through_one_window_and_checks_each() {
+        // 3,000 assistant lines (about 600 KiB: more than two windows).
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        let mut text = String::from(r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#);
+        text.push('\n');
+        let mut parent = String::from("null");
+        for k in 0..3000 {
+            text.push_str(&format!(
+                r#"{{"type":"message","id":"m{k}","parentId":{parent},"timestamp":"t","message":{{"role":"assistant","content":[{{"type":"text","text":"reply number {k:05} to a question, long enough that check does not keep it ({})"}}],"provider":"p","model":"m","stopReason":"stop"}}}}"#,
+                "x".repeat(k % 300)
+            ));
+            text.push('\n');
+            parent = format!("\"m{k}\"");
+        }
+        std::fs::write(&p, &text).unwrap();
+        let src = SourceRef::file("s.jsonl", &p);
+        let input = load(&src, crate::formats::pi_session::ID, &LoadOptions::default()).unwrap();
+        let t = input.as_transcript().unwrap();
+        assert_eq!(t.entries.len(), 3000);
+        let mut r = Reloader::new(crate::formats::pi_session::ID, t);
+        // In order, backwards, then jumping: every one equal to its line read alone.
+        let order: Vec<usize> = (0..3000).chain((0..3000).rev()).chain((0..3000).step_by(997)).collect();
+        for k in order {
+            let e = &t.entries[k];
+            let m = r.message(e).expect("read again");
+            assert!(m.blocks[0].text.starts_with(&format!("reply number {k:05} ")), "entry {k}");
+            assert_eq!(r.line(e), reload_line(t, e));
+        }
+        // The file rewritten (same length, other bytes): every line is refused.
+        std::fs::write(&p, text.replace("reply number", "REPLY NUMBER")).unwrap();
+        let mut r = Reloader::new(crate::formats::pi_session::ID, t);
+        assert!(r.message(&t.entries[5]).is_none());
+        assert!(r.message(&t.entries[2999]).is_none());
+        // Shortened: the last lines cannot be read at all.
+        std::fs::write(&p, &text[..text.len() / 2]).unwrap();
+        let mut r = Reloader::new(crate::formats::pi_session::ID, t);
+        assert!(r.message(&t.entries[0]).is_some());
+        assert!(r.message(&t.entries[2999]).is_none());
+    }
+
+    #[test]
+    fn a_reloader_reads_compressed_transcripts_from_the_start() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl.gz");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(LINES.as_bytes()).unwrap();
+        std::fs::write(&p, gz.finish().unwrap()).unwrap();
+        let src = SourceRef::file("s.jsonl.gz", &p);
+        let input = load(&src, crate::formats::pi_session::ID, &LoadOptions::default()).unwrap();
+        let t = input.as_transcript().unwrap();
+        let mut r = Reloader::new(crate::formats::pi_session::ID, t);
+        let m = r.message(&t.entries[0]).expect("read again");
+        assert_eq!(&*m.blocks[0].text, "a model-side text that is longer than thirty-two bytes");
+    }
+}
