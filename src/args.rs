@@ -52,7 +52,7 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Lint files, directories (recursive), or - (stdin). With no PATH, scan the
     /// session folders of agents installed on this machine.
-    #[command(after_long_help = CHECK_HELP)]
+    #[command(after_long_help = check_help())]
     Check(CheckArgs),
     /// Is NEW an append-only, runner-owned extension of OLD?
     ///
@@ -193,6 +193,28 @@ pub(crate) enum FailOn {
     Error,
 }
 
+/// `check --help`'s text after the options: [`CHECK_HELP`] with every input
+/// format of [`ctxlint::formats::REGISTRY`] named (wrapped at 95 columns, as
+/// the rest of it is).
+pub(crate) fn check_help() -> String {
+    let ids = ctxlint::formats::ids_joined();
+    let para = format!(
+        "Input formats (detected by content; --input-format ID forces one): {ids}. `ctxlint formats` lists them with where each agent keeps its files."
+    );
+    let mut lines: Vec<String> = Vec::new();
+    for word in para.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.len() + 1 + word.len() <= 95 => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    CHECK_HELP.replace("{formats}", &lines.join("\n"))
+}
+
+/// `check --help`'s text after the options; `{formats}` is filled by [`check_help`].
 const CHECK_HELP: &str = "Examples:
   ctxlint check                                   # the installed agents' session folders
   ctxlint check ~/.claude/projects
@@ -218,11 +240,7 @@ the OpenCode and Kilo CLI stores ~/.local/share/opencode/opencode.db,
 $CLAUDE_CONFIG_DIR, $CODEX_HOME, $GEMINI_CLI_HOME, $QWEN_RUNTIME_DIR or $QWEN_HOME,
 $COPILOT_HOME and $XDG_DATA_HOME replace their defaults when set.
 
-Input formats (detected by content; --input-format ID forces one): pi-session, claude-code,
-codex-rollout, pydantic-ai-history, openai-chat, openai-responses, anthropic-messages, gemini,
-bedrock-converse, exchange-log, vcr-cassette, har, openclaw-trajectory, aider-llm-history,
-otel-genai, gemini-cli, copilot-cli, cline-history, ai-sdk-ui-messages, openai-agents-session,
-langgraph-state, opencode. `ctxlint formats` lists them with where each agent keeps its files.
+{formats}
 
 Configuration: for each input, the nearest .ctxlint.toml, ctxlint.toml or pyproject.toml with a
 [tool.ctxlint] table from the input's folder upward, else the working directory's (`--config

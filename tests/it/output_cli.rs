@@ -385,30 +385,9 @@ fn rule_as_json() {
 
 #[test]
 fn formats_lists_every_format_id() {
-    let ids = [
-        "pi-session",
-        "claude-code",
-        "codex-rollout",
-        "pydantic-ai-history",
-        "openai-chat",
-        "openai-responses",
-        "anthropic-messages",
-        "gemini",
-        "bedrock-converse",
-        "exchange-log",
-        "vcr-cassette",
-        "har",
-        "openclaw-trajectory",
-        "aider-llm-history",
-        "otel-genai",
-        "gemini-cli",
-        "copilot-cli",
-        "cline-history",
-        "ai-sdk-ui-messages",
-        "openai-agents-session",
-        "langgraph-state",
-        "opencode",
-    ];
+    let ids: Vec<&str> = ctxlint::formats::REGISTRY.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids.len(), ids.iter().collect::<std::collections::BTreeSet<_>>().len());
+    assert!(ids.contains(&"pi-session") && ids.contains(&"opencode"), "{ids:?}");
     let (code, out, _) = run(ctxlint().args(["formats", "--output-format", "json"]));
     assert_eq!(code, 0);
     let v: Vec<Value> = serde_json::from_str(&out).unwrap();

@@ -97,7 +97,11 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
         [
             "ctxlint: note: 13 sidecar files skipped (kept beside sessions by their agent, or a ctxlint report; `--show-files` lists them)",
             "ctxlint: warning: notes.json: matches no input format; skipped",
-            "ctxlint: note: a file skipped for matching no format was tried as each of the 22 formats `ctxlint formats` lists; use --input-format to force one",
+            format!(
+                "ctxlint: note: a file skipped for matching no format was tried as each of the {} formats `ctxlint formats` lists; use --input-format to force one",
+                ctxlint::formats::REGISTRY.len()
+            )
+            .as_str(),
         ],
         "{stderr}"
     );
