@@ -81,7 +81,7 @@ pub fn config_set(o: &Options) -> Result<ConfigSet> {
     Ok(set)
 }
 
-fn finish_report(mut r: crate::CheckReport, o: &Options) -> crate::CheckReport {
+fn finish_report(mut r: crate::check_report::CheckReport, o: &Options) -> crate::check_report::CheckReport {
     if let Some(s) = o.fail_on {
         let paths: Vec<String> = r.findings.iter().map(|f| f.path.clone()).collect();
         for p in paths {
@@ -94,7 +94,7 @@ fn finish_report(mut r: crate::CheckReport, o: &Options) -> crate::CheckReport {
 
 /// `ctxlint check PATHS…`: the report (findings masked). An empty `paths`
 /// is a usage error (the command's scan of agent folders is not done here).
-pub fn check_paths(paths: &[String], o: &Options) -> Result<crate::CheckReport> {
+pub fn check_paths(paths: &[String], o: &Options) -> Result<crate::check_report::CheckReport> {
     if paths.is_empty() {
         return Err(Error::Usage("no path given: name the files or folders to check".into()));
     }
@@ -110,7 +110,11 @@ pub fn check_paths(paths: &[String], o: &Options) -> Result<crate::CheckReport> 
 /// is its own input. `format` forces every file's format (as
 /// `--input-format`). A file that matches no format is in the report's
 /// `skipped`; one that cannot be loaded in its `failed`.
-pub fn check_memory(files: Vec<(String, Vec<u8>)>, stream_name: &str, o: &Options) -> Result<crate::CheckReport> {
+pub fn check_memory(
+    files: Vec<(String, Vec<u8>)>,
+    stream_name: &str,
+    o: &Options,
+) -> Result<crate::check_report::CheckReport> {
     let configs = config_set(o)?;
     let forced = forced(o)?;
     let mut plan = Plan { forced, ..Plan::default() };
@@ -146,7 +150,7 @@ pub fn check_memory(files: Vec<(String, Vec<u8>)>, stream_name: &str, o: &Option
 }
 
 /// `--output-format json` of a check report: the document the command prints.
-pub fn report_json(r: &crate::CheckReport) -> String {
+pub fn report_json(r: &crate::check_report::CheckReport) -> String {
     let mut out = Vec::new();
     // Writing to a Vec cannot fail.
     let _ = crate::report::json::write(r, &mut out);

@@ -1,7 +1,7 @@
 //! `concise`: one line per finding, `path:line:col: CODE [severity] message`, then the summary.
 
 use super::Out;
-use crate::CheckReport;
+use crate::check_report::CheckReport;
 
 /// Renders a check report.
 pub fn render(r: &CheckReport) -> String {

@@ -3,8 +3,8 @@
 //! (docs/spec.md §4 plus the fence fields `verdict`, `old`, `new`, `first_difference`
 //! and `appended`).
 
+use crate::check_report::{CheckReport, FileSummary};
 use crate::fence::FenceReport;
-use crate::{CheckReport, FileSummary};
 use comfy_table::{Cell, Color, ContentArrangement, Table, presets};
 use owo_colors::OwoColorize;
 use serde_json::json;

@@ -2,7 +2,8 @@
 //! name: message`, an excerpt, related locations, a help line, then a summary.
 
 use super::Out;
-use crate::{CheckReport, Finding, Severity};
+use crate::check_report::CheckReport;
+use crate::{Finding, Severity};
 use owo_colors::OwoColorize;
 use std::fmt::Write as _;
 

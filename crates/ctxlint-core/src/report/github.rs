@@ -4,7 +4,8 @@
 //! `col`/`endColumn` are given only when the element starts and ends on one line.
 
 use super::Out;
-use crate::{CheckReport, Severity};
+use crate::Severity;
+use crate::check_report::CheckReport;
 
 /// Escapes a message (workflow command data). Other control and
 /// bidirectional characters (ESC, BEL, U+202E) are made visible first

@@ -3,7 +3,8 @@
 //! `location.lines.begin`), as documented in GitLab's "Code Quality" docs.
 
 use super::Out;
-use crate::{CheckReport, Severity};
+use crate::Severity;
+use crate::check_report::CheckReport;
 use serde_json::json;
 
 /// Renders a check report.

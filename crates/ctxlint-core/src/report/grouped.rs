@@ -4,7 +4,8 @@
 //! it), then the summary.
 
 use super::Out;
-use crate::{CheckReport, Severity};
+use crate::Severity;
+use crate::check_report::CheckReport;
 use owo_colors::OwoColorize;
 
 /// Renders a check report; `summary` false (`--quiet`) leaves the summary out.

@@ -32,8 +32,9 @@
 //! and truncated excerpts), texts by [`crate::show`].
 
 use super::Out;
+use crate::Finding;
+use crate::check_report::CheckReport;
 use crate::show::{Mode, Shown, Sink, Unit};
-use crate::{CheckReport, Finding};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
@@ -346,7 +347,7 @@ pub fn check_plan_pages(
     plan: crate::inputs::Plan,
     configs: &crate::config::ConfigSet,
     tick: &(dyn Fn(u64) + Sync),
-) -> (crate::CheckReport, Vec<Page>) {
+) -> (crate::check_report::CheckReport, Vec<Page>) {
     crate::check_plan_observed(plan, configs, tick, &Pages)
 }
 

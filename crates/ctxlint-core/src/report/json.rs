@@ -1,7 +1,8 @@
 //! `json`: one object, field for field as docs/spec.md §4 defines it.
 
 use super::Out;
-use crate::{CheckReport, Finding, Severity};
+use crate::check_report::CheckReport;
+use crate::{Finding, Severity};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 

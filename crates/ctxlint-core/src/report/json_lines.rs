@@ -1,7 +1,7 @@
 //! `json-lines`: one JSON object per finding per line (the finding objects of `json`).
 
 use super::Out;
-use crate::CheckReport;
+use crate::check_report::CheckReport;
 
 /// Renders a check report.
 pub fn render(r: &CheckReport) -> String {

@@ -1,7 +1,7 @@
 //! `junit`: JUnit XML (via `quick-junit`): one test suite per input; one failing
 //! test case per finding, and one passing case for an input without findings.
 
-use crate::CheckReport;
+use crate::check_report::CheckReport;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 /// Renders a check report.
@@ -102,7 +102,7 @@ mod tests {
 
     #[test]
     fn characters_xml_forbids_never_reach_the_report() {
-        let mut r = crate::CheckReport::default();
+        let mut r = crate::check_report::CheckReport::default();
         let f = crate::Finding::new(
             RuleId::MalformedLine,
             "s.jsonl",

@@ -3,8 +3,9 @@
 //! a physical location with a region, and `partialFingerprints`.
 
 use super::Out;
+use crate::Severity;
+use crate::check_report::CheckReport;
 use crate::rule_id::RuleId;
-use crate::{CheckReport, Severity};
 use serde_json::{Value, json};
 use std::path::{Component, Path, PathBuf};
 

@@ -1,8 +1,9 @@
 //! `--statistics`: counts per rule, as a table (human formats), one JSON
 //! object (`json`) or one JSON object per rule per line (`json-lines`).
 
+use crate::check_report::CheckReport;
 use crate::rule_id::RuleId;
-use crate::{CheckReport, Finding, Severity, Unlisted};
+use crate::{Finding, Severity, Unlisted};
 use serde_json::{Value, json};
 
 /// Counts of one rule's findings.

@@ -1,0 +1,139 @@
+//! What `check` is asked and what it returns: [`CheckOptions`], and the
+//! [`CheckReport`] every renderer reads (its findings, the summary of each
+//! input, the inputs skipped or failed, the findings counted but not listed).
+//! The engine (`lib.rs`) fills it; `report/` renders it.
+
+use crate::inputs::{DiscoverOptions, Skipped};
+use crate::model::{self, FormatId, Input};
+use crate::{Error, Finding, Severity, Unlisted};
+use std::collections::HashMap;
+
+/// What `check` is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Paths as given (`-` = stdin).
+    pub paths: Vec<String>,
+    /// Input discovery options.
+    pub discover: DiscoverOptions,
+}
+
+/// One checked input in the summary (docs/spec.md §4 `files`).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct FileSummary {
+    /// Display path.
+    pub path: String,
+    /// Format id.
+    pub format: FormatId,
+    /// Requests in the stream (0 for transcripts).
+    pub requests: usize,
+    /// Transcript entries (0 for streams).
+    pub entries: usize,
+    /// Exchanges of a stream that were skipped: not model calls, bodies that
+    /// match no request format, and the [`FileSummary::unread`] ones.
+    pub skipped_exchanges: usize,
+    /// Exchanges with a model endpoint whose request body could not be read
+    /// (warned about on stderr).
+    #[serde(skip)]
+    pub unread: Vec<model::Unread>,
+    /// Bytes of the input as stored (compressed size for compressed files).
+    #[serde(skip)]
+    pub bytes: u64,
+    /// Time to read and load the input (`--verbose`).
+    #[serde(skip)]
+    pub load_time: std::time::Duration,
+    /// Time the rules took on it (`--verbose`).
+    #[serde(skip)]
+    pub rules_time: std::time::Duration,
+}
+
+impl FileSummary {
+    /// The summary of a loaded input.
+    pub fn of(input: &Input) -> Self {
+        FileSummary {
+            path: input.path.clone(),
+            format: input.format,
+            requests: input.request_count(),
+            entries: input.entry_count(),
+            skipped_exchanges: input.skipped,
+            unread: input.unread.clone(),
+            ..FileSummary::default()
+        }
+    }
+
+    /// One warning per unread exchange: `path:line: pointer: what; not checked`.
+    pub fn warnings(&self) -> Vec<String> {
+        self.unread
+            .iter()
+            .map(|u| {
+                let at = u.line.map(|l| format!(":{l}")).unwrap_or_default();
+                format!("{}{at}: {}: {}; not checked", self.path, u.pointer, u.what)
+            })
+            .collect()
+    }
+}
+
+/// An input that could not be checked, and why (JSON `failed`).
+#[derive(Debug)]
+pub struct Failed {
+    /// The input's display path (for an error of a path given on the
+    /// command line, that path).
+    pub path: String,
+    /// Why it could not be checked (an invalid configuration in force for
+    /// it names the configuration file).
+    pub error: Error,
+}
+
+impl Failed {
+    /// A failure of the input `path`.
+    pub fn new(path: impl Into<String>, error: Error) -> Self {
+        Failed { path: path.into(), error }
+    }
+
+    /// A failure found before any input was read (a path that could not be
+    /// walked), named by the error's own path.
+    pub fn from_error(error: Error) -> Self {
+        let path = error.path().map(|p| p.display().to_string()).unwrap_or_default();
+        Failed { path, error }
+    }
+
+    /// The error, masked for output (secrets masked, as every message is).
+    pub fn message(&self) -> String {
+        crate::text::mask_secrets(&self.error.to_string())
+    }
+}
+
+/// The result of `check`.
+#[derive(Debug, Default)]
+pub struct CheckReport {
+    /// Findings, sorted by path, line, pointer and code.
+    pub findings: Vec<Finding>,
+    /// Checked inputs.
+    pub files: Vec<FileSummary>,
+    /// Files skipped as matching no format (walked or named), and walk errors.
+    pub skipped: Vec<Skipped>,
+    /// Files named on the command line that match no format (each one warned about).
+    pub unrecognised: Vec<Error>,
+    /// Inputs that could not be checked (I/O, format or configuration
+    /// errors), in input order; the rest were (docs/spec.md §4 `failed`).
+    pub errors: Vec<Failed>,
+    /// The failing severity (`fail-on`) of each finding's path, where its
+    /// configuration sets one (default: warning).
+    pub fail_on: HashMap<String, Severity>,
+    /// Findings counted but not listed: past [`crate::rules::MAX_LISTED`] of one
+    /// rule on one input, per input and rule, in input order.
+    pub unlisted: Vec<Unlisted>,
+}
+
+impl CheckReport {
+    /// Whether a finding is at or above the failing severity of its configuration.
+    pub fn failing(&self) -> bool {
+        let fails = |path: &str, s: Severity| s >= self.fail_on.get(path).copied().unwrap_or(Severity::Warning);
+        self.findings.iter().any(|f| fails(&f.path, f.severity))
+            || self.unlisted.iter().any(|u| fails(&u.path, u.severity))
+    }
+
+    /// Findings counted but not listed, in all.
+    pub fn unlisted_count(&self) -> usize {
+        self.unlisted.iter().map(|u| u.count).sum()
+    }
+}
