@@ -12,7 +12,7 @@
 //! [`Request::session_id`], see [`claude_code_session_id`]).
 
 use super::body::*;
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
+use super::format::{About, Format};
 use crate::model::*;
 use serde_json::Value;
 use std::sync::Arc;
@@ -203,27 +203,18 @@ pub fn parse_block(b: &Value, p: String) -> Block {
 }
 
 /// The format's descriptor ([`super::REGISTRY`]).
-pub static FORMAT: Format = Format {
-    id: ID,
-    shape: Shape::Body,
-    encoding: Encoding::Json,
-    detect: Detect { body: Some(Sniffer { rank: 7, test: sniff }), ..Detect::NONE },
-    fit: Fit::Document {
-        test: |v| (!v.get("messages").is_some_and(Value::is_array)).then_some("no `messages` array"),
-        noun: "no request body",
-    },
-    read: Read::Body { parse, database: None },
-    locate: Locate::Document { pointer: None },
-    record: None,
-    repro: super::format::BODY_REPRO,
-    store: None,
-    agent_folders: &[],
-    about: About {
+pub static FORMAT: Format = Format::request_body(
+    ID,
+    7,
+    sniff,
+    super::body::missing_messages,
+    parse,
+    About {
         what: "Anthropic Messages request body (also Bedrock invoke)",
         kind: "request body",
         location: "recorded by the application, a proxy or a test",
     },
-};
+);
 
 #[cfg(test)]
 mod tests {

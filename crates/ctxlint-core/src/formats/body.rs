@@ -167,6 +167,12 @@ pub fn assistant_info(model: Option<&str>) -> Option<Box<AssistantInfo>> {
     Some(Box::new(AssistantInfo { model: model.map(Into::into), ..Default::default() }))
 }
 
+/// What a chat-shaped body (OpenAI Chat, Anthropic Messages, Bedrock
+/// Converse) lacks for a forced `--input-format`: its `messages` array.
+pub fn missing_messages(v: &Value) -> Option<&'static str> {
+    (!v.get("messages").is_some_and(Value::is_array)).then_some("no `messages` array")
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -327,6 +327,35 @@ pub struct About {
 }
 
 impl Format {
+    /// The descriptor of a request-body format: one JSON document per file
+    /// (a directory of them is one stream), recognised at body rank `rank` by
+    /// `sniff`, fitting a forced `--input-format` when `missing` finds nothing
+    /// missing, parsed by `parse`, placed as a document, written by `repro` as
+    /// `request.json` (`req1.json`, … for several).
+    pub const fn request_body(
+        id: FormatId,
+        rank: u8,
+        sniff: ValueTest,
+        missing: fn(&Value) -> Option<&'static str>,
+        parse: ParseBody,
+        about: About,
+    ) -> Format {
+        Format {
+            id,
+            shape: Shape::Body,
+            encoding: Encoding::Json,
+            detect: Detect { body: Some(Sniffer { rank, test: sniff }), ..Detect::NONE },
+            fit: Fit::Document { test: missing, noun: "no request body" },
+            read: Read::Body { parse, database: None },
+            locate: Locate::Document { pointer: None },
+            record: None,
+            repro: BODY_REPRO,
+            store: None,
+            agent_folders: &[],
+            about,
+        }
+    }
+
     /// Whether inputs are transcripts.
     pub fn is_transcript(&self) -> bool {
         self.shape == Shape::Transcript

@@ -7,7 +7,7 @@
 //! present, else by order and name.
 
 use super::body::*;
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
+use super::format::{About, Format};
 use crate::model::*;
 use serde_json::Value;
 use std::sync::Arc;
@@ -124,24 +124,15 @@ pub fn part_block(p: &Value, ptr: String, pairs: &mut Pairing) -> Block {
 }
 
 /// The format's descriptor ([`super::REGISTRY`]).
-pub static FORMAT: Format = Format {
-    id: ID,
-    shape: Shape::Body,
-    encoding: Encoding::Json,
-    detect: Detect { body: Some(Sniffer { rank: 4, test: sniff }), ..Detect::NONE },
-    fit: Fit::Document {
-        test: |v| (!v.get("contents").is_some_and(Value::is_array)).then_some("no `contents` array"),
-        noun: "no request body",
-    },
-    read: Read::Body { parse, database: None },
-    locate: Locate::Document { pointer: None },
-    record: None,
-    repro: super::format::BODY_REPRO,
-    store: None,
-    agent_folders: &[],
-    about: About {
+pub static FORMAT: Format = Format::request_body(
+    ID,
+    4,
+    sniff,
+    |v| (!v.get("contents").is_some_and(Value::is_array)).then_some("no `contents` array"),
+    parse,
+    About {
         what: "Gemini generateContent request body",
         kind: "request body",
         location: "recorded by the application, a proxy or a test",
     },
-};
+);

@@ -9,7 +9,7 @@
 //! (its items are not repeated); `conversation` names a stored conversation.
 
 use super::body::*;
-use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
+use super::format::{About, Format};
 use crate::model::*;
 use serde_json::Value;
 use std::sync::Arc;
@@ -191,29 +191,20 @@ fn plain_message_text(it: &Value) -> Option<(&str, &str)> {
 }
 
 /// The format's descriptor ([`super::REGISTRY`]).
-pub static FORMAT: Format = Format {
-    id: ID,
-    shape: Shape::Body,
-    encoding: Encoding::Json,
-    detect: Detect { body: Some(Sniffer { rank: 5, test: sniff }), ..Detect::NONE },
-    fit: Fit::Document {
-        test: |v| {
-            let fits = v.get("input").is_some_and(|i| i.is_array() || i.is_string())
-                || v.get("instructions").is_some_and(Value::is_string)
-                || v.get("previous_response_id").is_some();
-            (!fits).then_some("no `input`, `instructions` or `previous_response_id`")
-        },
-        noun: "no request body",
+pub static FORMAT: Format = Format::request_body(
+    ID,
+    5,
+    sniff,
+    |v| {
+        let fits = v.get("input").is_some_and(|i| i.is_array() || i.is_string())
+            || v.get("instructions").is_some_and(Value::is_string)
+            || v.get("previous_response_id").is_some();
+        (!fits).then_some("no `input`, `instructions` or `previous_response_id`")
     },
-    read: Read::Body { parse, database: None },
-    locate: Locate::Document { pointer: None },
-    record: None,
-    repro: super::format::BODY_REPRO,
-    store: None,
-    agent_folders: &[],
-    about: About {
+    parse,
+    About {
         what: "OpenAI Responses request body",
         kind: "request body",
         location: "recorded by the application, a proxy or a test",
     },
-};
+);
