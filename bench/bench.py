@@ -72,24 +72,24 @@ TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
 def run(cmd, stdout=subprocess.DEVNULL, env=None):
-    """Runs cmd; returns (wall seconds, peak RSS in MB, exit code)."""
+    """Runs cmd; returns (wall seconds, peak RSS in MB, exit code, CPU seconds: user + system)."""
     t0 = time.perf_counter()
     if TIME:
         with tempfile.TemporaryFile() as rss:
-            p = subprocess.Popen([TIME, "-f", "%M", "-o", f"/dev/fd/{rss.fileno()}", "--", *cmd], stdout=stdout,
+            p = subprocess.Popen([TIME, "-f", "%M %U %S", "-o", f"/dev/fd/{rss.fileno()}", "--", *cmd], stdout=stdout,
                                  stderr=subprocess.DEVNULL, env=env, pass_fds=(rss.fileno(),))
             _, status, _ = os.wait4(p.pid, 0)
             wall = time.perf_counter() - t0
             rss.seek(0)
-            kb = [l for l in rss.read().decode().split() if l.isdigit()]
-        if kb:
-            return wall, int(kb[-1]) / 1024.0, os.waitstatus_to_exitcode(status)
+            fields = rss.read().decode().split()
+        if len(fields) >= 3 and fields[-3].isdigit():
+            return wall, int(fields[-3]) / 1024.0, os.waitstatus_to_exitcode(status), float(fields[-2]) + float(fields[-1])
         # (time reported nothing: the command could not start)
-        return wall, 0.0, os.waitstatus_to_exitcode(status)
+        return wall, 0.0, os.waitstatus_to_exitcode(status), 0.0
     p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL, env=env)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
-    return wall, ru.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status)
+    return wall, ru.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime
 
 
 def median_run(cmd, runs, env=None):
@@ -97,8 +97,10 @@ def median_run(cmd, runs, env=None):
 
 
 def summarise(res):
-    """Median, min and max wall time, peak RSS and last exit code of (wall, rss, exit) runs."""
+    """Median, min and max wall time, median CPU time, peak RSS and last exit code of
+    (wall, rss, exit, cpu) runs."""
     return {
+        "cpu_s": statistics.median(r[3] for r in res),
         "wall_s": statistics.median(r[0] for r in res),
         "wall_min_s": min(r[0] for r in res),
         "wall_max_s": max(r[0] for r in res),
@@ -521,6 +523,146 @@ def dask_step(a, report, rows):
     report["targets"]["dask_within_1_5x_of_cli"] = min(res["processes"]["warm_ratio"], res["threads"]["warm_ratio"]) <= 1.5
 
 
+PYFILES = r"""
+import json, os, sys
+for d, _, names in os.walk(sys.argv[1]):
+    for n in names:
+        with open(os.path.join(d, n), 'rb') as f:
+            for line in f:
+                try:
+                    json.loads(line)
+                except ValueError:
+                    pass
+"""
+
+PYDOC = r"""
+import json, sys
+for p in sys.argv[1:]:
+    with open(p, 'rb') as f:
+        json.load(f)
+"""
+
+
+def kinds_step(a, report, rows):
+    """One row per input kind of issue 35, each against its baseline in the same run, CPU time
+    (user + system, median of --runs): exchange logs of small and of large requests, a HAR,
+    OpenTelemetry at 1x/2x/4x/8x, one large request body, `diff` of two large bodies,
+    `repro --all`, `show`, the pi session against the Python json.loads loop (and -j 1 against
+    -j 2, wall), 20,000 small sessions against a Python loop over them, and the HTML report
+    of a folder of 10 proxy logs against its JSON report. Peak RSS as a share of the input
+    (`diff`: of both inputs); 1x against 4x for linearity."""
+    import kinds
+    out = os.path.join(a.out, "kinds")
+    os.makedirs(out, exist_ok=True)
+    unit = 5 if a.quick else 25
+    res = report.setdefault("kinds", {})
+
+    def measure(name, cmd, inputs, base_cmd=None, base_name=None):
+        size = sum(os.path.getsize(p) if os.path.isfile(p) else
+                   sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(p) for f in fs) for p in inputs) / 1e6
+        r = median_run(cmd, a.runs)
+        if r["exit"] not in (0, 1):
+            sys.exit(f"bench: ctxlint exited {r['exit']} on {name}: {' '.join(cmd)}")
+        row = {"size_mb": round(size, 1), "ctxlint": r, "mb_per_s_cpu": size / max(r["cpu_s"], 1e-3),
+               "rss_pct_of_input": 100.0 * r["rss_mb"] / max(size, 1e-3)}
+        base = None
+        if base_cmd:
+            base = median_run(base_cmd, a.runs)
+            row[base_name] = base
+            row["cpu_ratio"] = r["cpu_s"] / max(base["cpu_s"], 1e-3)
+        res[name] = row
+        rows.append((name, r["cpu_s"], f"{base_name} {base['cpu_s']:.2f}s" if base else "", row.get("cpu_ratio", 0),
+                     row["mb_per_s_cpu"], r["rss_mb"], f"RSS {row['rss_pct_of_input']:.0f}% of input"))
+        return row
+
+    def linear(name, make, ext, xs=(1, 4), argv=("check",), tail=("--output-format", "json")):
+        pts = []
+        for x in xs:
+            p = os.path.join(out, f"{name}-{x}x.{ext}")
+            if not os.path.exists(p):
+                make(p, unit * x)
+            pts.append(measure(f"{name} {x}x", [a.bin, *argv, p, *tail], [p],
+                               [sys.executable, "-c", PYDOC if ext != "jsonl" else PYLOOP, p], "python"))
+        ratio = pts[-1]["ctxlint"]["cpu_s"] / max(pts[0]["ctxlint"]["cpu_s"], 1e-3)
+        res[f"{name} linear"] = {"xs": list(xs), "cpu_ratio": ratio, "limit": xs[-1] * 1.1}
+        return pts, ratio
+
+    targets = report["targets"]
+    rss_ok, lin_ok = [], []
+    for name, make, ext in (("exchange-log-small", lambda p, mb: kinds.exchange_log(p, mb), "jsonl"),
+                            ("exchange-log-large", lambda p, mb: kinds.exchange_log(p, mb, large=True), "jsonl"),
+                            ("har", kinds.har, "har"),
+                            ("large-body", kinds.large_body, "json")):
+        pts, ratio = linear(name, make, ext)
+        lin_ok.append(ratio <= 4.4)
+        rss_ok += [p["rss_pct_of_input"] <= 100 for p in pts]
+    # OpenTelemetry at 1x, 2x, 4x and 8x (the superlinear one).
+    pts = []
+    for x in (1, 2, 4, 8):
+        otel, _, _ = otel_files(out, max(unit * x // 2, 1))
+        pts.append(measure(f"otel {x}x", [a.bin, "check", otel, "--output-format", "json"], [otel],
+                           [sys.executable, "-c", PYLOOP, otel], "python"))
+    otel_ratio = pts[-1]["ctxlint"]["cpu_s"] / max(pts[0]["ctxlint"]["cpu_s"], 1e-3)
+    res["otel linear"] = {"xs": [1, 2, 4, 8], "cpu_ratio": otel_ratio, "limit": 8.8}
+    lin_ok.append(otel_ratio <= 8.8)
+    rss_ok += [p["rss_pct_of_input"] <= 100 for p in pts]
+    # diff of two large bodies (RSS of both inputs).
+    for x in (1, 4):
+        da, db = os.path.join(out, f"diff-a-{x}x.json"), os.path.join(out, f"diff-b-{x}x.json")
+        if not os.path.exists(db):
+            kinds.diff_pair(da, db, unit * x / 2)
+        pts = measure(f"diff {x}x", [a.bin, "diff", da, db, "--output-format", "json"], [da, db],
+                      [sys.executable, "-c", PYDOC, da, db], "python")
+        rss_ok.append(pts["rss_pct_of_input"] <= 100)
+    r1, r4 = res["diff 1x"]["ctxlint"]["cpu_s"], res["diff 4x"]["ctxlint"]["cpu_s"]
+    lin_ok.append(r4 / max(r1, 1e-3) <= 4.4)
+    # The pi session: check against the Python loop, -j 1 against -j 2; show and repro --all.
+    mb = 30 if a.quick else 100
+    pi = os.path.join(a.out, f"session-{mb}mb.jsonl")
+    gen(3500 if a.quick else 11700, pi, pi + ".truth.json")
+    row = measure("pi check", [a.bin, "check", pi, "--output-format", "json"], [pi], [sys.executable, "-c", PYLOOP, pi], "python")
+    targets["pi_check_2_5x_python_cpu"] = row["cpu_ratio"] <= 0.4
+    targets["transcript_rss_30pct"] = row["rss_pct_of_input"] <= 30
+    one, two = [], []
+    for _ in range(max(a.runs, 5)):
+        one.append(run([a.bin, "check", pi, "-j", "1", "--output-format", "json"]))
+        two.append(run([a.bin, "check", pi, "-j", "2", "--output-format", "json"]))
+    speedup = summarise(one)["wall_s"] / summarise(two)["wall_s"]
+    res["pi check threads"] = {"j1": summarise(one), "j2": summarise(two), "speedup": speedup}
+    rows.append(("pi check -j2 vs -j1", summarise(two)["wall_s"], f"-j1 {summarise(one)['wall_s']:.2f}s (wall)", speedup, 0, 0, "speed-up"))
+    targets["pi_check_1_7x_on_2_cores"] = speedup >= 1.7
+    row = measure("pi show json", [a.bin, "show", pi, "--output-format", "json"], [pi])
+    targets["show_rss_30pct"] = row["rss_pct_of_input"] <= 30
+    rdir = os.path.abspath(a.out).rstrip(os.sep) + "-kinds-repro"
+    shutil.rmtree(rdir, ignore_errors=True)
+    row = measure("pi repro --all", [a.bin, "repro", pi, "--all", "-o", rdir, "--force"], [pi])
+    rss_ok.append(row["rss_pct_of_input"] <= 100)
+    # 20,000 small sessions against a Python loop over them.
+    many = os.path.join(a.out, "many20k")
+    n_files = 2000 if a.quick else 20000
+    if not os.path.isdir(many) or len(os.listdir(many)) != n_files:
+        shutil.rmtree(many, ignore_errors=True)
+        os.makedirs(many)
+        seedfile = os.path.join(a.out, "small.jsonl")
+        gen(3, seedfile, seedfile + ".truth.json", seed=11)
+        data = open(seedfile, "rb").read()
+        for i in range(n_files):
+            with open(os.path.join(many, f"s{i:05d}.jsonl"), "wb") as f:
+                f.write(data)
+    row = measure(f"{n_files} small files", [a.bin, "check", many, "--output-format", "json"], [many],
+                  [sys.executable, "-c", PYFILES, many], "python")
+    targets["small_files_0_6x_python_cpu"] = row["cpu_ratio"] <= 0.6
+    # HTML against JSON on a folder of proxy logs.
+    logs = os.path.join(out, "proxy-logs")
+    if not os.path.isdir(logs):
+        kinds.proxy_logs(logs)
+    row = measure("proxy logs html", [a.bin, "check", logs, "--output-format", "html", "-o", os.path.join(out, "logs.html")], [logs],
+                  [a.bin, "check", logs, "--output-format", "json", "-o", os.path.join(out, "logs.json")], "json")
+    targets["html_2x_json_on_proxy_logs"] = row["cpu_ratio"] <= 2.0
+    targets["streams_rss_100pct"] = all(rss_ok)
+    targets["kinds_linear"] = all(lin_ok)
+
+
 def print_rows(rows):
     print(f"{'what':<22} {'median s':>9}  {'baseline':<30} {'ratio':>6} {'MB/s':>8} {'peak MB':>8}  note")
     for what, s, base, ratio, mbs, rss, note in rows:
@@ -570,7 +712,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     ap.add_argument("--otel-mb", type=int, default=0, help="size of the otel-genai files (default 1000; --quick 50)")
-    ap.add_argument("--only", choices=["otel", "fence", "html", "dask", "shapes"], help="run one step alone (fence, html: on the largest session size)")
+    ap.add_argument("--only", choices=["otel", "fence", "html", "dask", "shapes", "kinds"], help="run one step alone (fence, html: on the largest session size)")
     ap.add_argument("--python", help="the Python with the ctxlint package and dask (default: target/py-venv/bin/python)")
     a = ap.parse_args()
     sys.path.insert(0, HERE)
@@ -621,6 +763,19 @@ def main():
         for k, v in report["targets"].items():
             print(f"target {k}: {'met' if v else 'NOT met'}")
         print(f"written: {os.path.join(a.out, 'bench-fence.json')}")
+        return
+    if a.only == "kinds":
+        if not os.path.exists(a.bin):
+            sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
+        os.makedirs(a.out, exist_ok=True)
+        report, rows = {"targets": {}}, []
+        kinds_step(a, report, rows)
+        with open(os.path.join(a.out, "bench-kinds.json"), "w") as f:
+            json.dump(report, f, indent=1)
+        print_rows(rows)
+        for k, v in report["targets"].items():
+            print(f"target {k}: {'met' if v else 'NOT met'}")
+        print(f"written: {os.path.join(a.out, 'bench-kinds.json')}")
         return
     if a.only == "shapes":
         if not os.path.exists(a.bin):

@@ -277,11 +277,12 @@ fn same_endpoint(a: &Request, b: &Request) -> bool {
 struct Agent {
     /// History element keys (system elements and floating context left out).
     hist: Vec<u64>,
-    /// Tool names, sorted and deduplicated (empty: no tools sent).
-    tools: Vec<String>,
+    /// Tool names, sorted and deduplicated (empty: no tools sent); shared by
+    /// the requests that send the same tools ([`Shared`]).
+    tools: std::sync::Arc<[String]>,
     /// The standing system prompt: the per-request slots' texts, then the
     /// system messages and parts before the first history element.
-    system: String,
+    system: std::sync::Arc<str>,
     /// Hash of `system`.
     system_hash: u64,
     /// Names of the tools called in the history (sorted, deduplicated).
@@ -290,8 +291,41 @@ struct Agent {
     hist_user: Vec<bool>,
 }
 
+/// One copy of the system prompts and tool lists of a stream's [`Agent`]s:
+/// every request of a conversation sends the same ones again (a 24 KB system
+/// prompt per request was a second copy of the file).
+#[derive(Default)]
+struct Shared {
+    systems: HashMap<u64, Vec<std::sync::Arc<str>>>,
+    tools: HashMap<u64, Vec<std::sync::Arc<[String]>>>,
+}
+
+impl Shared {
+    fn system(&mut self, hash: u64, s: String) -> std::sync::Arc<str> {
+        let bucket = self.systems.entry(hash).or_default();
+        if let Some(held) = bucket.iter().find(|h| ***h == *s) {
+            return held.clone();
+        }
+        let new: std::sync::Arc<str> = s.into();
+        bucket.push(new.clone());
+        new
+    }
+
+    fn tools(&mut self, r: &Request) -> std::sync::Arc<[String]> {
+        let Some(t) = r.tools.as_ref() else { return std::sync::Arc::from(Vec::new()) };
+        let names = tool_names(&t.2);
+        let bucket = self.tools.entry(crate::hash::hash_str(&t.2)).or_default();
+        if let Some(held) = bucket.iter().find(|h| ***h == *names) {
+            return held.clone();
+        }
+        let new: std::sync::Arc<[String]> = names.into();
+        bucket.push(new.clone());
+        new
+    }
+}
+
 impl Agent {
-    fn of(r: &Request) -> Agent {
+    fn of(r: &Request, shared: &mut Shared) -> Agent {
         let els = history_elements(r);
         let hist: Vec<u64> = els.iter().filter(|e| !e.system).map(|e| e.key).collect();
         let mut system = String::new();
@@ -314,9 +348,10 @@ impl Agent {
                 }
             }
         }
-        let tools = r.tools.as_ref().map(|t| tool_names(&t.2)).unwrap_or_default();
+        let tools = shared.tools(r);
         let system = system.trim_end().to_string();
         let system_hash = crate::hash::hash_str(&system);
+        let system = shared.system(system_hash, system);
         let mut called: Vec<String> = r
             .messages
             .iter()
@@ -516,7 +551,8 @@ pub fn links(s: &Stream) -> Vec<Link> {
     // Earlier requests per endpoint and first history element (the requests
     // a request may continue), in order.
     let mut by_first: HashMap<(FormatId, &str, u64), Vec<usize>> = HashMap::new();
-    let agents: Vec<Agent> = s.requests.iter().map(Agent::of).collect();
+    let mut shared = Shared::default();
+    let agents: Vec<Agent> = s.requests.iter().map(|r| Agent::of(r, &mut shared)).collect();
     for (j, b) in s.requests.iter().enumerate() {
         let key = (b.body_format, b.endpoint.as_deref().unwrap_or(""));
         let mut latest = last.insert(key, j).filter(|&i| same_endpoint(&s.requests[i], b));
@@ -656,7 +692,7 @@ pub fn lanes(s: &Stream) -> Vec<Lane> {
 
 /// A short label of a request's agent (see [`Lane::agent`]).
 pub fn agent_label(r: &Request) -> String {
-    let a = Agent::of(r);
+    let a = Agent::of(r, &mut Shared::default());
     let first = a.system.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
     if !first.is_empty() {
         let cut: String = first.chars().take(60).collect();
@@ -782,14 +818,41 @@ pub struct Pair {
 
 /// Compares every request of a stream with the one it continues.
 pub fn pairs(s: &Stream) -> Vec<Pair> {
-    links(s)
-        .into_iter()
+    pairs_of(s, &links(s))
+}
+
+fn pairs_of(s: &Stream, links: &[Link]) -> Vec<Pair> {
+    links
+        .iter()
         .enumerate()
-        .filter_map(|(j, l)| match l {
+        .filter_map(|(j, l)| match *l {
             Link::Continues { prev, chained } => Some(compare(&s.requests[prev], &s.requests[j], prev, j, chained)),
             _ => None,
         })
         .collect()
+}
+
+/// The [`links`] and [`pairs`] of one stream, each computed once, when first
+/// asked, and shared by the rules that read them (which run in parallel:
+/// [`OnceLock`](std::sync::OnceLock)). Eight rule passes asked for the links
+/// of the same stream; on a stream of long conversations that was most of
+/// `check`'s time.
+#[derive(Debug, Default)]
+pub struct Facts {
+    links: std::sync::OnceLock<Vec<Link>>,
+    pairs: std::sync::OnceLock<Vec<Pair>>,
+}
+
+impl Facts {
+    /// [`links`] of `s` (the same stream on every call).
+    pub fn links(&self, s: &Stream) -> &[Link] {
+        self.links.get_or_init(|| links(s))
+    }
+
+    /// [`pairs`] of `s` (the same stream on every call).
+    pub fn pairs(&self, s: &Stream) -> &[Pair] {
+        self.pairs.get_or_init(|| pairs_of(s, self.links(s)))
+    }
 }
 
 fn user_turns(r: &Request) -> usize {

@@ -120,7 +120,7 @@ pub fn request_units(r: &Request) -> Vec<(Occ, &Block, Option<&Message>)> {
         }
         for (j, b) in m.blocks.iter().enumerate() {
             if b.kind == BlockKind::Text {
-                out.push((Occ { unit: i as u32, block: j as u32 }, b, Some(m)));
+                out.push((Occ { unit: i as u32, block: j as u32 }, b, Some(&**m)));
             }
         }
     }
@@ -163,11 +163,12 @@ pub struct StreamMemo {
 }
 
 impl StreamMemo {
-    /// A memo that follows the conversations of `s`.
-    pub fn new(s: &Stream) -> Self {
+    /// A memo that follows the conversations of `s`, whose
+    /// [`links`](crate::conversation::links) are `links`.
+    pub fn new(s: &Stream, links: &[crate::conversation::Link]) -> Self {
         use crate::conversation::Link;
         let mut conv_of: Vec<usize> = Vec::with_capacity(s.requests.len());
-        for (j, l) in crate::conversation::links(s).into_iter().enumerate() {
+        for (j, &l) in links.iter().enumerate() {
             let c = match l {
                 Link::Continues { prev, .. }
                 | Link::Compaction { prev }
@@ -262,7 +263,7 @@ mod tests {
         .expect("parses");
         g.endpoint = Some("/g".into());
         s.requests.insert(1, g);
-        let mut m = StreamMemo::new(&s);
+        let mut m = StreamMemo::new(&s, &crate::conversation::links(&s));
         let mut seen = Vec::new();
         for _ in 0..s.requests.len() {
             m.next_request();

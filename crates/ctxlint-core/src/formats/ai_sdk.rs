@@ -113,14 +113,14 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
                         step.json_hash = chash(&Value::Array(step.blocks.iter().map(|b| json!(b.json_hash)).collect()));
                         let mut next = message(Role::Assistant, MessageKind::Assistant, mp.clone());
                         next.assistant = assistant_info(None);
-                        r.messages.push(std::mem::replace(step, next));
+                        r.messages.push(Arc::new(std::mem::replace(step, next)));
                     }
                     if !results.blocks.is_empty() {
                         results.json_hash =
                             chash(&Value::Array(results.blocks.iter().map(|b| json!(b.json_hash)).collect()));
                         let mut next = message(Role::Tool, MessageKind::ToolResult, mp.clone());
                         next.result = Some(Box::default());
-                        r.messages.push(std::mem::replace(results, next));
+                        r.messages.push(Arc::new(std::mem::replace(results, next)));
                     }
                 };
                 for (j, p) in parts.iter().enumerate() {
@@ -185,7 +185,7 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
                     msg.blocks.push(text_block(bk, ptr, s(p, "text"), &sent));
                 }
                 msg.json_hash = chash(&Value::Array(msg.blocks.iter().map(|b| json!(b.json_hash)).collect()));
-                r.messages.push(msg);
+                r.messages.push(Arc::new(msg));
             }
         }
     }

@@ -265,7 +265,7 @@ fn appended_reminder(sys: &str, u: &str) -> Option<usize> {
 /// What of a request floats ([`Floating`]): the chat-files messages with
 /// their replies, and the `system_reminder` re-sent at the end (a last system
 /// message, or appended to the last user message).
-fn floating(msgs: &[Message]) -> Floating {
+fn floating(msgs: &[Arc<Message>]) -> Floating {
     let mut f = Floating::default();
     for (i, m) in msgs.iter().enumerate() {
         if m.kind == MessageKind::Meta
@@ -277,7 +277,7 @@ fn floating(msgs: &[Message]) -> Floating {
             }
         }
     }
-    let Some(sys) = msgs.first().filter(|m| m.role.is_system()).and_then(only_text) else { return f };
+    let Some(sys) = msgs.first().filter(|m| m.role.is_system()).and_then(|m| only_text(m)) else { return f };
     let last = msgs.len() - 1;
     if last == 0 {
         return f;
@@ -388,6 +388,8 @@ struct Parser {
     /// The lines of the current `LLM RESPONSE` block, role tags removed.
     reply: Option<Vec<String>>,
     out: Parsed,
+    /// One copy of the history the requests send again.
+    interner: Interner,
     /// The last line seen: number, byte offset, whether it ended with a newline.
     last: Option<(u32, u64, bool)>,
 }
@@ -401,6 +403,7 @@ impl Parser {
             msg: None,
             reply: None,
             out: Parsed::default(),
+            interner: Interner::default(),
             last: None,
         }
     }
@@ -665,12 +668,13 @@ impl Parser {
         let Some(r) = self.req.take() else { return };
         let mut req = super::body::new_request(&self.path, ID, r.index, "");
         req.line = Some(r.line);
-        req.messages = r.messages;
+        req.messages = r.messages.into_iter().map(Arc::new).collect();
         req.floating = floating(&req.messages);
         for (p, pos) in r.positions {
             self.out.positions.insert((r.line, p), pos);
         }
         self.out.positions.insert((r.line, String::new()), Pos { line: r.line, column: 1, offset: r.offset });
+        self.interner.request(&mut req);
         self.out.requests.push(req);
         self.out.replies.push(if r.answered { reply.map(|v| v.join("\n")) } else { None });
     }

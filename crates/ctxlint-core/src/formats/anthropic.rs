@@ -83,7 +83,7 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     if let Some(msgs) = v.get("messages").and_then(Value::as_array) {
         for (i, m) in msgs.iter().enumerate() {
             let mp = ptr_idx(&ptr_join(base, "messages"), i);
-            r.messages.push(parse_message(m, mp));
+            r.messages.push(Arc::new(parse_message(m, mp)));
         }
     }
     r

@@ -102,7 +102,7 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         } else {
             classify_user(&mut msg);
         }
-        r.messages.push(msg);
+        r.messages.push(Arc::new(msg));
     }
     r
 }

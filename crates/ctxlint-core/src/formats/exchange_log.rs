@@ -28,6 +28,7 @@ pub const ID: FormatId = FormatId::new("exchange-log");
 pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let path: Arc<str> = src.display.as_str().into();
     let mut requests = Vec::new();
+    let mut interner = Interner::default();
     let mut skipped = 0;
     let mut unread = Vec::new();
     let mut index = 0usize;
@@ -89,6 +90,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 .and_then(|r| r.get("body").and_then(|b| b.get("id")).or_else(|| r.get("id")))
                 .and_then(Value::as_str)
                 .map(Into::into);
+            interner.request(&mut r);
             requests.push(r);
         } else {
             skipped += 1;

@@ -65,7 +65,7 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         } else {
             m.assistant = assistant_info(None);
         }
-        r.messages.push(m);
+        r.messages.push(Arc::new(m));
     }
     r
 }

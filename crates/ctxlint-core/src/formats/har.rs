@@ -245,6 +245,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         Some(index.line(at + offset))
     };
     let mut requests: Vec<(Option<i64>, Request)> = Vec::new();
+    let mut interner = Interner::default();
     let mut skipped = 0;
     let mut unread = Vec::new();
     for (i, e) in entries.iter().enumerate() {
@@ -292,6 +293,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             r.outcome = Some(Outcome::Failed);
         }
         r.response_id = response_id(e.get("response"));
+        interner.request(&mut r);
         requests.push((started_ms(e), r));
     }
     if requests.iter().all(|(t, _)| t.is_some()) {

@@ -119,7 +119,7 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         // What is sent: type, content, tool calls and call id — not ids,
         // usage or response metadata.
         msg.json_hash = chash(&json!([ty, m.get("content"), m.get("tool_calls"), m.get("tool_call_id")]));
-        r.messages.push(msg);
+        r.messages.push(Arc::new(msg));
     }
     r
 }

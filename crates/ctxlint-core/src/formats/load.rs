@@ -242,10 +242,14 @@ pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
 pub fn join_stream(dir: &str, format: FormatId, inputs: Vec<Input>) -> Input {
     let mut requests = Vec::new();
     let mut unread = Vec::new();
+    let mut interner = Interner::default();
     for inp in inputs {
         unread.extend(inp.unread);
         if let Body::Stream(s) = inp.body {
-            requests.extend(s.requests);
+            for mut r in s.requests {
+                interner.request(&mut r);
+                requests.push(r);
+            }
         }
     }
     for (i, r) in requests.iter_mut().enumerate() {

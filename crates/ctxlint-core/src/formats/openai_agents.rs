@@ -129,7 +129,7 @@ fn read_items_with_gaps(r: &mut Request, items: &[(String, &Value)], gaps: &[usi
         if m.kind == MessageKind::ToolResult {
             m.result = Some(Box::default());
         }
-        r.messages.push(m);
+        r.messages.push(Arc::new(m));
     }
     for _ in gaps {
         r.gaps.push(r.messages.len() as u32);
@@ -395,12 +395,14 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
     }
     let path: Arc<str> = src.display.as_str().into();
     let mut requests = Vec::with_capacity(sessions.len());
+    let mut interner = Interner::default();
     for (i, (sid, items, gaps)) in sessions.iter().enumerate() {
         let mut r = new_request(&path, ID, i, &format!("/{}", sqlite::pointer_token(table)));
         let refs: Vec<(String, &Value)> = items.iter().map(|(p, v)| (p.clone(), v)).collect();
         read_items_with_gaps(&mut r, &refs, gaps);
         r.session_id = Some(sid.as_str().into());
         r.label = Some(format!("session `{sid}`").into());
+        interner.request(&mut r);
         requests.push(r);
     }
     Ok(Input {

@@ -52,11 +52,11 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
             m.blocks.push(text_block(BlockKind::Text, ip, t, v.get("input").unwrap_or(&Value::Null)));
             // The same element as the one-item list `[{"role": "user", "content": t}]`.
             m.json_hash = plain_message_hash("user", t);
-            r.messages.push(m);
+            r.messages.push(Arc::new(m));
         }
         Some(Value::Array(items)) => {
             for (i, it) in items.iter().enumerate() {
-                r.messages.push(parse_item(it, ptr_idx(&ip, i)));
+                r.messages.push(Arc::new(parse_item(it, ptr_idx(&ip, i))));
             }
         }
         _ => {}

@@ -175,8 +175,10 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
 fn finish(pending: Vec<Pending>) -> Vec<Request> {
     let mut out: Vec<Request> = Vec::with_capacity(pending.len());
     let mut prompts: Vec<(Option<String>, bool)> = Vec::with_capacity(pending.len());
-    for p in pending {
+    let mut interner = Interner::default();
+    for mut p in pending {
         prompts.push((p.prompt, p.cut));
+        interner.request(&mut p.req);
         out.push(p.req);
     }
     for k in 0..out.len() {
@@ -194,7 +196,7 @@ fn finish(pending: Vec<Pending>) -> Vec<Request> {
         let mut b = Block::new(BlockKind::Text, ptr.into(), prompt, true);
         b.json_hash = text_block_hash(prompt);
         m.blocks.push(b);
-        r.messages.push(m);
+        r.messages.push(Arc::new(m));
         if let Some(a) = alias {
             r.aliases.push(("/prompt".into(), a));
         }
@@ -270,7 +272,7 @@ pub fn parse(data: &Value, path: &Arc<str>, index: usize, base: &str) -> (Reques
                 continue;
             }
             if let Some(msg) = parse_message(m, ptr_idx(&mp, i)) {
-                r.messages.push(msg);
+                r.messages.push(Arc::new(msg));
             }
         }
     }
@@ -284,7 +286,7 @@ pub fn parse(data: &Value, path: &Arc<str>, index: usize, base: &str) -> (Reques
 /// The length of the longest prefix of `msgs` after which no tool call is
 /// left unanswered (a list the recorder cut ends there: the results of the
 /// calls before the cut were not recorded).
-fn answered_prefix(msgs: &[Message]) -> usize {
+fn answered_prefix(msgs: &[Arc<Message>]) -> usize {
     let mut open: Vec<&str> = Vec::new();
     let mut keep = 0;
     for (i, m) in msgs.iter().enumerate() {

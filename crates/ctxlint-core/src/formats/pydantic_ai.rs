@@ -142,7 +142,7 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
                 msg.assistant =
                     Some(Box::new(AssistantInfo { stop, model: model.map(Into::into), ..Default::default() }));
             }
-            r.messages.push(msg);
+            r.messages.push(Arc::new(msg));
         }
     }
     if let Some((i, ins)) = instructions(msgs) {

@@ -469,6 +469,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     })?;
     let path: Arc<str> = src.display.as_str().into();
     let mut requests = Vec::new();
+    let mut interner = Interner::default();
     let mut skipped = 0;
     let mut unread = Vec::new();
     for (i, it) in cassette.interactions.iter().enumerate() {
@@ -516,6 +517,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 r.outcome = Some(Outcome::Failed);
             }
         }
+        interner.request(&mut r);
         requests.push(r);
     }
     Ok(Input {

@@ -20,7 +20,9 @@
 //! ([`crate::model::packed::Texts::Compact`]) and reads the others again for the
 //! findings that quote them ([`crate::model::Transcript::full_message`]).
 
+mod intern;
 pub mod packed;
+pub use intern::Interner;
 
 use packed::{MessageArena, MsgRef, PackedMessage};
 use std::borrow::Cow;
@@ -313,7 +315,7 @@ pub enum Stop {
 }
 
 /// Facts about an assistant message that the reply and replay rules need.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AssistantInfo {
     /// How the call ended.
     pub stop: Stop,
@@ -331,7 +333,7 @@ pub struct AssistantInfo {
 }
 
 /// Facts about a tool result that pairing and reply rules need.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResultInfo {
     /// Synthetic or aborted result (OpenClaw `openclawSyntheticMissingToolResult`, text `aborted`).
     pub synthetic_or_aborted: bool,
@@ -343,7 +345,7 @@ pub struct ResultInfo {
 }
 
 /// One message of a request or one transcript entry's message.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     /// Role it is sent with.
     pub role: Role,
@@ -400,15 +402,16 @@ impl BlockKind {
 }
 
 /// One content block.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
     /// What it is.
     pub kind: BlockKind,
     /// JSON Pointer of the block.
     pub pointer: Ptr,
     /// Its text: in full for prompt-side messages, else a prefix (see [`Block::text_len`]),
-    /// or nothing ([`Block::text_dropped`]).
-    pub text: Box<str>,
+    /// or nothing ([`Block::text_dropped`]). Shared: a stream holds a text its
+    /// requests send again once ([`Interner`]).
+    pub text: Arc<str>,
     /// Length in bytes of the full text.
     pub text_len: u32,
     /// Hash of the full text (xxh-style 64-bit, see [`crate::hash`]).
@@ -994,7 +997,10 @@ pub struct Request {
     /// Pointer of `tools` and its canonical hash, if any.
     pub tools: Option<(String, u64, String)>,
     /// Messages in order, including system/developer messages and system-prompt parts.
-    pub messages: Vec<Message>,
+    /// Shared: a message a stream's requests send again (their history) is held once
+    /// ([`Interner`]), so a stream takes memory for what it sends that is new, not for
+    /// every request's whole history.
+    pub messages: Vec<Arc<Message>>,
     /// `previous_response_id`, if any.
     pub previous_response_id: Option<Box<str>>,
     /// Conversation id (pydantic-ai `conversation_id`, Responses `conversation`).

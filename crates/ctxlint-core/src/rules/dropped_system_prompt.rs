@@ -1,7 +1,6 @@
 //! CTX201 `dropped-system-prompt`.
 
 use super::{RuleContext, RuleId, RuleMeta};
-use crate::conversation;
 use crate::finding::{Finding, Severity};
 
 /// Metadata and documentation.
@@ -41,7 +40,7 @@ Transcripts' rebuilt steps are not compared (a rebuilt path can only fork).
 pub fn check(cx: &mut RuleContext) {
     let Some(stream) = cx.stream else { return };
     let input = cx.input;
-    for pair in conversation::pairs(stream) {
+    for pair in cx.conversation.pairs(stream) {
         let (a, b) = (&stream.requests[pair.prev], &stream.requests[pair.cur]);
         for d in &pair.dropped {
             let (what, severity) = match d.slot {

@@ -168,7 +168,7 @@ pub fn check(cx: &mut RuleContext) {
         }
     }
     if let Some(stream) = cx.stream {
-        let mut memo = StreamMemo::new(stream);
+        let mut memo = StreamMemo::new(stream, cx.conversation.links(stream));
         for r in &stream.requests {
             memo.next_request();
             let (mut labels, mut label_events, mut bare) = (Dupes::new(), Dupes::new(), Dupes::new());

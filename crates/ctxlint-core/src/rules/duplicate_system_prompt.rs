@@ -143,7 +143,7 @@ fn system_tags(text: &str) -> Vec<&str> {
 pub fn check(cx: &mut RuleContext) {
     let input = cx.input;
     if let Some(stream) = cx.stream {
-        let mut memo = StreamMemo::new(stream);
+        let mut memo = StreamMemo::new(stream, cx.conversation.links(stream));
         for r in &stream.requests {
             memo.next_request();
             let mut seen = Dupes::new();

@@ -77,8 +77,8 @@ fn turn_key(m: &Message) -> (Vec<&str>, Vec<u64>) {
 /// (a later request re-sending the pair is the same copy).
 fn check_stream(cx: &mut RuleContext, stream: &Stream) {
     let input = cx.input;
-    let links = crate::conversation::links(stream);
-    let mut memo = StreamMemo::new(stream);
+    let links = cx.conversation.links(stream);
+    let mut memo = StreamMemo::new(stream, cx.conversation.links(stream));
     for (j, r) in stream.requests.iter().enumerate() {
         memo.next_request();
         let mut prev: Option<&Message> = None;

@@ -1,7 +1,6 @@
 //! CTX202 `history-rewrite`.
 
 use super::{RuleContext, RuleId, RuleMeta};
-use crate::conversation;
 use crate::finding::{Finding, Severity};
 
 /// Metadata and documentation.
@@ -50,8 +49,8 @@ prompt that disappears is `dropped-system-prompt` only.
 pub fn check(cx: &mut RuleContext) {
     let Some(stream) = cx.stream else { return };
     let input = cx.input;
-    for pair in conversation::pairs(stream) {
-        let Some(rw) = pair.rewrite else { continue };
+    for pair in cx.conversation.pairs(stream) {
+        let Some(rw) = &pair.rewrite else { continue };
         let (a, b) = (&stream.requests[pair.prev], &stream.requests[pair.cur]);
         let mut f = Finding::new(
             RuleId::HistoryRewrite,
@@ -68,16 +67,16 @@ pub fn check(cx: &mut RuleContext) {
         .pointer(rw.pointer.clone())
         .request(b.index)
         .key(format!("{}:{}", rw.level.as_str(), rw.pointer.strip_prefix(b.pointer.as_str()).unwrap_or(&rw.pointer)))
-        .diff(rw.diff)
+        .diff(rw.diff.clone())
         .related(
             &a.path,
             a.line,
-            rw.prev_pointer.unwrap_or_else(|| a.pointer.clone()),
+            rw.prev_pointer.clone().unwrap_or_else(|| a.pointer.clone()),
             format!("request {} sent this prefix", a.index),
         )
         .help("keep the history append-only: re-send earlier elements byte for byte so the prompt cache is read");
         if !rw.text.is_empty() {
-            f = f.excerpt(rw.text);
+            f = f.excerpt(rw.text.clone());
         }
         f.line = b.line;
         cx.report(f);

@@ -67,6 +67,9 @@ pub struct RuleContext<'a> {
     pub transcript: Option<(&'a Transcript, &'a Analysis)>,
     /// For streams: the requests.
     pub stream: Option<&'a Stream>,
+    /// For streams: how the requests continue each other, computed once for
+    /// all rules (empty and unused for transcripts).
+    pub conversation: &'a crate::conversation::Facts,
     /// Effective settings (patterns, thresholds).
     pub settings: &'a Settings,
     /// Findings reported so far for this input (at most [`MAX_LISTED`]).
@@ -178,9 +181,12 @@ pub fn run_selected(input: &Input, settings: &Settings, enabled: &(dyn Fn(RuleId
         }
         Body::Stream(s) => (None, Some(s)),
     };
+    let conversation = crate::conversation::Facts::default();
+    let conversation = &conversation;
     use rayon::prelude::*;
     let run = |&(rule, check): &(RuleId, Check)| {
-        let mut cx = RuleContext { input, transcript, stream, settings, findings: Vec::new(), unlisted: 0 };
+        let mut cx =
+            RuleContext { input, transcript, stream, conversation, settings, findings: Vec::new(), unlisted: 0 };
         if enabled(rule) {
             check(&mut cx);
         }

@@ -79,7 +79,7 @@ pub fn check(cx: &mut RuleContext) {
     if let Some(stream) = cx.stream {
         // An element re-sent with the history of a later request of the same
         // conversation is the same defect: reported once, at its first request.
-        let mut memo = crate::analysis::dup::StreamMemo::new(stream);
+        let mut memo = crate::analysis::dup::StreamMemo::new(stream, cx.conversation.links(stream));
         for r in &stream.requests {
             memo.next_request();
             for p in pairing::request(r) {

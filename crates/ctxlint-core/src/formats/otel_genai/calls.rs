@@ -231,7 +231,7 @@ pub(super) fn log(
     }
     c.events += 1;
     if let Some(msg) = legacy_message(enc, &at, role, &body) {
-        c.req.messages.push(msg);
+        c.req.messages.push(Arc::new(msg));
         c.content = true;
     }
 }

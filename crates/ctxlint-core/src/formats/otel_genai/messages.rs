@@ -8,6 +8,7 @@ use super::attrs::{Attr, Enc, Seg, decode, ptr_into};
 use crate::formats::body::*;
 use crate::model::*;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Fills a request from the semantic-convention attributes.
 pub(super) fn semconv(r: &mut Request, enc: Enc, a: &[Attr<'_>]) {
@@ -38,7 +39,7 @@ pub(super) fn semconv(r: &mut Request, enc: Enc, a: &[Attr<'_>]) {
                 if let Value::Array(msgs) = decode(enc, at.raw) {
                     for (i, m) in msgs.iter().enumerate() {
                         if let Some(msg) = message_of(enc, at, m, &[Seg::Idx(i)]) {
-                            r.messages.push(msg);
+                            r.messages.push(Arc::new(msg));
                         }
                     }
                 }
@@ -269,7 +270,7 @@ pub(super) fn openinference(r: &mut Request, enc: Enc, a: &[Attr<'_>]) -> bool {
             msg.blocks.push(b);
         }
         finish_message(&mut msg);
-        r.messages.push(msg);
+        r.messages.push(Arc::new(msg));
     }
     any
 }

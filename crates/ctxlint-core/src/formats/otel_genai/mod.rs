@@ -215,8 +215,10 @@ fn finish(src: &SourceRef, st: State, bad: BadLines) -> Input {
     let mut skipped = skipped;
     let (mut no_content, mut first_no_content) = (0, None);
     let mut kept: Vec<Call> = Vec::with_capacity(calls.len());
-    for c in calls {
+    let mut interner = Interner::default();
+    for mut c in calls {
         if c.content {
+            interner.request(&mut c.req);
             kept.push(c);
         } else {
             // An inference call whose prompt content was not captured.
