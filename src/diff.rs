@@ -38,7 +38,7 @@ pub(crate) fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> 
     };
     let mut d = diff::diff(ra, rb);
     if let (None, ctxlint::model::Body::Stream(s)) = (&second, &first.body) {
-        d.lanes = diff::lanes_of(s, ra, rb);
+        d.lanes = diff::lanes_of(s, &ctxlint::conversation::lanes(s), ra, rb);
     }
     let text = match a.output_format {
         ViewFormat::Full => ctxlint::report::diff::full(&d, use_color(color, a.output_file.is_some())),

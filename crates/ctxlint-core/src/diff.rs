@@ -133,7 +133,9 @@ pub struct Side {
     /// Description, e.g. "user text block", "`system` part", "tools".
     pub what: String,
     /// Its text for display (tool calls: name, id and pretty-printed
-    /// arguments), secrets masked.
+    /// arguments), secrets masked. Empty for a message element both requests
+    /// send alike ([`Op::Same`]): no output shows it, and building it for
+    /// every unchanged element was most of a report's request diffs.
     pub text: String,
     /// Length in bytes of its text as sent.
     pub bytes: usize,
@@ -361,9 +363,9 @@ pub fn diff(a: &Request, b: &Request) -> RequestDiff {
 
 /// The lanes of requests `a` and `b` of one stream `s` (see
 /// [`RequestDiff::lanes`]), with the request each is compared with named by
-/// its request index.
-pub fn lanes_of(s: &Stream, a: &Request, b: &Request) -> Option<[String; 2]> {
-    let lanes = conversation::lanes(s);
+/// its request index. `lanes` are [`conversation::lanes`] of `s` (computed
+/// once by a caller that diffs many pairs of one stream).
+pub fn lanes_of(s: &Stream, lanes: &[conversation::Lane], a: &Request, b: &Request) -> Option<[String; 2]> {
     let line = |r: &Request| {
         let pos = s.requests.iter().position(|x| std::ptr::eq(x, r))?;
         let mut l = lanes.get(pos)?.clone();
@@ -515,7 +517,7 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
 
 fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>, deadline: Instant) {
     let (ea, eb) = (conversation::elements(a), conversation::elements(b));
-    let side = |r: &Request, e: &conversation::Element| {
+    let side_with = |r: &Request, e: &conversation::Element, text: bool| {
         let m = &r.messages[e.msg];
         let blocks: Vec<&Block> = match e.block {
             Some(i) => vec![&m.blocks[i]],
@@ -524,10 +526,15 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>, dead
         Side {
             pointer: e.pointer.to_string(),
             what: e.describe(r),
-            text: mask_secrets(&blocks.iter().map(|b| display_text(b)).collect::<Vec<_>>().join("\n")),
+            text: if text {
+                mask_secrets(&blocks.iter().map(|b| display_text(b)).collect::<Vec<_>>().join("\n"))
+            } else {
+                String::new()
+            },
             bytes: blocks.iter().map(|b| b.text_len as usize).sum(),
         }
     };
+    let side = |r: &Request, e: &conversation::Element| side_with(r, e, true);
     let level = |e: &conversation::Element| if e.system { Level::System } else { Level::Messages };
     if chained {
         // The prefix is held by the server: everything B sends is new.
@@ -563,7 +570,9 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>, dead
     let db: Vec<u32> = eb.iter().map(|e| id(class(b, e))).collect();
     for pairing in align(&ka, &kb, &da, &db) {
         let mut c = match pairing {
-            Pairing::Same(i, j) => change(Op::Same, level(&ea[i]), Some(side(a, &ea[i])), Some(side(b, &eb[j]))),
+            Pairing::Same(i, j) => {
+                change(Op::Same, level(&ea[i]), Some(side_with(a, &ea[i], false)), Some(side_with(b, &eb[j], false)))
+            }
             Pairing::Removed(i) => change(Op::Removed, level(&ea[i]), Some(side(a, &ea[i])), None),
             Pairing::Added(j) => change(Op::Added, level(&eb[j]), None, Some(side(b, &eb[j]))),
             Pairing::Changed(i, j) => {

@@ -316,12 +316,15 @@ pub fn show_each_texts(
             let mut batch = Vec::new();
             let mut listed = 0;
             let lanes = crate::conversation::lanes(s);
+            let chars = if sink.wants_texts() { text_chars } else { 0 };
             for (pos, r) in s.requests.iter().enumerate() {
-                let mut u = request_unit(r, if sink.wants_texts() { text_chars } else { 0 });
-                u.lane = lane_of(s, &lanes, pos);
-                if compact {
-                    let hashes: Vec<String> = u.messages.iter().map(|m| m.hash.clone()).collect();
-                    let tools = u.tools.as_ref().map(|t| t.hash.clone());
+                if !compact {
+                    let mut u = request_unit(r, chars);
+                    u.lane = lane_of(s, &lanes, pos);
+                    listed += u.messages.len() + 1;
+                    batch.push(u);
+                } else {
+                    let hashes = request_hashes(r);
                     let (previous, carried, dropped) = match &prev {
                         Some((i, ph, _)) => {
                             let k = ph.iter().zip(&hashes).take_while(|(a, b)| a == b).count();
@@ -329,17 +332,19 @@ pub fn show_each_texts(
                         }
                         None => (None, 0, 0),
                     };
+                    let mut u = request_unit_from(r, chars, carried);
+                    u.lane = lane_of(s, &lanes, pos);
+                    let tools = u.tools.as_ref().map(|t| t.hash.clone());
                     let same_tools = prev.as_ref().is_some_and(|p| p.2 == tools);
-                    u.messages.drain(..carried);
                     if same_tools {
                         u.tools = None;
                     }
                     u.delta =
                         Some(Delta { previous, carried, dropped, rebuilt: (dropped > 0).then_some("history differs") });
                     prev = Some((r.index, hashes, tools));
+                    listed += u.messages.len() + 1;
+                    batch.push(u);
                 }
-                listed += u.messages.len() + 1;
-                batch.push(u);
                 if listed >= BATCH_MESSAGES || batch.len() >= BATCH_UNITS {
                     sink.units(&shown, std::mem::take(&mut batch))?;
                     listed = 0;
@@ -655,22 +660,49 @@ fn lane_of(s: &Stream, lanes: &[crate::conversation::Lane], pos: usize) -> Optio
 }
 
 fn request_unit(r: &Request, text_chars: usize) -> Unit {
-    let mut messages = Vec::new();
+    request_unit_from(r, text_chars, 0)
+}
+
+/// The hashes of a request's context elements as [`ShownMessage::hash`]
+/// gives them (the slots, then the messages), without building the rows.
+fn request_hashes(r: &Request) -> Vec<String> {
+    let mut out = Vec::with_capacity(r.slots.len() + r.messages.len());
     for sl in &r.slots {
-        let parts: Vec<&Block> = sl.parts.iter().collect();
-        messages.push(message_row(
-            messages.len(),
-            "system",
-            format!("{} slot", sl.kind.as_str()),
-            sl.pointer.clone(),
-            None,
-            None,
-            &parts,
-            text_chars,
-        ));
+        out.push(row_hash(sl.parts.iter()));
     }
     for m in &r.messages {
-        messages.push(from_message(messages.len(), m, None, None, text_chars));
+        out.push(row_hash(m.blocks.iter()));
+    }
+    out
+}
+
+/// [`request_unit`] with the rows before position `skip` left out (a
+/// compact view drops the ones carried from the previous request; their
+/// texts need not be read); `context_len` counts them all.
+fn request_unit_from(r: &Request, text_chars: usize, skip: usize) -> Unit {
+    let mut messages = Vec::new();
+    let mut pos = 0;
+    for sl in &r.slots {
+        if pos >= skip {
+            let parts: Vec<&Block> = sl.parts.iter().collect();
+            messages.push(message_row(
+                pos,
+                "system",
+                format!("{} slot", sl.kind.as_str()),
+                sl.pointer.clone(),
+                None,
+                None,
+                &parts,
+                text_chars,
+            ));
+        }
+        pos += 1;
+    }
+    for m in &r.messages {
+        if pos >= skip {
+            messages.push(from_message(pos, m, None, None, text_chars));
+        }
+        pos += 1;
     }
     let tools = r.tools.as_ref().map(|(p, h, text)| Tools {
         pointer: p.clone(),
@@ -686,7 +718,7 @@ fn request_unit(r: &Request, text_chars: usize) -> Unit {
         entry_id: None,
         model: None,
         tools,
-        context_len: messages.len(),
+        context_len: pos,
         delta: None,
         lane: None,
         messages,
@@ -789,6 +821,21 @@ fn from_message(
     )
 }
 
+/// A row's identity ([`ShownMessage::hash`]): its blocks' kinds, tool ids,
+/// text hashes and lengths.
+fn row_hash<'b>(src: impl Iterator<Item = &'b Block>) -> String {
+    let mut id = Vec::with_capacity(48);
+    for b in src {
+        id.extend_from_slice(b.kind.as_str().as_bytes());
+        id.push(0);
+        id.extend_from_slice(b.tool_id.as_deref().unwrap_or("").as_bytes());
+        id.push(0);
+        id.extend_from_slice(&b.text_hash.to_le_bytes());
+        id.extend_from_slice(&b.text_len.to_le_bytes());
+    }
+    format!("{:08x}", crate::hash::hash_bytes(&id) >> 32)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn message_row(
     index: usize,
@@ -801,16 +848,7 @@ fn message_row(
     text_chars: usize,
 ) -> ShownMessage {
     let bytes = src.iter().map(|b| b.text_len as usize).sum();
-    let mut id = Vec::with_capacity(src.len() * 24);
-    for b in src {
-        id.extend_from_slice(b.kind.as_str().as_bytes());
-        id.push(0);
-        id.extend_from_slice(b.tool_id.as_deref().unwrap_or("").as_bytes());
-        id.push(0);
-        id.extend_from_slice(&b.text_hash.to_le_bytes());
-        id.extend_from_slice(&b.text_len.to_le_bytes());
-    }
-    let hash = format!("{:08x}", crate::hash::hash_bytes(&id) >> 32);
+    let hash = row_hash(src.iter().copied());
     let blocks = src.iter().map(|b| block(b, text_chars)).collect();
     let entry_id = entry_id.map(|i| mask_secrets(&i));
     ShownMessage { index, role, kind, pointer, line, entry_id, bytes, hash, first_line: first_line(src), blocks }

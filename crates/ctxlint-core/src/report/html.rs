@@ -395,7 +395,7 @@ impl Page {
                 if all || hot.contains(&s.requests[k].index) {
                     let p = lanes.get(k).and_then(|l| l.compared_with).unwrap_or(k - 1);
                     let mut d = crate::diff::diff(&s.requests[p], &s.requests[k]);
-                    d.lanes = crate::diff::lanes_of(s, &s.requests[p], &s.requests[k]);
+                    d.lanes = crate::diff::lanes_of(s, &lanes, &s.requests[p], &s.requests[k]);
                     page.diffs.push((k, diff_value(&d).to_string()));
                 }
             }
