@@ -599,7 +599,8 @@ def kinds_step(a, report, rows):
     # OpenTelemetry at 1x, 2x, 4x and 8x (the superlinear one).
     pts = []
     for x in (1, 2, 4, 8):
-        otel, _, _ = otel_files(out, max(unit * x // 2, 1))
+        # (Sizes exactly proportional: 12, 24, 48, 96 MB; --quick 2, 4, 8, 16.)
+        otel, _, _ = otel_files(out, (unit // 2 if unit > 5 else 2) * x)
         pts.append(measure(f"otel {x}x", [a.bin, "check", otel, "--output-format", "json"], [otel],
                            [sys.executable, "-c", PYLOOP, otel], "python"))
     otel_ratio = pts[-1]["ctxlint"]["cpu_s"] / max(pts[0]["ctxlint"]["cpu_s"], 1e-3)

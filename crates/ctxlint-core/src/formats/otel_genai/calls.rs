@@ -30,6 +30,9 @@ pub(super) struct State {
     /// Span names by (trace, span), for calls made from log events.
     names: HashMap<(String, String), String>,
     pub(super) skipped: usize,
+    /// One copy of what the calls send again (each call is interned when it
+    /// is made, and again at the end for the messages events added).
+    pub(super) interner: Interner,
 }
 
 /// Whether a `gen_ai.operation.name` may be a model call: any but the
@@ -109,7 +112,8 @@ pub(super) fn span(
     push_call(st, ids, Call { req, time, content: genai, events: 0 });
 }
 
-fn push_call(st: &mut State, ids: (String, String), c: Call) {
+fn push_call(st: &mut State, ids: (String, String), mut c: Call) {
+    st.interner.request(&mut c.req);
     if !ids.1.is_empty() {
         st.by_span.insert(ids, st.calls.len());
     }

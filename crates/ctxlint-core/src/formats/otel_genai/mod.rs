@@ -211,11 +211,10 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
 }
 
 fn finish(src: &SourceRef, st: State, bad: BadLines) -> Input {
-    let State { calls, skipped, .. } = st;
+    let State { calls, skipped, mut interner, .. } = st;
     let mut skipped = skipped;
     let (mut no_content, mut first_no_content) = (0, None);
     let mut kept: Vec<Call> = Vec::with_capacity(calls.len());
-    let mut interner = Interner::default();
     for mut c in calls {
         if c.content {
             interner.request(&mut c.req);
