@@ -333,9 +333,10 @@ def shapes_step(a, report, rows):
                   "show-branching", "show-compacted", "parent-cycle"))
 
 
-def gen(turns, out, truth, seed=7):
+def gen(turns, out, truth, seed=7, clean=False):
     if not os.path.exists(out):
-        subprocess.run([sys.executable, GEN, "--turns", str(turns), "--seed", str(seed), "--out", out, "--truth", truth], check=True)
+        extra = ["--dup-events", "0", "--dangling", "0", "--torn", "0"] if clean else []
+        subprocess.run([sys.executable, GEN, "--turns", str(turns), "--seed", str(seed), "--out", out, "--truth", truth, *extra], check=True)
 
 
 OTEL_FIXTURE = os.path.join(ROOT, "fixtures", "formats", "otel-genai", "span.clean.jsonl")
@@ -644,8 +645,9 @@ def kinds_step(a, report, rows):
     if not os.path.isdir(many) or len(os.listdir(many)) != n_files:
         shutil.rmtree(many, ignore_errors=True)
         os.makedirs(many)
-        seedfile = os.path.join(a.out, "small.jsonl")
-        gen(3, seedfile, seedfile + ".truth.json", seed=11)
+        # Clean sessions: what is measured is opening and reading them, not reporting.
+        seedfile = os.path.join(a.out, "small-clean.jsonl")
+        gen(1, seedfile, seedfile + ".truth.json", seed=11, clean=True)
         data = open(seedfile, "rb").read()
         for i in range(n_files):
             with open(os.path.join(many, f"s{i:05d}.jsonl"), "wb") as f:

@@ -16,23 +16,30 @@ pub const EVENT_TEXT_MIN: usize = 16;
 /// Settings that rules read.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// System-event label line patterns (any match is a label).
-    pub event_patterns: Vec<Regex>,
+    /// System-event label line patterns (any match is a label). Shared, not
+    /// cloned, with each input's copy of the settings: a cloned `Regex` has
+    /// its own search caches, which were built again for every file.
+    pub event_patterns: std::sync::Arc<[Regex]>,
     /// Minimum characters for a paragraph to count as a context block.
     pub context_block_min: usize,
     /// `context-block-allow`: a context block matching any of these (anywhere
     /// in the block) is never a `duplicate-context-block`.
-    pub context_block_allow: Vec<Regex>,
+    /// Shared as `event_patterns` is.
+    pub context_block_allow: std::sync::Arc<[Regex]>,
     /// Per-rule level: `None` = off, `Some(severity)`.
     pub levels: HashMap<RuleId, Option<Severity>>,
 }
 
+/// The default event pattern, compiled once per process.
+static DEFAULT_EVENT_PATTERNS: std::sync::LazyLock<std::sync::Arc<[Regex]>> =
+    std::sync::LazyLock::new(|| std::sync::Arc::from(vec![Regex::new(DEFAULT_EVENT_PATTERN).expect("default pattern")]));
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            event_patterns: vec![Regex::new(DEFAULT_EVENT_PATTERN).expect("default pattern")],
+            event_patterns: DEFAULT_EVENT_PATTERNS.clone(),
             context_block_min: DEFAULT_CONTEXT_BLOCK_MIN,
-            context_block_allow: Vec::new(),
+            context_block_allow: std::sync::Arc::from(Vec::new()),
             levels: HashMap::new(),
         }
     }
@@ -324,7 +331,8 @@ impl Config {
                     Regex::new(s)
                         .map_err(|e| Error::Config { path: path.to_path_buf(), reason: format!("event-patterns: {e}") })
                 })
-                .collect::<Result<_>>()?;
+                .collect::<Result<Vec<_>>>()?
+                .into();
         }
         if let Some(p) = &fc.context_block_allow {
             base.context_block_allow = p
@@ -335,7 +343,8 @@ impl Config {
                         reason: format!("context-block-allow: {e}"),
                     })
                 })
-                .collect::<Result<_>>()?;
+                .collect::<Result<Vec<_>>>()?
+                .into();
         }
         if let Some(n) = fc.context_block_min {
             base.context_block_min = n;
@@ -412,6 +421,14 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// [`absolute`] against a working directory already known (`None`: ask).
+fn absolute_in(cwd: Option<&Path>, p: &Path) -> PathBuf {
+    match cwd {
+        Some(d) if !p.is_absolute() => normalize(&d.join(p)),
+        _ => absolute(p),
+    }
+}
+
 /// Makes `p` absolute (joined to the working directory) and lexically normal.
 pub fn absolute(p: &Path) -> PathBuf {
     if p.is_absolute() {
@@ -463,6 +480,12 @@ pub struct ConfigSet {
     found: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
     /// The git work tree enclosing a folder.
     git: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    /// [`ConfigSet::folder_of`] by input path, and the working directory
+    /// when the set was made: each input's folder is found once (checking
+    /// 20,000 files asked the working directory and stat-ed each file twice
+    /// for it).
+    folders: std::sync::Mutex<HashMap<String, PathBuf>>,
+    cwd: Option<PathBuf>,
 }
 
 impl ConfigSet {
@@ -478,7 +501,27 @@ impl ConfigSet {
             loaded: Default::default(),
             found: Default::default(),
             git: Default::default(),
+            folders: Default::default(),
+            cwd: std::env::current_dir().ok(),
         }
+    }
+
+    /// [`ConfigSet::folder_of`], found once per path, against the working
+    /// directory the set was made in.
+    pub fn folder(&self, path: &str) -> PathBuf {
+        if let Some(f) = self.folders.lock().ok().and_then(|m| m.get(path).cloned()) {
+            return f;
+        }
+        let f = if path == "-" {
+            absolute_in(self.cwd.as_deref(), Path::new("."))
+        } else {
+            let abs = absolute_in(self.cwd.as_deref(), Path::new(path));
+            if abs.is_dir() { abs } else { abs.parent().map(Path::to_path_buf).unwrap_or(abs) }
+        };
+        if let Ok(mut m) = self.folders.lock() {
+            m.insert(path.to_string(), f.clone());
+        }
+        f
     }
 
     /// One configuration for every input (library callers, tests).
@@ -524,7 +567,7 @@ impl ConfigSet {
         let file = match &self.source {
             Source::Fixed(c) => c.file.clone(),
             Source::Isolated => None,
-            Source::Discover => self.file_for_dir(&Self::folder_of(path)),
+            Source::Discover => self.file_for_dir(&self.folder(path)),
         };
         if let Some(c) = self.loaded.lock().ok().and_then(|m| m.get(&file).cloned()) {
             return Ok(c);
@@ -560,10 +603,11 @@ impl ConfigSet {
     /// folder of the configuration in force, else the enclosing git work tree,
     /// else the folder of the baseline file, else the working directory.
     pub fn project_root(&self, config: &Config, path: &str) -> PathBuf {
+        let cwd = self.cwd.as_deref();
         if let Some(r) = config.file.as_ref().and_then(|f| f.parent()) {
-            return absolute(r);
+            return absolute_in(cwd, r);
         }
-        let dir = Self::folder_of(path);
+        let dir = self.folder(path);
         let git = match self.git.lock().ok().and_then(|m| m.get(&dir).cloned()) {
             Some(g) => g,
             None => {
@@ -578,8 +622,8 @@ impl ConfigSet {
             return g;
         }
         match &self.fallback_root {
-            Some(r) => absolute(r),
-            None => absolute(Path::new(".")),
+            Some(r) => absolute_in(cwd, r),
+            None => absolute_in(cwd, Path::new(".")),
         }
     }
 }

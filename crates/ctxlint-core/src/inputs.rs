@@ -268,7 +268,14 @@ fn identity(p: &Path) -> FileIdentity {
 fn dedup_jobs(plan: &mut Plan) {
     fn key(s: &SourceRef) -> Option<(FileIdentity, Option<Box<str>>)> {
         match &s.origin {
-            crate::source::Origin::File(p) => Some((identity(p), s.session.clone())),
+            // The stamp taken when its format was detected says it (no stat again).
+            crate::source::Origin::File(p) => {
+                let id = match s.seen.and_then(|st| st.inode()) {
+                    Some((dev, ino)) => FileIdentity::Inode(dev, ino),
+                    None => identity(p),
+                };
+                Some((id, s.session.clone()))
+            }
             _ => None,
         }
     }

@@ -369,7 +369,7 @@ pub fn finish(findings: &mut [Finding]) {
     let mut roots: HashMap<String, std::path::PathBuf> = HashMap::new();
     for f in findings.iter() {
         if !roots.contains_key(&f.path) {
-            let file = configs.file_for_dir(&config::ConfigSet::folder_of(&f.path));
+            let file = configs.file_for_dir(&configs.folder(&f.path));
             let c = config::Config { file, ..Default::default() };
             roots.insert(f.path.clone(), configs.project_root(&c, &f.path));
         }

@@ -72,6 +72,45 @@ impl SourceRef {
         SourceRef { display: display.into(), origin: Origin::File(path.into()), seen: None, session: None }
     }
 
+    /// The same input (name, session) with its whole content given as
+    /// `bytes` (already decompressed): `None` when those bytes would read as
+    /// compressed again (a compressed file inside a compressed file), so that
+    /// reading the copy gives exactly what reading the input gives.
+    pub fn with_bytes(&self, bytes: &[u8]) -> Option<SourceRef> {
+        (self.compression(bytes) == Compression::None).then(|| SourceRef {
+            origin: Origin::Memory(bytes.into()),
+            seen: None,
+            ..self.clone()
+        })
+    }
+
+    /// A small uncompressed file read whole in one open, as the stamp its
+    /// format was detected with ([`SourceRef::seen`]) says it is: the same
+    /// input with its bytes in memory, to load without opening the file again
+    /// for each step. `None` — read it the usual way, which re-checks, retries
+    /// and reports — when it is not a file, has no stamp, is `max` bytes or
+    /// more, is compressed, cannot be read, or no longer holds to its stamp
+    /// (it changed since it was detected, or while it was read).
+    pub fn small_snapshot(&self, max: u64) -> Option<SourceRef> {
+        let (Origin::File(p), Some(seen)) = (&self.origin, self.seen) else { return None };
+        if seen.len >= max {
+            return None;
+        }
+        let f = open_regular(p).ok()?;
+        // Exactly the bytes detected (in one read, as a rule), and the file
+        // still that one, at that size, afterwards.
+        let mut buf = vec![0u8; seen.len as usize];
+        (&f).read_exact(&mut buf).ok()?;
+        let now = Stamp::of(&f.metadata().ok()?);
+        if now.len != seen.len || !seen.still_holds(&now) {
+            return None;
+        }
+        if self.compression(&buf) != Compression::None {
+            return None;
+        }
+        Some(SourceRef { origin: Origin::Memory(buf.into()), seen: None, ..self.clone() })
+    }
+
     /// File name without compression suffixes, for format hints.
     pub fn logical_name(&self) -> &str {
         let n = self.display.as_str();
@@ -116,9 +155,10 @@ impl SourceRef {
             Origin::File(p) => {
                 let f = open_regular(p).map_err(|e| Error::io(&self.display, e))?;
                 let mut head = [0u8; HEAD];
-                let n = read_head(&f, &mut head).map_err(|e| Error::io(&self.display, e))?;
+                // Read at offset 0 (the file's position stays at its start:
+                // one open serves the sniff and the read).
+                let n = read_head_at(&f, &mut head).map_err(|e| Error::io(&self.display, e))?;
                 let comp = self.compression(&head[..n]);
-                let f = open_regular(p).map_err(|e| Error::io(&self.display, e))?;
                 // Read exactly up to that size: bytes a writer appends while it
                 // is read are not read (see [`Stamp::still_holds`]), and a file
                 // that ends sooner is an error ([`SHRANK`]).
@@ -328,6 +368,8 @@ impl SourceRef {
     /// `None` when the file's metadata cannot be read.
     pub fn size(&self) -> Option<u64> {
         match &self.origin {
+            // The size its format was detected at is the size it is read up to.
+            Origin::File(_) if self.seen.is_some() => self.seen.map(|s| s.len),
             Origin::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
             Origin::Memory(b) => Some(b.len() as u64),
             Origin::Spooled(s) => Some(s.len),
@@ -393,12 +435,43 @@ impl Stamp {
         Stamp { len: m.len(), modified: m.modified().ok(), id }
     }
 
+    /// The file's device and inode (Unix; `None` elsewhere), links followed.
+    pub fn inode(&self) -> Option<(u64, u64)> {
+        cfg!(unix).then_some(self.id)
+    }
+
     /// Whether what was read at `self` still stands at `later`: the same file,
     /// unchanged or only grown (an append: inputs are read up to their size
     /// when opened, so appended bytes are not read). A file that shrank, was
     /// rewritten in place at the same size, or was replaced does not.
     pub fn still_holds(&self, later: &Stamp) -> bool {
         later.id == self.id && (later.len > self.len || (later.len == self.len && later.modified == self.modified))
+    }
+}
+
+/// [`read_head`] with positioned reads (`pread`): the file's own position
+/// is left at its start.
+fn read_head_at(f: &File, buf: &mut [u8]) -> io::Result<usize> {
+    #[cfg(unix)]
+    {
+        let mut n = 0;
+        while n < buf.len() {
+            match std::os::unix::fs::FileExt::read_at(f, &mut buf[n..], n as u64) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(n)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut g = f;
+        let n = read_head(g, buf)?;
+        g.seek(SeekFrom::Start(0))?;
+        Ok(n)
     }
 }
 
