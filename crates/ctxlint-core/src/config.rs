@@ -31,8 +31,9 @@ pub struct Settings {
 }
 
 /// The default event pattern, compiled once per process.
-static DEFAULT_EVENT_PATTERNS: std::sync::LazyLock<std::sync::Arc<[Regex]>> =
-    std::sync::LazyLock::new(|| std::sync::Arc::from(vec![Regex::new(DEFAULT_EVENT_PATTERN).expect("default pattern")]));
+static DEFAULT_EVENT_PATTERNS: std::sync::LazyLock<std::sync::Arc<[Regex]>> = std::sync::LazyLock::new(|| {
+    std::sync::Arc::from(vec![Regex::new(DEFAULT_EVENT_PATTERN).expect("default pattern")])
+});
 
 impl Default for Settings {
     fn default() -> Self {

@@ -852,7 +852,7 @@ mod tests {
     fn floating_context_is_marked() {
         let sys = "Act as an expert.\n# Rules: every block must use this format, exactly.";
         let rem = "# Rules: every block must use this format, exactly.";
-        let msgs: Vec<Message> = [
+        let msgs: Vec<Arc<Message>> = [
             json!({"role": "system", "content": sys}),
             json!({"role": "user", "content": "I have *added these files to the chat* so you can go ahead and edit them."}),
             json!({"role": "assistant", "content": "Ok, any changes I propose will be to those files."}),
@@ -866,17 +866,17 @@ mod tests {
             if m.kind == MessageKind::UserTurn && is_injected_context(&m.blocks[0].text) {
                 m.kind = MessageKind::Meta;
             }
-            m
+            Arc::new(m)
         })
         .collect();
         let f = floating(&msgs);
         assert_eq!(f.messages, vec![1, 2, 4]);
         assert_eq!(f.appended, None);
         let mut user = msgs[..4].to_vec();
-        user[3] = super::super::openai_chat::parse_message(
+        user[3] = Arc::new(super::super::openai_chat::parse_message(
             &json!({"role": "user", "content": format!("Fix it\n\n{rem}")}),
             "/messages/3".into(),
-        );
+        ));
         let f = floating(&user);
         assert_eq!(f.messages, vec![1, 2]);
         assert_eq!(f.appended, Some((3, rem.len() + 2, msgs[3].json_hash)));

@@ -111,8 +111,8 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
 /// ([`aider::sniff`]: text never read as JSON, and JSON never as it).
 pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     // A small file stamped when found is read whole in one go and detected
-    // from memory (see below).
-    if let Some(whole) = src.small_snapshot(PEEK as u64) {
+    // from memory (see below); a database is opened as one, with its journal.
+    if let Some(whole) = super::load::small_text_snapshot(src, PEEK as u64) {
         return detect_input(&whole);
     }
     let head = src.peek(PEEK)?;
@@ -209,6 +209,17 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
 /// pydantic-ai history), or `None` when it is not one.
 fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
     let bytes = src.read_all()?;
+    // An HTTP Archive (the one document format that runs to hundreds of
+    // megabytes) is recognised from its bytes: valid JSON, checked without
+    // building it, with `log.entries` and `log.version` or `log.creator`
+    // where [`har::sniff`] looks for them (and no trajectory's
+    // `traceSchema`, the one test before it).
+    if har::sniff_bytes(&bytes)
+        && crate::locate::locate(&bytes, "/traceSchema").is_none()
+        && serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok()
+    {
+        return Ok(Some(Detection::Format(har::ID)));
+    }
     let Ok(v) = serde_json::from_slice::<Value>(&bytes) else { return Ok(None) };
     if let Some((_, why)) = steps().unsupported_document.iter().find(|(test, _)| test(&v)) {
         return Ok(Some(Detection::Unsupported(why)));

@@ -224,15 +224,70 @@ fn started_ms(v: &Value) -> Option<i64> {
     chrono::DateTime::parse_from_rfc3339(s.trim()).ok().map(|t| t.timestamp_millis())
 }
 
+/// An archive with its entries as raw JSON texts (borrowed from the file's
+/// bytes). `entries` is `None` when `log.entries` is missing or not an array.
+#[derive(serde::Deserialize)]
+struct Shallow<'a> {
+    #[serde(borrow, default)]
+    log: Option<&'a serde_json::value::RawValue>,
+}
+
+/// One entry: its raw text (read when its turn comes) or, for an archive
+/// read whole, its value.
+enum Entry<'a> {
+    Raw(&'a serde_json::value::RawValue),
+    Value(&'a Value),
+}
+
+#[derive(serde::Deserialize)]
+struct ShallowLog<'a> {
+    #[serde(borrow, default, deserialize_with = "entries_or_none")]
+    entries: Option<Vec<&'a serde_json::value::RawValue>>,
+}
+
+/// `log.entries` when it is an array, else `None` (any other value).
+fn entries_or_none<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<Vec<&'de serde_json::value::RawValue>>, D::Error> {
+    let raw: &'de serde_json::value::RawValue = serde::Deserialize::deserialize(d)?;
+    Ok(if raw.get().trim_start().starts_with('[') { serde_json::from_str(raw.get()).ok() } else { None })
+}
+
+/// Whether a document's bytes are an HTTP Archive as [`sniff`] decides, read
+/// without building the document: a top-level `log` object whose `entries`
+/// is an array and whose `version` is a string or `creator` an object.
+pub fn sniff_bytes(doc: &[u8]) -> bool {
+    let mut loc = crate::locate::Locator::new(doc);
+    let at = |p: &str, loc: &mut crate::locate::Locator<'_>| loc.locate(p).and_then(|i| doc.get(i).copied());
+    at("/log/entries", &mut loc) == Some(b'[')
+        && (at("/log/version", &mut loc) == Some(b'"') || at("/log/creator", &mut loc) == Some(b'{'))
+}
+
 /// Loads an archive as one stream.
 pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let bytes = src.read_all()?;
     let bad = |reason: String| Error::BadInput { path: src.display.clone().into(), format: ID.to_string(), reason };
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let doc: Value = serde_json::from_slice(body).map_err(|e| bad(format!("not valid JSON: {e}")))?;
-    let entries = match doc.get("log").and_then(|l| l.get("entries")) {
-        Some(Value::Array(a)) => a.as_slice(),
-        _ => return Err(bad(fit(&doc).err().unwrap_or("no `log.entries` array").to_string())),
+    // The archive is parsed with each entry left as its raw text, then one
+    // entry at a time into a value, dropped before the next: the whole
+    // document as one `Value` took several times the file.
+    // (Anything that does not read so — a duplicate key, `log` not an
+    // object — is read whole, as before, and gives the same answer.)
+    let shallow = serde_json::from_slice::<Shallow>(body)
+        .ok()
+        .and_then(|d| d.log)
+        .and_then(|l| serde_json::from_str::<ShallowLog>(l.get()).ok())
+        .and_then(|l| l.entries);
+    let whole: Value;
+    let entries: Vec<Entry<'_>> = match shallow {
+        Some(raw) => raw.into_iter().map(Entry::Raw).collect(),
+        None => {
+            whole = serde_json::from_slice(body).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+            match whole.get("log").and_then(|l| l.get("entries")) {
+                Some(Value::Array(a)) => a.iter().map(Entry::Value).collect(),
+                _ => return Err(bad(fit(&whole).err().unwrap_or("no `log.entries` array").to_string())),
+            }
+        }
     };
     let path: Arc<str> = src.display.as_str().into();
     // Where each entry starts (one pass), to give each request the line of its body text.
@@ -248,7 +303,15 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut interner = Interner::default();
     let mut skipped = 0;
     let mut unread = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
+    for (i, entry) in entries.iter().enumerate() {
+        let parsed: Value;
+        let e = match entry {
+            Entry::Value(v) => *v,
+            Entry::Raw(r) => {
+                parsed = serde_json::from_str(r.get()).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+                &parsed
+            }
+        };
         let req = e.get("request");
         let method = req.and_then(|r| r.get("method")).and_then(Value::as_str).unwrap_or("").to_ascii_uppercase();
         let url = req.and_then(|r| r.get("url")).and_then(Value::as_str).unwrap_or("");
@@ -356,6 +419,39 @@ mod tests {
 
     fn text(body: &Value) -> Value {
         json!({"mimeType": "application/json", "text": body.to_string()})
+    }
+
+    #[test]
+    fn an_archive_is_recognised_from_its_bytes_and_read_entry_by_entry_or_whole() {
+        let chat = json!({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]});
+        let e = entry(
+            "2025-01-01T00:00:00.000Z",
+            "POST",
+            "https://api.openai.com/v1/chat/completions",
+            Some(text(&chat)),
+            None,
+        );
+        let doc = har(vec![e.clone()]);
+        assert!(sniff_bytes(doc.to_string().as_bytes()));
+        assert!(sniff_bytes(serde_json::to_string_pretty(&doc).unwrap().as_bytes()));
+        // What `sniff` asks of the value, asked of the bytes.
+        for not in [
+            json!({"log": {"entries": []}}),
+            json!({"log": {"version": 1, "entries": []}}),
+            json!({"log": {"version": "1.2", "entries": {}}}),
+            json!({"entries": [], "version": "1.2"}),
+            json!([{"log": {"version": "1.2", "entries": []}}]),
+        ] {
+            assert!(!sniff_bytes(not.to_string().as_bytes()), "{not}");
+            assert!(!sniff(&not), "{not}");
+        }
+        // A duplicate `log` (the last one counts, as a value reads it) is
+        // read whole: the same one request as the shallow reading gives.
+        let one = load_json(&doc);
+        let dup = format!(r#"{{"log": {{"entries": 5}}, "log": {}}}"#, doc["log"]);
+        let twice = super::super::load_str_for_test(load, "a.har", &dup);
+        assert_eq!(one.request_count(), 1);
+        assert_eq!(twice.request_count(), 1);
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
     // 20,000 small sessions opened each one five times and stat-ed it ten).
     // Its lines are still read again, by offset and verified, from the file.
     let whole = descriptor(format).is_some_and(|d| d.encoding != Encoding::Database);
-    if let Some(mem) = whole.then(|| src.small_snapshot(SMALL_FILE)).flatten() {
+    if let Some(mem) = whole.then(|| small_text_snapshot(src, SMALL_FILE)).flatten() {
         if opts.forced == Some(format) {
             check_fit(&mem, format)?;
         }
@@ -48,6 +48,16 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
     }
     let input = load_snapshot(src, format, opts)?;
     Ok(finish(input, src, format, opts))
+}
+
+/// [`SourceRef::small_snapshot`], but `None` for an SQLite database (read
+/// through SQLite, from its file, with its journal).
+pub(super) fn small_text_snapshot(src: &SourceRef, max: u64) -> Option<SourceRef> {
+    let s = src.small_snapshot(max)?;
+    match &s.origin {
+        crate::source::Origin::Memory(b) if super::sqlite::is_database(b) => None,
+        _ => Some(s),
+    }
 }
 
 /// Files under this size (bytes) are read whole, once ([`SourceRef::small_snapshot`]).

@@ -114,7 +114,8 @@ mod tests {
             msg("/request/body/messages/2", long),
         ];
         let mut c = body::new_request(&path, crate::formats::openai_chat::ID, 2, "/request/body");
-        c.messages = vec![msg("/request/body/messages/0", "another text, as long as the first one, but not equal to it")];
+        c.messages =
+            vec![msg("/request/body/messages/0", "another text, as long as the first one, but not equal to it")];
         let mut i = Interner::default();
         for r in [&mut a, &mut b, &mut c] {
             i.request(r);
