@@ -226,3 +226,34 @@ fn past_the_run_cap_later_inputs_findings_are_counted_and_memory_stays_bounded()
         "{err}"
     );
 }
+
+#[test]
+fn past_the_run_cap_many_inputs_get_one_warning_line() {
+    // 20,000 small files past the cap printed one warning per file.
+    const RUN: usize = ctxlint::rules::MAX_LISTED_PER_RUN;
+    let per = 9_000;
+    let files = RUN / per + 8;
+    let dir = tempfile::tempdir().unwrap();
+    let one = torn_session(dir.path(), per);
+    let body = std::fs::read(&one).unwrap();
+    std::fs::remove_file(&one).unwrap();
+    for k in 0..files {
+        std::fs::write(dir.path().join(format!("f{k:02}.jsonl")), &body).unwrap();
+    }
+    let d = dir.path().to_str().unwrap();
+    let (code, out, err) = run(&["check", d, "--output-format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let over = files * per - RUN;
+    let inputs = v["unlisted"].as_array().unwrap().len();
+    assert_eq!(inputs, 8);
+    assert_eq!(v["summary"]["unlisted"], over);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("not listed")).collect();
+    assert_eq!(
+        lines,
+        [format!(
+            "ctxlint: warning: {over} more findings in {inputs} inputs are not listed (at most {RUN} findings are listed per run; the JSON report's `unlisted` names each input)"
+        )],
+        "{err}"
+    );
+}

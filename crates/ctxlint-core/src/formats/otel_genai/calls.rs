@@ -7,8 +7,8 @@ use super::attrs::{Attr, Enc, attr_str, attrs, decode, ptr_into};
 use super::messages::{legacy_message, openinference, semconv};
 use crate::formats::body::*;
 use crate::model::*;
+use foldhash::HashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One model call being assembled.
