@@ -326,24 +326,37 @@ pub fn wrappers_markdown() -> String {
 
 /// The context blocks of a text: `<system-reminder>` blocks and long
 /// paragraphs, without wrapper text and without system events (CTX101's).
-fn blocks(s: &Settings, text: &str) -> Vec<String> {
-    let text = without_wrappers(text);
+fn blocks<'a>(s: &Settings, text: &'a str) -> Vec<std::borrow::Cow<'a, str>> {
+    use std::borrow::Cow;
+    // Borrowed from the text when no wrapper was set aside (most texts):
+    // no copy of every paragraph of every message.
+    match without_wrappers(text) {
+        Cow::Borrowed(t) => blocks_in(s, t).into_iter().map(Cow::Borrowed).collect(),
+        Cow::Owned(t) => blocks_in(s, &t).into_iter().map(|b| Cow::Owned(b.to_string())).collect(),
+    }
+}
+
+/// [`blocks`] of a text whose wrappers are already set aside.
+fn blocks_in<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
     let mut out = Vec::new();
-    let mut rest: &str = &text;
+    let mut rest: &str = text;
     while let Some(a) = rest.find("<system-reminder>") {
         match rest[a..].find("</system-reminder>") {
             Some(z) => {
                 let b = rest[a..a + z + 18].trim();
                 if !allowed(s, b) {
-                    out.push(b.to_string());
+                    out.push(b);
                 }
                 rest = &rest[a + z + 18..];
             }
             None => break,
         }
     }
-    for p in crate::text::paragraphs(&text) {
-        if p.chars().count() < s.context_block_min
+    for p in crate::text::paragraphs(text) {
+        // (At least as many bytes as characters: a short one is ruled out
+        // without counting them.)
+        if p.len() < s.context_block_min
+            || p.chars().count() < s.context_block_min
             || p.contains("<system-reminder>")
             || p.contains("</system-reminder>")
             || allowed(s, p)
@@ -353,7 +366,7 @@ fn blocks(s: &Settings, text: &str) -> Vec<String> {
         if p.lines().any(|l| s.is_event_label(l.trim())) {
             continue; // a system event: CTX101's
         }
-        out.push(p.to_string());
+        out.push(p);
     }
     out
 }
@@ -676,7 +689,7 @@ pub fn check(cx: &mut RuleContext) {
                         continue; // the model's own text fed back to it
                     }
                     if !firsts.iter().any(|f| f.0 == k) {
-                        firsts.push((k, first, *occ, cb.clone()));
+                        firsts.push((k, first, *occ, cb.to_string()));
                     }
                 }
             }
