@@ -36,8 +36,10 @@ pub struct Analysis {
     /// User turns written again after a failed attempt (`duplicate-user-turn`),
     /// in write order.
     pub replays: Vec<Replay>,
-    /// Tool pairing defects along the transcript's paths.
-    pub pairing: Vec<Pairing>,
+    /// Tool pairing defects along the transcript's paths: computed when a
+    /// rule first asks ([`Analysis::pairing`]), so that it runs beside the
+    /// other rules instead of before them all.
+    pairing: std::sync::OnceLock<Vec<Pairing>>,
 }
 
 impl Analysis {
@@ -59,8 +61,17 @@ impl Analysis {
             }
         }
         let replays = replays::replays(t);
-        let mut an = Analysis { tree, chain_defects, tainted, replays, pairing: Vec::new() };
-        an.pairing = pairing::transcript(t, &an);
+        Analysis { tree, chain_defects, tainted, replays, pairing: std::sync::OnceLock::new() }
+    }
+
+    /// The tool pairing defects along the paths of `t` (the transcript this
+    /// analysis is of, loaded from `input`), computed once.
+    pub fn pairing(&self, input: &Input, t: &Transcript) -> &[Pairing] {
+        self.pairing.get_or_init(|| self.find_pairing(input, t))
+    }
+
+    fn find_pairing(&self, input: &Input, t: &Transcript) -> Vec<Pairing> {
+        let mut pairing = pairing::transcript(t, self);
         // A call whose result was on a torn line after it (or a result whose
         // call was on one before it) is a consequence of that line, reported
         // by `malformed-line`: not a pairing defect.
@@ -81,7 +92,7 @@ impl Analysis {
                 t.packed(&t.entries[unit as usize])
                     .and_then(|m| m.blocks().nth(block as usize).and_then(|b| b.tool_id.map(str::to_string)))
             };
-            an.pairing.retain(|p| match *p {
+            pairing.retain(|p| match *p {
                 Pairing::Unanswered { unit, block } => {
                     let line = t.entries[unit as usize].line;
                     let cut = torn_between(line, next_stop(unit as usize))
@@ -98,6 +109,6 @@ impl Analysis {
                 Pairing::Orphan { .. } => true,
             });
         }
-        an
+        pairing
     }
 }

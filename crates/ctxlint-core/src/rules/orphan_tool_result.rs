@@ -39,7 +39,7 @@ pub fn check(cx: &mut RuleContext) {
     if let Some((t, an)) = cx.transcript {
         // One entry may hold many orphans: unpack it (and read it again) once.
         let mut cached: Option<(u32, crate::model::Message)> = None;
-        for p in &an.pairing {
+        for p in an.pairing(input, t) {
             if let Pairing::Orphan { unit, block, second } = *p {
                 let e = &t.entries[unit as usize];
                 if cached.as_ref().map(|c| c.0) != Some(unit) {

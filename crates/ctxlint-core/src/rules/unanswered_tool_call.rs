@@ -63,7 +63,7 @@ pub fn check(cx: &mut RuleContext) {
     if let Some((t, an)) = cx.transcript.filter(|_| !repaired) {
         // One entry may hold many unanswered calls: unpack it once.
         let mut cached: Option<(u32, crate::model::Message)> = None;
-        for p in &an.pairing {
+        for p in an.pairing(input, t) {
             if let Pairing::Unanswered { unit, block } = *p {
                 let e = &t.entries[unit as usize];
                 if cached.as_ref().map(|c| c.0) != Some(unit) {
