@@ -730,92 +730,31 @@ def main():
     ap.add_argument("--python", help="the Python with the ctxlint package and dask (default: target/py-venv/bin/python)")
     a = ap.parse_args()
     sys.path.insert(0, HERE)
-    if a.only == "dask":
+    if a.only:
+        # One step alone: the same checks, report file and printout for each.
         if not os.path.exists(a.bin):
             sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
         os.makedirs(a.out, exist_ok=True)
         report, rows = {"targets": {}}, []
-        dask_step(a, report, rows)
-        with open(os.path.join(a.out, "bench-dask.json"), "w") as f:
+        if a.only in ("html", "fence"):
+            turns, mb = (3500, 30) if a.quick else (35000, 300)
+            path = os.path.join(a.out, f"session-{mb}mb.jsonl")
+            if not os.path.exists(path):
+                gen(turns, path, path + ".truth.json")
+            step = html_step if a.only == "html" else fence_step
+            step(a, report, rows, path, os.path.getsize(path) / 1e6)
+            if a.only == "fence":
+                report["targets"]["fence_1gb_per_s"] = len(report["fence"]) == 2 and all(
+                    f["gb_per_s"] >= 1.0 and f["verdict"] == "append-owned" for f in report["fence"].values())
+        else:
+            {"dask": dask_step, "kinds": kinds_step, "shapes": shapes_step, "otel": otel_step}[a.only](a, report, rows)
+        out = os.path.join(a.out, f"bench-{a.only}.json")
+        with open(out, "w") as f:
             json.dump(report, f, indent=1)
         print_rows(rows)
         for k, v in report["targets"].items():
             print(f"target {k}: {'met' if v else 'NOT met'}")
-        print(f"written: {os.path.join(a.out, 'bench-dask.json')}")
-        return
-    if a.only == "html":
-        if not os.path.exists(a.bin):
-            sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
-        os.makedirs(a.out, exist_ok=True)
-        report, rows = {"targets": {}}, []
-        turns, mb = (3500, 30) if a.quick else (35000, 300)
-        path = os.path.join(a.out, f"session-{mb}mb.jsonl")
-        if not os.path.exists(path):
-            gen(turns, path, path + ".truth.json")
-        html_step(a, report, rows, path, os.path.getsize(path) / 1e6)
-        with open(os.path.join(a.out, "bench-html.json"), "w") as f:
-            json.dump(report, f, indent=1)
-        print_rows(rows)
-        for k, v in report["targets"].items():
-            print(f"target {k}: {'met' if v else 'NOT met'}")
-        print(f"written: {os.path.join(a.out, 'bench-html.json')}")
-        return
-    if a.only == "fence":
-        if not os.path.exists(a.bin):
-            sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
-        os.makedirs(a.out, exist_ok=True)
-        report, rows = {"targets": {}}, []
-        turns, mb = (3500, 30) if a.quick else (35000, 300)
-        path = os.path.join(a.out, f"session-{mb}mb.jsonl")
-        if not os.path.exists(path):
-            gen(turns, path, path + ".truth.json")
-        fence_step(a, report, rows, path, os.path.getsize(path) / 1e6)
-        report["targets"]["fence_1gb_per_s"] = len(report["fence"]) == 2 and all(f["gb_per_s"] >= 1.0 and f["verdict"] == "append-owned" for f in report["fence"].values())
-        with open(os.path.join(a.out, "bench-fence.json"), "w") as f:
-            json.dump(report, f, indent=1)
-        print_rows(rows)
-        for k, v in report["targets"].items():
-            print(f"target {k}: {'met' if v else 'NOT met'}")
-        print(f"written: {os.path.join(a.out, 'bench-fence.json')}")
-        return
-    if a.only == "kinds":
-        if not os.path.exists(a.bin):
-            sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
-        os.makedirs(a.out, exist_ok=True)
-        report, rows = {"targets": {}}, []
-        kinds_step(a, report, rows)
-        with open(os.path.join(a.out, "bench-kinds.json"), "w") as f:
-            json.dump(report, f, indent=1)
-        print_rows(rows)
-        for k, v in report["targets"].items():
-            print(f"target {k}: {'met' if v else 'NOT met'}")
-        print(f"written: {os.path.join(a.out, 'bench-kinds.json')}")
-        return
-    if a.only == "shapes":
-        if not os.path.exists(a.bin):
-            sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
-        os.makedirs(a.out, exist_ok=True)
-        report, rows = {"targets": {}}, []
-        shapes_step(a, report, rows)
-        with open(os.path.join(a.out, "bench-shapes.json"), "w") as f:
-            json.dump(report, f, indent=1)
-        print_rows(rows)
-        for k, v in report["targets"].items():
-            print(f"target {k}: {'met' if v else 'NOT met'}")
-        print(f"written: {os.path.join(a.out, 'bench-shapes.json')}")
-        return
-    if a.only == "otel":
-        if not os.path.exists(a.bin):
-            sys.exit(f"bench: {a.bin} is missing: run `cargo build --release` first")
-        os.makedirs(a.out, exist_ok=True)
-        report, rows = {"targets": {}}, []
-        otel_step(a, report, rows)
-        with open(os.path.join(a.out, "bench-otel.json"), "w") as f:
-            json.dump(report, f, indent=1)
-        print_rows(rows)
-        for k, v in report["targets"].items():
-            print(f"target {k}: {'met' if v else 'NOT met'}")
-        print(f"written: {os.path.join(a.out, 'bench-otel.json')}")
+        print(f"written: {out}")
         return
     if not os.path.exists(GEN):
         sys.exit(f"bench: {GEN} is missing (the shared folder must sit beside the project)")

@@ -188,6 +188,19 @@ fn a_closed_standard_output_ends_the_report_quietly() {
     let _ = std::io::stderr().flush();
 }
 
+/// A folder of `files` copies (`f0.jsonl`, `f1.jsonl`, …) of a session of
+/// `per` torn lines.
+fn flood_folder(files: usize, per: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let one = torn_session(dir.path(), per);
+    let body = std::fs::read(&one).unwrap();
+    std::fs::remove_file(&one).unwrap();
+    for k in 0..files {
+        std::fs::write(dir.path().join(format!("f{k}.jsonl")), &body).unwrap();
+    }
+    dir
+}
+
 #[test]
 fn past_the_run_cap_later_inputs_findings_are_counted_and_memory_stays_bounded() {
     // Issue 32 item 5: the cap was per input only, so 80 copies of a flood
@@ -197,13 +210,7 @@ fn past_the_run_cap_later_inputs_findings_are_counted_and_memory_stays_bounded()
     const RUN: usize = ctxlint::rules::MAX_LISTED_PER_RUN;
     let per = 9_000;
     let files = RUN / per + 1;
-    let dir = tempfile::tempdir().unwrap();
-    let one = torn_session(dir.path(), per);
-    let body = std::fs::read(&one).unwrap();
-    std::fs::remove_file(&one).unwrap();
-    for k in 0..files {
-        std::fs::write(dir.path().join(format!("f{k}.jsonl")), &body).unwrap();
-    }
+    let dir = flood_folder(files, per);
     let d = dir.path().to_str().unwrap();
     let (code, out, err) = run(&["check", d, "--output-format", "json"]);
     assert_eq!(code, 1, "{err}");
@@ -233,13 +240,7 @@ fn past_the_run_cap_many_inputs_get_one_warning_line() {
     const RUN: usize = ctxlint::rules::MAX_LISTED_PER_RUN;
     let per = 9_000;
     let files = RUN / per + 8;
-    let dir = tempfile::tempdir().unwrap();
-    let one = torn_session(dir.path(), per);
-    let body = std::fs::read(&one).unwrap();
-    std::fs::remove_file(&one).unwrap();
-    for k in 0..files {
-        std::fs::write(dir.path().join(format!("f{k:02}.jsonl")), &body).unwrap();
-    }
+    let dir = flood_folder(files, per);
     let d = dir.path().to_str().unwrap();
     let (code, out, err) = run(&["check", d, "--output-format", "json"]);
     assert_eq!(code, 1, "{err}");

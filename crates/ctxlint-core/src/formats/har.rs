@@ -224,8 +224,9 @@ fn started_ms(v: &Value) -> Option<i64> {
     chrono::DateTime::parse_from_rfc3339(s.trim()).ok().map(|t| t.timestamp_millis())
 }
 
-/// An archive with its entries as raw JSON texts (borrowed from the file's
-/// bytes). `entries` is `None` when `log.entries` is missing or not an array.
+/// An archive with its `log`, then the log's `entries`, as raw JSON texts
+/// (borrowed from the file's bytes); the entries are read as a list of raw
+/// texts only when they are an array.
 #[derive(serde::Deserialize)]
 struct Shallow<'a> {
     #[serde(borrow, default)]
@@ -241,16 +242,8 @@ enum Entry<'a> {
 
 #[derive(serde::Deserialize)]
 struct ShallowLog<'a> {
-    #[serde(borrow, default, deserialize_with = "entries_or_none")]
-    entries: Option<Vec<&'a serde_json::value::RawValue>>,
-}
-
-/// `log.entries` when it is an array, else `None` (any other value).
-fn entries_or_none<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Option<Vec<&'de serde_json::value::RawValue>>, D::Error> {
-    let raw: &'de serde_json::value::RawValue = serde::Deserialize::deserialize(d)?;
-    Ok(if raw.get().trim_start().starts_with('[') { serde_json::from_str(raw.get()).ok() } else { None })
+    #[serde(borrow, default)]
+    entries: Option<&'a serde_json::value::RawValue>,
 }
 
 /// Whether a document's bytes are an HTTP Archive as [`sniff`] decides, read
@@ -277,7 +270,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         .ok()
         .and_then(|d| d.log)
         .and_then(|l| serde_json::from_str::<ShallowLog>(l.get()).ok())
-        .and_then(|l| l.entries);
+        .and_then(|l| l.entries)
+        .and_then(|e| serde_json::from_str::<Vec<&serde_json::value::RawValue>>(e.get()).ok());
     let whole: Value;
     let entries: Vec<Entry<'_>> = match shallow {
         Some(raw) => raw.into_iter().map(Entry::Raw).collect(),

@@ -72,18 +72,6 @@ impl SourceRef {
         SourceRef { display: display.into(), origin: Origin::File(path.into()), seen: None, session: None }
     }
 
-    /// The same input (name, session) with its whole content given as
-    /// `bytes` (already decompressed): `None` when those bytes would read as
-    /// compressed again (a compressed file inside a compressed file), so that
-    /// reading the copy gives exactly what reading the input gives.
-    pub fn with_bytes(&self, bytes: &[u8]) -> Option<SourceRef> {
-        (self.compression(bytes) == Compression::None).then(|| SourceRef {
-            origin: Origin::Memory(bytes.into()),
-            seen: None,
-            ..self.clone()
-        })
-    }
-
     /// A small uncompressed file read whole in one open, as the stamp its
     /// format was detected with ([`SourceRef::seen`]) says it is: the same
     /// input with its bytes in memory, to load without opening the file again
