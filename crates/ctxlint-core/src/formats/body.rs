@@ -63,6 +63,10 @@ pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &st
         resaved: None,
         label: None,
         gaps: Vec::new(),
+        usage: None,
+        usage_is_run_total: false,
+        model: None,
+        time: 0,
     }
 }
 

@@ -178,15 +178,28 @@ struct RawUsage {
     cache_read_input_tokens: Option<f64>,
     #[serde(default)]
     cache_creation_input_tokens: Option<f64>,
+    #[serde(default)]
+    output_tokens: Option<f64>,
+    #[serde(default)]
+    cache_creation: Option<RawCacheCreation>,
+}
+
+/// `usage.cache_creation`: the cache writes by lifetime (Anthropic prompt caching).
+#[derive(Deserialize, Default)]
+struct RawCacheCreation {
+    #[serde(default)]
+    ephemeral_1h_input_tokens: Option<f64>,
 }
 
 impl RawUsage {
     fn get(&self) -> Option<crate::model::Usage> {
-        let n = |x: Option<f64>| x.filter(|v| v.is_finite() && *v >= 0.0).map_or(0, |v| v.min(u32::MAX as f64) as u32);
+        let n = super::usage::count_f64;
         let u = crate::model::Usage {
             input: n(self.input_tokens),
             cache_read: n(self.cache_read_input_tokens),
             cache_write: n(self.cache_creation_input_tokens),
+            cache_write_1h: n(self.cache_creation.as_ref().and_then(|c| c.ephemeral_1h_input_tokens)),
+            output: n(self.output_tokens),
         };
         (u != crate::model::Usage::default()).then_some(u)
     }

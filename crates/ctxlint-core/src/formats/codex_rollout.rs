@@ -176,6 +176,10 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let mut t = Transcript::default();
     let mut unknown = 0usize;
     let mut group = Group::default();
+    // The last model call (its response's `token_count` event follows it) and
+    // the model of the current turn (`turn_context.model`).
+    let mut last_call: Option<u32> = None;
+    let mut turn_model: Option<std::sync::Arc<str>> = None;
 
     let (bad_lines, lines) = jsonl::read_lines(src, |line| {
         let hash = hash_bytes(line.bytes);
@@ -259,6 +263,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                         }
                         entry.set_call_group(group.id.clone());
                         entry.is_model_call = true;
+                        last_call = Some(t.entries.len() as u32);
                     } else if output_side(ty) {
                         group.open = false;
                         for b in &m.blocks {
@@ -289,6 +294,30 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 // again and not a model call (it only informs `duplicate-user-turn`
                 // and `duplicate-reply`).
                 let ev = payload.and_then(|p| serde_json::from_str::<EventHead>(p.get()).ok());
+                if ev.as_ref().and_then(|e| e.etype.as_deref()) == Some("token_count") {
+                    // The usage of the response just written: `info.last_token_usage`
+                    // (`TokenUsage`: `input_tokens` counts `cached_input_tokens`,
+                    // `output_tokens` counts `reasoning_output_tokens`; openai/codex
+                    // `codex-rs/protocol/src/protocol.rs`). A repeated event names the same call.
+                    let v = value(payload).unwrap_or(Value::Null);
+                    let last = v.get("info").and_then(|i| i.get("last_token_usage"));
+                    if let (Some(l), Some(call)) = (last, last_call) {
+                        let n = |k: &str| super::usage::count(l.get(k));
+                        let cached = n("cached_input_tokens");
+                        let u = Usage {
+                            input: n("input_tokens").saturating_sub(cached),
+                            cache_read: cached,
+                            output: n("output_tokens"),
+                            ..Usage::default()
+                        };
+                        if !u.is_empty() {
+                            t.set_usage(call, u);
+                            if let Some(m) = &turn_model {
+                                t.set_usage_model(call, m.clone());
+                            }
+                        }
+                    }
+                }
                 let stop = match ev.as_ref().and_then(|e| e.etype.as_deref()) {
                     Some("error") => Some(Stop::Error),
                     Some("turn_aborted") => Some(Stop::Aborted),
@@ -302,7 +331,15 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     group = Group::default();
                 }
             }
-            "session_meta" | "turn_context" | "state" => {}
+            "turn_context" => {
+                let v = value(payload).unwrap_or(Value::Null);
+                if let Some(m) = v.get("model").and_then(Value::as_str) {
+                    if turn_model.as_deref() != Some(m) {
+                        turn_model = Some(m.into());
+                    }
+                }
+            }
+            "session_meta" | "state" => {}
             _ => unknown += 1,
         }
         t.push(entry, packed.as_deref());

@@ -90,6 +90,12 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 .and_then(|r| r.get("body").and_then(|b| b.get("id")).or_else(|| r.get("id")))
                 .and_then(Value::as_str)
                 .map(Into::into);
+            let (usage, model) = resp.map(response_usage).unwrap_or_default();
+            r.usage = usage;
+            if model.is_some() {
+                r.model = model;
+            }
+            r.time = sent_at(req, &v);
             interner.request(&mut r);
             requests.push(r);
         } else {
@@ -152,6 +158,38 @@ pub static FORMAT: Format = Format {
         location: "claude-trace: .claude-trace/log-*.jsonl in the project",
     },
 };
+
+/// The usage and model of a recorded response ([`super::usage`]): its `body`
+/// (a JSON object, or a JSON or `data:` event text), else claude-trace's
+/// `body_raw` (the streamed text).
+fn response_usage(resp: &Value) -> (Option<Usage>, Option<Box<str>>) {
+    match resp.get("body") {
+        Some(b @ Value::Object(_)) => {
+            let (u, m) = super::usage::of_response(b);
+            (u, m.map(Into::into))
+        }
+        Some(Value::String(t)) => super::usage::of_response_text(t),
+        _ => match resp.get("body_raw").and_then(Value::as_str) {
+            Some(t) => super::usage::of_response_text(t),
+            None => (None, None),
+        },
+    }
+}
+
+/// When the request was sent, in seconds since the Unix epoch: claude-trace's
+/// `request.timestamp` (seconds, a number), else the line's `logged_at` or
+/// `timestamp` (RFC 3339); 0 when none is recorded.
+fn sent_at(req: &Value, line: &Value) -> u32 {
+    if let Some(t) = req.get("timestamp").and_then(Value::as_f64).filter(|t| t.is_finite() && *t > 0.0) {
+        // Milliseconds when too large to be seconds.
+        let secs = if t > 1e11 { t / 1000.0 } else { t };
+        return secs.min(u32::MAX as f64) as u32;
+    }
+    ["logged_at", "timestamp"]
+        .iter()
+        .find_map(|k| line.get(*k).and_then(Value::as_str))
+        .map_or(0, crate::model::parse_time)
+}
 
 #[cfg(test)]
 mod tests {

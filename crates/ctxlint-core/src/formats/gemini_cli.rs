@@ -419,6 +419,9 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         };
         let entries = record_entries(&v, line, hash, "", texts, &mut unknown, false);
         let first = t.entries.len() as u32;
+        if let (Some(u), true) = (record_usage(&v), entries.first().is_some_and(|(e, _)| e.is_model_call)) {
+            t.set_usage(first, u);
+        }
         let mut prev = parent;
         for (n, (mut e, packed)) in entries.into_iter().enumerate() {
             e.parent = prev;
@@ -616,6 +619,11 @@ fn load_document(src: &SourceRef, bytes: &[u8], v: &Value) -> Result<Input> {
             Line { no, offset: start as u64, bytes: raw, terminated: true, too_long: false, len: raw.len() as u64 };
         let hash = hash_bytes(raw);
         let base = format!("/messages/{i}");
+        if let Some(u) = record_usage(m) {
+            if m.get("type").and_then(Value::as_str) == Some("gemini") {
+                t.set_usage(t.entries.len() as u32, u);
+            }
+        }
         for (n, (mut e, packed)) in
             record_entries(m, &line, hash, &base, crate::model::packed::Texts::AsLoaded, &mut unknown, false)
                 .into_iter()
@@ -799,6 +807,23 @@ fn user_kind(text: &str) -> (Class, MessageKind) {
     } else {
         (Class::Conversation, MessageKind::UserTurn)
     }
+}
+
+/// A `gemini` record's `tokens` (`{input, output, cached, thoughts, tool,
+/// total}`, from the response's `usageMetadata`: `input` is
+/// `promptTokenCount`, which counts the cached tokens; `thoughts` are billed
+/// as output — gemini-cli `chatRecordingService.ts` `recordMessageTokens`).
+fn record_usage(v: &Value) -> Option<Usage> {
+    let t = v.get("tokens")?;
+    let n = |k: &str| super::usage::count(t.get(k));
+    let cached = n("cached");
+    let u = Usage {
+        input: n("input").saturating_sub(cached),
+        cache_read: cached,
+        output: n("output").saturating_add(n("thoughts")),
+        ..Usage::default()
+    };
+    (!u.is_empty()).then_some(u)
 }
 
 /// The entries one message record gives (see the module documentation),

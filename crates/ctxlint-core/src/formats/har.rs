@@ -204,6 +204,22 @@ fn response_id(resp: Option<&Value>) -> Option<Box<str>> {
     super::vcr_cassette::response_id_in_text(text)
 }
 
+/// The usage and model of a recorded response ([`super::usage`]), read from
+/// `response.content.text` as [`response_id`] reads it.
+fn response_usage(resp: Option<&Value>) -> (Option<Usage>, Option<Box<str>>) {
+    let Some(content) = resp.and_then(|r| r.get("content")) else { return (None, None) };
+    let Some(text) = content.get("text").and_then(Value::as_str) else { return (None, None) };
+    let base64 = content.get("encoding").and_then(Value::as_str).is_some_and(|e| e.eq_ignore_ascii_case("base64"));
+    if base64 {
+        match super::vcr_cassette::decode_binary(text) {
+            Some(b) => super::usage::of_response_text(&String::from_utf8_lossy(&b)),
+            None => (None, None),
+        }
+    } else {
+        super::usage::of_response_text(text)
+    }
+}
+
 /// The client session id among HAR request headers (`[{name, value}]`,
 /// names case-insensitive): [`super::exchange_log::SESSION_HEADERS`].
 fn session_header(headers: Option<&Value>) -> Option<&str> {
@@ -350,6 +366,12 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             r.outcome = Some(Outcome::Failed);
         }
         r.response_id = response_id(e.get("response"));
+        let (usage, model) = response_usage(e.get("response"));
+        r.usage = usage;
+        if model.is_some() {
+            r.model = model;
+        }
+        r.time = started_ms(e).map_or(0, |ms| (ms / 1000).clamp(0, u32::MAX as i64) as u32);
         interner.request(&mut r);
         requests.push((started_ms(e), r));
     }

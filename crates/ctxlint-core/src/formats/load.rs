@@ -230,10 +230,18 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
 }
 
 /// Parses a body of a known format into a request (`None` for a format that
-/// is not a body format).
+/// is not a body format), with the model the body names (`model`, the
+/// field every request format shares) as [`Request::model`] until a recorded
+/// response names the one that answered.
 pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, base: &str) -> Option<Request> {
     match descriptor(format)?.read {
-        Read::Body { parse, .. } => Some(parse(v, path, index, base)),
+        Read::Body { parse, .. } => {
+            let mut r = parse(v, path, index, base);
+            if r.model.is_none() {
+                r.model = v.get("model").and_then(Value::as_str).filter(|m| !m.is_empty()).map(Into::into);
+            }
+            Some(r)
+        }
         Read::File(_) => None,
     }
 }

@@ -33,6 +33,7 @@ pub mod pi_session;
 pub mod pydantic_ai;
 pub mod record;
 pub mod sqlite;
+pub mod usage;
 pub mod vcr_cassette;
 
 use crate::model::*;

@@ -133,6 +133,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 let (mut req, cut) = parse(data, &path, i, "/data");
                 req.line = Some(line.no);
                 req.session_id = session.map(Into::into);
+                req.model = str_of("modelId").map(Into::into);
+                req.time = str_of("ts").or_else(|| str_of("timestamp")).map_or(0, crate::model::parse_time);
                 req.endpoint = match (str_of("provider"), str_of("modelId")) {
                     (Some(p), Some(m)) => Some(format!("{p}/{m}").into()),
                     (p, m) => p.or(m).map(Into::into),
@@ -148,6 +150,11 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                     .find(|p| p.req.session_id.as_deref() == session && p.run_id == run_id && p.req.outcome.is_none());
                 if let Some(p) = mine {
                     p.req.outcome = Some(outcome);
+                    // `data.usage` is pi-ai's `Usage` (`input` without the cached
+                    // tokens), summed over the run's model calls (the attempt's
+                    // agent loop, `attempt.ts`): a run total, not one call's.
+                    p.req.usage = v.get("data").and_then(|d| d.get("usage")).and_then(super::usage::of_object);
+                    p.req.usage_is_run_total = true;
                 }
             }
             _ => {}

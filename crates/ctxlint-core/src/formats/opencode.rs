@@ -685,7 +685,11 @@ fn build(msgs: &[Stored]) -> Transcript {
                     Some(g) if !finished => Some((parent.to_string(), g.clone())),
                     _ => None,
                 };
+                let at = t.entries.len() as u32;
                 push(&mut t, "assistant", class, Some(msg), !summary, group);
+                if let Some(u) = m.info.get("tokens").and_then(tokens_usage) {
+                    t.set_usage(at, u);
+                }
                 if calls && !failed {
                     push(&mut t, "tool_result", Class::Conversation, Some(results), false, None);
                 }
@@ -697,6 +701,21 @@ fn build(msgs: &[Stored]) -> Transcript {
     t.has_ids = false;
     super::link_linearly(&mut t);
     t
+}
+
+/// An assistant message's `tokens` (`{input, output, reasoning, cache: {read,
+/// write}}`: `input` without the cached tokens, `output` without the
+/// reasoning ones — opencode `packages/opencode/src/session/index.ts` `getUsage`).
+fn tokens_usage(t: &Value) -> Option<Usage> {
+    let n = |p: &str| super::usage::count(t.pointer(p));
+    let u = Usage {
+        input: n("/input"),
+        cache_read: n("/cache/read"),
+        cache_write: n("/cache/write"),
+        output: n("/output").saturating_add(n("/reasoning")),
+        ..Usage::default()
+    };
+    (!u.is_empty()).then_some(u)
 }
 
 /// Rewrites `findings` on session transcript `t` for a database: the line

@@ -181,10 +181,12 @@ struct RawCustomData<'a> {
 }
 
 /// pi-ai's `Usage` (pi-mono `packages/ai/src/types.ts`): token counts,
-/// `input` without the cached ones. Other fields (`output`, `cost`) are not read.
+/// `input` without the cached ones. Its `cost` is not read (ctxlint prices
+/// calls from its own table, see [`crate::impact::prices`]).
 #[derive(Deserialize)]
 struct RawUsage {
     input: Option<f64>,
+    output: Option<f64>,
     #[serde(rename = "cacheRead")]
     cache_read: Option<f64>,
     #[serde(rename = "cacheWrite")]
@@ -193,8 +195,14 @@ struct RawUsage {
 
 impl RawUsage {
     fn get(&self) -> Option<Usage> {
-        let n = |x: Option<f64>| x.filter(|v| v.is_finite() && *v >= 0.0).map_or(0, |v| v.min(u32::MAX as f64) as u32);
-        let u = Usage { input: n(self.input), cache_read: n(self.cache_read), cache_write: n(self.cache_write) };
+        let n = super::usage::count_f64;
+        let u = Usage {
+            input: n(self.input),
+            cache_read: n(self.cache_read),
+            cache_write: n(self.cache_write),
+            output: n(self.output),
+            cache_write_1h: 0,
+        };
         // All zero: not recorded (OpenClaw's transcript-only records write zeros).
         (u != Usage::default()).then_some(u)
     }

@@ -285,6 +285,26 @@ fn response_id(r: &Loose) -> Option<Box<str>> {
     response_id_in_text(&body_text(text))
 }
 
+/// The usage and model of a recorded response ([`super::usage`]): its
+/// `parsed_body`, else its `body` text (JSON, or a stream of `data:` events).
+fn response_usage(r: &Loose) -> (Option<crate::model::Usage>, Option<Box<str>>) {
+    if let Some(v) = field(r, "parsed_body") {
+        let (u, m) = super::usage::of_response(v);
+        if u.is_some() {
+            return (u, m.map(Into::into));
+        }
+    }
+    let text = match field(r, "body") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(Value::Object(o)) => match o.get("string").and_then(Value::as_str) {
+            Some(s) => s,
+            None => return (None, None),
+        },
+        _ => return (None, None),
+    };
+    super::usage::of_response_text(&body_text(text))
+}
+
 /// The id of a recorded response body given as text: JSON `id`,
 /// `responseId` or `response.id`, or (a streamed body) the first `data:`
 /// event carrying one.
@@ -511,6 +531,12 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             r.endpoint = Some(endpoint.into());
         }
         r.response_id = it.response.as_ref().and_then(response_id);
+        if let Some((u, m)) = it.response.as_ref().map(response_usage) {
+            r.usage = u;
+            if m.is_some() {
+                r.model = m;
+            }
+        }
         // An HTTP error status is a failed attempt (docs/spec.md §1).
         if let Some(resp) = &it.response {
             if super::body::response_failed(Some(&resp.0)) {

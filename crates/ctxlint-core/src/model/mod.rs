@@ -367,6 +367,13 @@ pub struct Message {
     pub json_hash: u64,
 }
 
+impl Message {
+    /// Bytes of the texts of its blocks (the estimate of what it sends, in bytes).
+    pub fn text_bytes(&self) -> u64 {
+        self.blocks.iter().map(|b| b.text.len() as u64).sum()
+    }
+}
+
 /// Block kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BlockKind {
@@ -538,22 +545,45 @@ pub struct Transcript {
     /// Input tokens the provider reported per model call, by entry index
     /// (empty when the transcript records none; see [`Transcript::set_usage`]).
     pub usage: Vec<Option<Usage>>,
+    /// The model named beside the usage, by entry index, where the entry's
+    /// message does not name it (a Codex `turn_context` `model`); empty otherwise.
+    pub usage_models: Vec<Option<Arc<str>>>,
 }
 
-/// The input tokens of one model call as the provider reported them: what
-/// was read from the prompt cache, written to it, and sent uncached. Read
-/// from pi-ai's `usage` (`input`, `cacheRead`, `cacheWrite`; pi-mono
-/// `packages/ai/src/types.ts`) and the Anthropic Messages `usage` that
-/// Claude Code records (`input_tokens`, `cache_read_input_tokens`,
-/// `cache_creation_input_tokens`); in both, `input` excludes the cached tokens.
+/// The tokens of one model call as the provider reported them: what was
+/// read from the prompt cache, written to it, sent uncached, and generated.
+/// `input` never counts the cached tokens (`input + cache_read + cache_write`
+/// is the whole prompt), whatever the provider's own convention; each loader
+/// converts (see [`crate::formats::usage`] for the shapes and their sources).
+/// Read from pi-ai's `usage` (`input`, `output`, `cacheRead`, `cacheWrite`;
+/// pi-mono `packages/ai/src/types.ts`), the Anthropic Messages `usage` that
+/// Claude Code records (`input_tokens`, `output_tokens`,
+/// `cache_read_input_tokens`, `cache_creation_input_tokens`, and
+/// `cache_creation.ephemeral_1h_input_tokens`), and the others listed there.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
-    /// Input tokens not read from the cache.
+    /// Input tokens not read from the cache nor written to it.
     pub input: u32,
     /// Input tokens read from the prompt cache.
     pub cache_read: u32,
     /// Input tokens written to the prompt cache.
     pub cache_write: u32,
+    /// Of `cache_write`, the tokens written with a one-hour lifetime
+    /// (Anthropic `cache_creation.ephemeral_1h_input_tokens`; 0 when not said).
+    pub cache_write_1h: u32,
+    /// Output tokens (reasoning tokens included where the provider counts them apart).
+    pub output: u32,
+}
+
+impl Usage {
+    /// The whole prompt: `input + cache_read + cache_write` tokens.
+    pub fn prompt(&self) -> u64 {
+        self.input as u64 + self.cache_read as u64 + self.cache_write as u64
+    }
+    /// Whether nothing was recorded (every count zero).
+    pub fn is_empty(&self) -> bool {
+        *self == Usage::default()
+    }
 }
 
 impl Transcript {
@@ -609,6 +639,14 @@ impl Transcript {
             self.usage.resize(i + 1, None);
         }
         self.usage[i] = Some(u);
+    }
+    /// Records the model that answered entry `entry`, where its message does not say.
+    pub fn set_usage_model(&mut self, entry: u32, model: Arc<str>) {
+        let i = entry as usize;
+        if self.usage_models.len() <= i {
+            self.usage_models.resize(i + 1, None);
+        }
+        self.usage_models[i] = Some(model);
     }
     /// Records a parsed line that is not an entry (call in line order).
     pub fn push_other_line(&mut self, line: u32, hash: u64, exempt: bool) {
@@ -1047,6 +1085,18 @@ pub struct Request {
     /// result in it, a result after one its call: neither is judged (the
     /// unread item is reported, not the cascade).
     pub gaps: Vec<u32>,
+    /// The tokens the provider reported for this call, when the recording
+    /// holds its response (a cassette's or log's response body, an OpenClaw
+    /// trajectory's `model.completed`); `None` when not recorded.
+    pub usage: Option<Usage>,
+    /// `usage` sums every model call of the run this request opened, not
+    /// this request's alone (an OpenClaw trajectory's `model.completed`
+    /// closes a whole agent loop): totals read it, judgments of one call do not.
+    pub usage_is_run_total: bool,
+    /// The model that answered (the response's `model`, else the request's), when recorded.
+    pub model: Option<Box<str>>,
+    /// When the request was sent: seconds since the Unix epoch, 0 when not recorded.
+    pub time: u32,
 }
 
 /// Context a runtime re-places after the history on every request

@@ -1,0 +1,193 @@
+//! The token usage providers report, in each shape a recording carries it,
+//! converted to [`Usage`] (whose `input` never counts cached tokens).
+//!
+//! | shape | fields | `input` counts cached? | source |
+//! |---|---|---|---|
+//! | Anthropic Messages `usage` (Claude Code records it as is) | `input_tokens`, `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`, `cache_creation.ephemeral_1h_input_tokens` | no | Anthropic API reference, Messages: `usage`; prompt caching guide |
+//! | OpenAI Chat Completions `usage` | `prompt_tokens`, `completion_tokens`, `prompt_tokens_details.cached_tokens` | yes | OpenAI API reference, chat object `usage` |
+//! | OpenAI Responses `usage` (Codex `token_count` events carry the same counts) | `input_tokens`, `output_tokens`, `input_tokens_details.cached_tokens` | yes | OpenAI API reference, response object `usage`; openai/codex `codex-rs/protocol/src/protocol.rs` `TokenUsage` |
+//! | Gemini `usageMetadata` | `promptTokenCount`, `candidatesTokenCount`, `cachedContentTokenCount`, `thoughtsTokenCount` | yes | Gemini API reference, `UsageMetadata` |
+//! | Bedrock Converse `usage` | `inputTokens`, `outputTokens`, `cacheReadInputTokens`, `cacheWriteInputTokens` | no | AWS Bedrock API reference, `TokenUsage` |
+//! | pi-ai `usage` (pi/OpenClaw sessions, OpenClaw trajectories) | `input`, `output`, `cacheRead`, `cacheWrite` | no | pi-mono `packages/ai/src/types.ts` `Usage` |
+//!
+//! A streamed response body (`data:` events) is read event by event and the
+//! counts merged by maximum: Anthropic's `message_start` carries the input
+//! counts and `message_delta` the output, OpenAI's last chunk and a
+//! Responses `response.completed` event the whole usage, Gemini's chunks
+//! running totals.
+
+use crate::model::Usage;
+use serde_json::Value;
+
+/// A token count from JSON: a finite, non-negative number, capped at `u32::MAX`.
+pub fn count(v: Option<&Value>) -> u32 {
+    v.and_then(Value::as_f64).filter(|x| x.is_finite() && *x >= 0.0).map_or(0, |x| x.min(u32::MAX as f64) as u32)
+}
+
+/// A token count from an optional number (typed loaders).
+pub fn count_f64(x: Option<f64>) -> u32 {
+    x.filter(|v| v.is_finite() && *v >= 0.0).map_or(0, |v| v.min(u32::MAX as f64) as u32)
+}
+
+/// The usage object of one response (or one streamed event) in any shape
+/// of the table above; `None` when it holds none or only zeros.
+pub fn of_object(u: &Value) -> Option<Usage> {
+    let o = u.as_object()?;
+    let get = |k: &str| o.get(k);
+    let out = if o.contains_key("promptTokenCount") || o.contains_key("candidatesTokenCount") {
+        // Gemini: the prompt count includes the cached content.
+        let cached = count(get("cachedContentTokenCount"));
+        Usage {
+            input: count(get("promptTokenCount")).saturating_sub(cached),
+            cache_read: cached,
+            output: count(get("candidatesTokenCount")).saturating_add(count(get("thoughtsTokenCount"))),
+            ..Usage::default()
+        }
+    } else if o.contains_key("prompt_tokens") || o.contains_key("completion_tokens") {
+        // OpenAI Chat Completions: the prompt count includes the cached tokens.
+        let cached = count(get("prompt_tokens_details").and_then(|d| d.get("cached_tokens")));
+        Usage {
+            input: count(get("prompt_tokens")).saturating_sub(cached),
+            cache_read: cached,
+            output: count(get("completion_tokens")),
+            ..Usage::default()
+        }
+    } else if o.contains_key("inputTokens") || o.contains_key("outputTokens") {
+        // Bedrock Converse: cached tokens counted apart.
+        Usage {
+            input: count(get("inputTokens")),
+            cache_read: count(get("cacheReadInputTokens")),
+            cache_write: count(get("cacheWriteInputTokens")),
+            output: count(get("outputTokens")),
+            ..Usage::default()
+        }
+    } else if o.contains_key("cache_read_input_tokens") || o.contains_key("cache_creation_input_tokens") {
+        // Anthropic Messages: cached tokens counted apart.
+        Usage {
+            input: count(get("input_tokens")),
+            cache_read: count(get("cache_read_input_tokens")),
+            cache_write: count(get("cache_creation_input_tokens")),
+            cache_write_1h: count(get("cache_creation").and_then(|c| c.get("ephemeral_1h_input_tokens"))),
+            output: count(get("output_tokens")),
+        }
+    } else if o.contains_key("input_tokens") || o.contains_key("output_tokens") {
+        // OpenAI Responses (cached tokens inside the input count), or an
+        // Anthropic usage without cache fields (nothing cached: the same).
+        let cached = count(get("input_tokens_details").and_then(|d| d.get("cached_tokens")));
+        Usage {
+            input: count(get("input_tokens")).saturating_sub(cached),
+            cache_read: cached,
+            output: count(get("output_tokens")),
+            ..Usage::default()
+        }
+    } else if o.contains_key("input") || o.contains_key("cacheRead") {
+        // pi-ai.
+        Usage {
+            input: count(get("input")),
+            cache_read: count(get("cacheRead")),
+            cache_write: count(get("cacheWrite")),
+            output: count(get("output")),
+            ..Usage::default()
+        }
+    } else {
+        return None;
+    };
+    (!out.is_empty()).then_some(out)
+}
+
+/// The usage and model of a response body (a JSON value): its `usage`,
+/// `usageMetadata`, `message.usage` or `response.usage`, and `model`,
+/// `modelVersion`, `message.model` or `response.model`.
+pub fn of_response(v: &Value) -> (Option<Usage>, Option<&str>) {
+    let usage = ["usage", "usageMetadata"]
+        .iter()
+        .find_map(|k| v.get(*k))
+        .or_else(|| v.get("message").and_then(|m| m.get("usage")))
+        .or_else(|| v.get("response").and_then(|m| m.get("usage")))
+        .and_then(of_object);
+    let model = ["model", "modelVersion"]
+        .iter()
+        .find_map(|k| v.get(*k).and_then(Value::as_str))
+        .or_else(|| v.get("message").and_then(|m| m.get("model")).and_then(Value::as_str))
+        .or_else(|| v.get("response").and_then(|m| m.get("model")).and_then(Value::as_str));
+    (usage, model)
+}
+
+/// Merges two readings of one call's usage (streamed events) by maximum.
+pub fn merge(a: Option<Usage>, b: Option<Usage>) -> Option<Usage> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(Usage {
+            input: a.input.max(b.input),
+            cache_read: a.cache_read.max(b.cache_read),
+            cache_write: a.cache_write.max(b.cache_write),
+            cache_write_1h: a.cache_write_1h.max(b.cache_write_1h),
+            output: a.output.max(b.output),
+        }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The usage and model of a response body given as text: one JSON
+/// document, or a stream of `data:` events (merged, see the module docs).
+pub fn of_response_text(text: &str) -> (Option<Usage>, Option<Box<str>>) {
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        let (u, m) = of_response(&v);
+        return (u, m.map(Into::into));
+    }
+    let (mut usage, mut model) = (None, None);
+    for v in text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+    {
+        let (u, m) = of_response(&v);
+        usage = merge(usage, u);
+        if model.is_none() {
+            model = m.map(Into::into);
+        }
+    }
+    (usage, model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_shape_counts_input_without_the_cached_tokens() {
+        let a = json!({"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 20,
+                       "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 20}});
+        assert_eq!(
+            of_object(&a),
+            Some(Usage { input: 10, cache_read: 100, cache_write: 20, cache_write_1h: 20, output: 5 })
+        );
+        let chat =
+            json!({"prompt_tokens": 120, "completion_tokens": 7, "prompt_tokens_details": {"cached_tokens": 100}});
+        assert_eq!(of_object(&chat), Some(Usage { input: 20, cache_read: 100, output: 7, ..Usage::default() }));
+        let resp = json!({"input_tokens": 120, "output_tokens": 7, "input_tokens_details": {"cached_tokens": 64}});
+        assert_eq!(of_object(&resp), Some(Usage { input: 56, cache_read: 64, output: 7, ..Usage::default() }));
+        let gem = json!({"promptTokenCount": 300, "candidatesTokenCount": 9, "cachedContentTokenCount": 256, "thoughtsTokenCount": 3});
+        assert_eq!(of_object(&gem), Some(Usage { input: 44, cache_read: 256, output: 12, ..Usage::default() }));
+        let bed = json!({"inputTokens": 4, "outputTokens": 2, "cacheReadInputTokens": 8, "cacheWriteInputTokens": 16});
+        assert_eq!(
+            of_object(&bed),
+            Some(Usage { input: 4, cache_read: 8, cache_write: 16, output: 2, ..Usage::default() })
+        );
+        let pi = json!({"input": 3, "output": 4, "cacheRead": 5, "cacheWrite": 6, "totalTokens": 18});
+        assert_eq!(
+            of_object(&pi),
+            Some(Usage { input: 3, cache_read: 5, cache_write: 6, output: 4, ..Usage::default() })
+        );
+        assert_eq!(of_object(&json!({"input_tokens": 0})), None);
+        assert_eq!(of_object(&json!({"prompt_tokens": -3, "completion_tokens": "x"})), None);
+    }
+
+    #[test]
+    fn a_streamed_anthropic_body_merges_start_and_delta() {
+        let text = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input_tokens\":12,\"cache_read_input_tokens\":900,\"cache_creation_input_tokens\":0,\"output_tokens\":1}}}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":42}}\n";
+        let (u, m) = of_response_text(text);
+        assert_eq!(u, Some(Usage { input: 12, cache_read: 900, output: 42, ..Usage::default() }));
+        assert_eq!(m.as_deref(), Some("claude-sonnet-4-5"));
+    }
+}
