@@ -164,6 +164,10 @@ pub(crate) struct CheckArgs {
     /// Print counts per rule instead of the findings.
     #[arg(long)]
     pub(crate) statistics: bool,
+    /// Order of the findings: `path` (by file, line and pointer: the default) or `impact`
+    /// (the estimated cost of each finding, highest first; findings with no impact last).
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = SortOrder::Path)]
+    pub(crate) sort: SortOrder,
     /// Report only findings not recorded in this baseline file.
     #[arg(long, value_name = "FILE")]
     pub(crate) baseline: Option<PathBuf>,
@@ -182,6 +186,15 @@ pub(crate) struct CheckArgs {
     /// `-v`/`--verbose`, a global option.
     #[arg(skip)]
     pub(crate) verbose: bool,
+}
+
+/// `--sort`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SortOrder {
+    /// By path, line, pointer and code.
+    Path,
+    /// By estimated cost (USD), then tokens, highest first.
+    Impact,
 }
 
 /// `--fail-on`.

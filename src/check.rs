@@ -234,6 +234,9 @@ pub(crate) fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32
         }
     }
     report.findings.iter_mut().for_each(ctxlint::report::mask_finding);
+    if a.sort == crate::args::SortOrder::Impact {
+        ctxlint::impact::sort_by_impact(&mut report.findings);
+    }
     let color = use_color(color, a.output_file.is_some());
     let summary = !a.quiet;
     if a.statistics {

@@ -97,6 +97,9 @@ class Finding:
     excerpt: Optional[str]
     help: Optional[str]
     url: Optional[str]
+    #: What the defect cost (SPEC §4 ``impact``): ``{"tokens", "estimated",
+    #: "cached_before", "cached_after", "confirmed", "cost_usd"}``, or ``None``.
+    impact: Optional[Dict[str, Any]] = None
     raw: Optional[Dict[str, Any]] = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -105,7 +108,7 @@ class Finding:
         related = [Related(r.get("path"), r.get("line"), r.get("pointer"), r.get("message")) for r in g("related") or ()]
         return cls(g("rule"), g("code"), g("severity"), g("message"), g("path"), g("format"), g("line"), g("column"),
                    g("byte_offset"), g("end_line"), g("end_column"), g("pointer"), g("request"), g("entry_id"), related,
-                   g("fingerprint"), g("excerpt"), g("help"), g("url"), d)
+                   g("fingerprint"), g("excerpt"), g("help"), g("url"), g("impact"), d)
 
     def to_dict(self) -> Dict[str, Any]:
         """The finding as the JSON report gives it (its keys in the report's order)."""
@@ -130,6 +133,11 @@ class FileSummary:
     requests: int
     entries: int
     skipped_exchanges: int
+    #: The provider's recorded usage summed over the input's calls (``calls``,
+    #: token counts, ``cost_usd``, ``unexplained_cache_breaks``…), or ``None``.
+    usage: Optional[Dict[str, Any]] = None
+    #: What the input's findings cost (``tokens``, ``cost_usd``…), or ``None``.
+    impact: Optional[Dict[str, Any]] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> Dict[str, Any]:
@@ -166,14 +174,15 @@ class Report:
     files: List[FileSummary]
     skipped: List[Skipped]
     failed: List[Failed]
-    summary: Dict[str, int]
+    summary: Dict[str, Any]
     raw: Dict[str, Any] = field(repr=False, compare=False)
 
     @classmethod
     def from_json(cls, text: str) -> "Report":
         d = json.loads(text)
         files = [
-            FileSummary(f.get("path"), f.get("format"), f.get("requests", 0), f.get("entries", 0), f.get("skipped_exchanges", 0), f)
+            FileSummary(f.get("path"), f.get("format"), f.get("requests", 0), f.get("entries", 0), f.get("skipped_exchanges", 0),
+                        f.get("usage"), f.get("impact"), f)
             for f in d.get("files", [])
         ]
         return cls(

@@ -84,7 +84,7 @@ fn past_the_cap_findings_are_counted_and_every_output_says_how_many_more() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v["statistics"]["malformed-line"],
-        json!({"code": "CTX403", "count": MAX + 7, "errors": MAX + 7, "warnings": 0})
+        json!({"code": "CTX403", "count": MAX + 7, "errors": MAX + 7, "warnings": 0, "tokens": 0, "cost_usd": null})
     );
 
     // sarif: a warning notification at the file, naming the rule.

@@ -395,3 +395,36 @@ fn in_chromium_a_clicked_finding_deep_in_a_long_step_is_scrolled_into_view() {
     assert!(b.eval("window.scrollY").as_f64().unwrap() > 0.0, "the page did not scroll");
     assert_eq!(b.exceptions(), Vec::<String>::new());
 }
+
+#[test]
+#[cfg_attr(ctxlint_no_chromium, ignore = "needs Chromium (apt-get install chromium)")]
+fn in_chromium_the_cost_of_findings_and_an_unexplained_cache_break_are_shown() {
+    let Some(mut b) = Browser::launch() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let file = report(d.path(), &["fixtures/usage/claude-code-usage.jsonl", "fixtures/usage/anthropic-cassette.yaml"]);
+    let html = std::fs::read_to_string(&file).unwrap();
+    let index = embedded(&html, "ctxlint-index");
+    assert_eq!(index["summary"]["unexplained_cache_breaks"], 1);
+    assert_eq!(index["files"][1]["usage"]["unexplained_cache_breaks"][0]["request"], 3);
+    b.navigate(&file, "");
+    assert_eq!(
+        b.eval("document.querySelector('#impact').textContent"),
+        "Impact: ~1,615 tokens, ~$0.005556 attributable to 2 findings; recorded usage confirms 2 of 2 judged."
+    );
+    assert_eq!(
+        b.eval("document.querySelector('#unexplained li').textContent"),
+        "fixtures/usage/claude-code-usage.jsonl:9: step 3: 12,800 → 2,000 cached tokens 60 s after step 2 (claude-sonnet-4-5-20250929)"
+    );
+    // The break's link opens the session's page at that step, marked on the timeline.
+    b.eval("new Promise(r => { document.querySelector('#unexplained a').click(); setTimeout(r, 150); }).then(() => 1)");
+    assert_eq!(b.eval("document.querySelectorAll('#timeline .mark-unexplained').length"), 1);
+    assert_eq!(b.eval("document.querySelector('#timeline .bar[data-unexplained]').dataset.from"), "3");
+    assert!(b.eval("document.querySelector('#detail .unexplained').textContent").as_str().unwrap().starts_with("Unexplained cache break"));
+    // A finding's impact in its panel.
+    b.eval("new Promise(r => { document.querySelector('#findings button.finding').click(); setTimeout(r, 150); }).then(() => 1)");
+    assert_eq!(
+        b.eval("document.querySelector('#focus .impact').textContent"),
+        "impact: ~35 tokens (estimated), ~$0.000105; recorded usage confirms it"
+    );
+    assert_eq!(b.exceptions(), Vec::<String>::new());
+}

@@ -228,7 +228,8 @@ fn request_files_named_one_by_one_form_their_directorys_stream() {
     assert_eq!(named["summary"]["findings"], 1);
     assert_eq!(
         named["files"],
-        serde_json::json!([{"path": "reqs/", "format": "anthropic-messages", "requests": 2, "entries": 0, "skipped_exchanges": 0}])
+        serde_json::json!([{"path": "reqs/", "format": "anthropic-messages", "requests": 2, "entries": 0, "skipped_exchanges": 0,
+            "usage": null, "impact": {"findings": 1, "tokens": 107, "cost_usd": 0.000369, "judged": 0, "confirmed": 0}}])
     );
     // From inside the folder, named files equal `check .`.
     let r = d.join("reqs");
@@ -474,7 +475,10 @@ fn inputs_under_an_invalid_configuration_are_reported_as_not_checked() {
         String::from_utf8(out.stdout).unwrap()
     };
     assert!(
-        run("full").ends_with("Found 1 finding (1 error, 0 warnings) in 1 input, 2 not checked (errors below).\n"),
+        run("full").ends_with(
+            "Found 1 finding (1 error, 0 warnings) in 1 input, 2 not checked (errors below).\n\
+             Recorded usage: 1 call in 1 input, ~$0.00012 at list prices; cache read 0.0 % of input.\n"
+        ),
         "{}",
         run("full")
     );

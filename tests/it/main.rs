@@ -30,6 +30,7 @@ mod fuzz_regressions;
 mod gemini_cli;
 mod har;
 mod html;
+mod impact;
 mod inputs;
 mod layers;
 mod opencode;

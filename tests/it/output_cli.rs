@@ -39,14 +39,16 @@ fn statistics_as_json() {
     assert_eq!(
         v["statistics"],
         json!({
-            "duplicate-system-event": {"code": "CTX101", "count": 1, "errors": 1, "warnings": 0},
-            "duplicate-user-turn": {"code": "CTX203", "count": 1, "errors": 0, "warnings": 1},
-            "orphan-tool-result": {"code": "CTX302", "count": 1, "errors": 1, "warnings": 0},
+            "duplicate-system-event": {"code": "CTX101", "count": 1, "errors": 1, "warnings": 0, "tokens": 14, "cost_usd": null},
+            "duplicate-user-turn": {"code": "CTX203", "count": 1, "errors": 0, "warnings": 1, "tokens": 0, "cost_usd": null},
+            "orphan-tool-result": {"code": "CTX302", "count": 1, "errors": 1, "warnings": 0, "tokens": 0, "cost_usd": null},
         })
     );
     assert_eq!(
         v["summary"],
-        json!({"files": 1, "skipped": 0, "failed": 0, "findings": 3, "errors": 2, "warnings": 1, "unlisted": 0})
+        json!({"files": 1, "skipped": 0, "failed": 0, "findings": 3, "errors": 2, "warnings": 1, "unlisted": 0,
+               "tokens": 14, "cost_usd": null, "confirmed": 0, "judged": 0, "unexplained_cache_breaks": 0,
+               "recorded_cost_usd": null, "cache_read_ratio": null})
     );
 }
 
@@ -57,7 +59,7 @@ fn statistics_as_json_lines() {
     assert_eq!(lines.len(), 3);
     assert_eq!(
         lines[1],
-        json!({"rule": "duplicate-user-turn", "code": "CTX203", "count": 1, "errors": 0, "warnings": 1})
+        json!({"rule": "duplicate-user-turn", "code": "CTX203", "count": 1, "errors": 0, "warnings": 1, "tokens": 0, "cost_usd": null})
     );
 }
 
@@ -85,7 +87,7 @@ fn statistics_table_for_human_formats_with_plural_severities() {
         "--select",
         "CTX101",
     ]));
-    assert!(out.contains("│ 3     ┆ CTX101 ┆ duplicate-system-event ┆ 2 errors, 1 warning │"), "{out}{err}");
+    assert!(out.contains("│ 3     ┆ CTX101 ┆ duplicate-system-event ┆ 2 errors, 1 warning ┆"), "{out}{err}");
 }
 
 #[test]
@@ -120,6 +122,7 @@ fn json_fields() {
             "entry_id",
             "related",
             "fingerprint",
+            "impact",
             "excerpt",
             "help",
             "url"

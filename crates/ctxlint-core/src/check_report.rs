@@ -31,6 +31,11 @@ pub struct FileSummary {
     /// Exchanges of a stream that were skipped: not model calls, bodies that
     /// match no request format, and the [`FileSummary::unread`] ones.
     pub skipped_exchanges: usize,
+    /// The provider's recorded usage summed over the input's calls, with the
+    /// cache breaks no finding explains (`null` when it records none).
+    pub usage: Option<crate::impact::InputUsage>,
+    /// What the input's findings cost (`null` when none has an impact).
+    pub impact: Option<crate::impact::InputImpact>,
     /// Exchanges with a model endpoint whose request body could not be read
     /// (warned about on stderr).
     #[serde(skip)]

@@ -144,6 +144,9 @@ pub struct FileConfig {
     pub overrides: Vec<Override>,
     /// `fence` settings.
     pub fence: Option<FenceConfig>,
+    /// Prices per model family (USD per million tokens), before the built-in table.
+    #[serde(default)]
+    pub prices: HashMap<String, crate::impact::prices::Price>,
 }
 
 /// An `[[overrides]]` table: rule levels for paths matching its globs.
@@ -184,6 +187,25 @@ pub struct Config {
     pub select: Option<std::collections::HashSet<RuleId>>,
     /// `--ignore`: never these rules.
     pub ignore: std::collections::HashSet<RuleId>,
+    /// The price table in force (`[prices]`, then the built-in families).
+    pub prices: crate::impact::prices::Prices,
+}
+
+/// The `[prices]` table: each price finite and not negative.
+fn prices(path: &Path, m: HashMap<String, crate::impact::prices::Price>) -> Result<crate::impact::prices::Prices> {
+    for (k, p) in &m {
+        let all = [Some(p.input), Some(p.output), p.cache_read, p.cache_write, p.cache_write_1h];
+        if k.trim().is_empty() || all.iter().flatten().any(|x| !x.is_finite() || *x < 0.0) {
+            return Err(Error::Config {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "[prices.\"{}\"]: a family needs a name and prices that are numbers ≥ 0 (USD per million tokens)",
+                    crate::escape::escape_controls(k)
+                ),
+            });
+        }
+    }
+    Ok(crate::impact::prices::Prices::with(m))
 }
 
 fn parse_levels(file: &Path, m: &HashMap<String, Level>, what: &str) -> Result<HashMap<RuleId, Option<Severity>>> {
@@ -374,6 +396,7 @@ impl Config {
             file: Some(path.to_path_buf()),
             fail_on: fc.fail_on.map(FailOn::severity),
             fence_owned: fc.fence.and_then(|f| f.owned),
+            prices: prices(path, fc.prices)?,
             ..Default::default()
         })
     }

@@ -60,6 +60,18 @@ pub struct Finding {
     pub related: Vec<Related>,
     /// Stable hash of rule, path, normalised offending text and occurrence number.
     pub fingerprint: String,
+    /// What the defect cost in tokens and money, and whether the provider's
+    /// recorded usage confirms it (docs/spec.md §4 `impact`); `None` (JSON
+    /// `null`) when nothing is known. Filled by [`crate::impact::assess`].
+    pub impact: Option<Impact>,
+    /// What the defect does to the prompt, as the rule that found it says
+    /// ([`Effect`]); read by [`crate::impact::assess`].
+    #[serde(skip)]
+    pub effect: Option<Effect>,
+    /// Bytes of the offending text as the rule gave it, before it was cut
+    /// to an excerpt ([`Finding::compact`]); 0 when there is none.
+    #[serde(skip)]
+    pub text_bytes: u64,
     /// The offending text. Rules set it whole; once reported it is kept as
     /// every output shows it ([`Finding::compact`]: masked, cut to
     /// [`crate::text::EXCERPT_CHARS`] characters), so a finding costs a few
@@ -103,6 +115,9 @@ impl Finding {
             entry_id: None,
             related: Vec::new(),
             fingerprint: String::new(),
+            impact: None,
+            effect: None,
+            text_bytes: 0,
             excerpt: None,
             help: None,
             diff: None,
@@ -166,6 +181,7 @@ impl Finding {
     /// forge a line of a CI log.
     pub fn compact(&mut self) {
         if let Some(e) = &mut self.excerpt {
+            self.text_bytes = e.len() as u64;
             *e = crate::text::excerpt(e, crate::text::EXCERPT_CHARS);
             e.shrink_to_fit();
         }
@@ -177,6 +193,11 @@ impl Finding {
                 r.message = m;
             }
         }
+    }
+    /// Sets what the defect does to the prompt ([`Effect`]).
+    pub fn effect(mut self, e: Effect) -> Self {
+        self.effect = Some(e);
+        self
     }
     /// Sets the diff.
     pub fn diff(mut self, d: impl Into<String>) -> Self {
@@ -194,4 +215,41 @@ impl Finding {
         self.related.push(Related { path: path.to_string(), line, pointer: pointer.into(), message: message.into() });
         self
     }
+}
+
+/// A finding's impact (docs/spec.md §4): JSON `{"tokens", "estimated",
+/// "cached_before", "cached_after", "confirmed", "cost_usd"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Impact {
+    /// Tokens the defect adds, or forces to be sent again uncached.
+    pub tokens: u64,
+    /// `tokens` is estimated from bytes (÷ 4), not taken from recorded usage.
+    pub estimated: bool,
+    /// Cached input tokens before: for a cache break, what the previous call
+    /// left in the cache (`cache_read + cache_write`); else the previous
+    /// call's cache read. `None`: not recorded.
+    pub cached_before: Option<u64>,
+    /// This call's cache read (`None`: not recorded).
+    pub cached_after: Option<u64>,
+    /// Whether the provider's recorded usage confirms the defect (`None`: it cannot say).
+    pub confirmed: Option<bool>,
+    /// Estimated cost in USD (`None`: the model is unknown or has no price).
+    pub cost_usd: Option<f64>,
+}
+
+/// What a defect does to the prompt, as the rule that finds it says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Adds one more copy of `bytes` bytes of text to the context.
+    Added {
+        /// Bytes of the copy.
+        bytes: u64,
+    },
+    /// Breaks the prompt cache: the context after the break is sent again.
+    CacheBreak {
+        /// Bytes of the previous request after the break (the estimate without usage).
+        bytes: u64,
+        /// The request index (docs/spec.md §4 `request`) of the request compared against.
+        before: usize,
+    },
 }

@@ -30,6 +30,7 @@ pub mod fence;
 pub mod finding;
 pub mod formats;
 pub mod hash;
+pub mod impact;
 pub mod inputs;
 pub mod locate;
 pub mod model;
@@ -252,8 +253,14 @@ pub fn check_plan_observed<O: InputObserver>(
         let r = load_job_with(&job, &lopts).map(|input| {
             let loaded = started.elapsed();
             // The page's steps need no findings: they are built beside the rules.
-            let ((mut findings, unlisted), mut out) =
-                rayon::join(|| check_input_counted(&input, &job, &config), || observer.begin(&input));
+            // The calls' recorded usage is gathered beside the rules too; the
+            // findings' impact once they are known.
+            let ((mut findings, unlisted), (mut out, calls)) = rayon::join(
+                || check_input_counted(&input, &job, &config),
+                || (observer.begin(&input), impact::Calls::of(&input)),
+            );
+            let usage = impact::assess(&calls, &mut findings, &config.prices);
+            drop(calls);
             observer.end(&mut out, &input, &findings);
             page = Some(out);
             // Occurrence numbers count within one path, so fingerprints
@@ -263,6 +270,8 @@ pub fn check_plan_observed<O: InputObserver>(
                 bytes: job.stored_bytes(),
                 load_time: loaded,
                 rules_time: started.elapsed() - loaded,
+                usage,
+                impact: impact::InputImpact::of(&findings),
                 ..FileSummary::of(&input)
             };
             (summary, findings, unlisted)

@@ -38,6 +38,7 @@ pub fn write(r: &CheckReport, summary: bool, out: Out<'_>) -> std::io::Result<()
     }
     if summary {
         writeln!(out, "{}", super::full::summary_line(r, false))?;
+        super::full::impact_lines(r, out)?;
     }
     Ok(())
 }

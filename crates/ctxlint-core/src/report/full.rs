@@ -69,6 +69,9 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
             let _ = writeln!(out, "    {}", esc(l));
         }
     }
+    if let Some(i) = &f.impact {
+        let _ = writeln!(out, "    = impact: {}", super::impact::impact_words(i));
+    }
     if let Some(h) = &f.help {
         let _ = writeln!(out, "    = {}: {h}", if color { "help".green().to_string() } else { "help".into() });
     }
@@ -148,6 +151,16 @@ pub fn write(r: &CheckReport, color: bool, summary: bool, w: Out<'_>) -> std::io
     }
     if summary {
         writeln!(w, "{}", summary_line(r, color))?;
+        impact_lines(r, w)?;
+    }
+    Ok(())
+}
+
+/// The summary's impact lines ([`super::impact::Totals::lines`]): what the
+/// findings cost, the recorded usage, the unexplained cache breaks.
+pub fn impact_lines(r: &CheckReport, w: Out<'_>) -> std::io::Result<()> {
+    for l in super::impact::Totals::of(r).lines() {
+        writeln!(w, "{l}")?;
     }
     Ok(())
 }

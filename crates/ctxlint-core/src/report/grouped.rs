@@ -56,6 +56,7 @@ pub fn write(r: &CheckReport, color: bool, summary: bool, out: Out<'_>) -> std::
             writeln!(out)?;
         }
         writeln!(out, "{}", super::full::summary_line(r, color))?;
+        super::full::impact_lines(r, out)?;
     }
     Ok(())
 }

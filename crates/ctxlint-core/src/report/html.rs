@@ -534,6 +534,8 @@ pub fn write(r: &CheckReport, pages: &[Page], out: Out<'_>) -> std::io::Result<(
                 "requests": f.requests,
                 "entries": f.entries,
                 "page": page_of(&f.path),
+                "usage": f.usage,
+                "impact": f.impact,
             })
         })
         .collect();

@@ -22,8 +22,16 @@ pub fn finding_value(f: &Finding) -> Value {
 /// The summary object: inputs checked, skipped and not checked (`failed`),
 /// findings listed, by severity (`errors`, `warnings`), and findings
 /// counted but not listed (`unlisted`).
+/// Then what the findings cost and what the recorded usage says
+/// ([`super::impact::Totals::json_fields`]: `tokens`, `cost_usd`,
+/// `confirmed`, `judged`, `unexplained_cache_breaks`, `recorded_cost_usd`,
+/// `cache_read_ratio`).
 pub fn summary(r: &CheckReport) -> Value {
-    summary_of(&r.findings, r.files.len(), r.skipped.len(), r.errors.len(), r.unlisted_count())
+    let mut v = summary_of(&r.findings, r.files.len(), r.skipped.len(), r.errors.len(), r.unlisted_count());
+    if let Value::Object(m) = &mut v {
+        m.extend(super::impact::Totals::of(r).json_fields());
+    }
+    v
 }
 
 /// [`summary`] from its parts: the findings listed and the counts.

@@ -10,6 +10,7 @@ pub mod github;
 pub mod gitlab;
 pub mod grouped;
 pub mod html;
+pub mod impact;
 pub mod json;
 pub mod json_lines;
 pub mod junit;

@@ -73,6 +73,18 @@ pub fn check(cx: &mut RuleContext) {
                 .related(&a.path, a.line, d.pointer.clone(), format!("the prompt in request {}", a.index))
                 .help("send the system prompt with every request of the conversation (per-request slots are not carried over)");
             f.line = b.line;
+            // The cache breaks where the prompt was: what request k sent from there on.
+            let bytes = match d.slot {
+                Some(_) => {
+                    a.slots.iter().flat_map(|s| &s.parts).map(|p| p.text.len() as u64).sum::<u64>()
+                        + a.messages.iter().map(|m| m.text_bytes()).sum::<u64>()
+                }
+                None => {
+                    let at = a.messages.iter().position(|m| d.pointer.starts_with(&*m.pointer)).unwrap_or(0);
+                    a.messages[at..].iter().map(|m| m.text_bytes()).sum()
+                }
+            };
+            f = f.effect(crate::impact::Effect::CacheBreak { bytes, before: a.index });
             cx.report(f);
         }
     }

@@ -75,10 +75,37 @@ pub fn check(cx: &mut RuleContext) {
             format!("request {} sent this prefix", a.index),
         )
         .help("keep the history append-only: re-send earlier elements byte for byte so the prompt cache is read");
+        f = f.effect(crate::impact::Effect::CacheBreak {
+            bytes: bytes_after(a, b, rw.level, &rw.pointer),
+            before: a.index,
+        });
         if !rw.text.is_empty() {
             f = f.excerpt(rw.text.clone());
         }
         f.line = b.line;
         cx.report(f);
+    }
+}
+
+/// Bytes of request `a` from the first element `b` does not send again on:
+/// at the tools level everything, at the system level the system slots and
+/// the messages, else the messages from the one holding the first diverging
+/// element (`pointer`, in request `b`) on.
+fn bytes_after(
+    a: &crate::model::Request,
+    b: &crate::model::Request,
+    level: crate::conversation::Level,
+    pointer: &str,
+) -> u64 {
+    use crate::conversation::Level;
+    let slot_bytes: u64 = a.slots.iter().flat_map(|s| &s.parts).map(|p| p.text.len() as u64).sum();
+    let msgs = |from: usize| -> u64 { a.messages[from.min(a.messages.len())..].iter().map(|m| m.text_bytes()).sum() };
+    let holds = |m: &crate::model::Message| {
+        pointer.strip_prefix(&*m.pointer).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    match level {
+        Level::Tools => a.tools.as_ref().map_or(0, |t| t.2.len() as u64) + slot_bytes + msgs(0),
+        Level::System => slot_bytes + msgs(0),
+        Level::Messages => msgs(b.messages.iter().position(|m| holds(m)).unwrap_or(0)),
     }
 }

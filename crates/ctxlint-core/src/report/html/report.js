@@ -15,6 +15,25 @@
   const nf = new Intl.NumberFormat("en");
   const fmt = (n) => nf.format(n);
   const tokens = (b) => Math.round(b / 4);
+  // USD as the text report writes it: $12.34, or six decimal places below a cent.
+  const usd = (x) => x >= 0.01 || x === 0 ? "$" + x.toFixed(2) : x < 0.000001 ? "<$0.000001" : "$" + x.toFixed(6).replace(/0+$/, "");
+  // A finding's impact in words (see src/report/impact.rs impact_words).
+  function impactWords(i) {
+    let s = `~${fmt(i.tokens)} tokens${i.estimated ? " (estimated)" : ""}`;
+    if (i.cost_usd !== null) s += `, ~${usd(i.cost_usd)}`;
+    const cached = !i.estimated && i.cached_before !== null && i.cached_after !== null ? ` (cached ${fmt(i.cached_before)} → ${fmt(i.cached_after)})` : "";
+    if (i.confirmed === true) s += "; recorded usage confirms it" + cached;
+    else if (i.confirmed === false) s += "; recorded usage does not confirm it" + cached;
+    return s;
+  }
+  // The unexplained cache breaks of a page's input (the file's recorded usage).
+  function pageBreaks(p) {
+    if (!p._b) {
+      const f = D.files.find((x) => x.page === p.id);
+      p._b = f && f.usage ? f.usage.unexplained_cache_breaks : [];
+    }
+    return p._b;
+  }
 
   // ---- tiny DOM helpers -------------------------------------------------
   // Bidirectional controls (U+202A-E, U+2066-9, U+200E/F, U+061C) shown as
@@ -135,6 +154,20 @@
     const s = D.summary;
     const out = [h("h1", null, "Summary"),
       h("p", null, `${fmt(s.findings)} finding${s.findings === 1 ? "" : "s"} (${fmt(s.errors)} error${s.errors === 1 ? "" : "s"}, ${fmt(s.warnings)} warning${s.warnings === 1 ? "" : "s"}) in ${fmt(s.files)} input${s.files === 1 ? "" : "s"}; ${fmt(s.skipped)} skipped, ${fmt(s.failed)} not checked.`)];
+    // What the findings cost, and what the recorded usage says.
+    const withImpact = D.findings.filter((f) => f.impact).length;
+    if (withImpact) out.push(h("p", { id: "impact" }, `Impact: ~${fmt(s.tokens)} tokens${s.cost_usd !== null ? ", ~" + usd(s.cost_usd) : ""} attributable to ${fmt(withImpact)} finding${withImpact === 1 ? "" : "s"}` + (s.judged ? `; recorded usage confirms ${fmt(s.confirmed)} of ${fmt(s.judged)} judged.` : ".")));
+    if (s.recorded_cost_usd !== null || s.cache_read_ratio !== null) out.push(h("p", { id: "recorded-usage" }, "Recorded usage: " + (s.recorded_cost_usd !== null ? `~${usd(s.recorded_cost_usd)} at list prices` : "no priced model") + (s.cache_read_ratio !== null ? `; cache read ${(s.cache_read_ratio * 100).toFixed(1)} % of input.` : ".")));
+    const breaks = [];
+    for (const f of D.files) for (const b of (f.usage ? f.usage.unexplained_cache_breaks : [])) breaks.push([f, b]);
+    if (breaks.length) {
+      out.push(h("h2", null, "Unexplained cache breaks"), h("p", { class: "note" }, "The provider's cache read fell within its cache lifetime and no finding explains it: a place to look, not a finding."));
+      out.push(h("ul", { id: "unexplained" }, breaks.map(([f, b]) => {
+        const unit = f.requests ? "request" : "step";
+        const label = `${f.path}${b.line ? ":" + b.line : ""}: ${unit} ${b.request}: ${fmt(b.cached_before)} → ${fmt(b.cached_after)} cached tokens ${fmt(b.seconds)} s after ${unit} ${b.previous}${b.model ? " (" + b.model + ")" : ""}`;
+        return h("li", null, f.page !== null ? h("a", { href: `#p=${f.page}&s=${b.request}` }, label) : label);
+      })));
+    }
     const rules = new Map();
     for (const f of D.findings) {
       const r = rules.get(f.rule) || { rule: f.rule, code: f.code, errors: 0, warnings: 0, files: new Set() };
@@ -152,12 +185,14 @@
       const fs = fileFindings(f);
       const e = fs.filter((x) => x.severity === "error").length;
       const p = f.page !== null ? D.pages[f.page] : null;
-      return [f.path, f.format, p ? p.total : (f.requests || f.entries), fs.length, e, fs.length - e, f.page];
+      return [f.path, f.format, p ? p.total : (f.requests || f.entries), fs.length, e, fs.length - e, f.page,
+        f.impact && f.impact.cost_usd !== null ? f.impact.cost_usd : -1, f.usage && f.usage.cost_usd !== null ? f.usage.cost_usd : -1];
     });
     out.push(h("h2", null, "Findings per input"));
     out.push(sortable(h("table", { id: "by-file" }), fileRows, [
       { label: "input", cell: (r) => r[6] !== null ? h("a", { href: "#p=" + r[6] }, r[0]) : r[0] },
-      { label: "format" }, { label: "steps or requests", num: true }, { label: "findings", num: true }, { label: "errors", num: true }, { label: "warnings", num: true }], 3));
+      { label: "format" }, { label: "steps or requests", num: true }, { label: "findings", num: true }, { label: "errors", num: true }, { label: "warnings", num: true },
+      { label: "findings' cost", num: true, cell: (r) => r[7] < 0 ? "-" : "~" + usd(r[7]) }, { label: "recorded cost", num: true, cell: (r) => r[8] < 0 ? "-" : "~" + usd(r[8]) }], 3));
     if (D.skipped.length) {
       out.push(h("h2", null, "Skipped"), h("ul", null, D.skipped.map((x) => h("li", null, h("code", null, x.path), ": " + x.reason))));
     }
@@ -195,6 +230,14 @@
       m.n++; m.error = m.error || f.severity === "error"; m.brk = m.brk || BREAKS.has(f.rule);
       marks.set(b, m);
     }
+    for (const br of pageBreaks(p)) {
+      const pos = posOf(p, br.request);
+      if (pos < 0) continue;
+      const b = Math.floor(pos / per);
+      const m = marks.get(b) || { n: 0, error: false, brk: false };
+      m.unexplained = (m.unexplained || 0) + 1;
+      marks.set(b, m);
+    }
     const selBar = selected >= 0 ? Math.floor(selected / per) : -1;
     const els = [];
     for (let b = 0; b < bars; b++) {
@@ -213,12 +256,15 @@
         kids.push(h("span", { class: "cache" }, h("i", { class: "c", style: `width:${c}%` }), h("i", { class: "u", style: `width:${100 - c}%` })));
         label += `; provider input tokens: ${fmt(u[1])} read from cache, ${fmt(u[2])} written to cache, ${fmt(u[0])} uncached`;
       }
-      if (m) {
+      if (m && m.n) {
         kids.push(h("span", { class: "mark " + (m.brk ? "mark-break" : m.error ? "mark-error" : "mark-warning"), "aria-hidden": "true" }));
         label += `; ${m.n} finding${m.n === 1 ? "" : "s"}${m.brk ? ", cache break" : ""}`;
+      } else if (m && m.unexplained) {
+        kids.push(h("span", { class: "mark mark-unexplained", "aria-hidden": "true" }));
       }
+      if (m && m.unexplained) label += "; unexplained cache break (the cache read fell, no finding explains it)";
       els.push(h("button", {
-        type: "button", class: "bar", "data-from": from, "data-to": to, "data-findings": m ? m.n : 0,
+        type: "button", class: "bar", "data-from": from, "data-to": to, "data-findings": m ? m.n : 0, "data-unexplained": m && m.unexplained ? m.unexplained : null,
         "aria-label": label, title: label, tabindex: b === (selBar >= 0 ? selBar : 0) ? 0 : -1,
         "aria-current": b === selBar ? "true" : null,
         onclick: () => {
@@ -411,6 +457,7 @@
     if (u) stats.push(h("span", null, `provider: ${fmt(u[1])} input tokens read from cache, ${fmt(u[2])} written, ${fmt(u[0])} uncached`));
     const here = list.filter((f) => posOf(p, f.request) === pos);
     const out = [h("h2", { id: "detail-title", tabindex: "-1" }, head), h("div", { class: "stats muted" }, stats)];
+    for (const b of pageBreaks(p)) if (posOf(p, b.request) === pos) out.push(h("p", { class: "note unexplained" }, `Unexplained cache break: the provider read ${fmt(b.cached_after)} cached tokens here, after ${fmt(b.cached_before)} were in the cache after ${what(p)} ${b.previous} (${fmt(b.seconds)} s earlier, within the cache lifetime), and no finding explains it.`));
     if (here.length) out.push(h("ul", null, here.map((f) => h("li", null, h("span", { class: "sev-" + f.severity }, f.code + " " + f.rule), ": " + f.message))));
     const cv = contextView(p, pos, focus);
     lastContext = cv;
@@ -426,6 +473,7 @@
             go({ p: p.id, f: focus._i, s: unitIndex(p, at), r: j });
           } }, label));
         }),
+        focus.impact ? h("div", { class: "impact" }, "impact: " + impactWords(focus.impact)) : null,
         focus.help ? h("div", { class: "muted" }, "help: " + focus.help) : null,
         h("div", { class: "muted" }, "rule documentation: ", h("code", null, "ctxlint rule " + focus.rule))));
     }
@@ -454,7 +502,7 @@
     const selSev = h("select", { id: "filter-severity", onchange: (e) => go(keep({ sev: e.target.value || null, s: q.s, f: q.f })) }, h("option", { value: "" }, "all severities"), ["error", "warning"].map((s) => h("option", { value: s, selected: s === sev }, s)));
     out.push(h("div", { class: "filters" }, h("label", null, "Rule ", selRule), h("label", null, "Severity ", selSev), h("span", { class: "muted" }, `${visible.length} of ${all.length} findings shown`)));
     out.push(h("h2", null, "Timeline"));
-    out.push(h("div", { class: "legend" }, h("span", null, h("i", { style: "background:var(--bar)" }), "context size (bytes)"), h("span", null, h("i", { style: "background:var(--err);border-radius:50%" }), "error"), h("span", null, h("i", { style: "background:var(--warn);border-radius:50%" }), "warning"), h("span", null, h("i", { style: "background:var(--brk)" }), "cache break (history-rewrite, dropped-system-prompt)"), p.usage ? h("span", null, h("i", { style: "background:var(--cached)" }), "input tokens read from the prompt cache") : h("span", null, "no cache usage recorded in this input"), p.usage ? h("span", null, h("i", { style: "background:var(--uncached)" }), "input tokens not read from the cache") : null));
+    out.push(h("div", { class: "legend" }, h("span", null, h("i", { style: "background:var(--bar)" }), "context size (bytes)"), h("span", null, h("i", { style: "background:var(--err);border-radius:50%" }), "error"), h("span", null, h("i", { style: "background:var(--warn);border-radius:50%" }), "warning"), h("span", null, h("i", { style: "background:var(--brk)" }), "cache break (history-rewrite, dropped-system-prompt)"), pageBreaks(p).length ? h("span", null, h("i", { style: "border:2px solid var(--brk)" }), "unexplained cache break") : null, p.usage ? h("span", null, h("i", { style: "background:var(--cached)" }), "input tokens read from the prompt cache") : h("span", null, "no cache usage recorded in this input"), p.usage ? h("span", null, h("i", { style: "background:var(--uncached)" }), "input tokens not read from the cache") : null));
     if (p.total) out.push(...timeline(p, visible, pos));
     else out.push(h("p", { class: "note" }, `No ${what(p)}s.`));
     out.push(h("p", { class: "note" }, D.token_estimate + "."));
