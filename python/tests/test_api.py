@@ -60,7 +60,10 @@ def test_findings_are_typed_with_every_field():
     assert f.related[0].line == 2 and f.related[0].pointer == "/message/content/0"
     assert set(f.to_dict()) == {"rule", "code", "severity", "message", "path", "format", "line", "column", "byte_offset",
                                 "end_line", "end_column", "pointer", "request", "entry_id", "related", "fingerprint",
-                                "excerpt", "help", "url"}
+                                "impact", "excerpt", "help", "url"}
+    # The duplicated event's impact: 56 bytes, 14 tokens added; no usage recorded, no price.
+    assert f.impact == {"tokens": 14, "estimated": True, "cached_before": None, "cached_after": None,
+                        "confirmed": None, "cost_usd": None}
     assert r.by_rule() == {"duplicate-system-event": 1, "duplicate-user-turn": 1, "orphan-tool-result": 1}
     assert [x.rule for x in r.failing("error")] == ["duplicate-system-event", "orphan-tool-result"]
     assert r.summary["findings"] == 3 and r.files[0].format == "pi-session"

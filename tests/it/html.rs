@@ -419,7 +419,12 @@ fn in_chromium_the_cost_of_findings_and_an_unexplained_cache_break_are_shown() {
     b.eval("new Promise(r => { document.querySelector('#unexplained a').click(); setTimeout(r, 150); }).then(() => 1)");
     assert_eq!(b.eval("document.querySelectorAll('#timeline .mark-unexplained').length"), 1);
     assert_eq!(b.eval("document.querySelector('#timeline .bar[data-unexplained]').dataset.from"), "3");
-    assert!(b.eval("document.querySelector('#detail .unexplained').textContent").as_str().unwrap().starts_with("Unexplained cache break"));
+    assert!(
+        b.eval("document.querySelector('#detail .unexplained').textContent")
+            .as_str()
+            .unwrap()
+            .starts_with("Unexplained cache break")
+    );
     // A finding's impact in its panel.
     b.eval("new Promise(r => { document.querySelector('#findings button.finding').click(); setTimeout(r, 150); }).then(() => 1)");
     assert_eq!(

@@ -255,11 +255,11 @@ pub fn check_plan_observed<O: InputObserver>(
             // The page's steps need no findings: they are built beside the rules.
             // The calls' recorded usage is gathered beside the rules too; the
             // findings' impact once they are known.
-            let ((mut findings, unlisted), (mut out, calls)) = rayon::join(
+            let ((mut findings, unlisted), (mut out, mut calls)) = rayon::join(
                 || check_input_counted(&input, &job, &config),
                 || (observer.begin(&input), impact::Calls::of(&input)),
             );
-            let usage = impact::assess(&calls, &mut findings, &config.prices);
+            let usage = impact::assess(&mut calls, &mut findings, &config.prices);
             drop(calls);
             observer.end(&mut out, &input, &findings);
             page = Some(out);

@@ -124,25 +124,35 @@ pub struct Calls<'a> {
     calls: Vec<Call<'a>>,
     /// The input records usage for at least one call.
     has_usage: bool,
+    /// A transcript that records no usage, whose steps are numbered only if
+    /// a finding needs its model ([`Calls::complete`]).
+    later: Option<&'a Transcript>,
 }
 
 impl<'a> Calls<'a> {
-    /// The calls of `input` (empty when it records no usage: a finding's
-    /// impact is then estimated from bytes alone).
+    /// The calls of `input`. A stream's are its requests (with their models,
+    /// for prices, even without usage); a transcript that records no usage
+    /// is numbered later, only if a finding has an impact to price.
     pub fn of(input: &'a Input) -> Calls<'a> {
-        let has_usage = match &input.body {
-            Body::Transcript(t) => t.usage.iter().any(Option::is_some),
-            Body::Stream(s) => s.requests.iter().any(|r| r.usage.is_some()),
-        };
-        if !has_usage {
-            return Calls::default();
-        }
         let mut c = match &input.body {
+            Body::Transcript(t) if !t.usage.iter().any(Option::is_some) => {
+                return Calls { later: Some(t), ..Calls::default() };
+            }
             Body::Transcript(t) => transcript_calls(t),
             Body::Stream(s) => stream_calls(s),
         };
-        c.has_usage = true;
+        c.has_usage = match &input.body {
+            Body::Transcript(_) => true,
+            Body::Stream(s) => s.requests.iter().any(|r| r.usage.is_some()),
+        };
         c
+    }
+
+    /// Numbers a transcript's steps left for later ([`Calls::of`]).
+    fn complete(&mut self) {
+        if let Some(t) = self.later.take() {
+            self.calls = transcript_calls(t).calls;
+        }
     }
     fn get(&self, i: usize) -> Option<&Call<'a>> {
         self.calls.get(i)
@@ -213,7 +223,7 @@ fn transcript_calls(t: &Transcript) -> Calls<'_> {
         }
         calls[s].compacted = compacted;
     }
-    Calls { calls, has_usage: false }
+    Calls { calls, has_usage: false, later: None }
 }
 
 /// The requests of a stream as calls, by request index, each with the
@@ -238,7 +248,7 @@ fn stream_calls(s: &Stream) -> Calls<'_> {
             }
         }
     }
-    Calls { calls, has_usage: false }
+    Calls { calls, has_usage: false, later: None }
 }
 
 /// How long a provider keeps a cached prefix, in seconds, for `model`
@@ -279,7 +289,11 @@ fn effect_of(f: &Finding) -> Option<Effect> {
 /// Fills in the `impact` of `findings` (one input's, whose calls are
 /// `calls`: [`Calls::of`]) and gives the input's recorded usage, or `None`
 /// when it records none.
-pub fn assess(calls: &Calls<'_>, findings: &mut [Finding], prices: &Prices) -> Option<InputUsage> {
+pub fn assess(calls: &mut Calls<'_>, findings: &mut [Finding], prices: &Prices) -> Option<InputUsage> {
+    if findings.iter().any(|f| effect_of(f).is_some()) {
+        calls.complete();
+    }
+    let calls = &*calls;
     for f in findings.iter_mut() {
         let Some(effect) = effect_of(f) else { continue };
         f.impact = Some(impact_of(effect, f.request, calls, prices));
@@ -512,13 +526,15 @@ mod tests {
     fn a_run_total_is_summed_but_never_compared() {
         let big = Usage { input: 100_000, ..Usage::default() };
         let small = Usage { input: 15_000, ..Usage::default() };
-        let calls = Calls { calls: vec![call(big, None, true), call(small, Some(0), true)], has_usage: true };
+        let calls =
+            Calls { calls: vec![call(big, None, true), call(small, Some(0), true)], has_usage: true, later: None };
         let i = impact_of(Effect::Added { bytes: 400 }, Some(1), &calls, &Prices::default());
         assert_eq!((i.tokens, i.confirmed, i.cached_before), (100, None, None));
         let u = usage_of(&calls, &[], &Prices::default());
         assert_eq!((u.calls, u.input), (2, 115_000));
         // The same figures as single calls: the prompt shrank, so the copy is refuted.
-        let calls = Calls { calls: vec![call(big, None, false), call(small, Some(0), false)], has_usage: true };
+        let calls =
+            Calls { calls: vec![call(big, None, false), call(small, Some(0), false)], has_usage: true, later: None };
         let i = impact_of(Effect::Added { bytes: 400 }, Some(1), &calls, &Prices::default());
         assert_eq!(i.confirmed, Some(false));
     }
@@ -538,11 +554,18 @@ mod tests {
         let fell = Usage { cache_read: 2_000, cache_write: 19_000, ..Usage::default() };
         let mut late = call(fell, Some(0), false);
         late.time = 100 + 301;
-        let calls = Calls { calls: vec![call(had, None, false), call(fell, Some(0), false), late], has_usage: true };
+        let calls = Calls {
+            calls: vec![call(had, None, false), call(fell, Some(0), false), late],
+            has_usage: true,
+            later: None,
+        };
         let u = usage_of(&calls, &[], &Prices::default());
         let listed: Vec<usize> = u.unexplained_cache_breaks.iter().map(|b| b.request).collect();
         assert_eq!(listed, [1]);
-        assert_eq!((u.unexplained_cache_breaks[0].cached_before, u.unexplained_cache_breaks[0].cached_after), (21_000, 2_000));
+        assert_eq!(
+            (u.unexplained_cache_breaks[0].cached_before, u.unexplained_cache_breaks[0].cached_after),
+            (21_000, 2_000)
+        );
         let mut f = Finding::new(RuleId::HistoryRewrite, "p", crate::model::FormatId::UNKNOWN, "m");
         f.request = Some(1);
         assert!(usage_of(&calls, &[f], &Prices::default()).unexplained_cache_breaks.is_empty());
