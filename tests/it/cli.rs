@@ -474,13 +474,13 @@ fn an_openclaw_trajectory_beside_a_session_is_checked_not_skipped() {
         serde_json::json!([
             {"path": "agents/main/sessions/session.jsonl", "format": "claude-code", "requests": 0, "entries": 8, "skipped_exchanges": 0,
              "usage": {"calls": 2, "input": 52, "cache_read": 0, "cache_write": 0, "output": 33, "cache_read_ratio": 0.0,
-                       "cost_usd": 0.000651, "unpriced_models": [], "unexplained_cache_breaks": []},
+                       "cost_usd": 0.000651, "unpriced_models": [], "unpriced_calls": 0, "unexplained_cache_breaks": []},
              "impact": null},
             // `model.completed` usage (pi-ai's, `input` without the 1,200 cached
             // tokens): 1480×3 + 1200×0.30 + 96×15 per million = $0.00624.
             {"path": "agents/main/sessions/session.trajectory.jsonl", "format": "openclaw-trajectory", "requests": 1, "entries": 0, "skipped_exchanges": 0,
              "usage": {"calls": 1, "input": 1480, "cache_read": 1200, "cache_write": 0, "output": 96, "cache_read_ratio": 0.4478,
-                       "cost_usd": 0.00624, "unpriced_models": [], "unexplained_cache_breaks": []},
+                       "cost_usd": 0.00624, "unpriced_models": [], "unpriced_calls": 0, "unexplained_cache_breaks": []},
              "impact": null}
         ])
     );

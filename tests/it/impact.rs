@@ -27,7 +27,7 @@ fn claude_code_usage_is_summed_per_call_with_the_last_line_of_a_split_response()
     assert_eq!(
         r["files"][0]["usage"],
         json!({"calls": 5, "input": 57, "cache_read": 26500, "cache_write": 37300, "output": 79,
-               "cache_read_ratio": 0.415, "cost_usd": 0.149181, "unpriced_models": [],
+               "cache_read_ratio": 0.415, "cost_usd": 0.149181, "unpriced_models": [], "unpriced_calls": 0,
                "unexplained_cache_breaks": [{"request": 3, "line": 9, "entry_id": "00000000-0000-4000-8000-000000000009",
                    "previous": 2, "cached_before": 12800, "cached_after": 2000, "seconds": 60,
                    "model": "claude-sonnet-4-5-20250929"}]})
@@ -87,14 +87,14 @@ fn every_usage_shape_is_read() {
     assert_eq!(
         usage_of("fixtures/usage/codex-usage.jsonl"),
         json!({"calls": 2, "input": 5336, "cache_read": 4864, "cache_write": 0, "output": 90, "cache_read_ratio": 0.4769,
-               "cost_usd": 0.008178, "unpriced_models": [], "unexplained_cache_breaks": []})
+               "cost_usd": 0.008178, "unpriced_models": [], "unpriced_calls": 0, "unexplained_cache_breaks": []})
     );
     // claude-trace: a JSON body (8 in, 4 out) and a streamed `body_raw`
     // (`message_start` 9 in, `message_delta` 7 out); Haiku 4.5 $1/$5.
     assert_eq!(
         usage_of("fixtures/usage/exchange-log-usage.jsonl"),
         json!({"calls": 2, "input": 17, "cache_read": 0, "cache_write": 0, "output": 11, "cache_read_ratio": 0.0,
-               "cost_usd": 0.000072, "unpriced_models": [], "unexplained_cache_breaks": []})
+               "cost_usd": 0.000072, "unpriced_models": [], "unpriced_calls": 0, "unexplained_cache_breaks": []})
     );
     // Gemini CLI `tokens` (two records of 812 in, 41 out; gemini-2.5-pro $1.25/$10).
     assert_eq!(usage_of("fixtures/formats/gemini-cli/clean.jsonl")["cost_usd"], json!(0.00285));
@@ -108,7 +108,7 @@ fn every_usage_shape_is_read() {
         (&oc["calls"], &oc["input"], &oc["output"], &oc["cost_usd"]),
         (&json!(3), &json!(309), &json!(30), &Value::Null)
     );
-    assert_eq!(oc["unpriced_models"], json!(["stub/stub-model"]));
+    assert_eq!((&oc["unpriced_models"], &oc["unpriced_calls"]), (&json!(["stub/stub-model"]), &json!(3)));
     // pi/OpenClaw assistant `usage` (five calls of 100 in, 10 out).
     let pi = usage_of("fixtures/kinds/oc-heartbeat-polls-recurring/session.jsonl");
     assert_eq!((&pi["calls"], &pi["input"], &pi["output"]), (&json!(5), &json!(500), &json!(50)));
@@ -131,7 +131,7 @@ fn configured_prices_replace_the_built_in_ones_and_bad_ones_are_refused() {
     let out = ctxlint().args(["check", "s.jsonl"]).current_dir(d.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("[prices.\"gpt-5.1\"]") && err.contains("numbers ≥ 0"), "{err}");
+    assert!(err.contains("[prices.\"gpt-5.1\"]") && err.contains("numbers from 0 to 1,000,000"), "{err}");
 }
 
 #[test]

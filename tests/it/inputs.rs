@@ -477,7 +477,7 @@ fn inputs_under_an_invalid_configuration_are_reported_as_not_checked() {
     assert!(
         run("full").ends_with(
             "Found 1 finding (1 error, 0 warnings) in 1 input, 2 not checked (errors below).\n\
-             Recorded usage: 1 call in 1 input, ~$0.00012 at list prices; cache read 0.0 % of input.\n"
+             Recorded usage: 1 call in 1 input, ~$0.00012 estimated; cache read 0.0 % of input.\n"
         ),
         "{}",
         run("full")

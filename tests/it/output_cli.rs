@@ -48,7 +48,7 @@ fn statistics_as_json() {
         v["summary"],
         json!({"files": 1, "skipped": 0, "failed": 0, "findings": 3, "errors": 2, "warnings": 1, "unlisted": 0,
                "tokens": 14, "cost_usd": null, "confirmed": 0, "judged": 0, "unexplained_cache_breaks": 0,
-               "recorded_cost_usd": null, "cache_read_ratio": null})
+               "recorded_cost_usd": null, "unpriced_calls": 0, "cache_read_ratio": null})
     );
 }
 

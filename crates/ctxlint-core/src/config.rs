@@ -195,11 +195,11 @@ pub struct Config {
 fn prices(path: &Path, m: HashMap<String, crate::impact::prices::Price>) -> Result<crate::impact::prices::Prices> {
     for (k, p) in &m {
         let all = [Some(p.input), Some(p.output), p.cache_read, p.cache_write, p.cache_write_1h];
-        if k.trim().is_empty() || all.iter().flatten().any(|x| !x.is_finite() || *x < 0.0) {
+        if k.trim().is_empty() || all.iter().flatten().any(|x| !x.is_finite() || *x < 0.0 || *x > 1e6) {
             return Err(Error::Config {
                 path: path.to_path_buf(),
                 reason: format!(
-                    "[prices.\"{}\"]: a family needs a name and prices that are numbers ≥ 0 (USD per million tokens)",
+                    "[prices.\"{}\"]: a family needs a name and prices that are numbers from 0 to 1,000,000 (USD per million tokens)",
                     crate::escape::escape_controls(k)
                 ),
             });

@@ -164,8 +164,9 @@ struct RawMessage<'a> {
     content: Option<&'a RawValue>,
     #[serde(default, borrow)]
     stop_reason: Option<&'a RawValue>,
+    /// A usage of the wrong shape is not recorded; it never costs the record.
     #[serde(default)]
-    usage: Option<RawUsage>,
+    usage: super::usage::ObjectOnly<RawUsage>,
 }
 
 /// The Anthropic Messages API's `usage`, as Claude Code records it on each
@@ -173,32 +174,32 @@ struct RawMessage<'a> {
 #[derive(Deserialize, Default)]
 struct RawUsage {
     #[serde(default)]
-    input_tokens: Option<f64>,
+    input_tokens: super::usage::Count,
     #[serde(default)]
-    cache_read_input_tokens: Option<f64>,
+    cache_read_input_tokens: super::usage::Count,
     #[serde(default)]
-    cache_creation_input_tokens: Option<f64>,
+    cache_creation_input_tokens: super::usage::Count,
     #[serde(default)]
-    output_tokens: Option<f64>,
+    output_tokens: super::usage::Count,
     #[serde(default)]
-    cache_creation: Option<RawCacheCreation>,
+    cache_creation: super::usage::ObjectOnly<RawCacheCreation>,
 }
 
 /// `usage.cache_creation`: the cache writes by lifetime (Anthropic prompt caching).
 #[derive(Deserialize, Default)]
 struct RawCacheCreation {
     #[serde(default)]
-    ephemeral_1h_input_tokens: Option<f64>,
+    ephemeral_1h_input_tokens: super::usage::Count,
 }
 
 impl RawUsage {
     fn get(&self) -> Option<crate::model::Usage> {
-        let n = super::usage::count_f64;
+        let n = super::usage::count_of;
         let u = crate::model::Usage {
             input: n(self.input_tokens),
             cache_read: n(self.cache_read_input_tokens),
             cache_write: n(self.cache_creation_input_tokens),
-            cache_write_1h: n(self.cache_creation.as_ref().and_then(|c| c.ephemeral_1h_input_tokens)),
+            cache_write_1h: self.cache_creation.0.as_ref().map_or(0, |c| n(c.ephemeral_1h_input_tokens)),
             output: n(self.output_tokens),
         };
         (u != crate::model::Usage::default()).then_some(u)
@@ -403,7 +404,7 @@ fn parse_line_once(line: &crate::source::Line<'_>, texts: crate::model::packed::
                 entry.set_call_group(group);
                 entry.is_model_call = model_call;
                 if model_call {
-                    usage = m.usage.as_ref().and_then(RawUsage::get);
+                    usage = m.usage.0.as_ref().and_then(RawUsage::get);
                 }
             }
             None => unknown = true,

@@ -303,13 +303,8 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     let last = v.get("info").and_then(|i| i.get("last_token_usage"));
                     if let (Some(l), Some(call)) = (last, last_call) {
                         let n = |k: &str| super::usage::count(l.get(k));
-                        let cached = n("cached_input_tokens");
-                        let u = Usage {
-                            input: n("input_tokens").saturating_sub(cached),
-                            cache_read: cached,
-                            output: n("output_tokens"),
-                            ..Usage::default()
-                        };
+                        let (input, cached) = super::usage::split_cached(n("input_tokens"), n("cached_input_tokens"));
+                        let u = Usage { input, cache_read: cached, output: n("output_tokens"), ..Usage::default() };
                         if !u.is_empty() {
                             t.set_usage(call, u);
                             if let Some(m) = &turn_model {

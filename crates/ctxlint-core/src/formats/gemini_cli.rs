@@ -816,13 +816,8 @@ fn user_kind(text: &str) -> (Class, MessageKind) {
 fn record_usage(v: &Value) -> Option<Usage> {
     let t = v.get("tokens")?;
     let n = |k: &str| super::usage::count(t.get(k));
-    let cached = n("cached");
-    let u = Usage {
-        input: n("input").saturating_sub(cached),
-        cache_read: cached,
-        output: n("output").saturating_add(n("thoughts")),
-        ..Usage::default()
-    };
+    let (input, cached) = super::usage::split_cached(n("input"), n("cached"));
+    let u = Usage { input, cache_read: cached, output: n("output").saturating_add(n("thoughts")), ..Usage::default() };
     (!u.is_empty()).then_some(u)
 }
 

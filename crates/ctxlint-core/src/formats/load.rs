@@ -238,7 +238,7 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
         Read::Body { parse, .. } => {
             let mut r = parse(v, path, index, base);
             if r.model.is_none() {
-                r.model = v.get("model").and_then(Value::as_str).filter(|m| !m.is_empty()).map(Into::into);
+                r.model = v.get("model").and_then(Value::as_str).filter(|m| !m.trim().is_empty()).map(Into::into);
             }
             Some(r)
         }

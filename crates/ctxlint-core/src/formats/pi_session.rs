@@ -185,17 +185,19 @@ struct RawCustomData<'a> {
 /// calls from its own table, see [`crate::impact::prices`]).
 #[derive(Deserialize)]
 struct RawUsage {
-    input: Option<f64>,
-    output: Option<f64>,
-    #[serde(rename = "cacheRead")]
-    cache_read: Option<f64>,
-    #[serde(rename = "cacheWrite")]
-    cache_write: Option<f64>,
+    #[serde(default)]
+    input: super::usage::Count,
+    #[serde(default)]
+    output: super::usage::Count,
+    #[serde(rename = "cacheRead", default)]
+    cache_read: super::usage::Count,
+    #[serde(rename = "cacheWrite", default)]
+    cache_write: super::usage::Count,
 }
 
 impl RawUsage {
     fn get(&self) -> Option<Usage> {
-        let n = super::usage::count_f64;
+        let n = super::usage::count_of;
         let u = Usage {
             input: n(self.input),
             cache_read: n(self.cache_read),
@@ -226,7 +228,9 @@ struct RawMessage<'a> {
     tool_name: Option<Cow<'a, str>>,
     #[serde(rename = "isError")]
     is_error: Option<bool>,
-    usage: Option<RawUsage>,
+    /// A usage of the wrong shape is not recorded; it never costs the message.
+    #[serde(default)]
+    usage: super::usage::ObjectOnly<RawUsage>,
     #[serde(borrow)]
     details: Option<&'a RawValue>,
     #[serde(rename = "excludeFromContext")]
@@ -516,7 +520,7 @@ fn parse_line_once(line: &crate::source::Line<'_>, texts: crate::model::packed::
                 }
                 entry.is_model_call = model_call;
                 if model_call {
-                    usage = m.usage.as_ref().and_then(RawUsage::get);
+                    usage = m.usage.0.as_ref().and_then(RawUsage::get);
                 }
             } else {
                 unknown = true;

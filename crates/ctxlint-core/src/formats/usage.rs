@@ -17,7 +17,117 @@
 //! running totals.
 
 use crate::model::Usage;
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use std::fmt;
+
+/// A token count as a typed loader reads it: any JSON value, a number kept,
+/// anything else read as not recorded — a usage field of the wrong type never
+/// costs the line it is on.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Count(pub Option<f64>);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a token count")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Count, E> {
+                Ok(Count(Some(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Count, E> {
+                Ok(Count(Some(v as f64)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Count, E> {
+                Ok(Count(Some(v as f64)))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Count, D::Error> {
+                Count::deserialize(d)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Count(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Count(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A JSON object read as `T`, anything else (a list, a string, `null`) as
+/// `None`, so that a usage object of the wrong shape is not recorded instead
+/// of being read by position or failing its line. `T`'s own fields must not
+/// fail (use [`Count`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ObjectOnly<T>(pub Option<T>);
+
+impl<T> Default for ObjectOnly<T> {
+    fn default() -> Self {
+        ObjectOnly(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = ObjectOnly<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<ObjectOnly<T>, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(a)).map(|t| ObjectOnly(Some(t)))
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<ObjectOnly<T>, D::Error> {
+                ObjectOnly::deserialize(d)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<ObjectOnly<T>, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ObjectOnly(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<ObjectOnly<T>, E> {
+                Ok(ObjectOnly(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ObjectOnly<T>, E> {
+                Ok(ObjectOnly(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ObjectOnly<T>, E> {
+                Ok(ObjectOnly(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ObjectOnly<T>, E> {
+                Ok(ObjectOnly(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ObjectOnly<T>, E> {
+                Ok(ObjectOnly(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ObjectOnly<T>, E> {
+                Ok(ObjectOnly(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ObjectOnly<T>, E> {
+                Ok(ObjectOnly(None))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
 
 /// A token count from JSON: a finite, non-negative number, capped at `u32::MAX`.
 pub fn count(v: Option<&Value>) -> u32 {
@@ -29,6 +139,18 @@ pub fn count_f64(x: Option<f64>) -> u32 {
     x.filter(|v| v.is_finite() && *v >= 0.0).map_or(0, |v| v.min(u32::MAX as f64) as u32)
 }
 
+/// A token count read by [`Count`].
+pub fn count_of(c: Count) -> u32 {
+    count_f64(c.0)
+}
+
+/// Splits a prompt count that includes cached tokens into (uncached,
+/// cached), the cached part never more than the prompt.
+pub fn split_cached(prompt: u32, cached: u32) -> (u32, u32) {
+    let cached = cached.min(prompt);
+    (prompt - cached, cached)
+}
+
 /// The usage object of one response (or one streamed event) in any shape
 /// of the table above; `None` when it holds none or only zeros.
 pub fn of_object(u: &Value) -> Option<Usage> {
@@ -36,18 +158,20 @@ pub fn of_object(u: &Value) -> Option<Usage> {
     let get = |k: &str| o.get(k);
     let out = if o.contains_key("promptTokenCount") || o.contains_key("candidatesTokenCount") {
         // Gemini: the prompt count includes the cached content.
-        let cached = count(get("cachedContentTokenCount"));
+        let prompt = count(get("promptTokenCount"));
+        let cached = count(get("cachedContentTokenCount")).min(prompt);
         Usage {
-            input: count(get("promptTokenCount")).saturating_sub(cached),
+            input: prompt - cached,
             cache_read: cached,
             output: count(get("candidatesTokenCount")).saturating_add(count(get("thoughtsTokenCount"))),
             ..Usage::default()
         }
     } else if o.contains_key("prompt_tokens") || o.contains_key("completion_tokens") {
         // OpenAI Chat Completions: the prompt count includes the cached tokens.
-        let cached = count(get("prompt_tokens_details").and_then(|d| d.get("cached_tokens")));
+        let prompt = count(get("prompt_tokens"));
+        let cached = count(get("prompt_tokens_details").and_then(|d| d.get("cached_tokens"))).min(prompt);
         Usage {
-            input: count(get("prompt_tokens")).saturating_sub(cached),
+            input: prompt - cached,
             cache_read: cached,
             output: count(get("completion_tokens")),
             ..Usage::default()
@@ -73,13 +197,9 @@ pub fn of_object(u: &Value) -> Option<Usage> {
     } else if o.contains_key("input_tokens") || o.contains_key("output_tokens") {
         // OpenAI Responses (cached tokens inside the input count), or an
         // Anthropic usage without cache fields (nothing cached: the same).
-        let cached = count(get("input_tokens_details").and_then(|d| d.get("cached_tokens")));
-        Usage {
-            input: count(get("input_tokens")).saturating_sub(cached),
-            cache_read: cached,
-            output: count(get("output_tokens")),
-            ..Usage::default()
-        }
+        let prompt = count(get("input_tokens"));
+        let cached = count(get("input_tokens_details").and_then(|d| d.get("cached_tokens"))).min(prompt);
+        Usage { input: prompt - cached, cache_read: cached, output: count(get("output_tokens")), ..Usage::default() }
     } else if o.contains_key("input") || o.contains_key("cacheRead") {
         // pi-ai.
         Usage {
@@ -109,7 +229,8 @@ pub fn of_response(v: &Value) -> (Option<Usage>, Option<&str>) {
         .iter()
         .find_map(|k| v.get(*k).and_then(Value::as_str))
         .or_else(|| v.get("message").and_then(|m| m.get("model")).and_then(Value::as_str))
-        .or_else(|| v.get("response").and_then(|m| m.get("model")).and_then(Value::as_str));
+        .or_else(|| v.get("response").and_then(|m| m.get("model")).and_then(Value::as_str))
+        .filter(|m| !m.trim().is_empty());
     (usage, model)
 }
 
@@ -180,7 +301,34 @@ mod tests {
             Some(Usage { input: 3, cache_read: 5, cache_write: 6, output: 4, ..Usage::default() })
         );
         assert_eq!(of_object(&json!({"input_tokens": 0})), None);
+        // A cached count larger than the prompt is the prompt.
+        let over = json!({"prompt_tokens": 100, "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 1000000000}});
+        assert_eq!(of_object(&over), Some(Usage { input: 0, cache_read: 100, output: 1, ..Usage::default() }));
         assert_eq!(of_object(&json!({"prompt_tokens": -3, "completion_tokens": "x"})), None);
+    }
+
+    #[test]
+    fn fields_of_the_wrong_type_are_not_recorded_and_do_not_fail() {
+        #[derive(serde::Deserialize)]
+        struct U {
+            #[serde(default)]
+            input: Count,
+            #[serde(default)]
+            nested: ObjectOnly<std::collections::BTreeMap<String, Count>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Line {
+            #[serde(default)]
+            usage: ObjectOnly<U>,
+        }
+        let read =
+            |s: &str| serde_json::from_str::<Line>(s).unwrap().usage.0.map(|u| (u.input.0, u.nested.0.is_some()));
+        assert_eq!(read(r#"{"usage":{"input":"10","nested":"x"}}"#), Some((None, false)));
+        assert_eq!(read(r#"{"usage":{"input":[1],"nested":{"a":{"b":1}}}}"#), Some((None, true)));
+        assert_eq!(read(r#"{"usage":{"input":7.5}}"#), Some((Some(7.5), false)));
+        assert_eq!(read(r#"{"usage":[1,2,3]}"#), None);
+        assert_eq!(read(r#"{"usage":"NaN"}"#), None);
+        assert_eq!(read(r#"{"usage":null}"#), None);
     }
 
     #[test]

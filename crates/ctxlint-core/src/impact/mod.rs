@@ -25,8 +25,9 @@
 //!   after the break. The cost is those tokens at the cache-write price less
 //!   the cache-read price. Where the usage shows no cache in use (nothing
 //!   read or written before: a prefix under the provider's minimum, or no
-//!   caching), nothing was lost yet: `confirmed` is `null`, the tokens are
-//!   the estimate of what the break puts at risk, and the cost is 0.
+//!   caching), nothing was re-sent because of it: 0 tokens, cost 0, and
+//!   `confirmed` is `null` (the usage cannot say what the break will cost
+//!   once the prefix is cached).
 //!
 //! A usage that sums a whole run's calls (an OpenClaw trajectory's
 //! `model.completed`) counts in the totals but confirms or refutes nothing.
@@ -95,6 +96,8 @@ pub struct InputUsage {
     pub cost_usd: Option<f64>,
     /// Models with usage but no price (their calls are not in `cost_usd`).
     pub unpriced_models: Vec<String>,
+    /// Calls with usage whose model has no price (not in `cost_usd`).
+    pub unpriced_calls: usize,
     /// Cache breaks no finding explains.
     pub unexplained_cache_breaks: Vec<CacheBreak>,
 }
@@ -329,14 +332,13 @@ fn impact_of(effect: Effect, at: Option<usize>, calls: &Calls<'_>, prices: &Pric
             let after = at.and_then(|i| calls.one(i));
             let estimate = bytes.div_ceil(BYTES_PER_TOKEN);
             // `no_cache`: the usage shows no cache in use (nothing read or
-            // written before): nothing was lost yet, the tokens are what the
-            // break puts at risk once the prefix is cached.
+            // written before): nothing was re-sent because of the break.
             let (tokens, estimated, confirmed, no_cache) = match (prev, after) {
                 (Some(p), Some(a)) => {
                     let had = p.cache_read as u64 + p.cache_write as u64;
                     let lost = had.saturating_sub(a.cache_read as u64);
                     if had == 0 {
-                        (estimate, true, None, true)
+                        (0, false, None, true)
                     } else {
                         (lost, false, Some(lost > 0 && lost * 10 >= had), false)
                     }
@@ -397,6 +399,7 @@ fn usage_of(calls: &Calls<'_>, findings: &[Finding], prices: &Prices) -> InputUs
                 priced = true;
             }
             None => {
+                out.unpriced_calls += 1;
                 let m = c.model.unwrap_or("(model not recorded)").to_string();
                 if !out.unpriced_models.contains(&m) {
                     out.unpriced_models.push(m);

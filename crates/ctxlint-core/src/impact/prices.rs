@@ -93,43 +93,84 @@ const fn cached(input: f64, output: f64, read: f64) -> Price {
     Price::new(input, output, read, input, input)
 }
 
-/// The built-in families, most specific first: the first whose pattern is a
-/// substring of the normalised model name (lowercase, `.` as `-`) prices it.
-pub const BUILT_IN: &[(&str, Price)] = &[
-    // Anthropic.
-    // Opus 4 and 4.1 (`claude-opus-4-20250514`, `claude-opus-4-1-…`); Opus
-    // 4.5 and later at Opus 4.5's price.
-    ("opus-4-2025", anthropic(15.0, 75.0)),
-    ("opus-4-0", anthropic(15.0, 75.0)),
-    ("opus-4-1", anthropic(15.0, 75.0)),
-    ("claude-3-opus", anthropic(15.0, 75.0)),
-    ("opus", anthropic(5.0, 25.0)),
-    ("sonnet", anthropic(3.0, 15.0)),
-    ("haiku-4", anthropic(1.0, 5.0)),
-    ("3-5-haiku", anthropic(0.8, 4.0)),
-    ("claude-3-haiku", anthropic(0.25, 1.25)),
+/// The built-in families, most specific first: (name, a word the model
+/// must also hold — `claude` for Anthropic's families, so that
+/// `my-sonnet-clone` is not priced as Sonnet —, price). The first that
+/// matches the normalised model name (lowercase, `.` and `_` as `-`; see
+/// [`matches`]) prices it.
+pub const BUILT_IN: &[(&str, &str, Price)] = &[
+    // Anthropic. Opus 4 (`claude-opus-4-20250514`) and 4.1; Opus 4.5 and
+    // later at Opus 4.5's price.
+    ("opus-4-1", "claude", anthropic(15.0, 75.0)),
+    ("opus-4", "claude", anthropic(15.0, 75.0)),
+    ("claude-3-opus", "", anthropic(15.0, 75.0)),
+    ("opus", "claude", anthropic(5.0, 25.0)),
+    ("sonnet", "claude", anthropic(3.0, 15.0)),
+    ("haiku-4-5", "claude", anthropic(1.0, 5.0)),
+    ("3-5-haiku", "claude", anthropic(0.8, 4.0)),
+    ("claude-3-haiku", "", anthropic(0.25, 1.25)),
     // OpenAI.
-    ("gpt-5-nano", cached(0.05, 0.40, 0.005)),
-    ("gpt-5-mini", cached(0.25, 2.0, 0.025)),
-    ("gpt-5", cached(1.25, 10.0, 0.125)),
-    ("gpt-4-1-nano", cached(0.10, 0.40, 0.025)),
-    ("gpt-4-1-mini", cached(0.40, 1.60, 0.10)),
-    ("gpt-4-1", cached(2.0, 8.0, 0.50)),
-    ("gpt-4o-mini", cached(0.15, 0.60, 0.075)),
-    ("gpt-4o", cached(2.50, 10.0, 1.25)),
-    ("o4-mini", cached(1.10, 4.40, 0.275)),
-    ("o3-mini", cached(1.10, 4.40, 0.55)),
-    ("o3", cached(2.0, 8.0, 0.50)),
+    ("gpt-5-nano", "", cached(0.05, 0.40, 0.005)),
+    ("gpt-5-mini", "", cached(0.25, 2.0, 0.025)),
+    ("gpt-5-2", "", cached(1.75, 14.0, 0.175)),
+    ("gpt-5-1", "", cached(1.25, 10.0, 0.125)),
+    ("gpt-5", "", cached(1.25, 10.0, 0.125)),
+    ("gpt-4-1-nano", "", cached(0.10, 0.40, 0.025)),
+    ("gpt-4-1-mini", "", cached(0.40, 1.60, 0.10)),
+    ("gpt-4-1", "", cached(2.0, 8.0, 0.50)),
+    ("gpt-4o-mini", "", cached(0.15, 0.60, 0.075)),
+    ("gpt-4o-2024-05-13", "", cached(5.0, 15.0, 5.0)),
+    ("gpt-4o", "", cached(2.50, 10.0, 1.25)),
+    ("o4-mini", "", cached(1.10, 4.40, 0.275)),
+    ("o3-mini", "", cached(1.10, 4.40, 0.55)),
+    ("o3", "", cached(2.0, 8.0, 0.50)),
     // Google.
-    ("gemini-3-pro", cached(2.0, 12.0, 0.20)),
-    ("gemini-2-5-pro", cached(1.25, 10.0, 0.125)),
-    ("gemini-2-5-flash-lite", cached(0.10, 0.40, 0.01)),
-    ("gemini-2-5-flash", cached(0.30, 2.50, 0.03)),
-    ("gemini-2-0-flash-lite", cached(0.075, 0.30, 0.075)),
-    ("gemini-2-0-flash", cached(0.10, 0.40, 0.025)),
-    ("gemini-1-5-flash", cached(0.075, 0.30, 0.01875)),
-    ("gemini-1-5-pro", cached(1.25, 5.0, 0.3125)),
+    ("gemini-3-pro", "", cached(2.0, 12.0, 0.20)),
+    ("gemini-2-5-pro", "", cached(1.25, 10.0, 0.125)),
+    ("gemini-2-5-flash-lite", "", cached(0.10, 0.40, 0.01)),
+    ("gemini-2-5-flash", "", cached(0.30, 2.50, 0.03)),
+    ("gemini-2-0-flash-lite", "", cached(0.075, 0.30, 0.075)),
+    ("gemini-2-0-flash", "", cached(0.10, 0.40, 0.025)),
+    ("gemini-1-5-flash", "", cached(0.075, 0.30, 0.01875)),
+    ("gemini-1-5-pro", "", cached(1.25, 5.0, 0.3125)),
 ];
+
+/// Words that make a model another product than the family it names
+/// (`gpt-5-pro`, `o3-pro`, `gpt-4o-audio-preview`, `gpt-5-codex-mini`):
+/// after a family's name, one of them means the family does not price it.
+const VARIANTS: &[&str] =
+    &["pro", "mini", "nano", "lite", "turbo", "audio", "realtime", "search", "transcribe", "tts", "image", "deep"];
+
+/// Whether `family` prices the normalised model name `model`: it occurs
+/// there as whole words (after the start or a character that is not a letter
+/// or digit; followed by the end or `-`); when the family ends with a version
+/// number, the next word is not a minor version (`gpt-5` does not price
+/// `gpt-5-3-codex`; a date such as `2025-08-07` is no minor version); and no
+/// later word is one of [`VARIANTS`] — so a model the table does not know
+/// has no price rather than its neighbour's.
+pub fn matches(model: &str, family: &str) -> bool {
+    let mut from = 0;
+    while let Some(k) = model[from..].find(family) {
+        let at = from + k;
+        let end = at + family.len();
+        from = at + 1;
+        let before_ok = model[..at].chars().next_back().is_none_or(|c| !c.is_ascii_alphanumeric());
+        let rest = &model[end..];
+        if !before_ok || !(rest.is_empty() || rest.starts_with('-')) {
+            continue;
+        }
+        let mut words = rest.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty());
+        let minor = |w: &str| w.len() <= 2 && w.chars().all(|c| c.is_ascii_digit());
+        if family.ends_with(|c: char| c.is_ascii_digit()) && words.clone().next().is_some_and(minor) {
+            continue;
+        }
+        if words.any(|w| VARIANTS.contains(&w)) {
+            continue;
+        }
+        return true;
+    }
+    false
+}
 
 /// A model name as the table matches it: lowercase, `.` and `_` as `-`.
 fn normalise(model: &str) -> String {
@@ -137,7 +178,9 @@ fn normalise(model: &str) -> String {
 }
 
 /// The prices in force: the configuration's families (`[prices]`, matched
-/// first, in name order) then the built-in ones.
+/// first, the longest name first; as substrings, without the built-in
+/// table's word rules: a configured family prices what its name names) then
+/// the built-in ones.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Prices {
     /// Configured families: (normalised pattern, price).
@@ -161,7 +204,7 @@ impl Prices {
             .iter()
             .find(|(k, _)| m.contains(k.as_str()))
             .map(|p| p.1)
-            .or_else(|| BUILT_IN.iter().find(|(k, _)| m.contains(k)).map(|p| p.1))
+            .or_else(|| BUILT_IN.iter().find(|(k, also, _)| matches(&m, k) && m.contains(also)).map(|p| p.2))
     }
 }
 
@@ -177,8 +220,29 @@ mod tests {
         assert_eq!(p.of("anthropic/claude-opus-4-5").map(|p| p.input), Some(5.0));
         assert_eq!(p.of("claude-opus-4-1-20250805").map(|p| p.input), Some(15.0));
         assert_eq!(p.of("claude-opus-4-20250514").map(|p| p.input), Some(15.0));
+        assert_eq!(p.of("claude-opus-4-5-20251101").map(|p| p.input), Some(5.0));
+        assert_eq!(p.of("claude-haiku-4-5-20251001").map(|p| p.input), Some(1.0));
+        assert_eq!(p.of("claude-sonnet-4-6").map(|p| p.input), Some(3.0));
+        assert_eq!(p.of("gpt-5.2-codex").map(|p| p.input), Some(1.75));
+        assert_eq!(p.of("gpt-5-2025-08-07").map(|p| p.input), Some(1.25));
+        // Models the table does not know have no price, not a neighbour's.
+        for unknown in [
+            "gpt-4-1106-preview",
+            "gpt-5-pro",
+            "o3-pro",
+            "chatgpt-4o-latest",
+            "gpt-5.3-codex",
+            "gpt-5.4",
+            "gpt-5-codex-mini",
+            "gpt-4o-audio-preview",
+        ] {
+            assert_eq!(p.of(unknown), None, "{unknown}");
+        }
+        assert_eq!(p.of("gpt-4o-2024-05-13").map(|p| p.input), Some(5.0));
+        assert_eq!(p.of("my-sonnet-clone"), None);
+        assert_eq!(p.of("us.anthropic.claude-sonnet-4-6").map(|p| p.input), Some(3.0));
         assert_eq!(p.of("us.anthropic.claude-opus-4-6-v1").map(|p| p.input), Some(5.0));
-        assert_eq!(p.of("gpt-5.1-codex-mini").map(|p| p.input), Some(1.25));
+        assert_eq!(p.of("gpt-5.1-codex").map(|p| p.input), Some(1.25));
         assert_eq!(p.of("gpt-5-mini-2025-08-07").map(|p| p.input), Some(0.25));
         assert_eq!(p.of("gemini-2.5-flash-lite").map(|p| p.input), Some(0.10));
         assert_eq!(p.of("models/gemini-2.5-flash").map(|p| p.input), Some(0.30));

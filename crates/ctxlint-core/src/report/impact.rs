@@ -30,6 +30,8 @@ pub struct Totals {
     pub input_all: u64,
     /// Estimated cost of the recorded calls whose model has a price, in USD (`None`: none has).
     pub recorded_cost_usd: Option<f64>,
+    /// Recorded calls whose model has no price (not in `recorded_cost_usd`).
+    pub unpriced_calls: usize,
     /// Cache breaks no finding explains: (path, the break, whether the input is a transcript).
     pub breaks: Vec<(String, CacheBreak, bool)>,
 }
@@ -50,6 +52,7 @@ impl Totals {
             let Some(u) = &f.usage else { continue };
             t.inputs_with_usage += 1;
             t.calls += u.calls;
+            t.unpriced_calls += u.unpriced_calls;
             t.cache_read += u.cache_read;
             t.input_all += u.input + u.cache_read + u.cache_write;
             if let Some(c) = u.cost_usd {
@@ -72,8 +75,8 @@ impl Totals {
     }
 
     /// The JSON `summary` fields: `tokens`, `cost_usd`, `confirmed`,
-    /// `judged`, `unexplained_cache_breaks` (a count), `recorded_cost_usd`
-    /// and `cache_read_ratio`.
+    /// `judged`, `unexplained_cache_breaks` (a count), `recorded_cost_usd`,
+    /// `unpriced_calls` and `cache_read_ratio`.
     pub fn json_fields(&self) -> serde_json::Map<String, Value> {
         let v = json!({
             "tokens": self.tokens,
@@ -82,6 +85,7 @@ impl Totals {
             "judged": self.judged,
             "unexplained_cache_breaks": self.breaks.len(),
             "recorded_cost_usd": self.recorded_cost_usd.map(round),
+            "unpriced_calls": self.unpriced_calls,
             "cache_read_ratio": self.cache_read_ratio().map(|x| (x * 10_000.0).round() / 10_000.0),
         });
         match v {
@@ -107,7 +111,20 @@ impl Totals {
             ));
         }
         if self.inputs_with_usage > 0 {
-            let cost = self.recorded_cost_usd.map(|c| format!(", ~{} at list prices", usd(c))).unwrap_or_default();
+            // The price table's figure, and how many calls it leaves out.
+            let unpriced = match self.unpriced_calls {
+                0 => String::new(),
+                n if n == self.calls => String::new(),
+                n => format!(
+                    " ({} call{} of models without a price not counted)",
+                    thousands(n as u64),
+                    if n == 1 { "" } else { "s" }
+                ),
+            };
+            let cost = match self.recorded_cost_usd {
+                Some(c) => format!(", ~{} estimated{unpriced}", usd(c)),
+                None => ", no model with a price".to_string(),
+            };
             let ratio = self
                 .cache_read_ratio()
                 .map(|r| format!("; cache read {:.1} % of input", r * 100.0))
@@ -177,8 +194,14 @@ fn round(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
-/// USD in words: `$12.34`, or to six decimal places below a cent (`$0.000051`).
+/// USD in words: `$12.34`, or to six decimal places below a cent (`$0.000051`),
+/// rounded as the JSON report rounds (half away from zero).
 pub fn usd(x: f64) -> String {
+    let r = if x < 0.01 { (x * 1e6).round() / 1e6 } else { (x * 100.0).round() / 100.0 };
+    if x > 0.0 && r == 0.0 {
+        return "<$0.000001".into();
+    }
+    let x = r;
     if x >= 0.01 || x == 0.0 {
         format!("${x:.2}")
     } else {

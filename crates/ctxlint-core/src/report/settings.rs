@@ -19,7 +19,8 @@ fn list(v: &[regex::Regex]) -> String {
 /// The settings in force for `path` (as given) and the file they come from,
 /// in `ctxlint.toml` syntax: `fail-on`, `context-block-min`,
 /// `context-block-allow`, `event-patterns` and every rule's level (after
-/// `[[overrides]]`, `--select` and `--ignore`). An invalid configuration file is an error.
+/// `[[overrides]]`, `--select` and `--ignore`), then the configured `[prices]`
+/// families (names as matched: lowercase, `.` as `-`). An invalid configuration file is an error.
 pub fn render(configs: &ConfigSet, path: &str) -> Result<String> {
     let config = configs.for_path(path)?;
     let settings = config.settings_for(path);
@@ -42,6 +43,19 @@ pub fn render(configs: &ConfigSet, path: &str) -> Result<String> {
             (true, Some(s)) => quoted(s.as_str()),
         };
         out.push_str(&format!("{} = {level}  # {}\n", r.name(), r.code()));
+    }
+    // The configured price families (the built-in table follows them).
+    for (family, p) in &config.prices.configured {
+        let opt = |k: &str, v: Option<f64>| v.map(|v| format!(", {k} = {v}")).unwrap_or_default();
+        out.push_str(&format!(
+            "\n[prices.{}]  # USD per million tokens; then the built-in table (impact/prices.rs)\ninput = {}\noutput = {}{}{}{}\n",
+            quoted(family),
+            p.input,
+            p.output,
+            opt("cache-read", p.cache_read).replace(", ", "\n"),
+            opt("cache-write", p.cache_write).replace(", ", "\n"),
+            opt("cache-write-1h", p.cache_write_1h).replace(", ", "\n"),
+        ));
     }
     Ok(out)
 }

@@ -95,17 +95,18 @@ pub fn table(r: &CheckReport, summary: bool) -> String {
         out.push_str(&super::term::wrap(&super::full::summary_line(r, false), 0));
         out.push('\n');
         for l in super::impact::Totals::of(r).lines() {
-            out.push_str(&l);
+            out.push_str(&super::term::wrap(&l, 0));
             out.push('\n');
         }
     }
     out
 }
 
-/// Each input with recorded usage or findings that have an impact: the
-/// findings' tokens and cost (`tokens`, `cost`), the recorded calls' cost at
-/// list prices (`recorded`), the cache-read ratio and the unexplained cache
-/// breaks (`breaks`).
+/// The inputs with recorded usage or findings that have an impact, the
+/// costliest first (at most 30 rows; the JSON report gives every one): the
+/// findings' tokens and cost (`tokens`, `cost`), the recorded calls' cost
+/// from the price table (`recorded`), the cache-read ratio and the
+/// unexplained cache breaks (`breaks`).
 pub fn inputs_table(r: &CheckReport) -> String {
     let mut t = comfy_table::Table::new();
     // Short headers: the table fits 80 columns with room for the paths.
@@ -119,11 +120,21 @@ pub fn inputs_table(r: &CheckReport) -> String {
         "cache read",
         "breaks",
     ]);
+    // The costliest inputs first (findings' cost, then the recorded cost), at most MAX_ROWS.
+    const MAX_ROWS: usize = 30;
+    let cost = |f: &crate::check_report::FileSummary| {
+        (f.impact.and_then(|i| i.cost_usd).unwrap_or(0.0), f.usage.as_ref().and_then(|u| u.cost_usd).unwrap_or(0.0))
+    };
+    let mut files: Vec<&crate::check_report::FileSummary> =
+        r.files.iter().filter(|f| f.usage.is_some() || f.impact.is_some()).collect();
+    files.sort_by(|a, b| {
+        let (x, y) = (cost(a), cost(b));
+        y.0.total_cmp(&x.0).then(y.1.total_cmp(&x.1))
+    });
+    let more = files.len().saturating_sub(MAX_ROWS);
+    files.truncate(MAX_ROWS);
     let mut rows = 0;
-    for f in &r.files {
-        if f.usage.is_none() && f.impact.is_none() {
-            continue;
-        }
+    for f in files {
         rows += 1;
         let dash = || "-".to_string();
         let (tokens, cost) = f.impact.map_or((dash(), dash()), |i| {
@@ -146,7 +157,12 @@ pub fn inputs_table(r: &CheckReport) -> String {
         return String::new();
     }
     super::term::fit(&mut t, &[1, 2, 3, 4, 5]);
-    format!("{t}\n")
+    let tail = if more > 0 {
+        format!("… and {} more input{} (the JSON report gives every one)\n", more, if more == 1 { "" } else { "s" })
+    } else {
+        String::new()
+    };
+    format!("{t}\n{tail}")
 }
 
 fn count_value(c: &RuleCount) -> Value {
