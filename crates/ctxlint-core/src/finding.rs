@@ -245,6 +245,9 @@ pub enum Effect {
         /// Bytes of the copy.
         bytes: u64,
     },
+    /// Makes a whole model call that should not have been made (a second
+    /// visible reply to one user turn): its recorded usage is the cost.
+    ExtraCall,
     /// Breaks the prompt cache: the context after the break is sent again.
     CacheBreak {
         /// Bytes of the previous request after the break (the estimate without usage).

@@ -8,6 +8,9 @@
 //! reported for it (when recorded: [`crate::model::Usage`]), the model that
 //! answered and when it was sent. A finding's `request` names its call.
 //!
+//! - A second visible reply ([`Effect::ExtraCall`], `duplicate-reply`) costs
+//!   the whole call that made it, from its recorded usage (no usage: no
+//!   impact known).
 //! - A defect that **adds** text ([`Effect::Added`]: a duplicated system
 //!   event, context block or system prompt) costs the tokens of one more
 //!   copy, estimated from its bytes (÷ 4, [`BYTES_PER_TOKEN`]), sent once at
@@ -280,12 +283,19 @@ fn breaks_cache(r: RuleId) -> bool {
 }
 
 /// What a finding does to the prompt: what its rule said, else, for the
-/// duplicate rules, one more copy of the text it quotes.
+/// duplicate rules, one more copy of the text it quotes, and for
+/// `duplicate-reply` a whole extra call. A user turn written again
+/// (`duplicate-user-turn`) has none: whether both copies are sent, and
+/// whether the attempt after it is an extra call or the one that answers,
+/// depends on the runtime (on the real OpenClaw sessions the prompt often
+/// did not grow by the copy: the failed attempt's turn is not sent again).
 fn effect_of(f: &Finding) -> Option<Effect> {
-    f.effect.or_else(|| {
-        matches!(f.rule, RuleId::DuplicateSystemEvent | RuleId::DuplicateContextBlock | RuleId::DuplicateSystemPrompt)
-            .then_some(Effect::Added { bytes: f.text_bytes })
-            .filter(|_| f.text_bytes > 0)
+    f.effect.or_else(|| match f.rule {
+        RuleId::DuplicateSystemEvent | RuleId::DuplicateContextBlock | RuleId::DuplicateSystemPrompt => {
+            (f.text_bytes > 0).then_some(Effect::Added { bytes: f.text_bytes })
+        }
+        RuleId::DuplicateReply => Some(Effect::ExtraCall),
+        _ => None,
     })
 }
 
@@ -299,17 +309,31 @@ pub fn assess(calls: &mut Calls<'_>, findings: &mut [Finding], prices: &Prices) 
     let calls = &*calls;
     for f in findings.iter_mut() {
         let Some(effect) = effect_of(f) else { continue };
-        f.impact = Some(impact_of(effect, f.request, calls, prices));
+        f.impact = impact_of(effect, f.request, calls, prices);
     }
     calls.has_usage.then(|| usage_of(calls, findings, prices))
 }
 
-/// The impact of one effect at call `at`.
-fn impact_of(effect: Effect, at: Option<usize>, calls: &Calls<'_>, prices: &Prices) -> Impact {
+/// The impact of one effect at call `at` (`None`: nothing is known — an
+/// extra call whose usage is not recorded).
+fn impact_of(effect: Effect, at: Option<usize>, calls: &Calls<'_>, prices: &Prices) -> Option<Impact> {
     let cur = at.and_then(|i| calls.get(i));
     let model = cur.and_then(|c| c.model);
     let price = model.and_then(|m| prices.of(m));
-    match effect {
+    Some(match effect {
+        Effect::ExtraCall => {
+            // The call was made and billed: its whole prompt and output.
+            let u = at.and_then(|i| calls.one(i))?;
+            Impact {
+                tokens: u.prompt() + u.output as u64,
+                estimated: false,
+                // Of the call itself, not of a change between two calls.
+                cached_before: None,
+                cached_after: Some(u.cache_read as u64),
+                confirmed: Some(true),
+                cost_usd: price.map(|p| round8(p.cost(&u))),
+            }
+        }
         Effect::Added { bytes } => {
             let tokens = bytes.div_ceil(BYTES_PER_TOKEN);
             let (before, after) = (cur.and_then(|c| c.prev).and_then(|p| calls.one(p)), at.and_then(|i| calls.one(i)));
@@ -359,7 +383,7 @@ fn impact_of(effect: Effect, at: Option<usize>, calls: &Calls<'_>, prices: &Pric
                 cost_usd: cost,
             }
         }
-    }
+    })
 }
 
 /// USD rounded to 8 decimal places (a finding's cost can be a fraction of a cent).
@@ -531,15 +555,20 @@ mod tests {
         let small = Usage { input: 15_000, ..Usage::default() };
         let calls =
             Calls { calls: vec![call(big, None, true), call(small, Some(0), true)], has_usage: true, later: None };
-        let i = impact_of(Effect::Added { bytes: 400 }, Some(1), &calls, &Prices::default());
+        let i = impact_of(Effect::Added { bytes: 400 }, Some(1), &calls, &Prices::default()).unwrap();
         assert_eq!((i.tokens, i.confirmed, i.cached_before), (100, None, None));
+        // A run's total is no one call's: an extra call there has no known impact.
+        assert_eq!(impact_of(Effect::ExtraCall, Some(1), &calls, &Prices::default()), None);
         let u = usage_of(&calls, &[], &Prices::default());
         assert_eq!((u.calls, u.input), (2, 115_000));
         // The same figures as single calls: the prompt shrank, so the copy is refuted.
         let calls =
             Calls { calls: vec![call(big, None, false), call(small, Some(0), false)], has_usage: true, later: None };
-        let i = impact_of(Effect::Added { bytes: 400 }, Some(1), &calls, &Prices::default());
+        let i = impact_of(Effect::Added { bytes: 400 }, Some(1), &calls, &Prices::default()).unwrap();
         assert_eq!(i.confirmed, Some(false));
+        // An extra call costs its whole recorded usage: 15,000 input tokens at $3 per million.
+        let x = impact_of(Effect::ExtraCall, Some(1), &calls, &Prices::default()).unwrap();
+        assert_eq!((x.tokens, x.estimated, x.confirmed, x.cost_usd), (15_000, false, Some(true), Some(0.045)));
     }
 
     #[test]
