@@ -226,8 +226,9 @@ pub struct Impact {
     /// `tokens` is estimated from bytes (÷ 4), not taken from recorded usage.
     pub estimated: bool,
     /// Cached input tokens before: for a cache break, what the previous call
-    /// left in the cache (`cache_read + cache_write`); else the previous
-    /// call's cache read. `None`: not recorded.
+    /// left in the cache (`cache_read + cache_write`); for an added copy,
+    /// the previous call's cache read; for an extra call, `None`. `None`
+    /// also when not recorded.
     pub cached_before: Option<u64>,
     /// This call's cache read (`None`: not recorded).
     pub cached_after: Option<u64>,
