@@ -187,36 +187,20 @@ fn body_text(post: Option<&Value>) -> BodyText {
     BodyText::Unreadable(what)
 }
 
-/// The id of a recorded response: `response.content.text` (base64 when
-/// `content.encoding` is `base64`) as JSON `id` / `responseId` /
-/// `response.id`, or the first `data:` event of a streamed body carrying one.
-fn response_id(resp: Option<&Value>) -> Option<Box<str>> {
-    let content = resp?.get("content")?;
-    let text = content.get("text").and_then(Value::as_str)?;
+/// What a recorded response says of its call ([`super::usage::Response`]:
+/// its id, usage and model), read once from `response.content.text`
+/// (base64 when `content.encoding` is `base64`): one JSON document, or the
+/// `data:` events of a streamed body.
+fn response_facts(resp: Option<&Value>) -> super::usage::Response {
+    let Some(content) = resp.and_then(|r| r.get("content")) else { return Default::default() };
+    let Some(text) = content.get("text").and_then(Value::as_str) else { return Default::default() };
     let base64 = content.get("encoding").and_then(Value::as_str).is_some_and(|e| e.eq_ignore_ascii_case("base64"));
-    let decoded;
-    let text = if base64 {
-        decoded = String::from_utf8_lossy(&super::vcr_cassette::decode_binary(text)?).into_owned();
-        decoded.as_str()
-    } else {
-        text
-    };
-    super::vcr_cassette::response_id_in_text(text)
-}
-
-/// The usage and model of a recorded response ([`super::usage`]), read from
-/// `response.content.text` as [`response_id`] reads it.
-fn response_usage(resp: Option<&Value>) -> (Option<Usage>, Option<Box<str>>) {
-    let Some(content) = resp.and_then(|r| r.get("content")) else { return (None, None) };
-    let Some(text) = content.get("text").and_then(Value::as_str) else { return (None, None) };
-    let base64 = content.get("encoding").and_then(Value::as_str).is_some_and(|e| e.eq_ignore_ascii_case("base64"));
-    if base64 {
-        match super::vcr_cassette::decode_binary(text) {
-            Some(b) => super::usage::of_response_text(&String::from_utf8_lossy(&b)),
-            None => (None, None),
-        }
-    } else {
-        super::usage::of_response_text(text)
+    if !base64 {
+        return super::usage::Response::of_text(text);
+    }
+    match super::vcr_cassette::decode_binary(text) {
+        Some(b) => super::usage::Response::of_text(&String::from_utf8_lossy(&b)),
+        None => Default::default(),
     }
 }
 
@@ -365,15 +349,16 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         if super::body::response_failed(e.get("response")) {
             r.outcome = Some(Outcome::Failed);
         }
-        r.response_id = response_id(e.get("response"));
-        let (usage, model) = response_usage(e.get("response"));
-        r.usage = usage;
-        if model.is_some() {
-            r.model = model;
+        let facts = response_facts(e.get("response"));
+        r.response_id = facts.id;
+        r.usage = facts.usage;
+        if facts.model.is_some() {
+            r.model = facts.model;
         }
-        r.time = started_ms(e).map_or(0, |ms| (ms / 1000).clamp(0, u32::MAX as i64) as u32);
+        let started = started_ms(e);
+        r.time = started.map_or(0, |ms| (ms / 1000).clamp(0, u32::MAX as i64) as u32);
         interner.request(&mut r);
-        requests.push((started_ms(e), r));
+        requests.push((started, r));
     }
     if requests.iter().all(|(t, _)| t.is_some()) {
         requests.sort_by_key(|(t, _)| *t);

@@ -248,26 +248,59 @@ pub fn merge(a: Option<Usage>, b: Option<Usage>) -> Option<Usage> {
     }
 }
 
-/// The usage and model of a response body given as text: one JSON
-/// document, or a stream of `data:` events (merged, see the module docs).
-pub fn of_response_text(text: &str) -> (Option<Usage>, Option<Box<str>>) {
-    if let Ok(v) = serde_json::from_str::<Value>(text) {
-        let (u, m) = of_response(&v);
-        return (u, m.map(Into::into));
+/// What a recorded response says of its call: its id (to chain
+/// `previous_response_id`), its usage and the model that answered.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Response {
+    /// JSON `id`, `responseId` or `response.id`.
+    pub id: Option<Box<str>>,
+    /// Its usage, in any shape [`of_object`] reads.
+    pub usage: Option<Usage>,
+    /// Its model ([`of_response`]).
+    pub model: Option<Box<str>>,
+}
+
+fn id_of(v: &Value) -> Option<Box<str>> {
+    v.get("id")
+        .or_else(|| v.get("responseId"))
+        .or_else(|| v.get("response").and_then(|r| r.get("id")))
+        .and_then(Value::as_str)
+        .map(Into::into)
+}
+
+impl Response {
+    /// A response body read as a JSON value.
+    pub fn of_value(v: &Value) -> Response {
+        let (usage, model) = of_response(v);
+        Response { id: id_of(v), usage, model: model.map(Into::into) }
     }
-    let (mut usage, mut model) = (None, None);
-    for v in text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-    {
-        let (u, m) = of_response(&v);
-        usage = merge(usage, u);
-        if model.is_none() {
-            model = m.map(Into::into);
+
+    /// A response body given as text, parsed once: one JSON document, or a
+    /// stream of `data:` events (the first id and model; the usage merged,
+    /// see the module docs).
+    pub fn of_text(text: &str) -> Response {
+        if let Ok(v) = serde_json::from_str::<Value>(text) {
+            return Response::of_value(&v);
         }
+        let mut out = Response::default();
+        for v in text
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        {
+            let r = Response::of_value(&v);
+            out.usage = merge(out.usage, r.usage);
+            out.id = out.id.or(r.id);
+            out.model = out.model.or(r.model);
+        }
+        out
     }
-    (usage, model)
+}
+
+/// The usage and model of a response body given as text ([`Response::of_text`]).
+pub fn of_response_text(text: &str) -> (Option<Usage>, Option<Box<str>>) {
+    let r = Response::of_text(text);
+    (r.usage, r.model)
 }
 
 #[cfg(test)]

@@ -263,67 +263,27 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
     base64::engine::general_purpose::STANDARD.decode(compact).ok().filter(|b| !b.is_empty())
 }
 
-/// The id of a recorded response.
-fn response_id(r: &Loose) -> Option<Box<str>> {
-    let id_of = |v: &Value| -> Option<Box<str>> {
-        v.get("id")
-            .or_else(|| v.get("responseId"))
-            .or_else(|| v.get("response").and_then(|r| r.get("id")))
-            .and_then(Value::as_str)
-            .map(Into::into)
-    };
-    if let Some(v) = field(r, "parsed_body") {
-        if let Some(id) = id_of(v) {
-            return Some(id);
-        }
-    }
-    let text = match field(r, "body") {
-        Some(Value::String(s)) => s.as_str(),
-        Some(Value::Object(o)) => o.get("string").and_then(Value::as_str)?,
-        _ => return None,
-    };
-    response_id_in_text(&body_text(text))
-}
-
-/// The usage and model of a recorded response ([`super::usage`]): its
-/// `parsed_body`, else its `body` text (JSON, or a stream of `data:` events).
-fn response_usage(r: &Loose) -> (Option<crate::model::Usage>, Option<Box<str>>) {
-    if let Some(v) = field(r, "parsed_body") {
-        let (u, m) = super::usage::of_response(v);
-        if u.is_some() {
-            return (u, m.map(Into::into));
-        }
+/// What a recorded response says of its call ([`super::usage::Response`]):
+/// its `parsed_body`, and for what that lacks (an id, a usage) its `body`
+/// text (JSON, or a stream of `data:` events), each parsed once.
+fn response_facts(r: &Loose) -> super::usage::Response {
+    use super::usage::Response;
+    let parsed = field(r, "parsed_body").map(Response::of_value).unwrap_or_default();
+    if parsed.id.is_some() && parsed.usage.is_some() {
+        return parsed;
     }
     let text = match field(r, "body") {
         Some(Value::String(s)) => s.as_str(),
         Some(Value::Object(o)) => match o.get("string").and_then(Value::as_str) {
             Some(s) => s,
-            None => return (None, None),
+            None => return parsed,
         },
-        _ => return (None, None),
+        _ => return parsed,
     };
-    super::usage::of_response_text(&body_text(text))
-}
-
-/// The id of a recorded response body given as text: JSON `id`,
-/// `responseId` or `response.id`, or (a streamed body) the first `data:`
-/// event carrying one.
-pub fn response_id_in_text(text: &str) -> Option<Box<str>> {
-    let id_of = |v: &Value| -> Option<Box<str>> {
-        v.get("id")
-            .or_else(|| v.get("responseId"))
-            .or_else(|| v.get("response").and_then(|r| r.get("id")))
-            .and_then(Value::as_str)
-            .map(Into::into)
-    };
-    if let Ok(v) = serde_json::from_str::<Value>(text) {
-        return id_of(&v);
-    }
-    // A streamed body: `data: {…}` events; the first carrying an id wins.
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .find_map(|v| id_of(&v))
+    let body = Response::of_text(&body_text(text));
+    // The model comes with the usage it was read with.
+    let model = if parsed.usage.is_some() { parsed.model } else { body.model };
+    Response { id: parsed.id.or(body.id), usage: parsed.usage.or(body.usage), model }
 }
 
 /// Why a YAML file with `interactions:` is skipped when that key holds a
@@ -530,11 +490,11 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         if !uri.is_empty() {
             r.endpoint = Some(endpoint.into());
         }
-        r.response_id = it.response.as_ref().and_then(response_id);
-        if let Some((u, m)) = it.response.as_ref().map(response_usage) {
-            r.usage = u;
-            if m.is_some() {
-                r.model = m;
+        if let Some(facts) = it.response.as_ref().map(response_facts) {
+            r.response_id = facts.id;
+            r.usage = facts.usage;
+            if facts.model.is_some() {
+                r.model = facts.model;
             }
         }
         // An HTTP error status is a failed attempt (docs/spec.md §1).
