@@ -4,7 +4,7 @@
 use crate::agents::agent_folders;
 use crate::args::{CheckArgs, ColorChoice, FailOn, OutputFormat};
 use crate::output::{emit, emit_masked, mask_output, refuse_overwrite, use_color, write_out_masked};
-use crate::return_freed_memory_at_once;
+use crate::{LARGE_INPUT, return_freed_memory_at_once};
 
 /// Past the run's cap of listed findings, the inputs whose findings were
 /// only counted get a warning line each up to this many, else one line for all.
@@ -14,9 +14,6 @@ use ctxlint::error::exit_code;
 use ctxlint::{Error, Severity};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-
-/// Inputs from this size on make `check` return freed memory at once.
-const LARGE_INPUT: u64 = 16 << 20;
 
 /// Whether standard input is piped or redirected from a file (not a terminal,
 /// not `/dev/null`, not closed): then `check` with no PATH refuses to scan.
@@ -160,6 +157,7 @@ pub(crate) fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32
             .collect(),
         exclude: ctxlint::inputs::exclude_set(&a.exclude)?,
     };
+    crate::return_freed_memory_for_large_files(&paths);
     let plan = ctxlint::inputs::discover(&paths, &discover)?;
     if a.show_files {
         write_out_masked(&ctxlint::report::settings::files(&plan));

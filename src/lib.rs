@@ -85,6 +85,20 @@ fn return_freed_memory_at_once() {
     }
 }
 
+/// Inputs of at least this many bytes (16 MiB) have freed memory returned
+/// at once ([`return_freed_memory_at_once`]).
+const LARGE_INPUT: u64 = 16 << 20;
+
+/// [`return_freed_memory_at_once`] when a file named on the command line is
+/// large: detecting it reads a whole document, whose buffers are returned
+/// before it is loaded (else they stayed resident beside the model).
+fn return_freed_memory_for_large_files(paths: &[String]) {
+    let large = |p: &String| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() >= LARGE_INPUT);
+    if paths.iter().any(large) {
+        return_freed_memory_at_once();
+    }
+}
+
 /// Back to the allocator's default after [`return_freed_memory_at_once`].
 fn restore_purge_delay() {
     if let Some(p) = PROCESS.get() {

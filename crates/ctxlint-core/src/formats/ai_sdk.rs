@@ -206,7 +206,7 @@ pub static FORMAT: Format = Format {
         },
         noun: "no request body",
     },
-    read: Read::Body { parse, database: None },
+    read: Read::Body { parse, database: None, elements: None },
     locate: Locate::Document { pointer: None },
     record: None,
     repro: super::format::BODY_REPRO,

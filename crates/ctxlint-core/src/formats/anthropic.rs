@@ -214,7 +214,8 @@ pub static FORMAT: Format = Format::request_body(
         kind: "request body",
         location: "recorded by the application, a proxy or a test",
     },
-);
+)
+.with_elements("messages", parse_message);
 
 #[cfg(test)]
 mod tests {

@@ -15,7 +15,7 @@ use super::{Detection, LoadOptions};
 use crate::error::Result;
 use crate::finding::Finding;
 use crate::locate::Locator;
-use crate::model::{FormatId, Input, Request, Transcript};
+use crate::model::{FormatId, Input, Message, Request, Transcript};
 use crate::source::SourceRef;
 use serde_json::Value;
 use std::sync::Arc;
@@ -251,7 +251,29 @@ pub enum Read {
         parse: ParseBody,
         /// The store's loader.
         database: Option<fn(&SourceRef) -> Result<Input>>,
+        /// The body's message list, when a file of the format can be read
+        /// one list element at a time ([`Elements`]).
+        elements: Option<Elements>,
     },
+}
+
+/// A body format's message list, read one element at a time from a
+/// request-body file (`super::load::load_body_file`): only one element is
+/// ever a parsed `Value`, not the whole document (a 100 MB body took four
+/// times its size as one `Value`).
+///
+/// The format's [`ParseBody`] must read the list at `key` last and only by
+/// calling `parse` on each element with its pointer
+/// (`{base}/{key}/{index}`), pushing each message in order onto
+/// [`Request::messages`], and must read nothing else of the list: the loader
+/// then gives it the document with an empty list at `key` and pushes the
+/// elements' messages itself, which is the same request.
+#[derive(Clone, Copy)]
+pub struct Elements {
+    /// The top-level key of the list (`messages`, `input`).
+    pub key: &'static str,
+    /// Parses one element at its JSON Pointer.
+    pub parse: fn(&Value, String) -> Message,
 }
 
 /// Finds a JSON Pointer's bytes `(start, end)` in one record.
@@ -346,7 +368,7 @@ impl Format {
             encoding: Encoding::Json,
             detect: Detect { body: Some(Sniffer { rank, test: sniff }), ..Detect::NONE },
             fit: Fit::Document { test: missing, noun: "no request body" },
-            read: Read::Body { parse, database: None },
+            read: Read::Body { parse, database: None, elements: None },
             locate: Locate::Document { pointer: None },
             record: None,
             repro: BODY_REPRO,
@@ -354,6 +376,15 @@ impl Format {
             agent_folders: &[],
             about,
         }
+    }
+
+    /// The same descriptor, its files' message list read one element at a
+    /// time ([`Elements`]).
+    pub const fn with_elements(mut self, key: &'static str, parse: fn(&Value, String) -> Message) -> Format {
+        if let Read::Body { parse: p, database, .. } = self.read {
+            self.read = Read::Body { parse: p, database, elements: Some(Elements { key, parse }) };
+        }
+        self
     }
 
     /// Whether inputs are transcripts.

@@ -249,19 +249,27 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
 /// Loads a single request-body file as a one-request stream.
 pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
     let bytes = src.read_all()?;
-    let v: Value = serde_json::from_slice(&bytes).map_err(|e| Error::BadInput {
-        path: src.display.clone().into(),
-        format: format.to_string(),
-        reason: format!("not valid JSON: {e}"),
-    })?;
     let path: Arc<str> = src.display.as_str().into();
-    let mut req =
-        parse_body(format, &v, &path, 0, "").ok_or_else(|| Error::Internal(format!("no body parser for {format}")))?;
-    // The parsed tree is gone before the raw text is kept, and valid UTF-8
-    // (what serde_json accepted) becomes the text without a copy.
-    drop(v);
+    let elements = match descriptor(format).map(|d| d.read) {
+        Some(Read::Body { elements, .. }) => elements,
+        _ => None,
+    };
+    let by_elements = elements.and_then(|el| parse_body_by_elements(format, el, &bytes, &path));
+    let mut req = match by_elements {
+        Some(r) => r,
+        None => {
+            let v: Value = serde_json::from_slice(&bytes).map_err(|e| Error::BadInput {
+                path: src.display.clone().into(),
+                format: format.to_string(),
+                reason: format!("not valid JSON: {e}"),
+            })?;
+            parse_body(format, &v, &path, 0, "")
+                .ok_or_else(|| Error::Internal(format!("no body parser for {format}")))?
+        }
+    };
+    // Valid UTF-8 (what serde_json accepted) becomes the text without a copy.
     let raw = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    req.raw = Some(raw.into());
+    req.raw = Some(Arc::new(raw));
     Ok(Input {
         path: src.display.clone(),
         format,
@@ -272,6 +280,71 @@ pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
         unknown_records: 0,
         unread: Vec::new(),
     })
+}
+
+/// A body document's top-level members in document order, each value left
+/// as its raw text.
+struct Members<'a>(Vec<(String, &'a serde_json::value::RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    out.push((k, m.next_value()?));
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Parses a body document `bytes` of `format` with its message list read one
+/// element at a time ([`super::format::Elements`]): the other members are
+/// parsed as usual, the format's parser reads the document with an empty
+/// list, and each element is parsed, read and dropped in turn. `None` when the
+/// document does not read so (not an object, a repeated member, invalid
+/// JSON): the caller parses it whole, which gives the same request or the
+/// same error.
+fn parse_body_by_elements(
+    format: FormatId,
+    el: super::format::Elements,
+    bytes: &[u8],
+    path: &Arc<str>,
+) -> Option<Request> {
+    let Members(members) = serde_json::from_slice(bytes).ok()?;
+    let mut doc = serde_json::Map::with_capacity(members.len());
+    let mut list = None;
+    for (k, raw) in members {
+        let v = if k == el.key && raw.get().starts_with('[') {
+            list = Some(raw);
+            Value::Array(Vec::new())
+        } else {
+            serde_json::from_str(raw.get()).ok()?
+        };
+        if doc.insert(k, v).is_some() {
+            return None;
+        }
+    }
+    let doc = Value::Object(doc);
+    let mut r = parse_body(format, &doc, path, 0, "")?;
+    if let Some(list) = list {
+        let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(list.get()).ok()?;
+        let at = ptr_join("", el.key);
+        r.messages.reserve(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let v: Value = serde_json::from_str(item.get()).ok()?;
+            r.messages.push(Arc::new((el.parse)(&v, ptr_idx(&at, i))));
+        }
+    }
+    Some(r)
 }
 
 /// Joins single-request inputs (files of one body format in one directory, in
@@ -402,5 +475,74 @@ mod reload_tests {
         let mut r = Reloader::new(crate::formats::pi_session::ID, t);
         let m = r.message(&t.entries[0]).expect("read again");
         assert_eq!(&*m.blocks[0].text, "a model-side text that is longer than thirty-two bytes");
+    }
+}
+
+#[cfg(test)]
+mod by_elements_tests {
+    use super::*;
+
+    /// The request a body parses to, read whole and read by elements, as
+    /// its debug form (`None` when the by-elements read gives way).
+    fn both(format: FormatId, doc: &str) -> (String, Option<String>) {
+        let path: Arc<str> = "b.json".into();
+        let v: Value = serde_json::from_str(doc).unwrap();
+        let whole = parse_body(format, &v, &path, 0, "").unwrap();
+        let Some(Read::Body { elements: Some(el), .. }) = descriptor(format).map(|d| d.read) else {
+            panic!("{format} reads by elements")
+        };
+        let by = parse_body_by_elements(format, el, doc.as_bytes(), &path);
+        (format!("{whole:?}"), by.map(|r| format!("{r:?}")))
+    }
+
+    #[test]
+    fn a_body_read_by_elements_is_the_body_read_whole() {
+        let chat = super::super::openai_chat::ID;
+        let anthropic = super::super::anthropic::ID;
+        let responses = super::super::openai_responses::ID;
+        for (format, doc) in [
+            (
+                chat,
+                r#"{"model":"gpt-4o","tools":[{"type":"function","function":{"name":"f"}}],"messages":[
+                {"role":"system","content":"be brief"},
+                {"role":"user","content":[{"type":"text","text":"hi"}]},
+                {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+                {"role":"tool","tool_call_id":"c1","content":"ok"},
+                {"role":"user","content":[{"type":"text","text":"a\"b"},{"type":"image_url","image_url":{"url":"x"}}]}],
+                "stream":true}"#,
+            ),
+            (chat, r#"{"messages":"not a list","model":"m"}"#),
+            (chat, r#"{"model":"m","messages":[]}"#),
+            (
+                anthropic,
+                r#"{"model":"claude-sonnet-4-5","system":[{"type":"text","text":"sys","cache_control":{"type":"ephemeral"}}],
+                "metadata":{"user_id":"user_x_account__session_5f0c1a4e-0000-4000-8000-000000000000"},
+                "messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{}}]},
+                {"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"}]}]}"#,
+            ),
+            (
+                responses,
+                r#"{"model":"o3","instructions":"ins","input":[{"role":"user","content":"q"},
+                {"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"o"}],
+                "previous_response_id":"resp_1"}"#,
+            ),
+            (responses, r#"{"model":"o3","input":"just a string"}"#),
+        ] {
+            let (whole, by) = both(format, doc);
+            assert_eq!(Some(whole), by, "{doc}");
+        }
+    }
+
+    #[test]
+    fn a_body_that_does_not_read_by_elements_is_read_whole() {
+        let chat = super::super::openai_chat::ID;
+        // A repeated member: serde_json keeps the last one; read whole.
+        let (_, by) = both(chat, r#"{"messages":[{"role":"user","content":"a"}],"messages":[]}"#);
+        assert_eq!(by, None);
+        let path: Arc<str> = "b.json".into();
+        let Some(Read::Body { elements: Some(el), .. }) = descriptor(chat).map(|d| d.read) else { panic!() };
+        for bad in ["[]", "{\"messages\":[{]}", "{\"messages\":[]} x", ""] {
+            assert!(parse_body_by_elements(chat, el, bad.as_bytes(), &path).is_none(), "{bad}");
+        }
     }
 }

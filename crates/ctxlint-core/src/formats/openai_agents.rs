@@ -514,7 +514,7 @@ pub static FORMAT: Format = Format {
         },
         noun: "no request body",
     },
-    read: Read::Body { parse, database: Some(load_db) },
+    read: Read::Body { parse, database: Some(load_db), elements: None },
     locate: Locate::Document { pointer: None },
     record: None,
     repro: super::format::BODY_REPRO,

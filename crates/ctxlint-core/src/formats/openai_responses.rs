@@ -207,4 +207,5 @@ pub static FORMAT: Format = Format::request_body(
         kind: "request body",
         location: "recorded by the application, a proxy or a test",
     },
-);
+)
+.with_elements("input", parse_item);

@@ -195,7 +195,7 @@ pub static FORMAT: Format = Format {
         test: |v| (!sniff(v)).then_some("not an array of messages with `kind` \"request\" or \"response\" and `parts`"),
         noun: "no request body",
     },
-    read: Read::Body { parse, database: None },
+    read: Read::Body { parse, database: None, elements: None },
     locate: Locate::Document { pointer: None },
     record: None,
     repro: Repro {

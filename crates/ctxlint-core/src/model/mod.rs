@@ -1054,8 +1054,11 @@ pub struct Request {
     pub session_id: Option<Box<str>>,
     /// Ids of the response to this request, if recorded (to chain `previous_response_id`).
     pub response_id: Option<Box<str>>,
-    /// The raw document text, when the file is small enough to keep, for locating pointers.
-    pub raw: Option<Arc<str>>,
+    /// The raw document text of a request-body file, for `diff` to show an
+    /// element's JSON. A `String` behind the `Arc`: the bytes read become it
+    /// without a copy (an `Arc<str>` copied a 100 MB document while its
+    /// request was held).
+    pub raw: Option<Arc<String>>,
     /// How the model call this request opened ended, when the recording says
     /// (an OpenClaw trajectory's `model.completed` record); `None` when not recorded.
     pub outcome: Option<Outcome>,
