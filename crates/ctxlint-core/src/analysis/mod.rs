@@ -45,7 +45,8 @@ pub struct Analysis {
 impl Analysis {
     /// Analyses a transcript.
     pub fn new(input: &Input, t: &Transcript) -> Analysis {
-        let tree = Tree::build(t);
+        // The user-turn replays need only the entries: found beside the tree.
+        let (tree, replays) = rayon::join(|| Tree::build(t), || replays::replays(t));
         let chain_defects = chain::defects(input, t, &tree);
         let mut tainted = vec![false; t.entries.len()];
         let mut stack: Vec<u32> = chain_defects.iter().filter(|d| d.cuts_path).map(|d| d.entry).collect();
@@ -60,7 +61,6 @@ impl Analysis {
                 tainted[i] = true;
             }
         }
-        let replays = replays::replays(t);
         Analysis { tree, chain_defects, tainted, replays, pairing: std::sync::OnceLock::new() }
     }
 

@@ -235,8 +235,10 @@ fn is_event(m: &Message) -> bool {
     m.blocks.iter().any(|b| b.kind == BlockKind::Text && EVENT_MARKERS.iter().any(|k| b.text.contains(k)))
 }
 
-/// A literal that every match of a built-in wrapper pattern contains (kept
-/// in step with [`WRAPPERS`]; a test checks each pattern's examples).
+/// A literal that every match of a built-in wrapper pattern contains on its
+/// first line (at the match's start, or after its start on that line: the
+/// search starts at the line of the first needle, [`wrapper_matches`]); kept
+/// in step with [`WRAPPERS`]; a test checks each pattern's examples.
 const NEEDLES: &[&str] = &[
     "(untrusted",
     "[Replying to ",
@@ -292,22 +294,47 @@ static WRAPPER_RE: LazyLock<Regex> = LazyLock::new(|| {
 fn without_wrappers(text: &str) -> std::borrow::Cow<'_, str> {
     // Most texts hold none of the wrappers' literal starts: one SIMD scan
     // decides before the regex runs.
-    if !WRAPPER_NEEDLES.is_match(text) {
+    let Some(first) = WRAPPER_NEEDLES.find(text) else {
         return std::borrow::Cow::Borrowed(text);
-    }
-    let mut it = WRAPPER_RE.find_iter(text).peekable();
-    if it.peek().is_none() {
+    };
+    let matches = wrapper_matches(text, line_start(text, first.start()));
+    if matches.is_empty() {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for m in it {
-        out.push_str(&text[last..m.start()]);
+    for (start, end) in matches {
+        out.push_str(&text[last..start]);
         out.push_str("\n\n");
-        last = m.end();
+        last = end;
     }
     out.push_str(&text[last..]);
     std::borrow::Cow::Owned(out)
+}
+
+/// Where the line holding byte `at` of `text` starts.
+fn line_start(text: &str, at: usize) -> usize {
+    memchr::memrchr(b'\n', &text.as_bytes()[..at]).map_or(0, |i| i + 1)
+}
+
+/// The wrapper matches of `text` (`WRAPPER_RE.find_iter`, as byte ranges),
+/// searched from byte `from`, the start of the line of the first needle: a
+/// wrapper's match starts on the line of the needle it holds (at the needle,
+/// or at the start of that line), so none starts before it, and the regex
+/// does not read the text before it (a long message with a wrapper near its
+/// end was read whole, forwards and backwards).
+fn wrapper_matches(text: &str, from: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = from;
+    while let Some(m) = WRAPPER_RE.find_at(text, at) {
+        if m.start() == m.end() {
+            // No wrapper matches empty text; were one to, search as before.
+            return WRAPPER_RE.find_iter(text).map(|m| (m.start(), m.end())).collect();
+        }
+        out.push((m.start(), m.end()));
+        at = m.end();
+    }
+    out
 }
 
 /// Whether a context block matches a configured `context-block-allow` pattern.
@@ -773,6 +800,18 @@ mod tests {
         ];
         for ex in examples {
             let text = format!("before\n\n{ex}\n\nafter");
+            // Searched from the first needle's line, the matches are those
+            // of a search from the start (with text before it on its line,
+            // and a longer text before that).
+            let first = WRAPPER_NEEDLES.find(&text).expect("a needle").start();
+            let all = |t: &str| WRAPPER_RE.find_iter(t).map(|m| (m.start(), m.end())).collect::<Vec<_>>();
+            assert_eq!(wrapper_matches(&text, line_start(&text, first)), all(&text), "{ex:?}");
+            assert!(!all(&text).is_empty(), "{ex:?}");
+            for prefix in ["x ", "Note: nothing\n", "a long line of prose\n\n<<< not a marker\n"] {
+                let t = format!("{prefix}{text}");
+                let first = WRAPPER_NEEDLES.find(&t).expect("a needle").start();
+                assert_eq!(wrapper_matches(&t, line_start(&t, first)), all(&t), "{prefix:?} {ex:?}");
+            }
             let out = without_wrappers(&text);
             assert_eq!(out.split_whitespace().collect::<Vec<_>>(), ["before", "after"], "{ex:?} gave {out:?}");
         }
