@@ -108,8 +108,9 @@ struct Source {
     name: String,
     /// Path as reported by `check`.
     display: String,
-    /// Decompressed bytes.
-    bytes: Vec<u8>,
+    /// Its text: whole in memory, or (an uncompressed JSONL file) read a
+    /// line at a time when a case needs it.
+    text: Text,
     /// Whether it was compressed.
     compressed: bool,
     /// Format.
@@ -119,6 +120,24 @@ struct Source {
     /// JSONL transcripts with ids: id → parent over the whole file, and the
     /// ids used more than once (built on first use).
     parents: Option<(ParentMap, HashSet<String>)>,
+}
+
+/// The text of a [`Source`].
+enum Text {
+    /// Decompressed bytes, whole: documents, compressed files, and inputs
+    /// that cannot be read at an offset.
+    Bytes(Vec<u8>),
+    /// An uncompressed JSONL file, read again line by line (a case keeps a
+    /// few thousand lines; holding a 300 MB session whole took its size
+    /// again, and twice that while it was read).
+    File {
+        /// Reads the lines again.
+        reader: std::cell::RefCell<crate::source::RangeReader>,
+        /// Length in bytes.
+        len: usize,
+        /// Whether its last byte is `\n`.
+        newline_end: bool,
+    },
 }
 
 /// Runs ctxlint on in-memory files as `ctxlint check .` would in a directory
@@ -341,9 +360,44 @@ fn base_name(display: &str) -> String {
 
 impl Source {
     fn read(src: &SourceRef, format: FormatId, name: String) -> Result<Source> {
-        let mut bytes = Vec::new();
-        src.open()?.read_to_end(&mut bytes).map_err(|e| Error::io(&src.display, e))?;
         let compressed = src.logical_name() != src.display;
+        let io = |e| Error::io(&src.display, e);
+        if kind_of(format) == Kind::Jsonl {
+            if let Some(reader) = src.range_reader().filter(|_| !compressed) {
+                // Line starts, from one pass over the file (the bytes are not kept).
+                let mut lines = Vec::new();
+                let (mut len, mut last) = (0usize, None);
+                let mut r = src.open()?;
+                let mut buf = vec![0u8; 256 << 10];
+                loop {
+                    let n = r.read(&mut buf).map_err(io)?;
+                    if n == 0 {
+                        break;
+                    }
+                    if len == 0 {
+                        lines.push(0);
+                    }
+                    lines.extend(memchr::memchr_iter(b'\n', &buf[..n]).map(|i| len + i + 1));
+                    len += n;
+                    last = Some(buf[n - 1]);
+                }
+                if lines.last() == Some(&len) {
+                    lines.pop();
+                }
+                let text = Text::File { reader: reader.into(), len, newline_end: last == Some(b'\n') };
+                return Ok(Source {
+                    name,
+                    display: src.display.clone(),
+                    text,
+                    compressed,
+                    format,
+                    lines,
+                    parents: None,
+                });
+            }
+        }
+        let mut bytes = Vec::new();
+        src.open()?.read_to_end(&mut bytes).map_err(io)?;
         let lines = if kind_of(format) == Kind::Jsonl {
             let mut v = vec![0];
             v.extend(memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1).filter(|&i| i < bytes.len()));
@@ -354,14 +408,63 @@ impl Source {
         } else {
             Vec::new()
         };
-        Ok(Source { name, display: src.display.clone(), bytes, compressed, format, lines, parents: None })
+        Ok(Source {
+            name,
+            display: src.display.clone(),
+            text: Text::Bytes(bytes),
+            compressed,
+            format,
+            lines,
+            parents: None,
+        })
     }
 
-    fn line(&self, i: usize) -> &[u8] {
+    /// Length in bytes.
+    fn len(&self) -> usize {
+        match &self.text {
+            Text::Bytes(b) => b.len(),
+            Text::File { len, .. } => *len,
+        }
+    }
+
+    /// Number of lines, as [`count_lines`] counts them.
+    fn line_count(&self) -> usize {
+        match &self.text {
+            Text::Bytes(b) => count_lines(b),
+            Text::File { .. } => self.lines.len(),
+        }
+    }
+
+    /// Whether the text ends with `\n`.
+    fn ends_with_newline(&self) -> bool {
+        match &self.text {
+            Text::Bytes(b) => b.ends_with(b"\n"),
+            Text::File { newline_end, .. } => *newline_end,
+        }
+    }
+
+    /// The whole text of a document (empty for a JSONL file read by lines).
+    fn bytes(&self) -> &[u8] {
+        match &self.text {
+            Text::Bytes(b) => b,
+            Text::File { .. } => &[],
+        }
+    }
+
+    /// Line `i` (0-based) without its `\n` (empty when the file can no
+    /// longer be read there).
+    fn line(&self, i: usize) -> std::borrow::Cow<'_, [u8]> {
+        let len = self.len();
         let start = self.lines[i];
-        let end = self.lines.get(i + 1).map(|e| e - 1).unwrap_or(self.bytes.len());
-        let end = if i + 1 == self.lines.len() && self.bytes.ends_with(b"\n") { self.bytes.len() - 1 } else { end };
-        &self.bytes[start..end.max(start)]
+        let end = self.lines.get(i + 1).map(|e| e - 1).unwrap_or(len);
+        let end = if i + 1 == self.lines.len() && self.ends_with_newline() { len - 1 } else { end };
+        let end = end.max(start);
+        match &self.text {
+            Text::Bytes(b) => std::borrow::Cow::Borrowed(&b[start..end]),
+            Text::File { reader, .. } => std::borrow::Cow::Owned(
+                reader.borrow_mut().read(start as u64, end - start).map(<[u8]>::to_vec).unwrap_or_default(),
+            ),
+        }
     }
 
     /// id → parent over the whole file (pi `id`/`parentId`, Claude Code `uuid`/`parentUuid`).
@@ -380,7 +483,7 @@ impl Source {
             let mut dups = HashSet::new();
             let (idk, _) = threading_keys(self.format).unwrap_or(("id", "parentId"));
             for i in 0..self.lines.len() {
-                let Ok(r) = serde_json::from_slice::<Ids>(self.line(i)) else { continue };
+                let Ok(r) = serde_json::from_slice::<Ids>(&self.line(i)) else { continue };
                 let (id, parent) = if idk == "uuid" { (r.uuid, r.parent_uuid) } else { (r.id, r.parent_id) };
                 if let Some(serde_json::Value::String(id)) = id {
                     let p = match parent {
@@ -499,6 +602,7 @@ fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: b
                 let mut lines = Vec::with_capacity(keep.len());
                 for &i in &keep {
                     let raw = s.line(i);
+                    let raw = &*raw;
                     let node = match serde_json::from_slice::<serde_json::Value>(raw) {
                         Ok(v) if !raw.contains(&0) => tree::from_value(v, &mut ids, embed),
                         _ => Node::Raw(String::from_utf8_lossy(raw).into_owned()),
@@ -550,15 +654,15 @@ fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: b
                     format: s.format,
                     kind,
                     root,
-                    trailing_newline: s.bytes.ends_with(b"\n"),
+                    trailing_newline: s.ends_with_newline(),
                     threading,
                 });
             }
             Kind::Json | Kind::Yaml => {
                 let v: serde_json::Value = if kind == Kind::Json {
-                    serde_json::from_slice(&s.bytes).unwrap_or(serde_json::Value::Null)
+                    serde_json::from_slice(s.bytes()).unwrap_or(serde_json::Value::Null)
                 } else {
-                    parse_yaml(&s.bytes).unwrap_or(serde_json::Value::Null)
+                    parse_yaml(s.bytes()).unwrap_or(serde_json::Value::Null)
                 };
                 files.push(CaseFile {
                     name: s.name.clone(),
@@ -908,7 +1012,7 @@ fn reproduce_one(
 ) -> Result<CaseOutcome> {
     let start = Instant::now();
     let deadline = start + opts.budget;
-    let before = sources.iter().fold((0, 0), |(l, b), s| (l + count_lines(&s.bytes), b + s.bytes.len()));
+    let before = sources.iter().fold((0, 0), |(l, b), s| (l + s.line_count(), b + s.len()));
     let mut outcome = CaseOutcome {
         dir: None,
         rule: f.rule,
@@ -1058,4 +1162,44 @@ fn reproduce_one(
     // command printed each case twice, here on stderr and then on stdout).
     outcome.dir = Some(dir.clone());
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A JSONL file read again line by line gives the lines, counts and
+    /// ends the whole bytes give.
+    #[test]
+    fn a_file_read_by_lines_is_the_file_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let pi = crate::formats::pi_session::ID;
+        for text in ["", "\n", "a", "a\n", "a\nb", "a\r\nb\r\n", "{\"x\":1}\n\n{\"y\":2}\n", "\n\nlast"] {
+            let p = dir.path().join("s.jsonl");
+            std::fs::write(&p, text).unwrap();
+            let src = SourceRef::file("s.jsonl", &p);
+            let by_lines = Source::read(&src, pi, "s.jsonl".into()).unwrap();
+            assert!(matches!(by_lines.text, Text::File { .. }), "{text:?}");
+            let mut whole = Source::read(&src, pi, "s.jsonl".into()).unwrap();
+            whole.text = Text::Bytes(text.as_bytes().to_vec());
+            whole.lines = {
+                let mut v = vec![0];
+                v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1).filter(|&i| i < text.len()));
+                if text.is_empty() {
+                    v.clear();
+                }
+                v
+            };
+            assert_eq!(by_lines.lines, whole.lines, "{text:?}");
+            assert_eq!(
+                (by_lines.len(), by_lines.line_count(), by_lines.ends_with_newline()),
+                (whole.len(), whole.line_count(), whole.ends_with_newline()),
+                "{text:?}"
+            );
+            assert_eq!(whole.line_count(), count_lines(text.as_bytes()));
+            for i in 0..whole.lines.len() {
+                assert_eq!(by_lines.line(i), whole.line(i), "{text:?} line {i}");
+            }
+        }
+    }
 }
