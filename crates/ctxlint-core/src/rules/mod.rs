@@ -171,6 +171,10 @@ const CHECKS: [(RuleId, Check); 12] = [
 /// last, so that it never waits for it while a thread could work.
 const PARALLEL_ORDER: [usize; 12] = [5, 11, 3, 9, 1, 0, 2, 4, 6, 7, 8, 10];
 
+/// What one rule's run gave: the rule, its findings, and how many more it
+/// found past [`MAX_LISTED`].
+type RuleRun = (RuleId, Vec<Finding>, usize);
+
 /// Runs every rule over one loaded input and returns the raw findings (before
 /// severity configuration and sorting), in code order. Rules are independent
 /// of each other, so they run in parallel on the rayon pool; each has its own
@@ -204,14 +208,13 @@ pub fn run_selected(input: &Input, settings: &Settings, enabled: &(dyn Fn(RuleId
     // A small input is checked on the calling thread: when many files are
     // checked, the files themselves keep every thread busy.
     let big = input.entry_count() + 64 * input.request_count() >= 4096;
-    let per_rule: Vec<(RuleId, Vec<Finding>, usize)> = if big {
+    let per_rule: Vec<RuleRun> = if big {
         // Each rule its own task, started in [`PARALLEL_ORDER`] (first in,
         // first out, whichever thread is free), so that the threads finish
         // together; the sinks are put back in code order.
-        let mut slots: Vec<Option<(RuleId, Vec<Finding>, usize)>> = vec![None; CHECKS.len()];
+        let mut slots: Vec<Option<RuleRun>> = vec![None; CHECKS.len()];
         rayon::scope_fifo(|s| {
-            let mut by_order: Vec<(usize, &mut Option<(RuleId, Vec<Finding>, usize)>)> =
-                slots.iter_mut().enumerate().collect();
+            let mut by_order: Vec<(usize, &mut Option<RuleRun>)> = slots.iter_mut().enumerate().collect();
             by_order.sort_by_key(|(k, _)| PARALLEL_ORDER.iter().position(|o| o == k));
             for (k, slot) in by_order {
                 let run = &run;
