@@ -357,7 +357,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         }
         let started = started_ms(e);
         r.time = started.map_or(0, |ms| (ms / 1000).clamp(0, u32::MAX as i64) as u32);
-        interner.request(&mut r);
+        // Pointers begin with the entry's own base: no message is sent again.
+        interner.texts(&mut r);
         requests.push((started, r));
     }
     if requests.iter().all(|(t, _)| t.is_some()) {

@@ -503,7 +503,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 r.outcome = Some(Outcome::Failed);
             }
         }
-        interner.request(&mut r);
+        // Pointers begin with the entry's own base: no message is sent again.
+        interner.texts(&mut r);
         requests.push(r);
     }
     Ok(Input {

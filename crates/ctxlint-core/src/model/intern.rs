@@ -42,6 +42,29 @@ impl Interner {
         }
     }
 
+    /// [`Interner::request`] for a request whose messages no other request
+    /// can send again (each message's pointer begins with a base that is
+    /// the request's own: an HTTP Archive's `/log/entries/{i}/…`, a
+    /// cassette's `/interactions/{i}/…`): only its texts are shared. Held
+    /// in the message table, every message of an archive cost its entry and
+    /// found no equal (three quarters of the file again).
+    pub fn texts(&mut self, r: &mut Request) {
+        for m in r.messages.iter_mut() {
+            if let Some(mm) = Arc::get_mut(m) {
+                mm.blocks.shrink_to_fit();
+                for b in mm.blocks.iter_mut() {
+                    share_text(&mut self.texts, b);
+                }
+            }
+        }
+        r.messages.shrink_to_fit();
+        for s in r.slots.iter_mut() {
+            for b in s.parts.iter_mut() {
+                share_text(&mut self.texts, b);
+            }
+        }
+    }
+
     fn message(&mut self, m: &mut Arc<Message>) {
         let bucket = self.messages.entry(key(m)).or_default();
         if let Some(held) = bucket.iter().find(|h| ***h == **m) {
@@ -127,5 +150,21 @@ mod tests {
         assert!(Arc::ptr_eq(&b.messages[0].blocks[0].text, &b.messages[2].blocks[0].text));
         assert!(!Arc::ptr_eq(&a.messages[0], &c.messages[0]));
         assert_eq!(&*c.messages[0].blocks[0].text, "another text, as long as the first one, but not equal to it");
+    }
+
+    #[test]
+    fn texts_only_shares_texts_and_holds_no_message() {
+        let long = "a tool result long enough to be worth sharing between two entries of an archive";
+        let path: Arc<str> = "a.har".into();
+        let mut a = body::new_request(&path, crate::formats::openai_chat::ID, 0, "/log/entries/0");
+        a.messages = vec![msg("/log/entries/0/messages/0", long)];
+        let mut b = body::new_request(&path, crate::formats::openai_chat::ID, 1, "/log/entries/1");
+        b.messages = vec![msg("/log/entries/1/messages/0", long)];
+        let mut i = Interner::default();
+        i.texts(&mut a);
+        i.texts(&mut b);
+        assert!(Arc::ptr_eq(&a.messages[0].blocks[0].text, &b.messages[0].blocks[0].text));
+        assert!(i.messages.is_empty());
+        assert_eq!(&*b.messages[0].pointer, "/log/entries/1/messages/0");
     }
 }
