@@ -636,6 +636,13 @@ impl Transcript {
     pub fn set_usage(&mut self, entry: u32, u: Usage) {
         let i = entry as usize;
         if self.usage.len() <= i {
+            if self.usage.capacity() <= i {
+                // Room for the entries the loader expects (it reserves them
+                // from the input's size), not the next power of two: grown
+                // by doubling, the table of a 300 MB session took 12 MB.
+                let want = (i + 1).max(self.entries.capacity()).max(2 * self.usage.len());
+                self.usage.reserve_exact(want - self.usage.len());
+            }
             self.usage.resize(i + 1, None);
         }
         self.usage[i] = Some(u);
