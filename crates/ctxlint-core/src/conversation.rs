@@ -33,7 +33,7 @@
 //!   summary message crosses a **compaction boundary**: not compared.
 
 use crate::model::*;
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// How a request relates to the request it is paired with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -322,19 +322,11 @@ fn line_start(text: &str, at: usize) -> usize {
 /// wrapper's match starts on the line of the needle it holds (at the needle,
 /// or at the start of that line), so none starts before it, and the regex
 /// does not read the text before it (a long message with a wrapper near its
-/// end was read whole, forwards and backwards).
+/// end was read whole, forwards and backwards). The patterns' only
+/// assertions are `^`, `$` and `\z`, and `from` starts a line, so the text
+/// from there on matches as it does in place.
 fn wrapper_matches(text: &str, from: usize) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut at = from;
-    while let Some(m) = WRAPPER_RE.find_at(text, at) {
-        if m.start() == m.end() {
-            // No wrapper matches empty text; were one to, search as before.
-            return WRAPPER_RE.find_iter(text).map(|m| (m.start(), m.end())).collect();
-        }
-        out.push((m.start(), m.end()));
-        at = m.end();
-    }
-    out
+    WRAPPER_RE.find_iter(&text[from..]).map(|m| (from + m.start(), from + m.end())).collect()
 }
 
 /// Whether a context block matches a configured `context-block-allow` pattern.
