@@ -140,7 +140,7 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                 records += 1;
             }
             if !l.too_long && !blank(bytes) {
-                let parsed = sample_value(bytes);
+                let parsed = serde_json::from_slice::<Value>(bytes);
                 if first_parsed.is_none() {
                     first_parsed = Some(parsed.is_ok());
                     // A long first line that does not parse is a torn record
@@ -200,94 +200,6 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     Ok(steps().text.iter().find_map(|(_, s)| (s.test)(t)).unwrap_or(Detection::Unknown))
 }
 
-/// Documents (or lines) of at least this many bytes are sniffed from a
-/// sample ([`sample_value`]).
-pub const SAMPLE_FROM: usize = 1024 * 1024;
-
-/// How many elements of each array a sample keeps.
-pub const SAMPLE_ELEMENTS: usize = 64;
-
-/// `bytes` parsed as JSON for sniffing: the whole value when shorter than
-/// [`SAMPLE_FROM`], else a sample with only the first [`SAMPLE_ELEMENTS`]
-/// elements of each array (the rest checked as JSON, not built). The sniff
-/// tests read a document's keys and first messages; built whole, a 100 MB
-/// body took 300 MB more than its bytes. Errors as `serde_json::from_slice`
-/// gives them (invalid JSON, trailing characters).
-pub fn sample_value(bytes: &[u8]) -> serde_json::Result<Value> {
-    if bytes.len() < SAMPLE_FROM {
-        return serde_json::from_slice(bytes);
-    }
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let v = serde::de::DeserializeSeed::deserialize(Sample, &mut de)?;
-    de.end()?;
-    Ok(v)
-}
-
-/// Builds a [`Value`] as `serde_json` does, keeping at most
-/// [`SAMPLE_ELEMENTS`] elements of each array ([`sample_value`]).
-#[derive(Clone, Copy)]
-struct Sample;
-
-impl<'de> serde::de::DeserializeSeed<'de> for Sample {
-    type Value = Value;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Sample {
-    type Value = Value;
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, b: bool) -> std::result::Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-    fn visit_i64<E>(self, i: i64) -> std::result::Result<Value, E> {
-        Ok(Value::Number(i.into()))
-    }
-    fn visit_u64<E>(self, u: u64) -> std::result::Result<Value, E> {
-        Ok(Value::Number(u.into()))
-    }
-    fn visit_f64<E>(self, f: f64) -> std::result::Result<Value, E> {
-        Ok(serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number))
-    }
-    fn visit_str<E>(self, s: &str) -> std::result::Result<Value, E> {
-        Ok(Value::String(s.to_owned()))
-    }
-    fn visit_string<E>(self, s: String) -> std::result::Result<Value, E> {
-        Ok(Value::String(s))
-    }
-    fn visit_unit<E>(self) -> std::result::Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_none<E>(self) -> std::result::Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
-        let mut out = Vec::new();
-        while out.len() < SAMPLE_ELEMENTS {
-            match seq.next_element_seed(self)? {
-                Some(v) => out.push(v),
-                None => return Ok(Value::Array(out)),
-            }
-        }
-        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(Value::Array(out))
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> std::result::Result<Value, A::Error> {
-        let mut out = serde_json::Map::new();
-        while let Some(k) = m.next_key::<String>()? {
-            let v = m.next_value_seed(self)?;
-            out.insert(k, v);
-        }
-        Ok(Value::Object(out))
-    }
-}
-
 /// The detection of `src` read as one JSON document (a request body, a
 /// pydantic-ai history), or `None` when it is not one.
 fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
@@ -303,7 +215,7 @@ fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
     {
         return Ok(Some(Detection::Format(har::ID)));
     }
-    let Ok(v) = sample_value(&bytes) else { return Ok(None) };
+    let Ok(v) = serde_json::from_slice::<Value>(&bytes) else { return Ok(None) };
     if let Some((_, why)) = steps().unsupported_document.iter().find(|(test, _)| test(&v)) {
         return Ok(Some(Detection::Unsupported(why)));
     }
@@ -371,7 +283,7 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
                 }
             }
             if let Some(document) = document {
-                if sample_value(&src.read_all()?).is_ok_and(|v| document(&v)) {
+                if serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| document(&v)) {
                     return Ok(());
                 }
             }
@@ -383,7 +295,8 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
         },
         Fit::Document { test, noun } => {
             let bytes = src.read_all()?;
-            let v = sample_value(&bytes).map_err(|e| unfit(&format!("not one JSON document ({e}), so {noun}")))?;
+            let v: Value = serde_json::from_slice(&bytes)
+                .map_err(|e| unfit(&format!("not one JSON document ({e}), so {noun}")))?;
             match test(&v) {
                 None => Ok(()),
                 Some(missing) => Err(unfit(missing)),
@@ -509,34 +422,5 @@ mod detect_tests {
         // The pointer file OpenClaw writes beside a session is another schema.
         let pointer = r#"{"traceSchema":"openclaw-trajectory-pointer","schemaVersion":1,"sessionId":"s1","runtimeFile":"/x.jsonl"}"#;
         assert_eq!(sniff_jsonl_record(&serde_json::from_str(pointer).unwrap()), None);
-    }
-}
-
-#[cfg(test)]
-mod sample_tests {
-    use super::*;
-
-    #[test]
-    fn a_large_document_is_sampled_and_a_small_one_read_whole() {
-        let msgs: Vec<Value> =
-            (0..40_000).map(|i| serde_json::json!({"role": "user", "content": format!("turn {i}")})).collect();
-        let doc = serde_json::to_vec(&serde_json::json!({"model": "m", "messages": msgs, "n": [1.5, -2, 3]})).unwrap();
-        assert!(doc.len() >= SAMPLE_FROM);
-        let v = sample_value(&doc).unwrap();
-        assert_eq!(v["messages"].as_array().unwrap().len(), SAMPLE_ELEMENTS);
-        assert_eq!(v["messages"][63]["content"], "turn 63");
-        assert_eq!(v["n"], serde_json::json!([1.5, -2, 3]));
-        assert_eq!(v["model"], "m");
-        // Errors as a whole parse gives them: the rest is still checked.
-        let mut torn = doc.clone();
-        torn.extend_from_slice(b" {}");
-        assert!(sample_value(&torn).unwrap_err().to_string().starts_with("trailing characters"));
-        let mut bad = doc.clone();
-        // A missing comma between two late elements, past the sample.
-        let at = bad.windows(3).rposition(|w| w == b"},{").unwrap() + 1;
-        bad[at] = b' ';
-        assert!(sample_value(&bad).is_err());
-        let small = br#"{"messages":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66]}"#;
-        assert_eq!(sample_value(small).unwrap()["messages"].as_array().unwrap().len(), 66);
     }
 }

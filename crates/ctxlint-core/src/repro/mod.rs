@@ -461,9 +461,14 @@ impl Source {
         let end = end.max(start);
         match &self.text {
             Text::Bytes(b) => std::borrow::Cow::Borrowed(&b[start..end]),
-            Text::File { reader, .. } => std::borrow::Cow::Owned(
-                reader.borrow_mut().read(start as u64, end - start).map(<[u8]>::to_vec).unwrap_or_default(),
-            ),
+            Text::File { reader, .. } => {
+                let mut v = reader.borrow_mut().read(start as u64, end - start).map(<[u8]>::to_vec).unwrap_or_default();
+                // A byte order mark reads as three spaces, as `SourceRef::open` gives it.
+                if start == 0 && v.starts_with(b"\xEF\xBB\xBF") {
+                    v[..3].copy_from_slice(b"   ");
+                }
+                std::borrow::Cow::Owned(v)
+            }
         }
     }
 
@@ -1174,14 +1179,17 @@ mod tests {
     fn a_file_read_by_lines_is_the_file_read_whole() {
         let dir = tempfile::tempdir().unwrap();
         let pi = crate::formats::pi_session::ID;
-        for text in ["", "\n", "a", "a\n", "a\nb", "a\r\nb\r\n", "{\"x\":1}\n\n{\"y\":2}\n", "\n\nlast"] {
+        for text in
+            ["", "\n", "a", "a\n", "a\nb", "a\r\nb\r\n", "{\"x\":1}\n\n{\"y\":2}\n", "\n\nlast", "\u{feff}{}\n{}"]
+        {
             let p = dir.path().join("s.jsonl");
             std::fs::write(&p, text).unwrap();
             let src = SourceRef::file("s.jsonl", &p);
             let by_lines = Source::read(&src, pi, "s.jsonl".into()).unwrap();
             assert!(matches!(by_lines.text, Text::File { .. }), "{text:?}");
             let mut whole = Source::read(&src, pi, "s.jsonl".into()).unwrap();
-            whole.text = Text::Bytes(text.as_bytes().to_vec());
+            // (Read whole through `SourceRef::open`: a byte order mark as three spaces.)
+            whole.text = Text::Bytes(text.replacen('\u{feff}', "   ", 1).into_bytes());
             whole.lines = {
                 let mut v = vec![0];
                 v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1).filter(|&i| i < text.len()));
