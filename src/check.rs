@@ -157,8 +157,12 @@ pub(crate) fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32
             .collect(),
         exclude: ctxlint::inputs::exclude_set(&a.exclude)?,
     };
-    crate::return_freed_memory_for_large_files(&paths);
     let plan = ctxlint::inputs::discover(&paths, &discover)?;
+    // A large file named on the command line: the whole document its
+    // detection parsed is given back before the file is loaded.
+    if crate::names_a_large_file(&paths) {
+        crate::release_freed_memory();
+    }
     if a.show_files {
         write_out_masked(&ctxlint::report::settings::files(&plan));
         return Ok(exit_code::OK);

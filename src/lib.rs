@@ -70,6 +70,10 @@ pub struct Process {
     /// one of the benchmark's targets, issue 7); on thousands of small files
     /// returning them at once costs page faults the threads wait on together.
     pub return_freed_memory_at_once: fn(bool),
+    /// Returns the memory freed so far to the system, once: called after a
+    /// large file's detection (which parses a whole document and lets it
+    /// go) and before it is loaded, so that the load does not stand on it.
+    pub release_freed_memory: fn(),
 }
 
 static PROCESS: std::sync::OnceLock<Process> = std::sync::OnceLock::new();
@@ -89,13 +93,15 @@ fn return_freed_memory_at_once() {
 /// at once ([`return_freed_memory_at_once`]).
 const LARGE_INPUT: u64 = 16 << 20;
 
-/// [`return_freed_memory_at_once`] when a file named on the command line is
-/// large: detecting it reads a whole document, whose buffers are returned
-/// before it is loaded (else they stayed resident beside the model).
-fn return_freed_memory_for_large_files(paths: &[String]) {
-    let large = |p: &String| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() >= LARGE_INPUT);
-    if paths.iter().any(large) {
-        return_freed_memory_at_once();
+/// Whether a file named on the command line is large ([`LARGE_INPUT`]).
+fn names_a_large_file(paths: &[String]) -> bool {
+    paths.iter().any(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() >= LARGE_INPUT))
+}
+
+/// [`Process::release_freed_memory`], when registered.
+fn release_freed_memory() {
+    if let Some(p) = PROCESS.get() {
+        (p.release_freed_memory)();
     }
 }
 

@@ -15,7 +15,6 @@ pub(crate) fn load_path_texts(
     discover: &ctxlint::inputs::DiscoverOptions,
     texts: ctxlint::model::packed::Texts,
 ) -> ctxlint::Result<ctxlint::model::Input> {
-    crate::return_freed_memory_for_large_files(&[path.to_string()]);
     let (input, skipped) = ctxlint::load_path_texts(path, discover, texts)?;
     if !skipped.is_empty() {
         let names: Vec<&str> = skipped.iter().take(4).map(|s| s.path.as_str()).collect();

@@ -17,6 +17,13 @@ fn return_freed_memory_at_once(at_once: bool) {
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, if at_once { 0 } else { 10 }) }
 }
 
+/// Returns the memory freed so far to the system, once
+/// ([`ctxlint_cli::Process::release_freed_memory`]).
+fn release_freed_memory() {
+    // SAFETY: mimalloc's collection entry point, safe to call at any time.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
 fn main() {
     // Commit arena memory on demand (for arenas created from here on; the
     // first one follows the compile-time default set in .cargo/config.toml).
@@ -25,7 +32,7 @@ fn main() {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("ctxlint: internal error (a bug, please report it with the input that caused it): {info}");
     }));
-    ctxlint_cli::set_process(ctxlint_cli::Process { return_freed_memory_at_once });
+    ctxlint_cli::set_process(ctxlint_cli::Process { return_freed_memory_at_once, release_freed_memory });
     #[cfg(unix)]
     on_signals();
     let code = ctxlint_cli::main_with_args(std::env::args_os());
