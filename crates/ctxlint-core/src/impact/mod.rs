@@ -105,21 +105,71 @@ pub struct InputUsage {
     pub unexplained_cache_breaks: Vec<CacheBreak>,
 }
 
-/// One call of an input (a step or a request).
-#[derive(Debug, Clone, Default)]
-struct Call<'a> {
+/// An index a [`Call`] does not have (no model, no previous call, no entry).
+const NONE: u32 = u32::MAX;
+
+/// One call of an input (a step or a request), 52 bytes: a 300 MB session
+/// has 122,000 of them, held while its rules run (88 bytes each with the
+/// model and entry id as string slices and the previous call as a `usize`).
+#[derive(Debug, Clone)]
+struct Call {
     usage: Option<Usage>,
-    model: Option<&'a str>,
+    /// The model, as an index into [`Calls::models`] ([`NONE`]: not recorded).
+    model: u32,
     time: u32,
-    /// The previous call on its path (index into the calls).
-    prev: Option<usize>,
+    /// The previous call on its path (index into the calls; [`NONE`]: none).
+    prev: u32,
     /// A compaction lies between the previous call and this one.
     compacted: bool,
     /// `usage` is a whole run's ([`crate::model::Request::usage_is_run_total`]):
     /// summed, never compared with another call's.
     run_total: bool,
     line: Option<u32>,
-    entry_id: Option<&'a str>,
+    /// The transcript entry that opened the step ([`NONE`] for a request).
+    entry: u32,
+}
+
+impl Default for Call {
+    fn default() -> Call {
+        Call {
+            usage: None,
+            model: NONE,
+            time: 0,
+            prev: NONE,
+            compacted: false,
+            run_total: false,
+            line: None,
+            entry: NONE,
+        }
+    }
+}
+
+impl Call {
+    /// The previous call on its path.
+    fn prev(&self) -> Option<usize> {
+        (self.prev != NONE).then_some(self.prev as usize)
+    }
+}
+
+/// The distinct model names of an input's calls, each once: a [`Call`]
+/// holds its model's index (equal names, equal indices).
+#[derive(Debug, Default)]
+struct Models<'a> {
+    names: Vec<&'a str>,
+    index: foldhash::HashMap<&'a str, u32>,
+}
+
+impl<'a> Models<'a> {
+    /// The index of `name`, added when new.
+    fn of(&mut self, name: Option<&'a str>) -> u32 {
+        let Some(name) = name else { return NONE };
+        let next = self.names.len() as u32;
+        let names = &mut self.names;
+        *self.index.entry(name).or_insert_with(|| {
+            names.push(name);
+            next
+        })
+    }
 }
 
 /// The calls of an input by request index (docs/spec.md §4 `request`),
@@ -127,7 +177,11 @@ struct Call<'a> {
 /// without the findings, so the engine builds it beside the rules.
 #[derive(Debug, Default)]
 pub struct Calls<'a> {
-    calls: Vec<Call<'a>>,
+    calls: Vec<Call>,
+    /// The calls' model names ([`Call::model`]).
+    models: Models<'a>,
+    /// The transcript whose entries the calls' [`Call::entry`] index.
+    transcript: Option<&'a Transcript>,
     /// The input records usage for at least one call.
     has_usage: bool,
     /// A transcript that records no usage, whose steps are numbered only if
@@ -157,11 +211,20 @@ impl<'a> Calls<'a> {
     /// Numbers a transcript's steps left for later ([`Calls::of`]).
     fn complete(&mut self) {
         if let Some(t) = self.later.take() {
-            self.calls = transcript_calls(t).calls;
+            let c = transcript_calls(t);
+            (self.calls, self.models, self.transcript) = (c.calls, c.models, c.transcript);
         }
     }
-    fn get(&self, i: usize) -> Option<&Call<'a>> {
+    fn get(&self, i: usize) -> Option<&Call> {
         self.calls.get(i)
+    }
+    /// The model of call `c`.
+    fn model(&self, c: &Call) -> Option<&'a str> {
+        self.models.names.get(c.model as usize).copied()
+    }
+    /// The id of the entry that opened call `c` (a transcript's step).
+    fn entry_id(&self, c: &Call) -> Option<&'a str> {
+        self.transcript?.entries.get(c.entry as usize)?.id.as_deref()
     }
     /// The usage of call `i` as one call's (`None` for a run's total).
     fn one(&self, i: usize) -> Option<Usage> {
@@ -174,13 +237,13 @@ impl<'a> Calls<'a> {
 /// the entries of one split call one step), each with the last usage
 /// recorded on its entries, and its previous step along the parent chain.
 fn transcript_calls(t: &Transcript) -> Calls<'_> {
-    const NONE: u32 = u32::MAX;
     let mut step_of = vec![NONE; t.entries.len()];
-    let mut calls: Vec<Call<'_>> = Vec::new();
+    let mut calls: Vec<Call> = Vec::new();
+    let mut models = Models::default();
     let mut first_entry: Vec<u32> = Vec::new();
-    let models = t.entries.iter().filter(|e| e.is_model_call).count();
-    calls.reserve(models);
-    first_entry.reserve(models);
+    let steps = t.entries.iter().filter(|e| e.is_model_call).count();
+    calls.reserve(steps);
+    first_entry.reserve(steps);
     let mut group_step: foldhash::HashMap<&str, u32> = Default::default();
     for (i, e) in t.entries.iter().enumerate() {
         if !e.is_model_call {
@@ -194,8 +257,8 @@ fn transcript_calls(t: &Transcript) -> Calls<'_> {
             calls.push(Call {
                 time: e.time,
                 line: Some(e.line),
-                entry_id: e.id.as_deref(),
-                model: t.packed(e).and_then(|m| m.model()),
+                entry: i as u32,
+                model: models.of(t.packed(e).and_then(|m| m.model())),
                 ..Call::default()
             });
             first_entry.push(i as u32);
@@ -209,7 +272,7 @@ fn transcript_calls(t: &Transcript) -> Calls<'_> {
         if let Some(Some(u)) = t.usage.get(i) {
             c.usage = Some(*u);
             if let Some(Some(m)) = t.usage_models.get(i) {
-                c.model = Some(m);
+                c.model = models.of(Some(m));
             }
         }
     }
@@ -221,7 +284,7 @@ fn transcript_calls(t: &Transcript) -> Calls<'_> {
             let Parent::Entry(p) = t.entries[x as usize].parent else { break };
             let ps = step_of[p as usize];
             if ps != NONE && ps as usize != s {
-                calls[s].prev = Some(ps as usize);
+                calls[s].prev = ps;
                 break;
             }
             compacted |= t.entries[p as usize].class == Class::Compaction;
@@ -229,18 +292,19 @@ fn transcript_calls(t: &Transcript) -> Calls<'_> {
         }
         calls[s].compacted = compacted;
     }
-    Calls { calls, has_usage: false, later: None }
+    Calls { calls, models, transcript: Some(t), has_usage: false, later: None }
 }
 
 /// The requests of a stream as calls, by request index, each with the
 /// request it continues (its conversation's previous request).
 fn stream_calls(s: &Stream) -> Calls<'_> {
     let n = s.requests.iter().map(|r| r.index + 1).max().unwrap_or(0);
-    let mut calls: Vec<Call<'_>> = vec![Call::default(); n];
+    let mut calls: Vec<Call> = vec![Call::default(); n];
+    let mut models = Models::default();
     for r in &s.requests {
         calls[r.index] = Call {
             usage: r.usage,
-            model: r.model.as_deref(),
+            model: models.of(r.model.as_deref()),
             time: r.time,
             line: r.line,
             run_total: r.usage_is_run_total,
@@ -250,11 +314,11 @@ fn stream_calls(s: &Stream) -> Calls<'_> {
     if s.requests.iter().any(|r| r.usage.is_some()) {
         for (j, l) in crate::conversation::links(s).iter().enumerate() {
             if let crate::conversation::Link::Continues { prev, .. } = *l {
-                calls[s.requests[j].index].prev = Some(s.requests[prev].index);
+                calls[s.requests[j].index].prev = s.requests[prev].index as u32;
             }
         }
     }
-    Calls { calls, has_usage: false, later: None }
+    Calls { calls, models, transcript: None, has_usage: false, later: None }
 }
 
 /// How long a provider keeps a cached prefix, in seconds, for `model`
@@ -318,7 +382,7 @@ pub fn assess(calls: &mut Calls<'_>, findings: &mut [Finding], prices: &Prices) 
 /// extra call whose usage is not recorded).
 fn impact_of(effect: Effect, at: Option<usize>, calls: &Calls<'_>, prices: &Prices) -> Option<Impact> {
     let cur = at.and_then(|i| calls.get(i));
-    let model = cur.and_then(|c| c.model);
+    let model = cur.and_then(|c| calls.model(c));
     let price = model.and_then(|m| prices.of(m));
     Some(match effect {
         Effect::ExtraCall => {
@@ -336,8 +400,8 @@ fn impact_of(effect: Effect, at: Option<usize>, calls: &Calls<'_>, prices: &Pric
         }
         Effect::Added { bytes } => {
             let tokens = bytes.div_ceil(BYTES_PER_TOKEN);
-            let (before, after) = (cur.and_then(|c| c.prev).and_then(|p| calls.one(p)), at.and_then(|i| calls.one(i)));
-            let confirmed = match (cur.and_then(|c| c.prev), before, after) {
+            let (before, after) = (cur.and_then(Call::prev).and_then(|p| calls.one(p)), at.and_then(|i| calls.one(i)));
+            let confirmed = match (cur.and_then(Call::prev), before, after) {
                 (_, Some(b), Some(a)) => Some(a.prompt().saturating_sub(b.prompt()) * 2 >= tokens),
                 (None, _, Some(a)) => Some(a.prompt() >= tokens),
                 _ => None,
@@ -408,7 +472,8 @@ fn usage_of(calls: &Calls<'_>, findings: &[Finding], prices: &Prices) -> InputUs
         out.cache_read += u.cache_read as u64;
         out.cache_write += u.cache_write as u64;
         out.output += u.output as u64;
-        let price = match (c.model, last) {
+        let model = calls.model(c);
+        let price = match (model, last) {
             (Some(m), Some((l, p))) if std::ptr::eq(m, l) || m == l => p,
             (Some(m), _) => {
                 let p = prices.of(m);
@@ -424,7 +489,7 @@ fn usage_of(calls: &Calls<'_>, findings: &[Finding], prices: &Prices) -> InputUs
             }
             None => {
                 out.unpriced_calls += 1;
-                let m = c.model.unwrap_or("(model not recorded)").to_string();
+                let m = model.unwrap_or("(model not recorded)").to_string();
                 if !out.unpriced_models.contains(&m) {
                     out.unpriced_models.push(m);
                 }
@@ -432,7 +497,7 @@ fn usage_of(calls: &Calls<'_>, findings: &[Finding], prices: &Prices) -> InputUs
         }
         one_hour |= u.cache_write_1h > 0;
         // An unexplained break?
-        let Some(p) = c.prev.and_then(|p| calls.get(p).map(|x| (p, x))) else { continue };
+        let Some(p) = c.prev().and_then(|p| calls.get(p).map(|x| (p, x))) else { continue };
         let (pi, pc) = p;
         let Some(pu) = pc.usage.filter(|_| !pc.run_total && !c.run_total) else { continue };
         let had = pu.cache_read as u64 + pu.cache_write as u64;
@@ -443,7 +508,7 @@ fn usage_of(calls: &Calls<'_>, findings: &[Finding], prices: &Prices) -> InputUs
         if c.compacted || explained.contains(&i) || c.model != pc.model || c.time == 0 || pc.time == 0 {
             continue;
         }
-        let Some(ttl) = c.model.and_then(|m| lifetime(m, one_hour)) else { continue };
+        let Some(ttl) = model.and_then(|m| lifetime(m, one_hour)) else { continue };
         let Some(gap) = c.time.checked_sub(pc.time) else { continue };
         if gap > ttl {
             continue;
@@ -451,12 +516,12 @@ fn usage_of(calls: &Calls<'_>, findings: &[Finding], prices: &Prices) -> InputUs
         out.unexplained_cache_breaks.push(CacheBreak {
             request: i,
             line: c.line,
-            entry_id: c.entry_id.map(str::to_string),
+            entry_id: calls.entry_id(c).map(str::to_string),
             previous: pi,
             cached_before: had,
             cached_after: got,
             seconds: gap,
-            model: c.model.map(str::to_string),
+            model: model.map(str::to_string),
         });
     }
     let all = out.input + out.cache_read + out.cache_write;
@@ -545,16 +610,30 @@ pub fn sort_by_impact(findings: &mut [Finding]) {
 mod tests {
     use super::*;
 
-    fn call(usage: Usage, prev: Option<usize>, run_total: bool) -> Call<'static> {
-        Call { usage: Some(usage), model: Some("claude-sonnet-4-5"), time: 100, prev, run_total, ..Call::default() }
+    fn call(usage: Usage, prev: Option<usize>, run_total: bool) -> Call {
+        let prev = prev.map_or(NONE, |p| p as u32);
+        Call { usage: Some(usage), model: 0, time: 100, prev, run_total, ..Call::default() }
+    }
+
+    /// Calls of one model, `claude-sonnet-4-5`.
+    fn calls_of(calls: Vec<Call>) -> Calls<'static> {
+        let mut models = Models::default();
+        models.of(Some("claude-sonnet-4-5"));
+        Calls { calls, models, transcript: None, has_usage: true, later: None }
+    }
+
+    #[test]
+    fn a_call_is_52_bytes_and_equal_models_share_an_index() {
+        assert_eq!(std::mem::size_of::<Call>(), 52);
+        let mut m = Models::default();
+        assert_eq!((m.of(Some("a")), m.of(Some("b")), m.of(Some("a")), m.of(None)), (0, 1, 0, NONE));
     }
 
     #[test]
     fn a_run_total_is_summed_but_never_compared() {
         let big = Usage { input: 100_000, ..Usage::default() };
         let small = Usage { input: 15_000, ..Usage::default() };
-        let calls =
-            Calls { calls: vec![call(big, None, true), call(small, Some(0), true)], has_usage: true, later: None };
+        let calls = calls_of(vec![call(big, None, true), call(small, Some(0), true)]);
         let i = impact_of(Effect::Added { bytes: 400 }, Some(1), &calls, &Prices::default()).unwrap();
         assert_eq!((i.tokens, i.confirmed, i.cached_before), (100, None, None));
         // A run's total is no one call's: an extra call there has no known impact.
@@ -562,8 +641,7 @@ mod tests {
         let u = usage_of(&calls, &[], &Prices::default());
         assert_eq!((u.calls, u.input), (2, 115_000));
         // The same figures as single calls: the prompt shrank, so the copy is refuted.
-        let calls =
-            Calls { calls: vec![call(big, None, false), call(small, Some(0), false)], has_usage: true, later: None };
+        let calls = calls_of(vec![call(big, None, false), call(small, Some(0), false)]);
         let i = impact_of(Effect::Added { bytes: 400 }, Some(1), &calls, &Prices::default()).unwrap();
         assert_eq!(i.confirmed, Some(false));
         // An extra call costs its whole recorded usage: 15,000 input tokens at $3 per million.
@@ -586,11 +664,7 @@ mod tests {
         let fell = Usage { cache_read: 2_000, cache_write: 19_000, ..Usage::default() };
         let mut late = call(fell, Some(0), false);
         late.time = 100 + 301;
-        let calls = Calls {
-            calls: vec![call(had, None, false), call(fell, Some(0), false), late],
-            has_usage: true,
-            later: None,
-        };
+        let calls = calls_of(vec![call(had, None, false), call(fell, Some(0), false), late]);
         let u = usage_of(&calls, &[], &Prices::default());
         let listed: Vec<usize> = u.unexplained_cache_breaks.iter().map(|b| b.request).collect();
         assert_eq!(listed, [1]);
