@@ -30,8 +30,28 @@ impl Interner {
     /// Replaces the request's messages and texts by equal ones already held,
     /// and holds its new ones for the next requests.
     pub fn request(&mut self, r: &mut Request) {
+        self.hold(r, true);
+    }
+
+    /// [`Interner::request`] for a request whose messages no other request
+    /// can send again (each message's pointer begins with a base that is
+    /// the request's own: an HTTP Archive's `/log/entries/{i}/…`, a
+    /// cassette's `/interactions/{i}/…`): only its texts are shared. Held
+    /// in the message table, every message of an archive cost its entry and
+    /// found no equal (three quarters of the file again).
+    pub fn texts(&mut self, r: &mut Request) {
+        self.hold(r, false);
+    }
+
+    /// [`Interner::request`] (`messages`: also through the message table)
+    /// or [`Interner::texts`].
+    fn hold(&mut self, r: &mut Request, messages: bool) {
         for m in r.messages.iter_mut() {
-            self.message(m);
+            if messages {
+                self.message(m);
+            } else {
+                self.message_texts(m);
+            }
         }
         // (Grown by pushes: up to twice the room, for every request.)
         r.messages.shrink_to_fit();
@@ -42,35 +62,18 @@ impl Interner {
         }
     }
 
-    /// [`Interner::request`] for a request whose messages no other request
-    /// can send again (each message's pointer begins with a base that is
-    /// the request's own: an HTTP Archive's `/log/entries/{i}/…`, a
-    /// cassette's `/interactions/{i}/…`): only its texts are shared. Held
-    /// in the message table, every message of an archive cost its entry and
-    /// found no equal (three quarters of the file again).
-    pub fn texts(&mut self, r: &mut Request) {
-        for m in r.messages.iter_mut() {
-            if let Some(mm) = Arc::get_mut(m) {
-                mm.blocks.shrink_to_fit();
-                for b in mm.blocks.iter_mut() {
-                    share_text(&mut self.texts, b);
-                }
-            }
-        }
-        r.messages.shrink_to_fit();
-        for s in r.slots.iter_mut() {
-            for b in s.parts.iter_mut() {
-                share_text(&mut self.texts, b);
-            }
-        }
-    }
-
     fn message(&mut self, m: &mut Arc<Message>) {
-        let bucket = self.messages.entry(key(m)).or_default();
-        if let Some(held) = bucket.iter().find(|h| ***h == **m) {
+        let k = key(m);
+        if let Some(held) = self.messages.get(&k).and_then(|b| b.iter().find(|h| ***h == **m)) {
             *m = Arc::clone(held);
             return;
         }
+        self.message_texts(m);
+        self.messages.entry(k).or_default().push(Arc::clone(m));
+    }
+
+    /// Shares the texts of a message held only here (and trims its blocks).
+    fn message_texts(&mut self, m: &mut Arc<Message>) {
         if let Some(mm) = Arc::get_mut(m) {
             // (A vector of one block pushed has room for four.)
             mm.blocks.shrink_to_fit();
@@ -78,7 +81,6 @@ impl Interner {
                 share_text(&mut self.texts, b);
             }
         }
-        bucket.push(Arc::clone(m));
     }
 }
 
