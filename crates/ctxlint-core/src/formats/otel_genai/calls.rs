@@ -35,6 +35,15 @@ pub(super) struct State {
     pub(super) interner: Interner,
 }
 
+impl State {
+    /// The calls, the count of records skipped and the interner, once the
+    /// file is read: the span maps (one entry per span, keys owned) are
+    /// dropped here, before the calls are turned into requests.
+    pub(super) fn into_parts(self) -> (Vec<Call>, usize, Interner) {
+        (self.calls, self.skipped, self.interner)
+    }
+}
+
 /// Whether a `gen_ai.operation.name` may be a model call: any but the
 /// operations that are not one (`invoke_agent`, `execute_tool`,
 /// `embeddings`, `create_agent`, `invoke_workflow`, `retrieval`); the model

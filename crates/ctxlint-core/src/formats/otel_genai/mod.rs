@@ -88,7 +88,7 @@ use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, S
 use crate::error::Result;
 use crate::model::*;
 use crate::source::SourceRef;
-use calls::{Call, State};
+use calls::State;
 use gather::{Acc, Gathered, MAX_RECORD};
 use records::{dump_ids, record};
 use serde_json::Value;
@@ -211,25 +211,27 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
 }
 
 fn finish(src: &SourceRef, st: State, bad: BadLines) -> Input {
-    let State { calls, skipped, mut interner, .. } = st;
-    let mut skipped = skipped;
+    let (mut calls, mut skipped, mut interner) = st.into_parts();
     let (mut no_content, mut first_no_content) = (0, None);
-    let mut kept: Vec<Call> = Vec::with_capacity(calls.len());
-    for mut c in calls {
+    // In place: the calls are the largest thing a trace holds (a 96 MB
+    // trace's 39,000 were 21 MB), and a second vector of them doubled it.
+    calls.retain_mut(|c| {
         if c.content {
             interner.request(&mut c.req);
-            kept.push(c);
+            true
         } else {
             // An inference call whose prompt content was not captured.
             skipped += 1;
             no_content += 1;
             first_no_content.get_or_insert((c.req.line.unwrap_or(1), c.req.pointer.clone()));
+            false
         }
+    });
+    if calls.iter().all(|c| c.time.is_some()) {
+        calls.sort_by_key(|c| c.time);
     }
-    if kept.iter().all(|c| c.time.is_some()) {
-        kept.sort_by_key(|c| c.time);
-    }
-    let requests: Vec<Request> = kept
+    // (Collected in place: a request is a call without its bookkeeping.)
+    let requests: Vec<Request> = calls
         .into_iter()
         .enumerate()
         .map(|(i, mut c)| {
