@@ -533,6 +533,13 @@ impl ConfigSet {
     /// [`ConfigSet::folder_of`], found once per path, against the working
     /// directory the set was made in.
     pub fn folder(&self, path: &str) -> PathBuf {
+        self.folder_known(path, false)
+    }
+
+    /// [`ConfigSet::folder`]; `file`: the caller knows `path` names a file
+    /// (discovery stamped it as one), so it is not asked whether it is a
+    /// directory (one `stat` per input).
+    fn folder_known(&self, path: &str, file: bool) -> PathBuf {
         if let Some(f) = self.folders.lock().ok().and_then(|m| m.get(path).cloned()) {
             return f;
         }
@@ -540,7 +547,7 @@ impl ConfigSet {
             absolute_in(self.cwd.as_deref(), Path::new("."))
         } else {
             let abs = absolute_in(self.cwd.as_deref(), Path::new(path));
-            if abs.is_dir() { abs } else { abs.parent().map(Path::to_path_buf).unwrap_or(abs) }
+            if !file && abs.is_dir() { abs } else { abs.parent().map(Path::to_path_buf).unwrap_or(abs) }
         };
         if let Ok(mut m) = self.folders.lock() {
             m.insert(path.to_string(), f.clone());
@@ -588,10 +595,16 @@ impl ConfigSet {
     /// The configuration in force for an input (path as given), with
     /// `--select`/`--ignore` applied. An invalid configuration file is an error.
     pub fn for_path(&self, path: &str) -> Result<std::sync::Arc<Config>> {
+        self.for_input(path, false)
+    }
+
+    /// [`ConfigSet::for_path`]; `file`: the caller knows `path` names a
+    /// file, not a directory (see [`ConfigSet::folder`]).
+    pub fn for_input(&self, path: &str, file: bool) -> Result<std::sync::Arc<Config>> {
         let file = match &self.source {
             Source::Fixed(c) => c.file.clone(),
             Source::Isolated => None,
-            Source::Discover => self.file_for_dir(&self.folder(path)),
+            Source::Discover => self.file_for_dir(&self.folder_known(path, file)),
         };
         if let Some(c) = self.loaded.lock().ok().and_then(|m| m.get(&file).cloned()) {
             return Ok(c);

@@ -339,7 +339,7 @@ fn skip_reason(d: Detection) -> String {
 fn detect_or(src: &SourceRef, opts: &DiscoverOptions) -> Result<Detection> {
     match opts.forced {
         Some(f) => Ok(Detection::Format(f)),
-        None => formats::detect_input(src),
+        None => formats::detect_just_stamped(src),
     }
 }
 

@@ -240,7 +240,10 @@ pub fn check_plan_observed<O: InputObserver>(
     let texts = observer.texts();
     let lopts = LoadOptions { forced: plan.forced, texts };
     let check_one = |job: Job| {
-        let config = match configs.for_path(job.display()) {
+        // A file stamped at discovery is a file: its folder is its parent.
+        let stamped_file =
+            matches!(&job, Job::File(s, _) if matches!(s.origin, source::Origin::File(_)) && s.seen.is_some());
+        let config = match configs.for_input(job.display(), stamped_file) {
             Ok(c) => c,
             Err(e) => {
                 tick(total);

@@ -99,6 +99,16 @@ pub fn detect(src: &SourceRef) -> Result<Option<FormatId>> {
     })
 }
 
+/// [`detect_input`] of a file whose [`SourceRef::seen`] the caller has just
+/// taken (discovery): a small one is read without asking its type again
+/// ([`SourceRef::small_snapshot_just_stamped`]); the same detection.
+pub fn detect_just_stamped(src: &SourceRef) -> Result<Detection> {
+    match super::load::small_text_snapshot_just_stamped(src, PEEK as u64) {
+        Some(whole) => detect_input(&whole),
+        None => detect_input(src),
+    }
+}
+
 /// Detects the format of an input by its content (docs/spec.md §1).
 ///
 /// JSONL: records are read until one decides, at least the first

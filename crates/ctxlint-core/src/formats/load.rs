@@ -53,7 +53,15 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
 /// [`SourceRef::small_snapshot`], but `None` for an SQLite database (read
 /// through SQLite, from its file, with its journal).
 pub(super) fn small_text_snapshot(src: &SourceRef, max: u64) -> Option<SourceRef> {
-    let s = src.small_snapshot(max)?;
+    text_only(src.small_snapshot(max)?)
+}
+
+/// [`small_text_snapshot`] through [`SourceRef::small_snapshot_just_stamped`].
+pub(super) fn small_text_snapshot_just_stamped(src: &SourceRef, max: u64) -> Option<SourceRef> {
+    text_only(src.small_snapshot_just_stamped(max)?)
+}
+
+fn text_only(s: SourceRef) -> Option<SourceRef> {
     match &s.origin {
         crate::source::Origin::Memory(b) if super::sqlite::is_database(b) => None,
         _ => Some(s),

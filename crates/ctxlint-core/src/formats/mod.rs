@@ -44,7 +44,7 @@ use detect::is_openclaw_trajectory;
 use detect::steps;
 pub use detect::{
     DAMAGED_DATABASE, Detection, MAX_SNIFF_BYTES, MIN_RECORDS, OPENCLAW_TRAJECTORY_DOCUMENT, OPENCODE_DATABASE, PEEK,
-    check_fit, detect, detect_input, sniff_body, sniff_jsonl_record,
+    check_fit, detect, detect_input, detect_just_stamped, sniff_body, sniff_jsonl_record,
 };
 pub use format::{
     About, AgentFolder, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer, Store, TextCase,
