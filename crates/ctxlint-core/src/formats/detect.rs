@@ -6,7 +6,7 @@
 use super::*;
 use crate::error::{Error, Result};
 use crate::model::*;
-use crate::source::SourceRef;
+use crate::source::{MAX_DOCUMENT, SourceRef};
 use serde_json::Value;
 
 /// The registered formats with a detection test at one step, in rank order.
@@ -142,17 +142,31 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
         // read as one (pretty-printed) document first, whose inner lines
         // must not be taken for records.
         let mut first_parsed = None;
+        // The whole-document detection of a large first value, made while
+        // its line and its value are at hand: when it is the only record
+        // and the rest is JSON whitespace, it is the document's, which is
+        // then neither read nor parsed again.
+        let mut first_document: Option<Option<Detection>> = None;
+        let mut json_space_only = true;
         let mut lr = src.lines()?;
         while let Some(l) = lr.next_line().map_err(|e| Error::io(&src.display, e))? {
             let end = l.offset + l.len;
             let bytes = if l.no == 1 { l.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l.bytes) } else { l.bytes };
             if l.too_long || !blank(bytes) {
                 records += 1;
+            } else if !bytes.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
+                // (A form feed is blank here but not JSON whitespace.)
+                json_space_only = false;
             }
             if !l.too_long && !blank(bytes) {
                 let parsed = serde_json::from_slice::<Value>(bytes);
                 if first_parsed.is_none() {
                     first_parsed = Some(parsed.is_ok());
+                    if let Ok(v) = &parsed {
+                        if bytes.len() >= REUSED_DOCUMENT_MIN {
+                            first_document = Some(document_detection(bytes, Some(v)));
+                        }
+                    }
                     // A long first line that does not parse is a torn record
                     // (issue 7: a pasted image), never a document's opening line.
                     if parsed.is_err() && l.len <= DOC_FIRST_LINE_MAX {
@@ -201,8 +215,12 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
         if first_parsed == Some(false) || objects >= 2 {
             return Ok(Detection::Unknown);
         }
+        let read = lr.offset();
         // The line just read may be the whole document: let it go first.
         drop(lr);
+        if let Some(d) = first_document.filter(|_| records == 1 && json_space_only && read <= MAX_DOCUMENT) {
+            return Ok(d.unwrap_or(Detection::Unknown));
+        }
         return Ok(whole_document(src)?.unwrap_or(Detection::Unknown));
     }
     // Text: an Aider LLM history's `TO LLM <timestamp>` header, a cassette's
@@ -213,26 +231,43 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
 /// The detection of `src` read as one JSON document (a request body, a
 /// pydantic-ai history), or `None` when it is not one.
 fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
-    let bytes = src.read_all()?;
+    Ok(document_detection(&src.read_all()?, None))
+}
+
+/// A first line at least this long (bytes) that parses is detected as a
+/// whole document while it is read ([`detect_input`]).
+const REUSED_DOCUMENT_MIN: usize = 1 << 20;
+
+/// [`whole_document`] of a document's bytes, given its value when it was
+/// already parsed from the same JSON text (`parsed`; else it is parsed here).
+fn document_detection(bytes: &[u8], parsed: Option<&Value>) -> Option<Detection> {
     // An HTTP Archive (the one document format that runs to hundreds of
     // megabytes) is recognised from its bytes: valid JSON, checked without
     // building it, with `log.entries` and `log.version` or `log.creator`
     // where [`har::sniff`] looks for them (and no trajectory's
     // `traceSchema`, the one test before it).
-    if har::sniff_bytes(&bytes)
-        && crate::locate::locate(&bytes, "/traceSchema").is_none()
-        && serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok()
+    // (A value parsed from these bytes makes them valid JSON.)
+    if har::sniff_bytes(bytes)
+        && crate::locate::locate(bytes, "/traceSchema").is_none()
+        && (parsed.is_some() || serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok())
     {
-        return Ok(Some(Detection::Format(har::ID)));
+        return Some(Detection::Format(har::ID));
     }
-    let Ok(v) = serde_json::from_slice::<Value>(&bytes) else { return Ok(None) };
-    if let Some((_, why)) = steps().unsupported_document.iter().find(|(test, _)| test(&v)) {
-        return Ok(Some(Detection::Unsupported(why)));
+    let owned;
+    let v = match parsed {
+        Some(v) => v,
+        None => {
+            owned = serde_json::from_slice::<Value>(bytes).ok()?;
+            &owned
+        }
+    };
+    if let Some((_, why)) = steps().unsupported_document.iter().find(|(test, _)| test(v)) {
+        return Some(Detection::Unsupported(why));
     }
-    if let Some((f, _)) = steps().document.iter().find(|(_, s)| (s.test)(&v)) {
-        return Ok(Some(Detection::Format(*f)));
+    if let Some((f, _)) = steps().document.iter().find(|(_, s)| (s.test)(v)) {
+        return Some(Detection::Format(*f));
     }
-    Ok(Some(sniff_body(&v).map_or(Detection::Unknown, Detection::Format)))
+    Some(sniff_body(v).map_or(Detection::Unknown, Detection::Format))
 }
 
 /// Whether a record carries `traceSchema: "openclaw-trajectory"` (an event of [`openclaw_trajectory`]).
@@ -352,6 +387,48 @@ mod detect_tests {
             session: None,
         };
         detect_input(&src).expect("reads")
+    }
+
+    /// A one-line document of at least [`REUSED_DOCUMENT_MIN`] bytes is
+    /// detected from the value its line gave exactly as from the whole
+    /// document read again: around it blank lines, CRLF, a BOM, JSON
+    /// whitespace or a form feed (blank to the line reader, not to JSON),
+    /// a second record, a HAR and an OpenClaw trajectory's `traceSchema`.
+    #[test]
+    fn a_large_one_line_document_is_detected_as_the_whole_document() {
+        let text = "x".repeat(400);
+        let msgs: Vec<String> =
+            (0..3000).map(|i| format!(r#"{{"role":"{}","content":"{text}"}}"#, ["user", "assistant"][i % 2])).collect();
+        let chat = format!(r#"{{"model":"m","messages":[{{"role":"system","content":"s"}},{}]}}"#, msgs.join(","));
+        assert!(chat.len() >= REUSED_DOCUMENT_MIN);
+        let entry = format!(
+            r#"{{"request":{{"method":"POST","url":"https://x/v1/chat/completions","postData":{{"text":{}}}}}}}"#,
+            serde_json::to_string(&chat).unwrap()
+        );
+        let har = format!(r#"{{"log":{{"version":"1.2","entries":[{entry}]}}}}"#);
+        let traced = format!(r#"{{"traceSchema":"t",{}"#, &har[1..]);
+        for doc in [&chat, &har, &traced] {
+            for (around, whole) in [
+                (("", ""), true),
+                (("", "\n"), true),
+                (("\n \n", "\r\n\r\n"), true),
+                (("\u{feff}", "\n"), true),
+                (("", "\n\t \n"), true),
+                (("", "\n\u{c}\n"), false),
+                (("\u{c}\n", ""), false),
+                (("", "\n1\n"), false),
+            ] {
+                let input = format!("{}{doc}{}", around.0, around.1);
+                let got = detect_str(&input);
+                // The whole document as read again (a BOM reads as spaces).
+                let bytes = input.replacen('\u{feff}', "   ", 1);
+                let want = document_detection(bytes.as_bytes(), None).unwrap_or(Detection::Unknown);
+                assert_eq!(got, want, "{around:?}");
+                assert_eq!(got != Detection::Unknown, whole, "{around:?}");
+            }
+        }
+        assert_eq!(detect_str(&chat), Detection::Format(super::super::openai_chat::ID));
+        assert_eq!(detect_str(&har), Detection::Format(har::ID));
     }
 
     const SNAPSHOT: &str = r#"{"type":"file-history-snapshot","messageId":"m1","snapshot":{"messageId":"m1","trackedFileBackups":{},"timestamp":"2026-04-18T13:18:42.474Z"},"isSnapshotUpdate":false}"#;

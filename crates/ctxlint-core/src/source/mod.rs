@@ -183,16 +183,14 @@ impl SourceRef {
     /// allocate and fault in a megabyte for each.
     pub fn lines(&self) -> Result<LineReader<Box<dyn Read + Send>>> {
         let r = self.open()?;
-        Ok(LineReader::with_capacity(self.buffer_hint(1 << 20), r))
+        let size = self.size();
+        Ok(LineReader::with_capacity(buffer_hint_of(size, 1 << 20), r).with_len(size))
     }
 
     /// A read buffer size for this input: its size on disk plus one byte,
     /// between 8 KiB and `max` bytes (`max` when the size is unknown).
     pub fn buffer_hint(&self, max: usize) -> usize {
-        match self.size() {
-            Some(n) => usize::try_from(n.saturating_add(1)).unwrap_or(max).clamp(8 << 10, max.max(8 << 10)),
-            None => max,
-        }
+        buffer_hint_of(self.size(), max)
     }
 
     /// Whether the first `len` bytes of the file end a line (byte `len - 1`
@@ -488,6 +486,14 @@ fn read_head_at(f: &File, buf: &mut [u8]) -> io::Result<usize> {
         let n = read_head(g, buf)?;
         g.seek(SeekFrom::Start(0))?;
         Ok(n)
+    }
+}
+
+/// [`SourceRef::buffer_hint`] for an input of `size` bytes (`None`: unknown).
+fn buffer_hint_of(size: Option<u64>, max: usize) -> usize {
+    match size {
+        Some(n) => usize::try_from(n.saturating_add(1)).unwrap_or(max).clamp(8 << 10, max.max(8 << 10)),
+        None => max,
     }
 }
 
