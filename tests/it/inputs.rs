@@ -277,6 +277,32 @@ fn fingerprints_are_project_relative_and_a_baseline_survives_another_spelling() 
     assert_eq!((code, v["summary"]["findings"].as_u64()), (0, Some(0)));
 }
 
+/// The configuration of a file named through a symlink and `..` is found
+/// from the folder its path names as text: when that path (`link/../s.jsonl`,
+/// `./s.jsonl` as text, `a/s.jsonl` to the kernel) names a directory with a
+/// `ctxlint.toml`, that directory's configuration applies, named or walked
+/// (a file's folder is taken as its parent without asking only when its
+/// path has no `..`).
+#[cfg(unix)]
+#[test]
+fn a_path_through_a_symlink_and_dotdot_keeps_its_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "a/session.jsonl", &claude_session());
+    std::fs::create_dir_all(d.join("a/b")).unwrap();
+    std::os::unix::fs::symlink("a/b", d.join("link")).unwrap();
+    put(d, "session.jsonl/ctxlint.toml", "[rules]\norphan-tool-result = \"off\"\n");
+    for arg in ["link/../session.jsonl", "link/.."] {
+        let (code, v, err) = check_json(d, &[arg]);
+        assert_eq!(code, 0, "{arg}: {err}");
+        assert_eq!(v["findings"].as_array().unwrap().len(), 0, "{arg}: {v}");
+        assert_eq!(v["files"][0]["path"], "link/../session.jsonl", "{arg}");
+    }
+    // Named without the detour, its own folder's (none): the finding.
+    let (code, v, _) = check_json(d, &["a/session.jsonl"]);
+    assert_eq!((code, v["findings"][0]["rule"].as_str()), (1, Some("orphan-tool-result")));
+}
+
 #[test]
 fn configuration_is_found_from_each_inputs_folder() {
     let dir = tempfile::tempdir().unwrap();

@@ -240,9 +240,14 @@ pub fn check_plan_observed<O: InputObserver>(
     let texts = observer.texts();
     let lopts = LoadOptions { forced: plan.forced, texts };
     let check_one = |job: Job| {
-        // A file stamped at discovery is a file: its folder is its parent.
-        let stamped_file =
-            matches!(&job, Job::File(s, _) if matches!(s.origin, source::Origin::File(_)) && s.seen.is_some());
+        // A file stamped at discovery is a file: its folder is its parent —
+        // when its display path is that file's path as text, with no `..`
+        // (`link/../f.jsonl` is not `./f.jsonl` to the kernel, and a name
+        // that is not UTF-8 is shown with U+FFFD: then the display path may
+        // name a directory, whose configuration applies, as it did before).
+        let stamped_file = matches!(&job, Job::File(s, _) if s.seen.is_some() && matches!(&s.origin,
+            source::Origin::File(p) if p.to_str() == Some(s.display.as_str())
+                && !p.components().any(|c| c == std::path::Component::ParentDir)));
         let config = match configs.for_input(job.display(), stamped_file) {
             Ok(c) => c,
             Err(e) => {
