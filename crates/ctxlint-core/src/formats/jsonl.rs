@@ -288,8 +288,40 @@ pub fn invalid_utf8(bytes: &[u8]) -> String {
 pub fn describe_line_error(bytes: &[u8], e: &serde_json::Error) -> String {
     match std::str::from_utf8(bytes) {
         Err(_) => invalid_utf8(bytes),
-        Ok(_) => describe_json_error(e),
+        Ok(_) => match lone_surrogate(bytes).filter(|_| is_syntax_error(e)) {
+            // serde_json names it "unexpected end of hex escape" or "lone
+            // leading surrogate in hex escape": say what the escape is.
+            Some((at, esc)) => format!(
+                "{}: `{esc}` at column {at} is a lone UTF-16 surrogate (half of a character cut in two), which JavaScript's JSON.parse reads but strict JSON parsers and providers' APIs reject",
+                describe_json_error(e)
+            ),
+            None => describe_json_error(e),
+        },
     }
+}
+
+/// The first `\uXXXX` escape of a UTF-16 surrogate that is not half of a
+/// pair (a high surrogate not followed by a low one's escape, or a low one
+/// alone): its 1-based column (byte) and its text. JSON's grammar allows it;
+/// RFC 8259 §8.2 leaves its meaning to the parser, and serde_json refuses it.
+pub fn lone_surrogate(bytes: &[u8]) -> Option<(usize, &str)> {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = bytes.get(at + 2..at + 6)?;
+        (bytes.get(at + 1) == Some(&b'u')).then_some(())?;
+        u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'\\', &bytes[i..]) {
+        let at = i + k;
+        match unit(at) {
+            Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => i = at + 12,
+            Some(0xD800..=0xDFFF) => return Some((at + 1, std::str::from_utf8(&bytes[at..at + 6]).ok()?)),
+            Some(_) => i = at + 6,
+            // Any other escape is two bytes (`\\` included).
+            None => i = at + 2,
+        }
+    }
+    None
 }
 
 /// Describes a serde_json error on a line for a human ("EOF while parsing a
@@ -317,6 +349,22 @@ pub fn is_syntax_error(e: &serde_json::Error) -> bool {
 mod tests {
     use super::*;
     use crate::source::Origin;
+
+    /// A lone surrogate escape is found and named; pairs, other escapes and
+    /// an escaped backslash before `u` are not one.
+    #[test]
+    fn lone_surrogates_are_found_and_named() {
+        assert_eq!(lone_surrogate(br#"{"t":"a \ud83d b"}"#), Some((9, r"\ud83d")));
+        assert_eq!(lone_surrogate(br#"{"t":"\udc00"}"#), Some((7, r"\udc00")));
+        assert_eq!(lone_surrogate(br#"{"t":"\ud83d\ude00 \u00e9 \n \\ud83d"}"#), None);
+        assert_eq!(lone_surrogate(br#"{"t":"\ud83d\ude00\ud83d"}"#), Some((19, r"\ud83d")));
+        assert_eq!(lone_surrogate(br#"{"t":"\ud83d\u0041"}"#), Some((7, r"\ud83d")));
+        assert_eq!(lone_surrogate(br#"{"t":"\ud8"}"#), None);
+        let line = br#"{"type":"message","text":"hi \ud83d there"}"#;
+        let e = serde_json::from_slice::<serde_json::Value>(line).unwrap_err();
+        let why = describe_line_error(line, &e);
+        assert!(why.contains(r"`\ud83d` at column 30 is a lone UTF-16 surrogate"), "{why}");
+    }
 
     /// The parallel reader sees exactly the lines, offsets and verdicts of the
     /// sequential one, across many batches (blank, CRLF, NUL, torn and long lines).
