@@ -254,7 +254,13 @@ fn rstr(v: Option<&RawValue>) -> Option<Cow<'_, str>> {
     }
     match serde_json::from_str::<&str>(s) {
         Ok(b) => Some(Cow::Borrowed(b)),
-        Err(_) => serde_json::from_str::<String>(s).ok().map(Cow::Owned),
+        Err(_) => serde_json::from_str::<String>(s)
+            .ok()
+            // A lone surrogate escape (Claude Code cutting a tool's output
+            // inside an emoji): read with U+FFFD there, the one unreadable
+            // character JSON.parse gives the runtime, not as no text at all.
+            .or_else(|| serde_json::from_str::<String>(&jsonl::replace_lone_surrogates(s)?).ok())
+            .map(Cow::Owned),
     }
 }
 
@@ -965,6 +971,26 @@ mod tests {
     }
 
     const U1: &str = r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"list files"}}"#;
+
+    /// A lone surrogate escape in a tool result and a user text (Claude
+    /// Code cut the output inside an emoji) reads as U+FFFD there, not as
+    /// no text; a pair reads as its character.
+    #[test]
+    fn a_lone_surrogate_reads_as_the_replacement_character() {
+        let s = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"list \ud83d\ude00 files \udc00"}}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"msg_1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use"}}"#,
+            r#"{"type":"user","uuid":"r1","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt \ud83d"}]}}"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        assert_eq!(t.entries.len(), 3);
+        assert!(input.bad_lines.is_empty());
+        let text = |i: usize| t.message(&t.entries[i]).unwrap().blocks[0].text.to_string();
+        assert_eq!(text(0), "list \u{1F600} files \u{FFFD}");
+        assert_eq!(text(2), "a.txt \u{FFFD}");
+    }
 
     #[test]
     fn split_assistant_entries_share_a_call_group() {

@@ -300,6 +300,24 @@ pub fn describe_line_error(bytes: &[u8], e: &serde_json::Error) -> String {
     }
 }
 
+/// `text` (JSON) with every lone UTF-16 surrogate escape ([`lone_surrogate`])
+/// written as `\ufffd`, the replacement character: the one unreadable
+/// character JavaScript's JSON.parse holds there, in a text Rust can hold
+/// (the same length, so offsets and columns hold). `None` when it has none.
+pub fn replace_lone_surrogates(text: &str) -> Option<String> {
+    let mut out = text.as_bytes().to_vec();
+    let mut from = 0;
+    let mut any = false;
+    while let Some((col, _)) = lone_surrogate(&out[from..]) {
+        let at = from + col - 1;
+        out[at..at + 6].copy_from_slice(br"\ufffd");
+        from = at + 6;
+        any = true;
+    }
+    // (Only ASCII bytes were written over ASCII bytes.)
+    any.then(|| String::from_utf8(out).ok()).flatten()
+}
+
 /// The first `\uXXXX` escape of a UTF-16 surrogate that is not half of a
 /// pair (a high surrogate not followed by a low one's escape, or a low one
 /// alone): its 1-based column (byte) and its text. JSON's grammar allows it;
@@ -360,6 +378,11 @@ mod tests {
         assert_eq!(lone_surrogate(br#"{"t":"\ud83d\ude00\ud83d"}"#), Some((19, r"\ud83d")));
         assert_eq!(lone_surrogate(br#"{"t":"\ud83d\u0041"}"#), Some((7, r"\ud83d")));
         assert_eq!(lone_surrogate(br#"{"t":"\ud8"}"#), None);
+        assert_eq!(
+            replace_lone_surrogates(r#"{"t":"\ud83d\ude00 \ud83d \\ud83d \udc00"}"#).as_deref(),
+            Some(r#"{"t":"\ud83d\ude00 \ufffd \\ud83d \ufffd"}"#)
+        );
+        assert_eq!(replace_lone_surrogates(r#"{"t":"\ud83d\ude00"}"#), None);
         let line = br#"{"type":"message","text":"hi \ud83d there"}"#;
         let e = serde_json::from_slice::<serde_json::Value>(line).unwrap_err();
         let why = describe_line_error(line, &e);
