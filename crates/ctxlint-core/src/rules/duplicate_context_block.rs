@@ -357,10 +357,16 @@ fn blocks<'a>(s: &Settings, text: &'a str) -> Vec<std::borrow::Cow<'a, str>> {
 
 /// [`blocks`] of a text whose wrappers are already set aside.
 fn blocks_in<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
+    // (Substring searches built once: `str::find` prepares its searcher on
+    // every call, for every text and paragraph.)
+    static OPEN: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new("<system-reminder>"));
+    static CLOSE: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new("</system-reminder>"));
     let mut out = Vec::new();
     let mut rest: &str = text;
-    while let Some(a) = rest.find("<system-reminder>") {
-        match rest[a..].find("</system-reminder>") {
+    while let Some(a) = OPEN.find(rest.as_bytes()) {
+        match CLOSE.find(&rest.as_bytes()[a..]) {
             Some(z) => {
                 let b = rest[a..a + z + 18].trim();
                 if !allowed(s, b) {
@@ -376,8 +382,8 @@ fn blocks_in<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
         // without counting them.)
         if p.len() < s.context_block_min
             || p.chars().count() < s.context_block_min
-            || p.contains("<system-reminder>")
-            || p.contains("</system-reminder>")
+            || OPEN.find(p.as_bytes()).is_some()
+            || CLOSE.find(p.as_bytes()).is_some()
             || allowed(s, p)
         {
             continue;
