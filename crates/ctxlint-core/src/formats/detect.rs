@@ -246,8 +246,10 @@ fn document_detection(bytes: &[u8], parsed: Option<&Value>) -> Option<Detection>
     // building it, with `log.entries` and `log.version` or `log.creator`
     // where [`har::sniff`] looks for them (and no trajectory's
     // `traceSchema`, the one test before it).
-    // (A value parsed from these bytes makes them valid JSON.)
-    if har::sniff_bytes(bytes)
+    // (A value parsed from these bytes makes them valid JSON, and one with
+    // no top-level `log` key is no archive: its bytes are not scanned.)
+    if parsed.is_none_or(|v| v.get("log").is_some())
+        && har::sniff_bytes(bytes)
         && crate::locate::locate(bytes, "/traceSchema").is_none()
         && (parsed.is_some() || serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok())
     {
