@@ -12,7 +12,7 @@ use crate::model::*;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// A pairing defect.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub enum Pairing {
     /// A call with no result.
     Unanswered {
@@ -30,6 +30,38 @@ pub enum Pairing {
         /// It answers a call that already has a result.
         second: bool,
     },
+}
+
+/// The [`request`] pairings of every request of one stream, computed once,
+/// when first asked, and shared by the two rules that read them
+/// (`unanswered-tool-call` and `orphan-tool-result`, which may run in
+/// parallel: [`OnceLock`](std::sync::OnceLock)): one sweep over the
+/// requests' messages instead of two. On a large stream those sweeps are
+/// bound by memory, not by computing (a 96 MB OpenTelemetry trace's
+/// requests do not fit in the cache): each sweep took 12 times what it
+/// took on a trace of an eighth of the size.
+#[derive(Debug, Default)]
+pub struct StreamPairings {
+    /// Request `i`'s pairings are `all[starts[i]..starts[i + 1]]`.
+    once: std::sync::OnceLock<(Vec<usize>, Vec<Pairing>)>,
+}
+
+impl StreamPairings {
+    /// The pairings of each request of `s` (the same stream on every call),
+    /// in request order.
+    pub fn requests<'a>(&'a self, s: &Stream) -> impl Iterator<Item = &'a [Pairing]> + 'a {
+        let (starts, all) = self.once.get_or_init(|| {
+            let mut starts = Vec::with_capacity(s.requests.len() + 1);
+            let mut all = Vec::new();
+            starts.push(0);
+            for r in &s.requests {
+                all.extend(request(r));
+                starts.push(all.len());
+            }
+            (starts, all)
+        });
+        starts.windows(2).map(move |w| &all[w[0]..w[1]])
+    }
 }
 
 /// Pairs the calls and results of one request.

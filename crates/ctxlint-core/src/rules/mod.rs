@@ -70,6 +70,9 @@ pub struct RuleContext<'a> {
     /// For streams: how the requests continue each other, computed once for
     /// all rules (empty and unused for transcripts).
     pub conversation: &'a crate::conversation::Facts,
+    /// For streams: each request's tool-call pairing, computed once for the
+    /// rules that read it.
+    pub pairings: &'a crate::analysis::pairing::StreamPairings,
     /// Effective settings (patterns, thresholds).
     pub settings: &'a Settings,
     /// Findings reported so far for this input (at most [`MAX_LISTED`]).
@@ -197,9 +200,19 @@ pub fn run_selected(input: &Input, settings: &Settings, enabled: &(dyn Fn(RuleId
     };
     let conversation = crate::conversation::Facts::default();
     let conversation = &conversation;
+    let pairings = crate::analysis::pairing::StreamPairings::default();
+    let pairings = &pairings;
     let run = |&(rule, check): &(RuleId, Check)| {
-        let mut cx =
-            RuleContext { input, transcript, stream, conversation, settings, findings: Vec::new(), unlisted: 0 };
+        let mut cx = RuleContext {
+            input,
+            transcript,
+            stream,
+            conversation,
+            pairings,
+            settings,
+            findings: Vec::new(),
+            unlisted: 0,
+        };
         if enabled(rule) {
             check(&mut cx);
         }

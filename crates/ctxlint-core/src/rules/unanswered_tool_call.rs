@@ -1,7 +1,7 @@
 //! CTX301 `unanswered-tool-call`.
 
 use super::{RuleContext, RuleId, RuleMeta};
-use crate::analysis::pairing::{self, Pairing};
+use crate::analysis::pairing::Pairing;
 use crate::finding::{Finding, Severity};
 
 /// Metadata and documentation.
@@ -105,9 +105,9 @@ pub fn check(cx: &mut RuleContext) {
         // An element re-sent with the history of a later request of the same
         // conversation is the same defect: reported once, at its first request.
         let mut memo = crate::analysis::dup::StreamMemo::new(stream, cx.conversation.links(stream));
-        for r in &stream.requests {
+        for (r, pairs) in stream.requests.iter().zip(cx.pairings.requests(stream)) {
             memo.next_request();
-            for p in pairing::request(r) {
+            for &p in pairs {
                 if let Pairing::Unanswered { unit, block } = p {
                     let b = &r.messages[unit as usize].blocks[block as usize];
                     let id = b.tool_id.as_deref().unwrap_or("");
