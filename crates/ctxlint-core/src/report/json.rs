@@ -66,12 +66,13 @@ pub fn render(r: &CheckReport) -> String {
 /// [`super::BATCH`] and written in order as each batch is done.
 pub fn write(r: &CheckReport, out: Out<'_>) -> std::io::Result<()> {
     const SLOT: &str = "\u{0}findings\u{0}";
+    const FILES: &str = "\u{0}files\u{0}";
     let v = json!({
         "version": 1,
         "tool": "ctxlint",
         "tool_version": env!("CARGO_PKG_VERSION"),
         "findings": SLOT,
-        "files": r.files,
+        "files": FILES,
         "skipped": r.skipped.iter().map(|s| json!({"path": crate::text::mask_secrets(&s.path), "reason": crate::text::mask_secrets(&s.reason)})).collect::<Vec<_>>(),
         "failed": failed(r),
         "unlisted": r.unlisted,
@@ -79,10 +80,17 @@ pub fn write(r: &CheckReport, out: Out<'_>) -> std::io::Result<()> {
     });
     let head = serde_json::to_string_pretty(&v).unwrap_or_default();
     let slot = serde_json::to_string(SLOT).unwrap_or_default();
+    let files = serde_json::to_string(FILES).unwrap_or_default();
     let (pre, post) = head.split_once(&slot).unwrap_or((&head, ""));
+    let (mid, post) = post.split_once(&files).unwrap_or((post, ""));
     out.write_all(pre.as_bytes())?;
     // Each finding sits at depth 2: its lines are indented by four more spaces.
     write_array(out, &r.findings, 4, finding_value)?;
+    out.write_all(mid.as_bytes())?;
+    // The files too, each written straight from its summary (a report of
+    // 20,000 small files built a JSON value of every summary first: 0.17 s
+    // and 66 MB).
+    write_items(out, &r.files, 4)?;
     out.write_all(post.as_bytes())?;
     out.write_all(b"\n")
 }
@@ -96,6 +104,21 @@ pub fn write_array<T: Sync>(
     indent: usize,
     value: impl Fn(&T) -> Value + Sync,
 ) -> std::io::Result<()> {
+    write_rendered(out, items, indent, |x, w| serde_json::to_writer_pretty(w, &value(x)))
+}
+
+/// [`write_array`] of items serialized as they are (no [`Value`] built).
+pub fn write_items<T: serde::Serialize + Sync>(out: Out<'_>, items: &[T], indent: usize) -> std::io::Result<()> {
+    write_rendered(out, items, indent, |x, w| serde_json::to_writer_pretty(w, x))
+}
+
+/// [`write_array`] with each element written by `render` into its indented buffer.
+fn write_rendered<T: Sync>(
+    out: Out<'_>,
+    items: &[T],
+    indent: usize,
+    render: impl Fn(&T, Indented<&mut Vec<u8>>) -> serde_json::Result<()> + Sync,
+) -> std::io::Result<()> {
     if items.is_empty() {
         return out.write_all(b"[]");
     }
@@ -105,7 +128,7 @@ pub fn write_array<T: Sync>(
             .par_iter()
             .map(|x| {
                 let mut buf = vec![b' '; indent];
-                let _ = serde_json::to_writer_pretty(Indented::new(&mut buf, indent), &value(x));
+                let _ = render(x, Indented::new(&mut buf, indent));
                 buf
             })
             .collect();
