@@ -343,16 +343,91 @@ fn show_compact_rebuilds_the_context_at_a_compaction_with_the_latest_summary_fir
         vec![
             (0, 0, None, vec![2], vec![0]),
             (1, 0, None, vec![3, 4], vec![1, 2]),
-            (0, 3, c.clone(), vec![6, 4, 5, 7], vec![0, 1, 2, 3]),
-            (0, 4, c, vec![9, 4, 5, 7, 8, 10], vec![0, 1, 2, 3, 4, 5]),
+            // The compaction keeps line 4 (sent at step 1): it is not listed again.
+            (0, 2, c.clone(), vec![6, 5, 7], vec![0, 2, 3]),
+            // Lines 4, 5 and 7 (step 2's positions 1-3) are kept after the new summary.
+            (0, 1, c, vec![9, 8, 10], vec![0, 4, 5]),
         ]
     );
+    let (_, v) = run_json(&["show", "fixtures/kinds/oc-two-compactions-only-latest-summary/session.jsonl"]);
+    assert_eq!(v["requests"][2]["delta"]["kept"], serde_json::json!([{"from": 2, "at": 1, "count": 1}]));
+    assert_eq!(v["requests"][3]["delta"]["kept"], serde_json::json!([{"from": 1, "at": 1, "count": 3}]));
+    assert_eq!(v["requests"][1]["delta"]["kept"], serde_json::json!([]));
     let (_, out, _) =
         run(&["show", "fixtures/kinds/oc-two-compactions-only-latest-summary/session.jsonl", "--color", "never"]);
     assert!(
-        out.contains("context rebuilt (compaction): 0 messages carried over from step 1, 3 no longer sent, 4 new"),
+        out.contains("context rebuilt (compaction): 0 messages carried over from step 1, 1 sent again further on (not listed), 2 no longer sent, 3 new"),
         "{out}"
     );
+    // --full still lists whole contexts.
+    let (_, full, _) = run(&[
+        "show",
+        "fixtures/kinds/oc-two-compactions-only-latest-summary/session.jsonl",
+        "--full",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(full.matches("│ 4 ┆ 8 ").count(), 1, "{full}");
+}
+
+/// A pi session of `n` turns, each followed by a compaction that keeps every
+/// entry from the first user message on.
+fn keep_everything_session(n: usize) -> String {
+    let mut out =
+        String::from(r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#);
+    out.push('\n');
+    let mut prev = String::from("null");
+    let mut k = 0;
+    let mut entry = |body: String, out: &mut String| {
+        k += 1;
+        let id = format!("{k:08x}");
+        out.push_str(&format!(r#"{{"id":"{id}","parentId":{prev},"timestamp":"2026-01-01T00:00:00.000Z",{body}}}"#));
+        out.push('\n');
+        prev = format!("\"{id}\"");
+    };
+    for i in 0..n {
+        entry(
+            format!(
+                r#""type":"message","message":{{"role":"user","content":[{{"type":"text","text":"question {i}"}}],"timestamp":1}}"#
+            ),
+            &mut out,
+        );
+        entry(
+            format!(
+                r#""type":"message","message":{{"role":"assistant","content":[{{"type":"text","text":"answer {i}"}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1}}"#
+            ),
+            &mut out,
+        );
+        entry(
+            format!(r#""type":"compaction","summary":"summary {i}","firstKeptEntryId":"00000001","tokensBefore":10"#),
+            &mut out,
+        );
+    }
+    out
+}
+
+#[test]
+fn show_lists_a_kept_message_once_however_many_compactions_keep_it() {
+    // Every step's context is the whole session: listing it at each
+    // compaction made the output grow with the square of the session
+    // (3,000 turns: 54 s and 1.4 GB of text; the HTML report 2 GB of memory).
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("keep.jsonl");
+    std::fs::write(&f, keep_everything_session(300)).unwrap();
+    let (code, v) = run_json(&["show", f.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let units = v["requests"].as_array().unwrap();
+    assert_eq!(units.len(), 300);
+    for (n, u) in units.iter().enumerate().skip(2) {
+        // The new summary, the previous answer and the new question.
+        let lines: Vec<u64> = u["messages"].as_array().unwrap().iter().map(|m| m["line"].as_u64().unwrap()).collect();
+        let l = 3 * n as u64 + 2;
+        assert_eq!(lines, vec![l - 1, l - 2, l], "step {n}");
+        assert_eq!(u["delta"]["kept"], serde_json::json!([{"from": 1, "at": 1, "count": 2 * n - 1}]), "step {n}");
+        assert_eq!((u["delta"]["dropped"].as_u64(), u["context_messages"].as_u64()), (Some(1), Some(2 * n as u64 + 2)));
+    }
+    let (_, out, _) = run(&["show", f.to_str().unwrap(), "--color", "never"]);
+    assert!(out.len() < 2_000 * 300, "{} bytes", out.len());
 }
 
 #[test]

@@ -433,3 +433,48 @@ fn in_chromium_the_cost_of_findings_and_an_unexplained_cache_break_are_shown() {
     );
     assert_eq!(b.exceptions(), Vec::<String>::new());
 }
+
+#[test]
+fn a_rebuilt_context_that_sends_earlier_messages_again_embeds_them_once() {
+    let d = tempfile::tempdir().unwrap();
+    let html = std::fs::read_to_string(report(
+        d.path(),
+        &["fixtures/kinds/oc-two-compactions-only-latest-summary/session.jsonl"],
+    ))
+    .unwrap();
+    let page = &embedded(&html, "ctxlint-index")["pages"][0];
+    // Steps 2 and 3 are compactions that keep earlier messages after their summary.
+    assert_eq!(page["kept"], serde_json::json!([[2, [[2, 1, 1]]], [3, [[1, 1, 3]]]]));
+    assert_eq!(page["new"], serde_json::json!([1, 2, 3, 3]));
+    assert_eq!(page["dropped"], serde_json::json!([0, 0, 2, 1]));
+    assert_eq!(page["ctx"], serde_json::json!([1, 3, 4, 6]));
+    // The bytes of a whole context count the kept messages too (80 + 67 + 72
+    // at step 1; 260 + 72 + 75 + 43 at step 2).
+    assert_eq!(page["bytes"][1], 219);
+    assert_eq!(page["bytes"][2], 450);
+}
+
+#[test]
+#[cfg_attr(ctxlint_no_chromium, ignore = "needs Chromium (apt-get install chromium)")]
+fn in_chromium_a_compacted_step_shows_its_whole_context_with_the_kept_messages_in_place() {
+    let Some(mut b) = Browser::launch() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let file = report(d.path(), &["fixtures/kinds/oc-two-compactions-only-latest-summary/session.jsonl"]);
+    b.navigate(&file, "#p=0&s=3");
+    let lines = "[...document.querySelectorAll('#context tbody tr')].map(r => r.children[4].textContent).join()";
+    assert_eq!(b.eval(lines), "9,4,5,7,8,10");
+    let new = "[...document.querySelectorAll('#context tbody tr.new')].map(r => r.children[4].textContent).join()";
+    assert_eq!(b.eval(new), "9,8,10");
+    let side = "[...document.querySelectorAll('#side-by-side table')].map(t => [...t.querySelectorAll('td.num:first-child')].map(c => c.textContent).join(' ')).join('|')";
+    assert_eq!(b.eval(side), "0|0 4 5");
+    assert!(
+        b.eval("document.querySelector('#side-by-side').previousElementSibling.textContent")
+            .as_str()
+            .unwrap()
+            .starts_with("0 messages carried over from step 2; 3 sent again further on; 1 no longer sent; 3 new")
+    );
+    // Walking back to step 2 rebuilds its context from the start.
+    b.navigate(&file, "#p=0&s=2");
+    assert_eq!(b.eval(lines), "6,4,5,7");
+    assert_eq!(b.exceptions(), Vec::<String>::new());
+}

@@ -36,7 +36,9 @@
 //!        model: Option<String>, tools: Option<Tools>,
 //!        context_len, delta: Option<Delta>,          // compact mode: what changed
 //!        messages: Vec<ShownMessage> }               // compact: the new ones only
-//! Delta { previous: Option<usize>, carried, dropped, rebuilt: Option<&str> }
+//! Delta { previous: Option<usize>, carried, dropped, rebuilt: Option<&str>,
+//!         kept: Vec<Kept> }                        // sent again further on: not listed
+//! Kept { from, at, count }                         // positions in the previous context and this one
 //! ShownMessage { index, role, kind, pointer, line, entry_id, bytes, hash, first_line, blocks }
 //! ShownBlock { kind, pointer, bytes, truncated, text, tool_name, tool_id }  // text: selected request only
 //! ```
@@ -150,6 +152,41 @@ pub struct Delta {
     /// Why the context is not the previous one extended: `compaction`,
     /// `another branch`, `context carrier dropped`, `history differs`.
     pub rebuilt: Option<&'static str>,
+    /// Messages of the previous context sent again in this one after the
+    /// carried ones (a compaction keeps the latest entries after its
+    /// summary): not listed in compact mode, not counted in `dropped`.
+    /// In order of `at`; empty when the context was not rebuilt.
+    pub kept: Vec<Kept>,
+}
+
+/// A run of messages of the previous context sent again further on in a
+/// rebuilt one: positions `from..from + count` of the previous context (its
+/// whole context: the base instructions, when the format has them, are 0)
+/// are positions `at..at + count` of this one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Kept {
+    /// Position of the run's first message in the previous context.
+    pub from: usize,
+    /// Position of the run's first message in this context.
+    pub at: usize,
+    /// Messages in the run.
+    pub count: usize,
+}
+
+/// The runs of `old[k..]` that `new[k..]` sends again (after the common
+/// prefix of `k` entries), as [`Kept`] positions in the two lists (each
+/// entry is in a context at most once).
+fn kept_runs(old: &[u32], new: &[u32], k: usize) -> Vec<Kept> {
+    let at_old: foldhash::HashMap<u32, usize> = old.iter().enumerate().skip(k).map(|(i, &x)| (x, i)).collect();
+    let mut runs: Vec<Kept> = Vec::new();
+    for (j, x) in new.iter().enumerate().skip(k) {
+        let Some(&i) = at_old.get(x) else { continue };
+        match runs.last_mut() {
+            Some(r) if r.from + r.count == i && r.at + r.count == j => r.count += 1,
+            _ => runs.push(Kept { from: i, at: j, count: 1 }),
+        }
+    }
+    runs
 }
 
 /// What `show` lists per unit.
@@ -339,8 +376,13 @@ pub fn show_each_texts(
                     if same_tools {
                         u.tools = None;
                     }
-                    u.delta =
-                        Some(Delta { previous, carried, dropped, rebuilt: (dropped > 0).then_some("history differs") });
+                    u.delta = Some(Delta {
+                        previous,
+                        carried,
+                        dropped,
+                        rebuilt: (dropped > 0).then_some("history differs"),
+                        kept: Vec::new(),
+                    });
                     prev = Some((r.index, hashes, tools));
                     listed += u.messages.len() + 1;
                     batch.push(u);
@@ -402,8 +444,18 @@ pub fn show_each_texts(
                 let change = walk.advance(t, &tree, e);
                 let job = if compact {
                     let carried = if n == 0 { 0 } else { change.carried + base };
-                    let delta =
-                        Delta { previous: n.checked_sub(1), carried, dropped: change.dropped, rebuilt: change.rebuilt };
+                    let kept = change
+                        .kept
+                        .iter()
+                        .map(|r| Kept { from: r.from + base, at: r.at + base, count: r.count })
+                        .collect();
+                    let delta = Delta {
+                        previous: n.checked_sub(1),
+                        carried,
+                        dropped: change.dropped,
+                        rebuilt: change.rebuilt,
+                        kept,
+                    };
                     Job::new(t, n, e, &walk.ctx, carried, Some(delta))
                 } else {
                     Job::new(t, n, e, &walk.ctx, 0, None)
@@ -425,15 +477,15 @@ pub fn show_each_texts(
 
 /// What one step's unit is built from: step `n` at model call `entry`,
 /// listing the messages of its context from position `from` on (the base
-/// instructions, when the format has them, are position 0).
+/// instructions, when the format has them, are position 0) but those its
+/// delta says are [`Delta::kept`].
 #[derive(Debug)]
 struct Job {
     n: usize,
     entry: u32,
-    /// The listed context entries (those from `from` on, less the base instructions).
-    listed: Vec<u32>,
-    /// Position of `listed[0]` in the whole context.
-    first: usize,
+    /// The listed context entries (those from `from` on, less the base
+    /// instructions and the kept ones), with their positions in the whole context.
+    listed: Vec<(usize, u32)>,
     /// The base instructions are listed (first).
     with_base: bool,
     /// Messages in the whole context.
@@ -445,15 +497,20 @@ impl Job {
     fn new(t: &Transcript, n: usize, entry: u32, ctx: &[u32], from: usize, delta: Option<Delta>) -> Self {
         let base = usize::from(t.base_instructions.is_some());
         let skip = from.saturating_sub(base).min(ctx.len());
-        Job {
-            n,
-            entry,
-            listed: ctx[skip..].to_vec(),
-            first: base + skip,
-            with_base: base == 1 && from == 0,
-            context_len: base + ctx.len(),
-            delta,
+        let kept = delta.as_ref().map_or(&[][..], |d| &d.kept[..]);
+        let mut runs = kept.iter().peekable();
+        let mut listed = Vec::with_capacity(ctx.len() - skip);
+        for (i, &x) in ctx.iter().enumerate().skip(skip) {
+            let pos = base + i;
+            while runs.peek().is_some_and(|r| r.at + r.count <= pos) {
+                runs.next();
+            }
+            if runs.peek().is_some_and(|r| r.at <= pos) {
+                continue;
+            }
+            listed.push((pos, x));
         }
+        Job { n, entry, listed, with_base: base == 1 && from == 0, context_len: base + ctx.len(), delta }
     }
 }
 
@@ -465,7 +522,7 @@ fn step_context(t: &Transcript, tree: &Tree, s: u32) -> Vec<u32> {
 }
 
 /// How a step's context came from the previous step's ([`StepWalker::advance`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Change {
     /// Entries of the previous context still sent: the first `carried` of the new one.
     pub carried: usize,
@@ -473,6 +530,10 @@ pub struct Change {
     pub dropped: usize,
     /// Why the previous context was not simply extended.
     pub rebuilt: Option<&'static str>,
+    /// A rebuilt context: the entries of the previous one it sends again
+    /// after the carried ones (positions in the two contexts' entry lists,
+    /// base instructions not counted).
+    pub kept: Vec<Kept>,
 }
 
 /// The contexts of successive steps, each computed from the previous one:
@@ -512,8 +573,12 @@ impl StepWalker {
                             }
                         }
                         self.ctx.truncate(keep);
-                        change =
-                            Change { carried: keep, dropped: before - keep, rebuilt: Some("context carrier dropped") };
+                        change = Change {
+                            carried: keep,
+                            dropped: before - keep,
+                            rebuilt: Some("context carrier dropped"),
+                            kept: Vec::new(),
+                        };
                     }
                 }
                 // The entries from p to s's parent, oldest first.
@@ -549,7 +614,13 @@ impl StepWalker {
                         Some(p) if !tree.is_ancestor_or_self(p, s) => Some("another branch"),
                         Some(_) => Some("compaction"),
                     };
-                    let change = Change { carried: k, dropped: self.ctx.len() - k, rebuilt };
+                    // A compaction keeps the latest entries after its summary: they
+                    // are the previous context's, sent again (listing them again
+                    // at every compaction that keeps everything made `show`'s
+                    // output grow with the square of the session).
+                    let kept = if rebuilt.is_some() { kept_runs(&self.ctx, &next, k) } else { Vec::new() };
+                    let moved: usize = kept.iter().map(|r| r.count).sum();
+                    let change = Change { carried: k, dropped: self.ctx.len() - k - moved, rebuilt, kept };
                     self.ctx = next;
                     self.first_carrier = self.ctx.iter().position(|&x| is_carrier(t, x));
                     change
@@ -631,8 +702,12 @@ impl StepWalker {
             seg.reverse();
         }
         let same = self.ctx[keep..].iter().zip(&seg).take_while(|(a, b)| a == b).count();
-        let change =
-            Change { carried: keep + same, dropped: self.ctx.len() - keep - same, rebuilt: Some("another branch") };
+        let change = Change {
+            carried: keep + same,
+            dropped: self.ctx.len() - keep - same,
+            rebuilt: Some("another branch"),
+            kept: Vec::new(),
+        };
         self.ctx.truncate(keep);
         self.ctx.extend(seg);
         self.first_carrier = match self.first_carrier.filter(|&k| k < keep) {
@@ -733,7 +808,7 @@ fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job,
         let line = Some(t.base_instructions_line).filter(|l| *l > 0);
         messages.push(from_message(0, m, line, None, text_chars));
     }
-    for (k, &x) in j.listed.iter().enumerate() {
+    for &(pos, x) in &j.listed {
         let xe = &t.entries[x as usize];
         let Some(mut m) = t.message(xe) else { continue };
         // Loaded with compact texts, the text its first line comes from may not
@@ -743,7 +818,7 @@ fn step_unit(reload: &mut crate::formats::Reloader<'_>, t: &Transcript, j: &Job,
                 m.blocks = full.blocks;
             }
         }
-        messages.push(from_message(j.first + k, &m, Some(xe.line), xe.id.as_deref(), text_chars));
+        messages.push(from_message(pos, &m, Some(xe.line), xe.id.as_deref(), text_chars));
     }
     let model = t.message(e).and_then(|m| m.assistant).and_then(|a| a.model).map(|m| mask_secrets(&m));
     Unit {
@@ -996,8 +1071,22 @@ mod tests {
                 whole.retain(|&x| t.entries[x as usize].has_message());
                 assert_eq!(fresh, whole, "round {round}, step at entry {e}:\n{text}");
                 let k = before.iter().zip(&fresh).take_while(|(a, b)| a == b).count();
+                let kept: usize = change.kept.iter().map(|r| r.count).sum();
                 if change.rebuilt == Some("another branch") {
-                    assert_eq!((change.carried, change.dropped), (k, before.len() - k), "round {round}, entry {e}");
+                    assert_eq!(
+                        (change.carried, change.dropped + kept),
+                        (k, before.len() - k),
+                        "round {round}, entry {e}"
+                    );
+                }
+                // A kept run is the same entries in both contexts, past the carried ones.
+                for r in &change.kept {
+                    assert!(r.from >= change.carried && r.at >= change.carried, "round {round}, entry {e}");
+                    assert_eq!(
+                        before[r.from..r.from + r.count],
+                        fresh[r.at..r.at + r.count],
+                        "round {round}, entry {e}"
+                    );
                 }
                 if prev.is_some_and(|p| !tree.is_ancestor_or_self(p, e)) {
                     switches += 1;

@@ -85,6 +85,10 @@ pub struct Page {
     pub rebuilt: Vec<u8>,
     /// Messages new at each unit (listed in the blocks).
     pub new: Vec<u32>,
+    /// Units whose rebuilt context sends messages of the previous one again
+    /// after the carried ones (`show`'s [`crate::show::Delta::kept`]):
+    /// `(unit position, [from, at, count] per run)`.
+    pub kept: Vec<(usize, Vec<[usize; 3]>)>,
     /// Model per unit (index into `models`, 0: not recorded).
     pub model: Vec<u16>,
     /// Models named (`models[0]` is `""`).
@@ -150,6 +154,7 @@ struct Meta<'a> {
     dropped: &'a [usize],
     rebuilt: &'a [u8],
     new: &'a [u32],
+    kept: &'a [(usize, Vec<[usize; 3]>)],
     model: &'a [u16],
     models: &'a [String],
     /// Per step `[input, cache_read, cache_write]` tokens, or `null`.
@@ -259,10 +264,35 @@ impl Sink for PageSink {
         for (u, (j, kept)) in units.iter().zip(json) {
             self.text_bytes += kept;
             let carried = u.delta.as_ref().map_or(0, |d| d.carried).min(self.sums.len() - 1);
-            self.sums.truncate(carried + 1);
-            for m in &u.messages {
-                let last = *self.sums.last().unwrap_or(&0);
-                self.sums.push(last + m.bytes as u64);
+            let kept = u.delta.as_ref().map_or(&[][..], |d| &d.kept[..]);
+            if kept.is_empty() {
+                self.sums.truncate(carried + 1);
+                for m in &u.messages {
+                    let last = *self.sums.last().unwrap_or(&0);
+                    self.sums.push(last + m.bytes as u64);
+                }
+            } else {
+                // The whole context in order: the carried messages, then the
+                // kept runs (sizes from the previous context's sums) at their
+                // positions and the listed messages between them.
+                let old = std::mem::take(&mut self.sums);
+                let size = |i: usize| old.get(i + 1).zip(old.get(i)).map_or(0, |(b, a)| b.saturating_sub(*a));
+                let mut sums = old[..=carried].to_vec();
+                let mut listed = u.messages.iter().peekable();
+                for r in kept {
+                    while listed.peek().is_some_and(|m| m.index < r.at) {
+                        let m = listed.next().map_or(0, |m| m.bytes as u64);
+                        sums.push(sums.last().unwrap_or(&0) + m);
+                    }
+                    for i in r.from..r.from + r.count {
+                        sums.push(sums.last().unwrap_or(&0) + size(i));
+                    }
+                }
+                for m in listed {
+                    sums.push(sums.last().unwrap_or(&0) + m.bytes as u64);
+                }
+                self.sums = sums;
+                self.page.kept.push((self.page.index.len(), kept.iter().map(|r| [r.from, r.at, r.count]).collect()));
             }
             let p = &mut self.page;
             p.index.push(u.index);
@@ -421,6 +451,7 @@ impl Page {
             dropped: &self.dropped,
             rebuilt: &self.rebuilt,
             new: &self.new,
+            kept: &self.kept,
             model: &self.model,
             models: &self.models,
             usage: (!self.usage.is_empty())

@@ -68,8 +68,14 @@ fn delta_line(s: &Shown, u: &Unit, d: &Delta) -> Option<String> {
     let n = u.messages.len();
     let new = if n == 0 { "nothing new".to_string() } else { format!("{n} new") };
     let m = |k: usize| format!("{k} message{}", if k == 1 { "" } else { "s" });
+    let kept: usize = d.kept.iter().map(|r| r.count).sum();
     Some(match d.rebuilt {
         None => format!("{} carried over from {what} {prev}, {new}", m(d.carried)),
+        Some(why) if kept > 0 => format!(
+            "context rebuilt ({why}): {} carried over from {what} {prev}, {kept} sent again further on (not listed), {} no longer sent, {new}",
+            m(d.carried),
+            d.dropped
+        ),
         Some(why) => format!(
             "context rebuilt ({why}): {} carried over from {what} {prev}, {} no longer sent, {new}",
             m(d.carried),
@@ -245,11 +251,12 @@ struct ToolsJson<'a> {
 }
 
 #[derive(serde::Serialize)]
-struct DeltaJson {
+struct DeltaJson<'a> {
     previous: Option<usize>,
     carried: usize,
     dropped: usize,
     rebuilt: Option<&'static str>,
+    kept: &'a [crate::show::Kept],
 }
 
 #[derive(serde::Serialize)]
@@ -262,7 +269,7 @@ struct UnitJson<'a> {
     model: Option<&'a str>,
     tools: Option<ToolsJson<'a>>,
     context_messages: usize,
-    delta: Option<DeltaJson>,
+    delta: Option<DeltaJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     lane: Option<LaneJson>,
     messages: Vec<MessageJson<'a>>,
@@ -295,6 +302,7 @@ fn unit_json(u: &Unit, with_text: bool) -> UnitJson<'_> {
             carried: d.carried,
             dropped: d.dropped,
             rebuilt: d.rebuilt,
+            kept: &d.kept,
         }),
         lane: u.lane.as_ref().map(|l| LaneJson {
             lane: l.lane,

@@ -116,14 +116,33 @@
       blocks: m[7].map((b) => ({ kind: b[0], pointer: b[1], bytes: b[2], cut: !!b[3], text: b[4], tool: b[5], id: b[6] })) };
   }
   // The context of unit `pos` as [unit, message] pairs: each unit carries the
-  // first `carried` messages of the previous unit's context and adds its own.
+  // first `carried` messages of the previous unit's context and adds its own;
+  // a rebuilt one may also send runs of the previous context again further
+  // on (`kept`: [from, at, count], its own messages in between).
+  function keptRuns(p, k) {
+    if (!p.keptMap) p.keptMap = new Map((p.kept || []).map(([u, runs]) => [u, runs]));
+    return p.keptMap.get(k);
+  }
+  function keptCount(p, k) { return (keptRuns(p, k) || []).reduce((a, r) => a + r[2], 0); }
   function context(p, pos) {
     let w = walks.get(p.id);
     if (!w || w.pos > pos) { w = { pos: -1, ctx: [] }; walks.set(p.id, w); }
     while (w.pos < pos) {
       const k = w.pos + 1;
-      w.ctx.length = Math.min(p.carried[k], w.ctx.length);
-      for (let i = 0; i < p.new[k]; i++) w.ctx.push([k, i]);
+      const runs = keptRuns(p, k);
+      if (runs) {
+        const prev = w.ctx, next = prev.slice(0, p.carried[k]);
+        let i = 0;
+        for (const [from, at, count] of runs) {
+          while (next.length < at && i < p.new[k]) next.push([k, i++]);
+          for (let j = 0; j < count && from + j < prev.length; j++) next.push(prev[from + j]);
+        }
+        while (i < p.new[k]) next.push([k, i++]);
+        w.ctx = next;
+      } else {
+        w.ctx.length = Math.min(p.carried[k], w.ctx.length);
+        for (let i = 0; i < p.new[k]; i++) w.ctx.push([k, i]);
+      }
       w.pos = k;
     }
     return w.ctx.slice();
@@ -420,11 +439,15 @@
     if (pos === 0) { out.push(h("p", { class: "note" }, `The first ${what(p)}: nothing to compare.`)); return out; }
     const c = p.carried[pos];
     const reason = D.rebuilt[p.rebuilt[pos]];
-    out.push(h("p", null, `${fmt(c)} message${c === 1 ? "" : "s"} carried over from ${what(p)} ${unitIndex(p, pos - 1)}; ${fmt(p.dropped[pos])} no longer sent; ${fmt(p.new[pos])} new${reason ? " (context " + (reason === "history differs" ? "differs: " : "rebuilt: ") + reason + ")" : ""}.`));
-    const prev = context(p, pos - 1).map(([u, i], k) => ({ k, m: msg(p, u, i) }));
-    const cur = context(p, pos).map(([u, i], k) => ({ k, m: msg(p, u, i) }));
+    const kept = keptCount(p, pos);
+    out.push(h("p", null, `${fmt(c)} message${c === 1 ? "" : "s"} carried over from ${what(p)} ${unitIndex(p, pos - 1)}; ${kept ? fmt(kept) + " sent again further on; " : ""}${fmt(p.dropped[pos])} no longer sent; ${fmt(p.new[pos])} new${reason ? " (context " + (reason === "history differs" ? "differs: " : "rebuilt: ") + reason + ")" : ""}.`));
+    // No longer sent: the previous context's messages past the carried ones
+    // that this one does not send again; new: this unit's own.
+    const prevPairs = context(p, pos - 1), curPairs = context(p, pos);
+    const still = new Set(curPairs.map(([u, i]) => u + ":" + i));
     const lim = (a) => a.slice(0, WINDOW);
-    const left = lim(prev.slice(c)), right = lim(cur.slice(c));
+    const left = lim(prevPairs.map((x, k) => [x, k]).slice(c).filter(([[u, i]]) => !still.has(u + ":" + i)).map(([[u, i], k]) => ({ k, m: msg(p, u, i) })));
+    const right = lim(curPairs.map((x, k) => [x, k]).slice(c).filter(([[u]]) => u === pos).map(([[u, i], k]) => ({ k, m: msg(p, u, i) })));
     out.push(h("div", { class: "side", id: "side-by-side" },
       h("div", null, h("h3", null, `${what(p)} ${unitIndex(p, pos - 1)}: no longer sent`), sideTable(left, "del")),
       h("div", null, h("h3", null, `${what(p)} ${unitIndex(p, pos)}: new`), sideTable(right, "add"))));
