@@ -121,6 +121,36 @@ fn a_rewrite_behind_the_reminder_is_still_found() {
 }
 
 #[test]
+fn the_examples_a_refreshed_repo_map_and_a_cleared_chat_are_by_design() {
+    // Aider sends fixed few-shot examples before every request's history, makes
+    // the repo map again when a file joins the chat, and `/clear` drops the done
+    // messages: request 1 extends request 0 (a new map, a new chat-files
+    // message) and request 2 starts a new conversation. A real Aider history
+    // (AndrewJacop/Simple-Calulator .aider.llm.history) had 8 history-rewrite
+    // warnings from these, all false.
+    let (got, v) = check("examples-map-refresh-clear.aider.llm.history");
+    assert_eq!(got, vec![]);
+    assert_eq!(v["files"][0]["requests"], 3);
+    for (p, verdict) in [(["0", "1"], "extension"), (["1", "2"], "new conversation")] {
+        let (code, out, err) = run(&[
+            "diff",
+            &format!("{DIR}/examples-map-refresh-clear.aider.llm.history"),
+            "--request",
+            p[0],
+            p[1],
+            "--output-format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["verdict"], verdict, "{p:?}");
+    }
+    // A reply re-sent edited behind the same examples and map is still a rewrite.
+    let (got, _) = check("history-rewrite-examples.aider.llm.history");
+    assert_eq!(got, vec![f("history-rewrite", 198, Some(11), "/messages/8", 2, &[(108, "/messages/8")])]);
+}
+
+#[test]
 fn detection_and_a_forced_format() {
     let dir = tempfile::tempdir().unwrap();
     // Walking finds the hidden `.aider.llm.history` and reads it by content.

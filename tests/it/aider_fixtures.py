@@ -233,3 +233,43 @@ write("reminder-sys.aider.llm.history", session("sys"))
 write("reminder-user.aider.llm.history", session("user"))
 # The same session with a real rewrite: request 2 re-sends the first reply edited.
 write("history-rewrite-reminder.aider.llm.history", session("user", edit=True))
+
+# Few-shot examples (Coder.format_chat_chunks: the edit format's example_messages and the pair
+# that ends them, sent after the system prompt when the model does not take them in the system
+# message), a repo map made again when a file is added to the chat (get_repo_messages: the map
+# leaves out the chat files), and a chat cleared with /clear (done messages dropped): the fixed
+# examples would otherwise make every request seem to continue every earlier one.
+EXAMPLES = [
+    m("user", "Refactor hello() into its own file."),
+    m("assistant", "To make this change we need to modify `main.py` and make a new file `hello.py`:\n\n1. Make a new hello.py file with hello() in it.\n2. Remove hello() from main.py and replace it with an import."),
+    m("user", "I switched to a new code base. Please don't consider the above files or try to edit them any longer."),
+    m("assistant", "Ok."),
+]
+NO_FILES = """Don't try and edit any existing code without asking me to add the files to the chat!
+Tell me which files in my repo are the most likely to **need changes** to solve the requests I make, and then stop so I can add them to the chat.
+Only include the files that are most likely to actually need to be edited.
+Don't include files that might contain relevant context, just files that will need to be changed."""
+NO_FILES_OK = "Ok, based on your requests I will suggest which files need to be edited and then stop and wait for your approval."
+REPO_2 = REPO.split("\n\nmathweb/flask/app.py:")[0] + "\n\ntests/test_app.py:\n⋮\n│def test_factorial():\n⋮"
+ASK = "To make this change `mathweb/flask/app.py` will need changes. Please add it to the chat."
+U0 = "Make get_factorial() use the standard library"
+U3 = "Add a docstring to get_fibonacci"
+
+
+def examples_session(edit=False):
+    sys_ = [m("system", SYS)]
+    r1 = sys_ + EXAMPLES + [m("user", REPO), m("assistant", REPO_OK), m("user", NO_FILES), m("assistant", NO_FILES_OK), m("user", U0)]
+    done = [m("user", U0), m("assistant", ASK)]
+    r2 = sys_ + EXAMPLES + [m("user", REPO_2), m("assistant", REPO_OK)] + done + [m("user", FILES), m("assistant", FILES_OK), m("user", U1)]
+    if edit:
+        # The first reply re-sent edited: a rewrite, examples or not.
+        done3 = [m("user", U0), m("assistant", ASK.replace("will need changes", "needs changes")), m("user", U1), m("assistant", A1)]
+        r3 = sys_ + EXAMPLES + [m("user", REPO_2), m("assistant", REPO_OK)] + done3 + [m("user", FILES), m("assistant", FILES_OK), m("user", U3)]
+    else:
+        # After /clear: no done messages.
+        r3 = sys_ + EXAMPLES + [m("user", REPO_2), m("assistant", REPO_OK), m("user", FILES), m("assistant", FILES_OK), m("user", U3)]
+    return [(r1, ASK), (r2, A1), (r3, A4)]
+
+
+write("examples-map-refresh-clear.aider.llm.history", examples_session())
+write("history-rewrite-examples.aider.llm.history", examples_session(edit=True))

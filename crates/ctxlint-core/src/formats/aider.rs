@@ -219,6 +219,31 @@ const CHAT_FILES: &[&str] = &[
     "Don't try and edit any existing code without asking me to add the files to the chat!",
 ];
 
+/// The openings of the context messages Aider builds afresh for every
+/// request from the repository's state, before the done messages
+/// (`Coder.get_repo_messages` and `get_readonly_files_messages`,
+/// `aider/coders/base_coder.py`; texts `repo_content_prefix` and
+/// `read_only_files_prefix` of `aider/coders/base_prompts.py`, the ask
+/// coder's `repo_content_prefix` of `ask_prompts.py`), each with a canned
+/// assistant reply: the repo map is made again when the files in the chat
+/// change (`--map-refresh`, which `--cache-prompts` sets to `files`), so a
+/// map that differs from the previous request's is the map of the new
+/// files, not history rewritten.
+const REBUILT: &[&str] = &[
+    "Here are summaries of some files present in my git repository.",
+    "I am working with you on code in a git repository.",
+    "Here are some READ ONLY files, provided for your reference.",
+];
+
+/// The user message that ends Aider's few-shot examples (answered `Ok.`):
+/// `Coder.format_chat_chunks` sends the edit format's `example_messages`
+/// and this pair after the system prompt when the model does not take its
+/// examples in the system message (`examples_as_sys_msg`). Fixed text, the
+/// same for every request: part of the prompt, not of the history (every
+/// request would otherwise seem to continue every earlier one, a chat
+/// cleared with `/clear` or `/reset` too).
+const EXAMPLES_END: &str = "I switched to a new code base. Please don't consider the above files";
+
 /// The shortest text taken as a reminder (shorter repeats are no evidence).
 const MIN_REMINDER: usize = 32;
 
@@ -262,14 +287,26 @@ fn appended_reminder(sys: &str, u: &str) -> Option<usize> {
     None
 }
 
-/// What of a request floats ([`Floating`]): the chat-files messages with
-/// their replies, and the `system_reminder` re-sent at the end (a last system
+/// What of a request floats ([`Floating`]): the few-shot examples
+/// ([`EXAMPLES_END`]), the chat-files messages with their replies, the repo
+/// map and read-only files with theirs (made again for each request:
+/// [`REBUILT`]), and the `system_reminder` re-sent at the end (a last system
 /// message, or appended to the last user message).
 fn floating(msgs: &[Arc<Message>]) -> Floating {
     let mut f = Floating::default();
+    // The few-shot examples and the pair that ends them, before any context
+    // message Aider injects (the repo map and files come after them).
+    let examples_end = msgs
+        .iter()
+        .take_while(|m| m.kind != MessageKind::Meta)
+        .position(|m| m.role == Role::User && only_text(m).is_some_and(|t| t.starts_with(EXAMPLES_END)))
+        .filter(|&i| msgs.get(i + 1).is_some_and(|n| n.role == Role::Assistant));
+    if let Some(end) = examples_end {
+        f.messages.extend((0..=end + 1).filter(|&i| !msgs[i].role.is_system()));
+    }
     for (i, m) in msgs.iter().enumerate() {
         if m.kind == MessageKind::Meta
-            && m.blocks.first().is_some_and(|b| CHAT_FILES.iter().any(|p| b.text.starts_with(p)))
+            && m.blocks.first().is_some_and(|b| CHAT_FILES.iter().chain(REBUILT).any(|p| b.text.starts_with(p)))
         {
             f.messages.push(i);
             if msgs.get(i + 1).is_some_and(|n| n.role == Role::Assistant) {
@@ -880,6 +917,39 @@ mod tests {
         let f = floating(&user);
         assert_eq!(f.messages, vec![1, 2]);
         assert_eq!(f.appended, Some((3, rem.len() + 2, msgs[3].json_hash)));
+    }
+
+    #[test]
+    fn examples_and_the_repo_map_float() {
+        let msgs: Vec<Arc<Message>> = [
+            json!({"role": "system", "content": "Act as an expert."}),
+            json!({"role": "user", "content": "Refactor hello() into its own file."}),
+            json!({"role": "assistant", "content": "To make this change we need to modify `main.py`."}),
+            json!({"role": "user", "content": "I switched to a new code base. Please don't consider the above files or try to edit them any longer."}),
+            json!({"role": "assistant", "content": "Ok."}),
+            json!({"role": "user", "content": "Here are summaries of some files present in my git repository.\nmain.py"}),
+            json!({"role": "assistant", "content": "Ok, I won't try and edit those files without asking first."}),
+            json!({"role": "user", "content": "Fix it"}),
+            json!({"role": "assistant", "content": "Done."}),
+            json!({"role": "user", "content": "I switched to a new code base. Please don't consider the above files or try to edit them any longer."}),
+            json!({"role": "assistant", "content": "Ok."}),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut m = super::super::openai_chat::parse_message(v, format!("/messages/{i}"));
+            if m.kind == MessageKind::UserTurn && is_injected_context(&m.blocks[0].text) {
+                m.kind = MessageKind::Meta;
+            }
+            Arc::new(m)
+        })
+        .collect();
+        // The examples up to their closing pair, and the map with its reply; the
+        // same words typed later by the person are theirs.
+        assert_eq!(floating(&msgs).messages, vec![1, 2, 3, 4, 5, 6]);
+        // No closing pair before the injected context: no examples.
+        let without: Vec<Arc<Message>> = [&msgs[..1], &msgs[5..]].concat();
+        assert_eq!(floating(&without).messages, vec![1, 2]);
     }
 
     fn parse(text: &str) -> Parsed {

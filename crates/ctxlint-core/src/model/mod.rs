@@ -1109,18 +1109,23 @@ pub struct Request {
     pub time: u32,
 }
 
-/// Context a runtime re-places after the history on every request
-/// ([`Request::floating`]): it moves down as the history grows, so its old
-/// place is no history rewrite (`history-rewrite`), and a reminder repeated
-/// from the system prompt there is deliberate (`duplicate-context-block`).
-/// Aider is the case (`Coder.format_chat_chunks` and `ChatChunks.all_messages`,
+/// Context a runtime re-places after the history, or builds afresh, on
+/// every request ([`Request::floating`]): it moves down as the history grows
+/// or is made again from the current state, so its old place or old text is
+/// no history rewrite (`history-rewrite`), and a reminder repeated from the
+/// system prompt there is deliberate (`duplicate-context-block`). Aider is
+/// the case (`Coder.format_chat_chunks` and `ChatChunks.all_messages`,
 /// Aider-AI/aider `aider/coders/base_coder.py`, `chat_chunks.py`): the chat
-/// files and their canned reply come after the done messages, and the
+/// files and their canned reply come after the done messages, the repo map
+/// and read-only files (and their replies) before them are made again for
+/// each request, the few-shot examples after the system prompt are the same
+/// fixed text in every request (prompt, not history), and the
 /// `system_reminder` ends every request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Floating {
     /// Indices into [`Request::messages`] of floating messages (Aider's
-    /// chat-files message and its reply; the reminder sent as a last system
+    /// few-shot examples; its chat-files, repo-map and read-only-files
+    /// messages and their replies; the reminder sent as a last system
     /// message).
     pub messages: Vec<usize>,
     /// A reminder appended to the text of the last message (Aider's
