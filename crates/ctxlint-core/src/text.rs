@@ -531,6 +531,33 @@ pub fn close_for_line_diff(a: &str, b: &str) -> (String, String) {
     (close(a), close(b))
 }
 
+/// Whether `t` is one short text (under `max_period` bytes) written two or
+/// more times over, end to end — `t` has a period `p < max_period` with
+/// `2 p <= t.len()` (a last copy may be cut short): padding written on
+/// purpose to reach a prompt-cache minimum (pydantic-ai's cache tests send
+/// `"YOU ARE A HELPFUL ASSISTANT THAT ANALYZES DOCUMENTS.\n" * 50`), not
+/// context or a prompt sent twice. Linear: only the places where `t`'s
+/// first bytes come again within `max_period` are tried.
+pub fn is_repeated_unit(t: &[u8], max_period: usize) -> bool {
+    let n = t.len();
+    if n < 2 || max_period < 2 {
+        return false;
+    }
+    // (The first byte found again, then its first bytes compared: no
+    // searcher is built, as this runs on every paragraph.)
+    let k = 16.min(n / 2).max(1);
+    let end = n.min(max_period - 1 + k);
+    for p in memchr::memchr_iter(t[0], &t[1..end]).map(|i| i + 1) {
+        if p >= max_period || 2 * p > n {
+            break;
+        }
+        if t[p..p + k] == t[..k] && t[p..] == t[..n - p] {
+            return true;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -755,5 +782,50 @@ mod tests {
     #[test]
     fn excerpt_truncates() {
         assert_eq!(excerpt("abcdef", 3), "abc…");
+    }
+    #[test]
+    fn a_repeated_unit_is_found_as_a_smallest_period_finds_it() {
+        // The smallest period from the KMP failure function, for comparison.
+        fn by_kmp(t: &[u8], max: usize) -> bool {
+            let n = t.len();
+            if n < 2 {
+                return false;
+            }
+            let mut pi = vec![0usize; n];
+            for i in 1..n {
+                let mut k = pi[i - 1];
+                while k > 0 && t[i] != t[k] {
+                    k = pi[k - 1];
+                }
+                if t[i] == t[k] {
+                    k += 1;
+                }
+                pi[i] = k;
+            }
+            let p = n - pi[n - 1];
+            p < max && 2 * pi[n - 1] >= n
+        }
+        let pad = "YOU ARE A HELPFUL ASSISTANT THAT ANALYZES DOCUMENTS.\n".repeat(50);
+        assert!(is_repeated_unit(pad.trim().as_bytes(), 200));
+        assert!(!is_repeated_unit(pad.trim().as_bytes(), 40));
+        assert!(!is_repeated_unit(b"a prompt that is said once and never again, long enough", 200));
+        let mut seed = 7u64;
+        let mut rnd = |m: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        for _ in 0..20_000 {
+            let unit: Vec<u8> = (0..1 + rnd(12)).map(|_| b"ab"[rnd(2) as usize]).collect();
+            let reps = rnd(6) as usize;
+            let mut t: Vec<u8> =
+                unit.iter().copied().cycle().take(unit.len() * reps + rnd(unit.len() as u64 + 1) as usize).collect();
+            if rnd(3) == 0 && !t.is_empty() {
+                let i = rnd(t.len() as u64) as usize;
+                t[i] = b'c';
+            }
+            for max in [2, 3, 5, 8, 200] {
+                assert_eq!(is_repeated_unit(&t, max), by_kmp(&t, max), "{:?} {max}", String::from_utf8_lossy(&t));
+            }
+        }
     }
 }

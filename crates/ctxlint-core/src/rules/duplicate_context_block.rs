@@ -52,6 +52,8 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 - per-event wrapper text a runtime puts around every event of a kind by design (the
   built-in list below, with the upstream source of each), and text matching a
   `context-block-allow` pattern in `ctxlint.toml`;
+- padding: a paragraph that is one short text (under 200 bytes) written over and over, as
+  test suites write it to reach a prompt-cache minimum (as CTX103 judges it);
 - text a more specific rule reports (system events: CTX101; system prompts: CTX103);
 - runtime-context carriers of older turns (stripped from later steps);
 - a reminder that repeats the end of the system prompt after the last user message's text,
@@ -364,6 +366,10 @@ fn blocks<'a>(s: &Settings, text: &'a str) -> Vec<std::borrow::Cow<'a, str>> {
     }
 }
 
+/// The longest unit a padding block repeats (bytes; the same bound as
+/// `duplicate-system-prompt`'s copies).
+const PADDING_PERIOD: usize = 200;
+
 /// [`blocks`] of a text whose wrappers are already set aside.
 fn blocks_in<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
     // (Substring searches built once: `str::find` prepares its searcher on
@@ -394,6 +400,9 @@ fn blocks_in<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
             || OPEN.find(p.as_bytes()).is_some()
             || CLOSE.find(p.as_bytes()).is_some()
             || allowed(s, p)
+            // Padding: one short text written over and over (to reach a
+            // prompt-cache minimum), as duplicate-system-prompt judges it.
+            || crate::text::is_repeated_unit(p.as_bytes(), PADDING_PERIOD)
         {
             continue;
         }
@@ -830,6 +839,21 @@ mod tests {
         // Chat history items are events, not envelopes: kept.
         let hist = "Chat history since last reply (untrusted, for context):\n```json\n[]\n```";
         assert!(without_wrappers(hist).contains("Chat history"));
+    }
+
+    #[test]
+    fn padding_is_no_context_block() {
+        // pydantic-ai's Bedrock cache tests send this as both the system prompt
+        // and the first user text, to reach the cache minimum.
+        let s = Settings::default();
+        let pad = "YOU ARE A HELPFUL ASSISTANT THAT ANALYZES DOCUMENTS.\n".repeat(50);
+        assert!(blocks_in(&s, &pad).is_empty());
+        // A long paragraph said once, and one that repeats a unit of 200 bytes
+        // or more, are blocks.
+        let once = "The deploy window is Friday; the billing service moves to the new queue first.";
+        assert_eq!(blocks_in(&s, once), vec![once]);
+        let long_unit = format!("{} ", "x".repeat(199)).repeat(2);
+        assert_eq!(blocks_in(&s, &long_unit).len(), 1);
     }
 
     #[test]

@@ -68,7 +68,7 @@ const MIN_COPY: usize = 200;
 /// the prompt twice) — the prompt and the number of copies.
 pub fn repeated_copies(text: &str) -> Option<(&str, usize)> {
     let text = text.trim();
-    if text.len() < 2 * MIN_COPY || short_period(text.as_bytes()) {
+    if text.len() < 2 * MIN_COPY || crate::text::is_repeated_unit(text.as_bytes(), MIN_COPY) {
         return None;
     }
     // The second copy starts after whitespace with the first copy's opening.
@@ -98,28 +98,6 @@ pub fn repeated_copies(text: &str) -> Option<(&str, usize)> {
         }
     }
     None
-}
-
-/// Whether `t` is one short text (under [`MIN_COPY`] bytes) repeated over and
-/// over: padding written on purpose to reach a prompt-cache minimum
-/// (pydantic-ai's cache tests send `"YOU MUST RESPONSE ONLY WITH SINGLE
-/// NUMBER\n" * 100`), not a prompt joined into its slot more than once.
-fn short_period(t: &[u8]) -> bool {
-    // KMP failure function: the smallest period is n - pi[n-1].
-    let n = t.len();
-    let mut pi = vec![0usize; n];
-    for i in 1..n {
-        let mut k = pi[i - 1];
-        while k > 0 && t[i] != t[k] {
-            k = pi[k - 1];
-        }
-        if t[i] == t[k] {
-            k += 1;
-        }
-        pi[i] = k;
-    }
-    let period = n - pi[n - 1];
-    period < MIN_COPY && 2 * pi[n - 1] >= n
 }
 
 /// `<system>…</system>` segments of a user text.
