@@ -537,3 +537,104 @@ fn diff_refuses_standard_input_named_twice() {
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(err.contains("standard input (`-`) is named twice"), "{err}");
 }
+
+/// Each step's whole context rebuilt from the compact output — the previous
+/// step's first `carried` messages, then this step's `kept` runs of the
+/// previous context at their positions and its listed messages at theirs —
+/// as (line, hash) per position.
+fn rebuilt_contexts(compact: &Value) -> Vec<Vec<(u64, String)>> {
+    let mut out: Vec<Vec<(u64, String)>> = Vec::new();
+    for u in compact["requests"].as_array().unwrap() {
+        let prev = out.last().cloned().unwrap_or_default();
+        let n = u["context_messages"].as_u64().unwrap() as usize;
+        let mut ctx: Vec<Option<(u64, String)>> = vec![None; n];
+        let d = &u["delta"];
+        for (k, slot) in ctx.iter_mut().enumerate().take(d["carried"].as_u64().unwrap_or(0) as usize) {
+            *slot = Some(prev[k].clone());
+        }
+        for r in d["kept"].as_array().into_iter().flatten() {
+            let (from, at, count) =
+                (r["from"].as_u64().unwrap(), r["at"].as_u64().unwrap(), r["count"].as_u64().unwrap());
+            for j in 0..count as usize {
+                assert!(ctx[at as usize + j].is_none(), "position {} filled twice", at as usize + j);
+                ctx[at as usize + j] = Some(prev[from as usize + j].clone());
+            }
+        }
+        for m in u["messages"].as_array().unwrap() {
+            let i = m["index"].as_u64().unwrap() as usize;
+            assert!(ctx[i].is_none(), "position {i} filled twice");
+            ctx[i] = Some((m["line"].as_u64().unwrap_or(0), m["hash"].as_str().unwrap().to_string()));
+        }
+        out.push(
+            ctx.into_iter().enumerate().map(|(i, x)| x.unwrap_or_else(|| panic!("position {i} unfilled"))).collect(),
+        );
+    }
+    out
+}
+
+#[test]
+fn the_compact_view_rebuilds_every_whole_context_of_every_transcript_fixture() {
+    // `show`'s default view lists only what is new; with the carried prefix and
+    // the kept runs, it must give back exactly what `--full` lists, step by
+    // step (compactions, branches, carriers, base instructions).
+    let d = tempfile::tempdir().unwrap();
+    let keep = d.path().join("keep.jsonl");
+    std::fs::write(&keep, keep_everything_session(40)).unwrap();
+    let mut inputs = vec![keep.to_str().unwrap().to_string()];
+    for dir in [
+        "fixtures/kinds",
+        "fixtures/cases",
+        "fixtures/show",
+        "fixtures/formats/pi-session",
+        "fixtures/formats/claude-code",
+    ] {
+        let Ok(rd) = std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)) else { continue };
+        let mut files: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        files.sort();
+        for p in files {
+            let list: Vec<std::path::PathBuf> = if p.is_dir() {
+                let mut v: Vec<_> = std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()).collect();
+                v.sort();
+                v
+            } else {
+                vec![p]
+            };
+            inputs.extend(
+                list.into_iter()
+                    .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
+                    .map(|f| f.to_str().unwrap().to_string()),
+            );
+        }
+    }
+    let mut steps = 0;
+    let mut with_kept = 0;
+    for f in &inputs {
+        let (code, compact) = run_json(&["show", f]);
+        if code != 0 || compact["kind"] != "transcript" {
+            continue;
+        }
+        let (_, full) = run_json(&["show", f, "--full"]);
+        let whole: Vec<Vec<(u64, String)>> = full["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| {
+                u["messages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| (m["line"].as_u64().unwrap_or(0), m["hash"].as_str().unwrap().to_string()))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(rebuilt_contexts(&compact), whole, "{f}");
+        steps += whole.len();
+        with_kept += compact["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["delta"]["kept"].as_array().is_some_and(|k| !k.is_empty()))
+            .count();
+    }
+    assert!(steps > 200 && with_kept > 40, "{steps} steps, {with_kept} with kept runs");
+}

@@ -630,6 +630,14 @@ fn a_file_rewritten_while_it_is_checked_is_one_version_or_an_error() {
             changed += 1;
             continue;
         }
+        // The file as it is between the writer's truncation and its write is
+        // one version too (empty): on a loaded machine a run can fall wholly
+        // within it. Any other clean pass is wrong.
+        if code == 0 {
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["files"][0]["entries"], 0, "never a clean pass of a written version: {v}{err}");
+            continue;
+        }
         assert_eq!(code, 1, "never a clean pass: {}{err}", String::from_utf8_lossy(&out.stdout));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         let got = findings_of(&v);
