@@ -147,7 +147,7 @@ fn the_examples_a_refreshed_repo_map_and_a_cleared_chat_are_by_design() {
     }
     // A reply re-sent edited behind the same examples and map is still a rewrite.
     let (got, _) = check("history-rewrite-examples.aider.llm.history");
-    assert_eq!(got, vec![f("history-rewrite", 198, Some(11), "/messages/8", 2, &[(108, "/messages/8")])]);
+    assert_eq!(got, vec![f("history-rewrite", 222, Some(11), "/messages/10", 2, &[(124, "/messages/10")])]);
 }
 
 #[test]

@@ -240,6 +240,8 @@ write("history-rewrite-reminder.aider.llm.history", session("user", edit=True))
 # leaves out the chat files), and a chat cleared with /clear (done messages dropped): the fixed
 # examples would otherwise make every request seem to continue every earlier one.
 EXAMPLES = [
+    m("user", "Change get_factorial() to use math.factorial"),
+    m("assistant", "To make this change we need to modify `mathweb/flask/app.py` to:\n\n1. Import the math package.\n2. Remove the existing factorial() function.\n3. Update get_factorial() to call math.factorial instead."),
     m("user", "Refactor hello() into its own file."),
     m("assistant", "To make this change we need to modify `main.py` and make a new file `hello.py`:\n\n1. Make a new hello.py file with hello() in it.\n2. Remove hello() from main.py and replace it with an import."),
     m("user", "I switched to a new code base. Please don't consider the above files or try to edit them any longer."),
@@ -254,16 +256,17 @@ REPO_2 = REPO.split("\n\nmathweb/flask/app.py:")[0] + "\n\ntests/test_app.py:\nâ
 ASK = "To make this change `mathweb/flask/app.py` will need changes. Please add it to the chat."
 U0 = "Make get_factorial() use the standard library"
 U3 = "Add a docstring to get_fibonacci"
+U1B = "Now make the change"
 
 
 def examples_session(edit=False):
     sys_ = [m("system", SYS)]
     r1 = sys_ + EXAMPLES + [m("user", REPO), m("assistant", REPO_OK), m("user", NO_FILES), m("assistant", NO_FILES_OK), m("user", U0)]
     done = [m("user", U0), m("assistant", ASK)]
-    r2 = sys_ + EXAMPLES + [m("user", REPO_2), m("assistant", REPO_OK)] + done + [m("user", FILES), m("assistant", FILES_OK), m("user", U1)]
+    r2 = sys_ + EXAMPLES + [m("user", REPO_2), m("assistant", REPO_OK)] + done + [m("user", FILES), m("assistant", FILES_OK), m("user", U1B)]
     if edit:
         # The first reply re-sent edited: a rewrite, examples or not.
-        done3 = [m("user", U0), m("assistant", ASK.replace("will need changes", "needs changes")), m("user", U1), m("assistant", A1)]
+        done3 = [m("user", U0), m("assistant", ASK.replace("will need changes", "needs changes")), m("user", U1B), m("assistant", A1)]
         r3 = sys_ + EXAMPLES + [m("user", REPO_2), m("assistant", REPO_OK)] + done3 + [m("user", FILES), m("assistant", FILES_OK), m("user", U3)]
     else:
         # After /clear: no done messages.

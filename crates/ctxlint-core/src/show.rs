@@ -563,21 +563,28 @@ impl StepWalker {
                 let mut change = Change { carried: self.ctx.len(), ..Change::default() };
                 if tree.user_turn[p as usize] != tree.user_turn[s as usize] {
                     if let Some(k) = self.first_carrier.take() {
+                        // The entries before the first carrier are carried; those
+                        // after it that are no carriers move up: kept runs.
                         let before = self.ctx.len();
                         let mut keep = k;
+                        let mut kept: Vec<Kept> = Vec::new();
                         for j in k..before {
                             let x = self.ctx[j];
                             if !is_carrier(t, x) {
+                                match kept.last_mut() {
+                                    Some(r) if r.from + r.count == j && r.at + r.count == keep => r.count += 1,
+                                    _ => kept.push(Kept { from: j, at: keep, count: 1 }),
+                                }
                                 self.ctx[keep] = x;
                                 keep += 1;
                             }
                         }
                         self.ctx.truncate(keep);
                         change = Change {
-                            carried: keep,
+                            carried: k,
                             dropped: before - keep,
                             rebuilt: Some("context carrier dropped"),
-                            kept: Vec::new(),
+                            kept,
                         };
                     }
                 }
@@ -1079,7 +1086,9 @@ mod tests {
                         "round {round}, entry {e}"
                     );
                 }
-                // A kept run is the same entries in both contexts, past the carried ones.
+                // The carried entries begin both contexts; a kept run is the
+                // same entries in both, past the carried ones.
+                assert_eq!(before[..change.carried], fresh[..change.carried], "round {round}, entry {e}");
                 for r in &change.kept {
                     assert!(r.from >= change.carried && r.at >= change.carried, "round {round}, entry {e}");
                     assert_eq!(

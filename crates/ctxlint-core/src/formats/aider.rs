@@ -229,10 +229,32 @@ const CHAT_FILES: &[&str] = &[
 /// change (`--map-refresh`, which `--cache-prompts` sets to `files`), so a
 /// map that differs from the previous request's is the map of the new
 /// files, not history rewritten.
-const REBUILT: &[&str] = &[
-    "Here are summaries of some files present in my git repository.",
-    "I am working with you on code in a git repository.",
-    "Here are some READ ONLY files, provided for your reference.",
+/// Each is the whole prefix with the canned reply that follows it (a person's
+/// message that merely starts like one is history).
+const REBUILT: &[(&str, &str)] = &[
+    (
+        "Here are summaries of some files present in my git repository.\nDo not propose changes to these files, treat them as *read-only*.\nIf you need to edit any of these files, ask me to *add them to the chat* first.\n",
+        "Ok, I won't try and edit those files without asking first.",
+    ),
+    (
+        "I am working with you on code in a git repository.\nHere are summaries of some files present in my git repo.\nIf you need to see the full contents of any files to answer my questions, ask me to *add them to the chat*.\n",
+        "Ok, I won't try and edit those files without asking first.",
+    ),
+    (
+        "Here are some READ ONLY files, provided for your reference.\nDo not edit these files!\n",
+        "Ok, I will use these files as references.",
+    ),
+];
+
+/// How the few-shot examples of Aider's edit formats begin (the first user
+/// message of `example_messages` in `aider/coders/editblock_prompts.py`,
+/// `wholefile_prompts.py`, `udiff_prompts.py`): the examples are taken as
+/// such only when they begin so, right after the system prompt (a person who
+/// types [`EXAMPLES_END`] in a chat without examples is writing history).
+const EXAMPLE_OPENINGS: &[&str] = &[
+    "Change get_factorial() to use math.factorial",
+    "Change the greeting to be more casual",
+    "Replace is_prime with a call to sympy.",
 ];
 
 /// The user message that ends Aider's few-shot examples (answered `Ok.`):
@@ -296,22 +318,36 @@ fn floating(msgs: &[Arc<Message>]) -> Floating {
     let mut f = Floating::default();
     // The few-shot examples and the pair that ends them, before any context
     // message Aider injects (the repo map and files come after them).
+    let first = msgs.iter().position(|m| !m.role.is_system()).unwrap_or(msgs.len());
+    let opens_examples = msgs
+        .get(first)
+        .filter(|m| m.role == Role::User)
+        .and_then(|m| only_text(m))
+        .is_some_and(|t| EXAMPLE_OPENINGS.iter().any(|o| t.starts_with(o)));
     let examples_end = msgs
         .iter()
         .take_while(|m| m.kind != MessageKind::Meta)
         .position(|m| m.role == Role::User && only_text(m).is_some_and(|t| t.starts_with(EXAMPLES_END)))
-        .filter(|&i| msgs.get(i + 1).is_some_and(|n| n.role == Role::Assistant));
+        .filter(|&i| opens_examples && i > first && msgs.get(i + 1).is_some_and(|n| n.role == Role::Assistant));
     if let Some(end) = examples_end {
         f.messages.extend((0..=end + 1).filter(|&i| !msgs[i].role.is_system()));
     }
     for (i, m) in msgs.iter().enumerate() {
-        if m.kind == MessageKind::Meta
-            && m.blocks.first().is_some_and(|b| CHAT_FILES.iter().chain(REBUILT).any(|p| b.text.starts_with(p)))
-        {
+        if m.kind != MessageKind::Meta {
+            continue;
+        }
+        let Some(b) = m.blocks.first() else { continue };
+        let reply = msgs.get(i + 1).filter(|n| n.role == Role::Assistant);
+        if CHAT_FILES.iter().any(|p| b.text.starts_with(p)) {
             f.messages.push(i);
-            if msgs.get(i + 1).is_some_and(|n| n.role == Role::Assistant) {
+            if reply.is_some() {
                 f.messages.push(i + 1);
             }
+        } else if REBUILT
+            .iter()
+            .any(|(p, ok)| b.text.starts_with(p) && reply.and_then(|n| only_text(n)).is_some_and(|t| t.trim() == *ok))
+        {
+            f.messages.extend([i, i + 1]);
         }
     }
     let Some(sys) = msgs.first().filter(|m| m.role.is_system()).and_then(|m| only_text(m)) else { return f };
@@ -919,15 +955,23 @@ mod tests {
         assert_eq!(f.appended, Some((3, rem.len() + 2, msgs[3].json_hash)));
     }
 
+    fn msg_of(v: &serde_json::Value, i: usize) -> Arc<Message> {
+        let mut m = super::super::openai_chat::parse_message(v, format!("/messages/{i}"));
+        if m.kind == MessageKind::UserTurn && is_injected_context(&m.blocks[0].text) {
+            m.kind = MessageKind::Meta;
+        }
+        Arc::new(m)
+    }
+
     #[test]
     fn examples_and_the_repo_map_float() {
         let msgs: Vec<Arc<Message>> = [
             json!({"role": "system", "content": "Act as an expert."}),
-            json!({"role": "user", "content": "Refactor hello() into its own file."}),
+            json!({"role": "user", "content": "Change get_factorial() to use math.factorial"}),
             json!({"role": "assistant", "content": "To make this change we need to modify `main.py`."}),
             json!({"role": "user", "content": "I switched to a new code base. Please don't consider the above files or try to edit them any longer."}),
             json!({"role": "assistant", "content": "Ok."}),
-            json!({"role": "user", "content": "Here are summaries of some files present in my git repository.\nmain.py"}),
+            json!({"role": "user", "content": format!("{}\nmain.py", REBUILT[0].0)}),
             json!({"role": "assistant", "content": "Ok, I won't try and edit those files without asking first."}),
             json!({"role": "user", "content": "Fix it"}),
             json!({"role": "assistant", "content": "Done."}),
@@ -936,13 +980,7 @@ mod tests {
         ]
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            let mut m = super::super::openai_chat::parse_message(v, format!("/messages/{i}"));
-            if m.kind == MessageKind::UserTurn && is_injected_context(&m.blocks[0].text) {
-                m.kind = MessageKind::Meta;
-            }
-            Arc::new(m)
-        })
+        .map(|(i, v)| msg_of(v, i))
         .collect();
         // The examples up to their closing pair, and the map with its reply; the
         // same words typed later by the person are theirs.
@@ -950,6 +988,16 @@ mod tests {
         // No closing pair before the injected context: no examples.
         let without: Vec<Arc<Message>> = [&msgs[..1], &msgs[5..]].concat();
         assert_eq!(floating(&without).messages, vec![1, 2]);
+        // The pair typed by the person in a chat without examples is history,
+        // and so is a message that only starts like the repo map.
+        let typed: Vec<Arc<Message>> = [&msgs[..1], &msgs[7..]].concat();
+        assert_eq!(floating(&typed).messages, Vec::<usize>::new());
+        let mut like_map = msgs.clone();
+        like_map[5] = msg_of(
+            &json!({"role": "user", "content": "Here are summaries of some files present in my git repository. What do you think?"}),
+            5,
+        );
+        assert_eq!(floating(&like_map).messages, vec![1, 2, 3, 4]);
     }
 
     fn parse(text: &str) -> Parsed {

@@ -176,8 +176,8 @@ pub const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         runtime: "Cline",
-        what: "the focus-chain (todo list) reminder added to a user message in plan mode, after a switch to act mode, when the person edited the list and every few requests (6 by default): `# TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter in your NEXT tool call.` with the list's progress, its checklist as it stands, the fixed instructions and a `**Note:**` on the progress, or the `# task_progress List (Optional - Plan Mode)`, `# task_progress RECOMMENDED`, `# task_progress CREATION REQUIRED - ACT MODE ACTIVATED` and `You've made N API requests without …` forms (`# TODO LIST …` and `# Todo List …` in earlier versions): each states the list at its own request, so a checklist equal to an earlier one's means it did not change",
-        pattern: r"^[ \t]*# (?:TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter in your NEXT tool call\.|(?:task_progress|TODO LIST) (?:RECOMMENDED|CREATION REQUIRED - ACT MODE ACTIVATED)|(?:task_progress|Todo) List \(Optional - Plan Mode\)|(?:task_progress|TODO LIST)[ \t]*\n+You've made \d+ API requests without a)(?s:.*?)(?:ensures nothing is missed\.|create a new focus chain list to track it\.)(?:\s*\*\*Note:\*\*[^\n]*|\s*\*\*🎉 EXCELLENT! All \d+ items have been completed!\*\*(?s:.*?)create a new focus chain list to track it\.)?",
+        what: "the focus-chain (todo list) reminder added to a user message in plan mode, after a switch to act mode, when the person edited the list and every few requests (6 by default): `# TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter in your NEXT tool call.` with the list's progress, its checklist as it stands, the fixed instructions and a `**Note:**` on the progress, or the `# task_progress List (Optional - Plan Mode)`, `# task_progress RECOMMENDED`, `# task_progress CREATION REQUIRED - ACT MODE ACTIVATED` and `You've made N API requests without …` forms (`# TODO LIST …` and `# Todo List …` in earlier versions): each states the list at its own request, so a checklist equal to an earlier one's means it did not change (matched line by line: the header line, then only lines shaped as the notice's — blank, checklist and bullet items, numbered steps, bold labels, its fixed sentences — up to its closing sentence)",
+        pattern: r"^[ \t]*# (?:TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter in your NEXT tool call\.|(?:task_progress|TODO LIST) (?:RECOMMENDED|CREATION REQUIRED - ACT MODE ACTIVATED)|(?:task_progress|Todo) List \(Optional - Plan Mode\)|task_progress|TODO LIST)[ \t]*\n(?:[ \t]*(?:|-[ \t][^\n]*|\*\*[^\n]*|\d+\.[ \t][^\n]*|```[^\n]*|While in PLAN MODE, [^\n]*|Reminder on how to use the task_progress parameter:[ \t]*|When starting a new task, it is recommended [^\n]*|You've made \d+ API requests without a [^\n]*)\n)*?[ \t]*(?:\*\*Remember:\*\* )?Keeping the (?:task_progress|todo(?:/task_progress)?) list updated helps track progress and ensures nothing is missed\.(?:(?:[ \t]*\n)*[ \t]*\*\*Note:\*\*[^\n]*|(?:[ \t]*\n)*[ \t]*\*\*🎉 EXCELLENT! All \d+ items have been completed!\*\*(?:\n[ \t]*(?:|-[ \t][^\n]*|\*\*[^\n]*|\d+\.[ \t][^\n]*|```[^\n]*|While in PLAN MODE, [^\n]*|Reminder on how to use the task_progress parameter:[ \t]*|When starting a new task, it is recommended [^\n]*|You've made \d+ API requests without a [^\n]*))*?\n[ \t]*\*\*Remember:\*\* Only use attempt_completion[^\n]*create a new focus chain list to track it\.)?",
         source: "cline/cline src/core/task/focus-chain/index.ts (generateFocusChainInstructions) and src/core/task/focus-chain/prompts.ts (FocusChainPrompts), as written in api_conversation_history.json",
     },
     Wrapper {
@@ -839,6 +839,21 @@ mod tests {
         // Chat history items are events, not envelopes: kept.
         let hist = "Chat history since last reply (untrusted, for context):\n```json\n[]\n```";
         assert!(without_wrappers(hist).contains("Chat history"));
+        // Text that only looks like Cline's focus-chain notice keeps its own
+        // paragraphs: a file holding the header, a person's heading, a header
+        // with no closing sentence before another text's.
+        let rule = "Project rule: every migration runs behind the QUEUE_DUAL_WRITE flag and is reviewed by two people before it ships.";
+        for t in [
+            format!(
+                "[read_file for 'prompts.md'] Result:\n# TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter in your NEXT tool call.\n\n{rule}\n\nThat ensures nothing is missed."
+            ),
+            format!("# TODO LIST RECOMMENDED for my team\n\n{rule}\n\nThis ensures nothing is missed."),
+            format!(
+                "# task_progress RECOMMENDED\n\n{rule}\n\nKeeping the task_progress list updated helps track progress and ensures nothing is missed."
+            ),
+        ] {
+            assert!(without_wrappers(&t).contains(rule), "{t}");
+        }
     }
 
     #[test]
