@@ -46,6 +46,14 @@ fn check(name: &str) -> (Vec<F>, Value) {
     (f, v)
 }
 
+/// `ctxlint diff` of requests `p[0]` and `p[1]` of fixture `name`: its JSON verdict.
+fn diff_verdict(name: &str, p: [&str; 2]) -> String {
+    let (code, out, err) = run(&["diff", &format!("{DIR}/{name}"), "--request", p[0], p[1], "--output-format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    v["verdict"].as_str().unwrap_or_default().to_string()
+}
+
 fn f(rule: &str, line: u64, col: Option<u64>, ptr: &str, req: u64, related: &[(u64, &str)]) -> F {
     (rule.into(), line, col, ptr.into(), req, related.iter().map(|(l, p)| (*l, p.to_string())).collect())
 }
@@ -97,18 +105,7 @@ fn the_reminder_and_the_moving_chat_files_are_by_design() {
         assert_eq!(v["files"][0]["requests"], 3, "{name}");
     }
     for p in [["0", "1"], ["1", "2"]] {
-        let (code, out, err) = run(&[
-            "diff",
-            &format!("{DIR}/reminder-user.aider.llm.history"),
-            "--request",
-            p[0],
-            p[1],
-            "--output-format",
-            "json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let v: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["verdict"], "extension", "{p:?}");
+        assert_eq!(diff_verdict("reminder-user.aider.llm.history", p), "extension", "{p:?}");
     }
 }
 
@@ -132,18 +129,7 @@ fn the_examples_a_refreshed_repo_map_and_a_cleared_chat_are_by_design() {
     assert_eq!(got, vec![]);
     assert_eq!(v["files"][0]["requests"], 3);
     for (p, verdict) in [(["0", "1"], "extension"), (["1", "2"], "new conversation")] {
-        let (code, out, err) = run(&[
-            "diff",
-            &format!("{DIR}/examples-map-refresh-clear.aider.llm.history"),
-            "--request",
-            p[0],
-            p[1],
-            "--output-format",
-            "json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let v: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["verdict"], verdict, "{p:?}");
+        assert_eq!(diff_verdict("examples-map-refresh-clear.aider.llm.history", p), verdict, "{p:?}");
     }
     // A reply re-sent edited behind the same examples and map is still a rewrite.
     let (got, _) = check("history-rewrite-examples.aider.llm.history");

@@ -538,6 +538,11 @@ fn diff_refuses_standard_input_named_twice() {
     assert!(err.contains("standard input (`-`) is named twice"), "{err}");
 }
 
+/// A shown message as (line, hash): what the rebuilt and the full contexts are compared by.
+fn row(m: &Value) -> (u64, String) {
+    (m["line"].as_u64().unwrap_or(0), m["hash"].as_str().unwrap().to_string())
+}
+
 /// Each step's whole context rebuilt from the compact output — the previous
 /// step's first `carried` messages, then this step's `kept` runs of the
 /// previous context at their positions and its listed messages at theirs —
@@ -563,7 +568,7 @@ fn rebuilt_contexts(compact: &Value) -> Vec<Vec<(u64, String)>> {
         for m in u["messages"].as_array().unwrap() {
             let i = m["index"].as_u64().unwrap() as usize;
             assert!(ctx[i].is_none(), "position {i} filled twice");
-            ctx[i] = Some((m["line"].as_u64().unwrap_or(0), m["hash"].as_str().unwrap().to_string()));
+            ctx[i] = Some(row(m));
         }
         out.push(
             ctx.into_iter().enumerate().map(|(i, x)| x.unwrap_or_else(|| panic!("position {i} unfilled"))).collect(),
@@ -618,14 +623,7 @@ fn the_compact_view_rebuilds_every_whole_context_of_every_transcript_fixture() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|u| {
-                u["messages"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|m| (m["line"].as_u64().unwrap_or(0), m["hash"].as_str().unwrap().to_string()))
-                    .collect()
-            })
+            .map(|u| u["messages"].as_array().unwrap().iter().map(row).collect())
             .collect();
         assert_eq!(rebuilt_contexts(&compact), whole, "{f}");
         steps += whole.len();

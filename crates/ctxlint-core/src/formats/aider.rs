@@ -229,6 +229,7 @@ const CHAT_FILES: &[&str] = &[
 /// change (`--map-refresh`, which `--cache-prompts` sets to `files`), so a
 /// map that differs from the previous request's is the map of the new
 /// files, not history rewritten.
+///
 /// Each is the whole prefix with the canned reply that follows it (a person's
 /// message that merely starts like one is history).
 const REBUILT: &[(&str, &str)] = &[
