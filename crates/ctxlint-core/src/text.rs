@@ -117,9 +117,8 @@ const SHAPE_GROUPS: [&str; 4] = ["kv", "tokx", "basx", "flagx"];
 
 /// Every secret shape but [`URL_CREDENTIALS`]: the key shapes, the key-value
 /// ones, then the others.
-static SECRET: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("(?:{})|{KV_PATTERN}|{OTHER_SHAPES}", key_shapes!())).expect("secret regex")
-});
+static SECRET: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!("(?:{})|{KV_PATTERN}|{OTHER_SHAPES}", key_shapes!())).expect("secret regex"));
 
 /// [`URL_CREDENTIALS`], the shape [`SECRET`] leaves out: [`spans`] merges its
 /// matches with [`SECRET`]'s as one regex of both would find them.
@@ -654,10 +653,12 @@ mod tests {
     /// [`hits`] finds what the one regex of every shape, [`URL_CREDENTIALS`]
     /// in its place at the end of [`KEY_PATTERN`], finds: the same matches
     /// with the same groups.
-    fn one_regex_hits(s: &str) -> Vec<(usize, usize, Vec<Option<(usize, usize)>>)> {
-        static ONE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(&format!("(?:{KEY_PATTERN})|{KV_PATTERN}|{OTHER_SHAPES}")).expect("one regex")
-        });
+    /// A match: its start, its end and the spans of its groups.
+    type Found = (usize, usize, Vec<Option<(usize, usize)>>);
+
+    fn one_regex_hits(s: &str) -> Vec<Found> {
+        static ONE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(&format!("(?:{KEY_PATTERN})|{KV_PATTERN}|{OTHER_SHAPES}")).expect("one regex"));
         ONE.captures_iter(s)
             .map(|c| {
                 let m = c.get(0).expect("group 0");
@@ -667,7 +668,7 @@ mod tests {
             .collect()
     }
 
-    fn merged_hits(s: &str) -> Vec<(usize, usize, Vec<Option<(usize, usize)>>)> {
+    fn merged_hits(s: &str) -> Vec<Found> {
         hits(s)
             .into_iter()
             .map(|h| match h {
