@@ -650,12 +650,12 @@ pub fn is_repeated_unit(t: &[u8], max_period: usize) -> bool {
 mod tests {
     use super::*;
 
-    /// [`hits`] finds what the one regex of every shape, [`URL_CREDENTIALS`]
-    /// in its place at the end of [`KEY_PATTERN`], finds: the same matches
-    /// with the same groups.
     /// A match: its start, its end and the spans of its groups.
     type Found = (usize, usize, Vec<Option<(usize, usize)>>);
 
+    /// [`hits`] finds what the one regex of every shape, [`URL_CREDENTIALS`]
+    /// in its place at the end of [`KEY_PATTERN`], finds: the same matches
+    /// with the same groups.
     fn one_regex_hits(s: &str) -> Vec<Found> {
         static ONE: LazyLock<Regex> =
             LazyLock::new(|| Regex::new(&format!("(?:{KEY_PATTERN})|{KV_PATTERN}|{OTHER_SHAPES}")).expect("one regex"));
