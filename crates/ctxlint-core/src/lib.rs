@@ -68,8 +68,12 @@ pub fn load_job_with(job: &Job, lopts: &LoadOptions) -> Result<Input> {
     match job {
         Job::File(src, f) => formats::load(src, *f, lopts),
         Job::Stream(dir, f, srcs) => {
-            let inputs = srcs.iter().map(|s| formats::load(s, *f, lopts)).collect::<Result<Vec<_>>>()?;
-            Ok(formats::join_stream(dir, *f, inputs))
+            // Joined as each file loads: equal history held once from the start.
+            let mut joined = formats::JoinedStream::default();
+            for s in srcs {
+                joined.push(formats::load(s, *f, lopts)?);
+            }
+            Ok(joined.finish(dir, *f))
         }
     }
 }

@@ -233,7 +233,7 @@ fn load_format(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<
         Read::Body { database: Some(load_db), .. } if src.peek(16).is_ok_and(|h| sqlite::is_database(&h)) => {
             load_db(src)
         }
-        Read::Body { .. } => load_body_file(src, format),
+        Read::Body { .. } => load_body_file(src, format, opts),
     }
 }
 
@@ -254,8 +254,12 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
     }
 }
 
-/// Loads a single request-body file as a one-request stream.
-pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
+/// Loads a single request-body file as a one-request stream. The document's
+/// text is kept as [`Request::raw`] (for `diff`'s canonical JSON of an element
+/// whose text is unchanged) unless `opts.texts` is
+/// [`crate::model::packed::Texts::Compact`]: `check` never reads it, and held
+/// it doubled the memory of a large body.
+pub fn load_body_file(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
     let bytes = src.read_all()?;
     let path: Arc<str> = src.display.as_str().into();
     let elements = match descriptor(format).map(|d| d.read) {
@@ -275,9 +279,11 @@ pub fn load_body_file(src: &SourceRef, format: FormatId) -> Result<Input> {
                 .ok_or_else(|| Error::Internal(format!("no body parser for {format}")))?
         }
     };
-    // Valid UTF-8 (what serde_json accepted) becomes the text without a copy.
-    let raw = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    req.raw = Some(Arc::new(raw));
+    if opts.texts != crate::model::packed::Texts::Compact {
+        // Valid UTF-8 (what serde_json accepted) becomes the text without a copy.
+        let raw = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        req.raw = Some(Arc::new(raw));
+    }
     Ok(Input {
         path: src.display.clone(),
         format,
@@ -355,33 +361,46 @@ fn parse_body_by_elements(
     Some(r)
 }
 
-/// Joins single-request inputs (files of one body format in one directory, in
-/// natural filename order) into one stream input named `dir`.
-pub fn join_stream(dir: &str, format: FormatId, inputs: Vec<Input>) -> Input {
-    let mut requests = Vec::new();
-    let mut unread = Vec::new();
-    let mut interner = Interner::default();
-    for inp in inputs {
-        unread.extend(inp.unread);
+/// A stream joined from single-request inputs (files of one body format in
+/// one directory, in natural filename order), one at a time: each
+/// input's messages and texts are replaced by equal ones already held as it
+/// comes ([`Interner::request`]), so a folder of bodies that each send the
+/// history again holds that history once, not once per file until the end.
+#[derive(Default)]
+pub struct JoinedStream {
+    requests: Vec<Request>,
+    unread: Vec<crate::model::Unread>,
+    interner: Interner,
+}
+
+impl JoinedStream {
+    /// Adds the requests of the next input (in filename order).
+    pub fn push(&mut self, inp: Input) {
+        self.unread.extend(inp.unread);
         if let Body::Stream(s) = inp.body {
             for mut r in s.requests {
-                interner.request(&mut r);
-                requests.push(r);
+                self.interner.request(&mut r);
+                self.requests.push(r);
             }
         }
     }
-    for (i, r) in requests.iter_mut().enumerate() {
-        r.index = i;
-    }
-    Input {
-        path: dir.to_string(),
-        format,
-        body: Body::Stream(Stream { requests }),
-        bad_lines: Vec::new(),
-        more_bad_lines: 0,
-        skipped: 0,
-        unknown_records: 0,
-        unread,
+
+    /// The stream input named `dir`, its requests numbered in order.
+    pub fn finish(self, dir: &str, format: FormatId) -> Input {
+        let JoinedStream { mut requests, unread, .. } = self;
+        for (i, r) in requests.iter_mut().enumerate() {
+            r.index = i;
+        }
+        Input {
+            path: dir.to_string(),
+            format,
+            body: Body::Stream(Stream { requests }),
+            bad_lines: Vec::new(),
+            more_bad_lines: 0,
+            skipped: 0,
+            unknown_records: 0,
+            unread,
+        }
     }
 }
 
@@ -400,6 +419,38 @@ pub(crate) fn load_str_for_test(load: fn(&SourceRef, &LoadOptions) -> Result<Inp
 #[cfg(test)]
 mod reload_tests {
     use super::*;
+
+    #[test]
+    fn a_folder_of_bodies_holds_history_sent_again_once_and_check_keeps_no_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let sys = format!("You are careful. {}", "word ".repeat(40));
+        let bodies = [
+            serde_json::json!({"model": "m", "messages": [{"role": "system", "content": sys}, {"role": "user", "content": "first"}]}),
+            serde_json::json!({"model": "m", "messages": [{"role": "system", "content": sys}, {"role": "user", "content": "first"},
+                {"role": "assistant", "content": "ok"}, {"role": "user", "content": "second"}]}),
+        ];
+        let mut joined = JoinedStream::default();
+        for (i, b) in bodies.iter().enumerate() {
+            let p = dir.path().join(format!("r{i}.json"));
+            std::fs::write(&p, b.to_string()).unwrap();
+            let src = SourceRef::file(&format!("r{i}.json"), &p);
+            let input = load(&src, crate::formats::openai_chat::ID, &LoadOptions::default()).unwrap();
+            let Body::Stream(s) = &input.body else { panic!("a stream") };
+            // `check` (texts compact) keeps no copy of the document.
+            assert!(s.requests[0].raw.is_none());
+            let kept = LoadOptions { texts: crate::model::packed::Texts::AsLoaded, ..Default::default() };
+            let Body::Stream(s) = load(&src, crate::formats::openai_chat::ID, &kept).unwrap().body else { panic!() };
+            assert_eq!(s.requests[0].raw.as_deref().map(String::as_str), Some(b.to_string().as_str()));
+            joined.push(input);
+        }
+        let input = joined.finish("bodies", crate::formats::openai_chat::ID);
+        let Body::Stream(s) = &input.body else { panic!("a stream") };
+        assert_eq!(s.requests.iter().map(|r| (r.index, r.messages.len())).collect::<Vec<_>>(), [(0, 2), (1, 4)]);
+        // The system prompt and the first turn, sent again, are the first request's messages.
+        for k in 0..2 {
+            assert!(Arc::ptr_eq(&s.requests[0].messages[k], &s.requests[1].messages[k]), "message {k}");
+        }
+    }
 
     const LINES: &str = concat!(
         r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#,

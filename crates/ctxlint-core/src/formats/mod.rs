@@ -52,7 +52,7 @@ pub use format::{
 #[cfg(test)]
 pub(crate) use load::load_str_for_test;
 pub use load::{
-    LoadOptions, READ_TRIES, Reloader, join_stream, load, load_body_file, parse_body, reload_line, reload_message,
+    JoinedStream, LoadOptions, READ_TRIES, Reloader, load, load_body_file, parse_body, reload_line, reload_message,
 };
 pub use parents::{ParentIds, fill_id_repeats, link_linearly};
 pub use sqlite::CopyScope;
