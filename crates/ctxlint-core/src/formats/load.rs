@@ -433,7 +433,7 @@ mod reload_tests {
         for (i, b) in bodies.iter().enumerate() {
             let p = dir.path().join(format!("r{i}.json"));
             std::fs::write(&p, b.to_string()).unwrap();
-            let src = SourceRef::file(&format!("r{i}.json"), &p);
+            let src = SourceRef::file(format!("r{i}.json"), &p);
             let input = load(&src, crate::formats::openai_chat::ID, &LoadOptions::default()).unwrap();
             let Body::Stream(s) = &input.body else { panic!("a stream") };
             // `check` (texts compact) keeps no copy of the document.
