@@ -159,7 +159,7 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                 json_space_only = false;
             }
             if !l.too_long && !blank(bytes) {
-                let parsed = serde_json::from_slice::<Value>(bytes);
+                let parsed = parse_for_detection(bytes);
                 if first_parsed.is_none() {
                     first_parsed = Some(parsed.is_ok());
                     if let Ok(v) = &parsed {
@@ -238,6 +238,88 @@ fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
 /// whole document while it is read ([`detect_input`]).
 const REUSED_DOCUMENT_MIN: usize = 1 << 20;
 
+/// Strings longer than this (bytes) are cut to it in a value parsed for
+/// detection from a large text ([`parse_for_detection`]).
+const DETECTION_STRING_MAX: usize = 1024;
+
+/// `bytes` parsed as one JSON value for the format tests to look at. A text of
+/// at least [`REUSED_DOCUMENT_MIN`] bytes (a whole document on one line, a
+/// record holding a pasted file) is parsed with every string longer than
+/// [`DETECTION_STRING_MAX`] bytes cut to its first bytes (at a character
+/// boundary): the tests look at keys, types, roles and the starts of texts,
+/// and the texts were most of the value (a 26 MB request body took 60 MB
+/// more to detect than to load). Valid or not exactly as
+/// `serde_json::from_slice::<Value>` says, with the same error.
+fn parse_for_detection(bytes: &[u8]) -> serde_json::Result<Value> {
+    if bytes.len() < REUSED_DOCUMENT_MIN {
+        return serde_json::from_slice(bytes);
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let v = serde::de::DeserializeSeed::deserialize(Cut, &mut de)?;
+    de.end()?;
+    Ok(v)
+}
+
+/// A [`Value`] with long strings cut ([`parse_for_detection`]).
+#[derive(Clone, Copy)]
+struct Cut;
+
+impl<'de> serde::de::DeserializeSeed<'de> for Cut {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Cut {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, n: i64) -> std::result::Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_u64<E>(self, n: u64) -> std::result::Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_f64<E>(self, n: f64) -> std::result::Result<Value, E> {
+        Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, t: &str) -> std::result::Result<Value, E> {
+        Ok(Value::String(crate::text::prefix(t, DETECTION_STRING_MAX).to_string()))
+    }
+    fn visit_string<E: serde::de::Error>(self, t: String) -> std::result::Result<Value, E> {
+        self.visit_str(&t)
+    }
+    fn visit_none<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = a.next_element_seed(self)? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> std::result::Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(k) = a.next_key::<String>()? {
+            let v = a.next_value_seed(self)?;
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
 /// [`whole_document`] of a document's bytes, given its value when it was
 /// already parsed from the same JSON text (`parsed`; else it is parsed here).
 fn document_detection(bytes: &[u8], parsed: Option<&Value>) -> Option<Detection> {
@@ -259,7 +341,7 @@ fn document_detection(bytes: &[u8], parsed: Option<&Value>) -> Option<Detection>
     let v = match parsed {
         Some(v) => v,
         None => {
-            owned = serde_json::from_slice::<Value>(bytes).ok()?;
+            owned = parse_for_detection(bytes).ok()?;
             &owned
         }
     };
@@ -389,6 +471,42 @@ mod detect_tests {
             session: None,
         };
         detect_input(&src).expect("reads")
+    }
+
+    /// A large text is parsed for detection with long strings cut, small
+    /// ones whole; valid or not as serde_json says, with its error.
+    #[test]
+    fn large_texts_are_parsed_for_detection_with_long_strings_cut() {
+        let long = "é".repeat(REUSED_DOCUMENT_MIN);
+        let doc = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": long}, {"n": 1.5, "b": true, "z": null, "i": -3}]});
+        let text = doc.to_string();
+        let v = parse_for_detection(text.as_bytes()).expect("parses");
+        let cut = v["messages"][0]["content"].as_str().unwrap();
+        assert_eq!(cut.len(), DETECTION_STRING_MAX);
+        assert!(long.starts_with(cut));
+        let mut whole = doc.clone();
+        whole["messages"][0]["content"] = Value::String(cut.to_string());
+        assert_eq!(v, whole);
+        // Keys in document order, a repeated key's last value in its first place, as serde_json.
+        let repeated = format!(r#"{{"b":1,"a":"{}","b":2}}"#, "x".repeat(REUSED_DOCUMENT_MIN));
+        let v = parse_for_detection(repeated.as_bytes()).unwrap();
+        assert_eq!(
+            v.as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v.as_u64())).collect::<Vec<_>>(),
+            [("b", Some(2)), ("a", None)]
+        );
+        // A small text keeps its strings.
+        let small = serde_json::json!({"t": "y".repeat(2000)}).to_string();
+        assert_eq!(parse_for_detection(small.as_bytes()).unwrap()["t"].as_str().unwrap().len(), 2000);
+        // Invalid: the same error.
+        for bad in [
+            format!("{text} x"),
+            text[..text.len() - 1].to_string(),
+            format!("[{}", "1,".repeat(REUSED_DOCUMENT_MIN)),
+            format!("{}{}", "[".repeat(200), " ".repeat(REUSED_DOCUMENT_MIN)),
+        ] {
+            let want = serde_json::from_slice::<Value>(bad.as_bytes()).unwrap_err().to_string();
+            assert_eq!(parse_for_detection(bad.as_bytes()).unwrap_err().to_string(), want);
+        }
     }
 
     /// A one-line document of at least [`REUSED_DOCUMENT_MIN`] bytes is
