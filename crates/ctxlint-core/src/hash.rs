@@ -58,6 +58,25 @@ fn feed(h: &mut Xxh3, v: &Value, ignore: &[&str]) {
     }
 }
 
+/// [`canonical_hash`] of an object whose values are all strings, given as
+/// `(key, value)` pairs in key order (sorted, no key repeated, none to
+/// ignore), without building the object: the canonical hash of
+/// `{"text": t, "type": "text"}` for every string content read.
+pub fn canonical_string_object_hash(sorted: &[(&str, &str)]) -> u64 {
+    debug_assert!(sorted.windows(2).all(|w| w[0].0 < w[1].0), "keys in order");
+    let mut h = Xxh3::new();
+    h.update(b"{");
+    h.update(&(sorted.len() as u64).to_le_bytes());
+    for (k, v) in sorted {
+        h.update(&(k.len() as u64).to_le_bytes());
+        h.update(k.as_bytes());
+        h.update(b"s");
+        h.update(&(v.len() as u64).to_le_bytes());
+        h.update(v.as_bytes());
+    }
+    h.digest()
+}
+
 /// Canonical JSON text (sorted keys, compact, `ignore` keys dropped), for diffs.
 pub fn canonical_string(v: &Value, ignore: &[&str]) -> String {
     fn strip(v: &Value, ignore: &[&str]) -> Value {

@@ -37,7 +37,7 @@ pub fn single_text_block(content: &Value) -> Option<&str> {
 /// (`{"type":"text","text":t}`), so that both serialisations compare equal
 /// (see [`single_text_block`]).
 pub fn text_block_hash(t: &str) -> u64 {
-    chash(&serde_json::json!({"type": "text", "text": t}))
+    crate::hash::canonical_string_object_hash(&[("text", t), ("type", "text")])
 }
 
 /// A request with no content yet.
@@ -188,6 +188,18 @@ mod tests {
         let r = super::super::parse_body(crate::formats::anthropic::ID, &body, &Arc::from("r.json"), 0, "")
             .expect("parses");
         r.tools.expect("tools").1
+    }
+
+    #[test]
+    fn a_text_block_hash_is_the_canonical_hash_of_the_block() {
+        for t in ["", "hi", "é\n\"quoted\"", &"x".repeat(5000)] {
+            let block = json!({"type": "text", "text": t});
+            assert_eq!(super::text_block_hash(t), super::chash(&block), "{t:?}");
+            // cache_control is ignored by both.
+            let marked = json!({"text": t, "cache_control": {"type": "ephemeral"}, "type": "text"});
+            assert_eq!(super::text_block_hash(t), super::chash(&marked));
+        }
+        assert_ne!(super::text_block_hash("a"), super::text_block_hash("b"));
     }
 
     #[test]
