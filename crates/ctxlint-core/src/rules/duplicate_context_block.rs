@@ -240,8 +240,13 @@ fn event_source(m: &Message) -> Option<&str> {
 
 /// Whether a user turn is a runtime event rather than a prompt.
 fn is_event(m: &Message) -> bool {
-    m.blocks.iter().any(|b| b.kind == BlockKind::Text && EVENT_MARKERS.iter().any(|k| b.text.contains(k)))
+    m.blocks.iter().any(|b| b.kind == BlockKind::Text && EVENT_MARKER_FINDER.is_match(&*b.text))
 }
+
+/// [`EVENT_MARKERS`] searched in one pass ([`is_event`] runs on every user
+/// message of every request of a stream).
+static EVENT_MARKER_FINDER: LazyLock<aho_corasick::AhoCorasick> =
+    LazyLock::new(|| aho_corasick::AhoCorasick::new(EVENT_MARKERS).expect("event markers"));
 
 /// A literal that every match of a built-in wrapper pattern contains on its
 /// first line (at the match's start, or after its start on that line: the
