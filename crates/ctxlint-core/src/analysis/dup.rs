@@ -86,6 +86,16 @@ impl Dupes {
         (first, n)
     }
 
+    /// The first occurrence of `key` in units `from..to`, and how many of
+    /// those units hold it (for a copy looked for only among the entries of
+    /// one group, such as a Codex context burst).
+    pub fn first_in_units(&self, key: u64, from: u32, to: u32) -> (Option<Occ>, u32) {
+        let Some(list) = self.by_key.get(&key) else { return (None, 0) };
+        let mut units: Vec<u32> = list.iter().filter(|o| (from..to).contains(&o.unit)).map(|o| o.unit).collect();
+        units.dedup();
+        (list.iter().find(|o| (from..to).contains(&o.unit)).copied(), units.len() as u32)
+    }
+
     /// Whether `key` already occurred in unit `unit`.
     pub fn has_unit(&self, key: u64, unit: u32) -> bool {
         self.by_key.get(&key).is_some_and(|l| l.iter().any(|o| o.unit == unit))

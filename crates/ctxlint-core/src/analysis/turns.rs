@@ -12,7 +12,7 @@
 //! - system-event label lines (`System: [<time>] …`, `System (untrusted): [<time>] …`;
 //!   openclaw `src/infra/system-events.ts`, the default CTX101 pattern) and
 //!   the `System: …` continuation lines of a multi-line event after them;
-//! - GitHub Copilot CLI's `<current_datetime>` stamp and `<reminder>` /
+//! - GitHub Copilot CLI's `<current_datetime>` stamp, `<tools_changed_notice>` and `<reminder>` /
 //!   `<system_reminder>` state block around a `user.message`'s text;
 //! - OpenClaw's abort note, put before the next message after a run was
 //!   aborted (`Note: The previous agent run was aborted by the user. Resume
@@ -43,12 +43,13 @@ static ABORT_NOTE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("regex")
 });
 /// GitHub Copilot CLI's per-message envelopes around the person's text in a
-/// `user.message`'s `transformedContent`: the `<current_datetime>` stamp and
+/// `user.message`'s `transformedContent`: the `<current_datetime>` stamp,
 /// the `<reminder>` / `<system_reminder>` block that carries the session's
-/// state (`<sql_tables>`, instruction context), re-rendered on every message
-/// (as written in `events.jsonl` by Copilot CLI 0.0.3xx–1.0.x).
+/// state (`<sql_tables>`, instruction context), re-rendered on every message,
+/// and the `<tools_changed_notice>` of the tools added or removed since the
+/// last message (as written in `events.jsonl` by Copilot CLI 0.0.3xx–1.0.x).
 static COPILOT_ENVELOPE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"<current_datetime>[^<]*</current_datetime>|<(?:system_reminder|reminder)>(?s:.*?)</(?:system_reminder|reminder)>")
+    Regex::new(r"<current_datetime>[^<]*</current_datetime>|<(?:system_reminder|reminder)>(?s:.*?)</(?:system_reminder|reminder)>|<tools_changed_notice>(?s:.*?)</tools_changed_notice>")
         .expect("regex")
 });
 static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
@@ -74,7 +75,7 @@ static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
 pub fn normalise(text: &str) -> String {
     let a = ENVELOPE.replace_all(text, "");
     let a = ABORT_NOTE.replace_all(&a, "");
-    let a = if a.contains("<current_datetime>") || a.contains("reminder>") {
+    let a = if a.contains("<current_datetime>") || a.contains("reminder>") || a.contains("<tools_changed_notice>") {
         std::borrow::Cow::Owned(COPILOT_ENVELOPE.replace_all(&a, "").into_owned())
     } else {
         a

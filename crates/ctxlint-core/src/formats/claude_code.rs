@@ -145,8 +145,13 @@ fn record<'b>(raw: &'b RawRecord<'_>, msg: Option<&'b RawMessage<'_>>) -> super:
         && !rtrue(raw.is_meta)
         && !rtrue(raw.is_compact_summary)
         && msg.and_then(|m| m.content).is_some_and(|c| !c.get().contains("\"tool_result\""));
+    // Claude Code 1.0.x wrote no `compact_boundary`: its compaction summary
+    // (`isCompactSummary: true`, "This session is being continued from a
+    // previous conversation…") is itself the new chain's root (real sessions
+    // of CC 1.0.90).
     r.root_exempt = (kind.as_deref() == Some("system") && rstr(raw.subtype).as_deref() == Some("compact_boundary"))
         || rtrue(raw.is_sidechain)
+        || (kind.as_deref() == Some("user") && rtrue(raw.is_compact_summary))
         || rewound_first_prompt;
     r.kind = kind;
     r
@@ -758,6 +763,14 @@ fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
             if field.is_empty() { Cow::Borrowed("/attachment") } else { Cow::Owned(format!("/attachment/{field}")) };
         if media {
             blocks.push(Block::new(BlockKind::Media, ptr, "", false));
+        } else if kind == "todo_reminder" || kind == "task_reminder" {
+            // A periodic nudge: Claude Code adds it again every few model
+            // calls while the todo (task) list goes unused, with the list as it
+            // stands, so copies with the same list are the design, not a
+            // double injection (real sessions of CC 2.1.x: the same reminder
+            // every 5–19 calls). Not compared by CTX102; its size counts.
+            let wrapped = format!("<system-reminder>\n{text}\n</system-reminder>");
+            blocks.push(Block::new(BlockKind::Other, ptr, &wrapped, true));
         } else if kind == "file" {
             // A file read for the person's @-mention (or again after a
             // compaction) is sent as a Read tool call and its result: tool

@@ -156,8 +156,50 @@ fn injected_user_text(text: &str) -> bool {
         "<turn_aborted>",
         "<subagent_notification>",
         "<skill>",
+        // Codex's warnings recorded as user messages (between a call and
+        // its output, or before a request), which Codex itself does not take
+        // for the person's messages (openai/codex `codex-rs/core` compaction
+        // tests, `collect_user_messages_filters_legacy_warnings`).
+        "Warning: apply_patch was requested via exec_command.",
+        "Warning: The maximum number of unified exec processes you can keep open is",
+        "Warning: Your account was flagged for potentially high-risk cyber activity",
     ];
     PREFIXES.iter().any(|p| t.starts_with(p))
+}
+
+/// Where each entry's context burst starts (`u32::MAX`: in none). A burst is
+/// a run of two or more injected-context entries — developer messages
+/// (`<permissions instructions>`, `<collaboration_mode>`) and the user-role
+/// context Codex writes itself (AGENTS.md instructions,
+/// `<environment_context>`) — with only bookkeeping records between them.
+/// Codex writes one at the start of a session and writes the whole set again
+/// to re-establish its baseline on a resume or a rollback (openai/codex
+/// #8990 "update environment_context on resume", #27836; seen in real
+/// rollouts of CLI 0.104 after an hour's pause, no new `session_meta`): a
+/// block of a later burst equal to one of an earlier burst is that baseline,
+/// by design, and the duplicate rules look for a copy only inside the same
+/// burst (the same collaboration mode written twice in one burst is still
+/// one too many).
+pub fn context_bursts(t: &Transcript) -> Vec<u32> {
+    let mut out = vec![u32::MAX; t.entries.len()];
+    let mut run: Vec<usize> = Vec::new();
+    let close = |run: &mut Vec<usize>, out: &mut Vec<u32>| {
+        if run.len() >= 2 {
+            for &i in run.iter() {
+                out[i] = run[0] as u32;
+            }
+        }
+        run.clear();
+    };
+    for (i, e) in t.entries.iter().enumerate() {
+        match e.kind() {
+            None => {}
+            Some(MessageKind::SystemPrompt | MessageKind::Meta) => run.push(i),
+            Some(_) => close(&mut run, &mut out),
+        }
+    }
+    close(&mut run, &mut out);
+    out
 }
 
 /// The current model response being assembled.

@@ -20,8 +20,8 @@ A block of injected context that occurs verbatim in two or more different user, 
 developer messages of one request, or of one step's context: a paragraph of 64 characters
 or more (configurable with `context-block-min`), a `<system-reminder>…</system-reminder>`
 block, injected hook context, a runtime notice, recorded instructions or environment
-context (Codex re-recording `AGENTS.md` or `<environment_context>`), or one event delivered
-twice. **One finding per distinct block per input** (stream or transcript), at its second
+context (Codex recording `AGENTS.md` or `<environment_context>` twice in one burst), or one
+event delivered twice. **One finding per distinct block per input** (stream or transcript), at its second
 copy in context, saying how many copies the fullest context holds; `related` points at the
 first copy.
 
@@ -57,7 +57,14 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 - text a more specific rule reports (system events: CTX101; system prompts: CTX103);
 - runtime-context carriers of older turns (stripped from later steps);
 - a reminder that repeats the end of the system prompt after the last user message's text,
-  by design (Aider's `system_reminder` for `reminder: user` models).
+  by design (Aider's `system_reminder` for `reminder: user` models);
+- Claude Code's todo and task reminders (`todo_reminder`, `task_reminder` attachments),
+  which it adds again every few model calls while the list goes unused, with the list as it
+  stands: a periodic nudge, not a double injection (their size still counts);
+- Codex re-establishing its context: the run of context messages (developer permissions and
+  collaboration mode, `AGENTS.md` instructions, `<environment_context>`) it writes at the
+  start of a session and writes whole again on a resume or a rollback (openai/codex #8990,
+  #27836): a copy is looked for only inside the same run.
 
 ## Built-in wrappers
 {wrappers}
@@ -187,6 +194,18 @@ pub const WRAPPERS: &[Wrapper] = &[
         source: "cline/cline src/core/prompts/responses.ts (noToolsUsed); Roo Code src/core/prompts/responses.ts (noToolsUsed)",
     },
     Wrapper {
+        runtime: "Copilot CLI",
+        what: "what Copilot CLI adds around the person's text in a user message's `transformedContent`: the `<reminder>` (`<system_reminder>`) … state block appended to every message when it holds the SQL tool's tables (`<sql_tables>`, the same until they change; a reminder of other text the runtime adds to every message is reported), the `<tools_changed_notice>` … `</tools_changed_notice>` list of tools added or removed since the last message, and a custom agent's `<agent_instructions>` … `</agent_instructions>` expanded again at each invocation of the agent (two invocations give equal text by design)",
+        pattern: r"<(?:reminder|system_reminder)>\s*<sql_tables>(?s:.*?)</sql_tables>\s*</(?:reminder|system_reminder)>|<tools_changed_notice>(?s:.*?)</tools_changed_notice>|<agent_instructions>(?s:.*?)</agent_instructions>",
+        source: "GitHub Copilot CLI session files (`~/.copilot/session-state/<id>/events.jsonl`, `user.message` `data.transformedContent`), as written by real sessions of 2026 (the CLI's source is not public)",
+    },
+    Wrapper {
+        runtime: "Copilot CLI",
+        what: "the autopilot nudge sent as a user message each time the model stops without calling `task_complete`: `You have not yet marked the task as complete using the task_complete tool. …` through `Keep working autonomously until the task is truly finished, then call task_complete.`",
+        pattern: r"^You have not yet marked the task as complete using the task_complete tool\.(?s:.*?)^Keep working autonomously until the task is truly finished, then call task_complete\.[ \t]*$|^You have not yet marked the task as complete using the task_complete tool\.[^\n]*$",
+        source: "GitHub Copilot CLI session files (`user.message` with empty `content` and `agentMode: \"autopilot\"`), as written by real sessions of 2026",
+    },
+    Wrapper {
         runtime: "DSPy",
         what: "the output-format instruction `ChatAdapter` ends every user message with (each few-shot demo and the input): `Respond with the corresponding output fields, starting with the field …, and then ending with the marker for …`",
         pattern: r"^Respond with the corresponding output fields, starting with the field [^\n]*",
@@ -294,6 +313,11 @@ const NEEDLES: &[&str] = &[
     "<turn_aborted>",
     "<environment_details>",
     "Respond with the corresponding output fields",
+    "<reminder>",
+    "<system_reminder>",
+    "<tools_changed_notice>",
+    "<agent_instructions>",
+    "You have not yet marked the task as complete",
 ];
 
 static WRAPPER_NEEDLES: LazyLock<aho_corasick::AhoCorasick> =
@@ -559,6 +583,11 @@ pub fn check(cx: &mut RuleContext) {
     let mut found = PerBlock::default();
     if let Some((t, an)) = cx.transcript {
         let replayed: foldhash::HashSet<u32> = an.replays.iter().map(|r| r.entry).collect();
+        // Codex re-establishes its baseline in a burst of context messages
+        // (its AGENTS.md instructions, `<environment_context>`): a copy is
+        // looked for only inside the same burst.
+        let bursts = (input.format == crate::formats::codex_rollout::ID)
+            .then(|| crate::formats::codex_rollout::context_bursts(t));
         // The user turns so far, keyed (normalised) only once a repeat asks.
         let mut turns = Recurring::default();
         let mut seen = Dupes::new();
@@ -607,7 +636,11 @@ pub fn check(cx: &mut RuleContext) {
                         continue;
                     }
                     let k = hash_str(&cb);
-                    let (first, copies) = seen.copies_in_transcript(t, &an.tree, k, occ);
+                    let burst = bursts.as_ref().map(|b| b[i]).filter(|&b| b != u32::MAX);
+                    let (first, copies) = match burst {
+                        Some(start) => seen.first_in_units(k, start, i as u32),
+                        None => seen.copies_in_transcript(t, &an.tree, k, occ),
+                    };
                     seen.push(k, occ);
                     let Some(first) = first else { continue };
                     let q = *quiet.get_or_insert_with(|| {
@@ -823,6 +856,11 @@ mod tests {
             "<turn_aborted>\nThe user interrupted the previous turn on purpose. If any tools/commands were aborted, they may have partially executed; verify current state before retrying.\n</turn_aborted>",
             "<turn_aborted>\n  <turn_id>019d6d67-1</turn_id>\n  <reason>interrupted</reason>\n</turn_aborted>",
             "Respond with the corresponding output fields, starting with the field `[[ ## answer ## ]]`, and then ending with the marker for `[[ ## completed ## ]]`.",
+            "<system_reminder>\n<sql_tables>No tables currently exist.</sql_tables>\n</system_reminder>",
+            "<reminder>\n<sql_tables>No tables currently exist. Default tables (todos, todo_deps) will be created automatically when you first use the SQL tool.</sql_tables>\n</reminder>",
+            "<tools_changed_notice>\nNew tools available: task_complete\n</tools_changed_notice>",
+            "<agent_instructions>\n## User Input\n\n```text\n$ARGUMENTS\n```\n\nYou **MUST** consider the user input before proceeding (if not empty).\n</agent_instructions>",
+            "You have not yet marked the task as complete using the task_complete tool. If you were planning, stop planning and start implementing. You aren't done until you have fully completed the task.\n\nIMPORTANT: Do NOT call task_complete if:\n- You have open questions or ambiguities - make good decisions and keep working\n\nKeep working autonomously until the task is truly finished, then call task_complete.",
         ];
         for ex in examples {
             let text = format!("before\n\n{ex}\n\nafter");

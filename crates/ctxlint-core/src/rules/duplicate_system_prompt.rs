@@ -38,7 +38,10 @@ differently; a prompt added once per step grows the context without bound.
 
 ## What it does not flag
 Different system prompts; the same prompt in two different requests (every request carries
-its own); empty prompts. Each later copy is reported once, with the first as related.
+its own); empty prompts. Each later copy is reported once, with the first as related. In a
+Codex rollout, the developer messages Codex writes whole again to re-establish its context
+on a resume or a rollback (the run of permissions, collaboration-mode, `AGENTS.md` and
+environment messages; openai/codex #8990, #27836) are compared only within their own run.
 "#,
 };
 
@@ -180,6 +183,10 @@ pub fn check(cx: &mut RuleContext) {
             .as_ref()
             .map(|m| m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<_>>().join("\n"));
         let base_key = base.as_deref().map(str::trim).filter(|b| !b.is_empty()).map(hash_str);
+        // Codex re-establishes its baseline in a burst of context messages:
+        // a copy is looked for only inside the same burst.
+        let bursts = (input.format == crate::formats::codex_rollout::ID)
+            .then(|| crate::formats::codex_rollout::context_bursts(t));
         let mut seen = Dupes::new();
         for (i, e) in t.entries.iter().enumerate() {
             if e.kind() != Some(MessageKind::SystemPrompt) {
@@ -199,7 +206,14 @@ pub fn check(cx: &mut RuleContext) {
                         t.base_instructions.as_ref().map(|m| m.pointer.to_string()).unwrap_or_default(),
                     ))
                 } else {
-                    seen.find_in_transcript(t, &an.tree, k, occ, false).map(|f| {
+                    let burst = bursts.as_ref().map(|b| b[i]).filter(|&b| b != u32::MAX);
+                    match burst {
+                        Some(start) => {
+                            seen.first_in_units(k, start, i as u32 + 1).0.filter(|f| f.unit != i as u32 || f.block < j)
+                        }
+                        None => seen.find_in_transcript(t, &an.tree, k, occ, false),
+                    }
+                    .map(|f| {
                         let fe = &t.entries[f.unit as usize];
                         let fb = t.packed(fe).and_then(|m| m.blocks().nth(f.block as usize));
                         (fe.line, fb.map(|b| b.pointer).unwrap_or("").to_string())
