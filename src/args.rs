@@ -246,7 +246,8 @@ save a larger input to a file and name the file.
 With no PATH, check scans the session folders of the agents installed on this machine:
 ~/.openclaw/agents/*/sessions, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions,
 ~/.gemini/tmp/*/chats and its /chat save checkpoints (~/.gemini/tmp/*/checkpoint-*.json),
-~/.qwen/projects/*/chats, ~/.copilot/session-state/*/events.jsonl,
+~/.qwen/projects/*/chats, ~/.copilot/session-state/*/events.jsonl (and the earlier
+~/.copilot/session-state/*.jsonl),
 Cline / Roo Code / Kilo Code task histories in VS Code's globalStorage and ~/.cline/data, and
 the OpenCode and Kilo CLI stores ~/.local/share/opencode/opencode.db,
 ~/.local/share/kilo/kilo.db and the legacy ~/.local/share/opencode/storage/session.

@@ -321,6 +321,9 @@ fn no_path_scans_installed_agent_folders() {
     std::fs::copy(fixture("formats/copilot-cli/clean.jsonl"), cp.join("events.jsonl")).unwrap();
     std::fs::write(cp.join("workspace.yaml"), "cwd: /w\n").unwrap();
     std::fs::write(cp.join("checkpoints/index.md"), "# checkpoints\n").unwrap();
+    // … and the earlier flat layout, one `<session id>.jsonl` per session.
+    std::fs::copy(fixture("formats/copilot-cli/clean.jsonl"), home.path().join(".copilot/session-state/0196-b.jsonl"))
+        .unwrap();
     // Cline: each task's API history, not the UI log beside it.
     let task = home.path().join(".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1764662400000");
     std::fs::create_dir_all(&task).unwrap();
@@ -355,6 +358,7 @@ fn no_path_scans_installed_agent_folders() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("tasks/1764662400000/api_conversation_history.json") && !err.contains("ui_messages"), "{err}");
     assert!(err.contains(".copilot/session-state/0197-a/events.jsonl"), "{err}");
+    assert!(err.contains(".copilot/session-state/0196-b.jsonl"), "{err}");
     assert!(!err.contains("workspace.yaml") && !err.contains("index.md"), "{err}");
     assert!(err.contains(".gemini/tmp/proj/chats") && err.contains(".qwen/projects/-w-proj/chats"), "{err}");
     assert!(!err.contains("logs.json"), "{err}");
@@ -364,7 +368,8 @@ fn no_path_scans_installed_agent_folders() {
     let formats: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["format"].as_str().unwrap()).collect();
     assert!(formats.contains(&"openclaw-trajectory"), "{formats:?}");
     assert_eq!(formats.iter().filter(|f| **f == "gemini-cli").count(), 2, "{formats:?}");
-    assert!(formats.contains(&"copilot-cli") && formats.contains(&"cline-history"), "{formats:?}");
+    assert_eq!(formats.iter().filter(|f| **f == "copilot-cli").count(), 2, "{formats:?}");
+    assert!(formats.contains(&"cline-history"), "{formats:?}");
     assert_eq!(formats.iter().filter(|f| **f == "opencode").count(), 2, "{formats:?}");
     assert_eq!(formats.iter().filter(|f| **f == "cline-history").count(), 2, "{formats:?}");
     assert!(

@@ -427,6 +427,7 @@ fn check_help_and_readme_name_the_same_default_scan_folders() {
         "~/.gemini/tmp/*/checkpoint-*.json",
         "~/.qwen/projects/*/chats",
         "~/.copilot/session-state/*/events.jsonl",
+        "~/.copilot/session-state/*.jsonl",
         "~/.cline/data",
         "opencode/opencode.db",
         "kilo/kilo.db",

@@ -406,6 +406,16 @@ pub static FORMAT: Format = Format {
             pattern: "session-state/*/events.jsonl",
             file: true,
         },
+        // The earlier flat layout, one `<session id>.jsonl` per session
+        // (Copilot CLI of late 2025, also as run inside VS Code's Copilot Chat).
+        AgentFolder {
+            rank: 4,
+            env: &["COPILOT_HOME"],
+            home: ".copilot",
+            env_is_home: false,
+            pattern: "session-state/*.jsonl",
+            file: true,
+        },
     ],
     about: About {
         what: "GitHub Copilot CLI session event logs (events.jsonl)",
