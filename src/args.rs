@@ -161,6 +161,10 @@ pub(crate) struct CheckArgs {
     /// 'archive/**,*.bak.jsonl'`); files named on the command line are always checked.
     #[arg(long, value_delimiter = ',', value_name = "GLOB")]
     pub(crate) exclude: Vec<String>,
+    /// Of a store that holds several sessions (an OpenCode or Kilo database), check only
+    /// this one (an id the JSON report's `files[].session` gives).
+    #[arg(long, value_name = "ID")]
+    pub(crate) session: Option<String>,
     /// Print counts per rule instead of the findings.
     #[arg(long)]
     pub(crate) statistics: bool,
@@ -352,6 +356,10 @@ pub(crate) struct ShowArgs {
     /// Print this 0-based request (streams) or step (transcripts) in full, with its texts.
     #[arg(long, visible_alias = "step", value_name = "N")]
     pub(crate) request: Option<usize>,
+    /// Of a store that holds several sessions (an OpenCode or Kilo database), show this one
+    /// (`check --output-format json` lists them as `files[].session`).
+    #[arg(long, value_name = "ID")]
+    pub(crate) session: Option<String>,
     /// List every request's or step's whole context, not only what is new since the previous one.
     #[arg(long)]
     pub(crate) full: bool,

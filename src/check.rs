@@ -156,6 +156,7 @@ pub(crate) fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32
             .filter_map(|p| p.clone())
             .collect(),
         exclude: ctxlint::inputs::exclude_set(&a.exclude)?,
+        session: a.session.clone(),
     };
     let plan = ctxlint::inputs::discover(&paths, &discover)?;
     // A large file named on the command line: the whole document its

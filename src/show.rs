@@ -18,6 +18,7 @@ pub(crate) fn cmd_show(a: ShowArgs, color: ColorChoice) -> ctxlint::Result<i32> 
     let discover = ctxlint::inputs::DiscoverOptions {
         forced: a.input_format,
         not_inputs: a.output_file.iter().cloned().collect(),
+        session: a.session.clone(),
         ..Default::default()
     };
     if a.html {

@@ -83,19 +83,48 @@ fn a_session_is_shown_step_by_step_and_the_store_is_never_touched() {
     let after: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(before, after);
     assert_eq!(std::fs::read(&db).unwrap(), bytes);
-    // A store with several sessions names them: `show` needs one input.
-    let out = assert_cmd::Command::cargo_bin("ctxlint")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["show", &format!("{DIR}/two-sessions.db")])
-        .output()
-        .unwrap();
+    // A store with several sessions names them: `show` needs one, given with --session.
+    let run = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("ctxlint")
+            .unwrap()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .args(["--color", "never"])
+            .output()
+            .unwrap()
+    };
+    let db = format!("{DIR}/two-sessions.db");
+    let out = run(&["show", &db]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("holds 2 inputs"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "ctxlint: error: {db}: holds 2 sessions (ses_dc7f9dffeffeKSG6MYP2IuzyV0, ses_dc7f97903ffec23XMbI1rM2vci); name one with --session ID\n"
+        )
     );
+    let out = run(&["show", &db, "--session", "ses_dc7f97903ffec23XMbI1rM2vci"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(opencode): 2 steps") && text.contains("Second session: READ_TOOL"), "{text}");
+    let out = run(&["show", &db, "--session", "ses_nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(
+        "holds no session `ses_nope` (it holds ses_dc7f9dffeffeKSG6MYP2IuzyV0, ses_dc7f97903ffec23XMbI1rM2vci)"
+    ));
+    // check names each session's summary, and checks one when asked.
+    let (_, v) = check_json(&db);
+    let sessions: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["session"].as_str().unwrap()).collect();
+    assert_eq!(sessions, ["ses_dc7f9dffeffeKSG6MYP2IuzyV0", "ses_dc7f97903ffec23XMbI1rM2vci"]);
+    let out = run(&["check", &db, "--session", "ses_dc7f9dffeffeKSG6MYP2IuzyV0", "--output-format", "json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["files"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        (v["files"][0]["session"].as_str(), v["files"][0]["entries"].as_u64()),
+        (Some("ses_dc7f9dffeffeKSG6MYP2IuzyV0"), Some(2))
+    );
+    // Inputs that are no store's sessions carry no `session`.
+    let (_, v) = check_json("fixtures/formats/copilot-cli/clean.jsonl");
+    assert!(v["files"][0].get("session").is_none(), "{v}");
 }
 
 /// The recorded OpenCode 1.1.65 `storage/` tree copied into `to`.

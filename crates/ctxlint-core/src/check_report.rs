@@ -22,6 +22,10 @@ pub struct CheckOptions {
 pub struct FileSummary {
     /// Display path.
     pub path: String,
+    /// The session of a store that holds several (an OpenCode database: one
+    /// summary per session, all with the store's path); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// Format id.
     pub format: FormatId,
     /// Requests in the stream (0 for transcripts).
@@ -56,6 +60,7 @@ impl FileSummary {
     pub fn of(input: &Input) -> Self {
         FileSummary {
             path: input.path.clone(),
+            session: None,
             format: input.format,
             requests: input.request_count(),
             entries: input.entry_count(),

@@ -35,6 +35,10 @@ pub struct DiscoverOptions {
     /// `--exclude`: files and folders a walk leaves out, matched against
     /// their name and their path below the walked folder.
     pub exclude: Option<globset::GlobSet>,
+    /// `--session`: of a store that holds several sessions (an OpenCode
+    /// database), only this one; a store without it is an error naming the
+    /// ones it holds.
+    pub session: Option<String>,
 }
 
 /// Builds `--exclude`'s globs (`None` when there are none); a bad glob is a
@@ -89,6 +93,13 @@ impl Job {
         match self {
             Job::File(s, _) => &s.display,
             Job::Stream(d, _, _) => d,
+        }
+    }
+    /// The one session of a store the job reads ([`SourceRef::session`]).
+    pub fn session(&self) -> Option<&str> {
+        match self {
+            Job::File(s, _) => s.session.as_deref(),
+            Job::Stream(..) => None,
         }
     }
     /// Size in bytes of the job's files as stored (0 when unknown).
@@ -207,7 +218,7 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
                 }
             };
             match detect_or(&src, opts) {
-                Ok(Detection::Format(f)) => push_file(&mut plan, src, f),
+                Ok(Detection::Format(f)) => push_file(&mut plan, src, f, opts.session.as_deref()),
                 Ok(d) => {
                     plan.skipped.push(Skipped { path: name.clone(), reason: skip_reason(d) });
                     plan.unrecognised.push(unknown(&name, d));
@@ -298,12 +309,24 @@ fn dedup_jobs(plan: &mut Plan) {
 /// Plans one file: one job, or, for a store that holds several transcripts
 /// (an OpenCode database: [`formats::Store`]), one job per session
 /// ([`SourceRef::session`]).
-fn push_file(plan: &mut Plan, src: SourceRef, f: FormatId) {
+fn push_file(plan: &mut Plan, src: SourceRef, f: FormatId, only: Option<&str>) {
     let store = formats::descriptor(f).and_then(|d| d.store);
     if let (Some(store), None) = (store, &src.session) {
         if let Ok(ids) = (store.sessions)(&src) {
             if !ids.is_empty() {
-                for id in ids {
+                if let Some(only) = only {
+                    if !ids.iter().any(|id| &**id == only) {
+                        let held: Vec<&str> = ids.iter().take(4).map(|id| &**id).collect();
+                        let more = if ids.len() > 4 { ", …" } else { "" };
+                        plan.errors.push(Error::Usage(format!(
+                            "{}: holds no session `{only}` (it holds {}{more})",
+                            src.display,
+                            held.join(", ")
+                        )));
+                        return;
+                    }
+                }
+                for id in ids.into_iter().filter(|id| only.is_none_or(|o| &**id == o)) {
                     plan.jobs.push(Job::File(SourceRef { session: Some(id), ..src.clone() }, f));
                 }
                 return;
@@ -405,7 +428,7 @@ fn group(
             if formats::joins_stream(f) && !opts.no_stream {
                 streams.entry(f).or_default().push(src);
             } else {
-                push_file(plan, src, f);
+                push_file(plan, src, f, opts.session.as_deref());
             }
         }
         for (f, mut srcs) in streams {

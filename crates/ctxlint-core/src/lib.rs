@@ -103,6 +103,15 @@ pub fn load_path_texts(
     match plan.jobs.as_slice() {
         [job] => Ok((load_job_with(job, &LoadOptions { texts, forced: plan.forced })?, plan.skipped)),
         [] => Err(Error::Usage(format!("{path}: no input of a known format found ({})", inputs::formats_tried()))),
+        jobs if jobs.iter().all(|j| j.session().is_some()) => {
+            let names: Vec<&str> = jobs.iter().take(4).filter_map(Job::session).collect();
+            let more = if jobs.len() > 4 { ", …" } else { "" };
+            Err(Error::Usage(format!(
+                "{path}: holds {} sessions ({}{more}); name one with --session ID",
+                jobs.len(),
+                names.join(", ")
+            )))
+        }
         jobs => {
             let names: Vec<&str> = jobs.iter().take(4).map(Job::display).collect();
             let more = if jobs.len() > 4 { ", …" } else { "" };
@@ -279,6 +288,7 @@ pub fn check_plan_observed<O: InputObserver>(
             // are computed here, in parallel, rather than after the merge.
             finish_in(&mut findings, &root);
             let summary = FileSummary {
+                session: job.session().map(str::to_string),
                 bytes: job.stored_bytes(),
                 load_time: loaded,
                 rules_time: started.elapsed() - loaded,
