@@ -175,3 +175,34 @@ fn the_human_summary_says_what_the_findings_cost() {
         json!({"code": "CTX202", "count": 2, "errors": 0, "warnings": 2, "tokens": 1580, "cost_usd": 0.005451})
     );
 }
+
+#[test]
+fn paragraphs_repeated_together_are_one_finding_that_costs_them_all() {
+    // A real Copilot CLI session repeated 16 paragraphs of one message in a
+    // later one: one finding (one defect) whose impact counted only the first.
+    let d = tempfile::tempdir().unwrap();
+    let para = |i: usize| {
+        format!(
+            "Paragraph {i} of the injected guide: {}.",
+            "keep every step small and checked".repeat(2).trim_end_matches("ed")
+        )
+    };
+    let block: Vec<String> = (0..3).map(para).collect();
+    assert!(block.iter().all(|p| p.len() == 100));
+    let body = json!({"model": "gpt-4o", "messages": [
+        {"role": "user", "content": format!("{}\n\nfirst question", block.join("\n\n"))},
+        {"role": "assistant", "content": "first answer"},
+        {"role": "user", "content": format!("{}\n\nsecond question", block.join("\n\n"))},
+    ]});
+    let p = d.path().join("request.json");
+    std::fs::write(&p, body.to_string()).unwrap();
+    let r = report(&[p.to_str().unwrap()]);
+    let found = r["findings"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{r}");
+    assert_eq!(
+        (found[0]["rule"].as_str(), found[0]["pointer"].as_str()),
+        (Some("duplicate-context-block"), Some("/messages/2"))
+    );
+    // 3 x 100 bytes: 300 bytes, 75 tokens (the first paragraph alone: 25).
+    assert_eq!(found[0]["impact"]["tokens"], json!(75), "{r}");
+}

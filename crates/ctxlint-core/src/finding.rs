@@ -181,7 +181,11 @@ impl Finding {
     /// forge a line of a CI log.
     pub fn compact(&mut self) {
         if let Some(e) = &mut self.excerpt {
-            self.text_bytes = e.len() as u64;
+            // The whole text's bytes, unless the rule counted them already
+            // (paragraphs repeated together: one finding, quoting the first).
+            if self.text_bytes == 0 {
+                self.text_bytes = e.len() as u64;
+            }
             *e = crate::text::excerpt(e, crate::text::EXCERPT_CHARS);
             e.shrink_to_fit();
         }

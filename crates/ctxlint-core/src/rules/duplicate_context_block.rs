@@ -551,18 +551,24 @@ struct PerBlock {
 impl PerBlock {
     /// Records `copies` copies of block `key` in one context, first repeated
     /// at unit `at` (of first copy `first`); `make` builds the finding the first time.
-    fn note(&mut self, key: u64, pair: (u64, u64), copies: u32, make: impl FnOnce() -> Finding) {
+    /// Notes a repeated block (`bytes` long): a new finding, or a block
+    /// joining the finding of another first repeated with it (its bytes are
+    /// added to that finding's, which its impact counts).
+    fn note(&mut self, key: u64, pair: (u64, u64), copies: u32, bytes: usize, make: impl FnOnce() -> Finding) {
         match self.by_key.get(&key) {
             Some(&i) => self.list[i].copies = self.list[i].copies.max(copies),
             None => {
                 if let Some(&i) = self.by_pair.get(&pair) {
                     self.by_key.insert(key, i);
                     self.list[i].copies = self.list[i].copies.max(copies);
+                    self.list[i].finding.text_bytes += bytes as u64;
                     return;
                 }
                 self.by_key.insert(key, self.list.len());
                 self.by_pair.insert(pair, self.list.len());
-                self.list.push(Pending { finding: make(), copies });
+                let mut finding = make();
+                finding.text_bytes = bytes as u64;
+                self.list.push(Pending { finding, copies });
             }
         }
     }
@@ -690,7 +696,7 @@ pub fn check(cx: &mut RuleContext) {
                             continue; // two events about two child sessions: model-written text
                         }
                     }
-                    found.note(k, (i as u64, first.unit as u64), copies + 1, || {
+                    found.note(k, (i as u64, first.unit as u64), copies + 1, cb.len(), || {
                         Finding::new(
                             RuleId::DuplicateContextBlock,
                             &input.path,
@@ -780,6 +786,7 @@ pub fn check(cx: &mut RuleContext) {
                     k,
                     ((r.index as u64) << 32 | occ.unit as u64, (r.index as u64) << 32 | first.unit as u64),
                     copies,
+                    text.len(),
                     || {
                         let mut f = Finding::new(
                             RuleId::DuplicateContextBlock,
