@@ -409,7 +409,7 @@ pub static FORMAT: Format = Format {
         // The earlier flat layout, one `<session id>.jsonl` per session
         // (Copilot CLI of late 2025, also as run inside VS Code's Copilot Chat).
         AgentFolder {
-            rank: 4,
+            rank: 19,
             env: &["COPILOT_HOME"],
             home: ".copilot",
             env_is_home: false,
