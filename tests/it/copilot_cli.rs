@@ -53,3 +53,41 @@ fn each_defect_is_found_at_its_line() {
     let msg = v["findings"][0]["message"].as_str().unwrap();
     assert!(msg.contains("U+2028"), "{msg}");
 }
+
+#[test]
+fn a_system_prompt_written_again_unchanged_keeps_its_first_line() {
+    // Copilot CLI writes its `system.message` again at every turn: `show`
+    // labelled the first call's system prompt with a line written minutes
+    // after that call (a real session: line 189 for a prompt first at line 3).
+    let d = tempfile::tempdir().unwrap();
+    let sys = |id: &str, parent: &str, text: &str| {
+        serde_json::json!({"type": "system.message", "data": {"role": "system", "content": text}, "id": id, "timestamp": "2026-06-08T02:33:34.280Z", "parentId": parent}).to_string()
+    };
+    let user = |id: &str, parent: &str, text: &str| {
+        serde_json::json!({"type": "user.message", "data": {"content": text, "transformedContent": text, "attachments": []}, "id": id, "timestamp": "2026-06-08T02:33:35.000Z", "parentId": parent}).to_string()
+    };
+    let reply = |id: &str, parent: &str, text: &str| {
+        serde_json::json!({"type": "assistant.message", "data": {"messageId": id, "model": "claude-sonnet-4.6", "content": text, "toolRequests": []}, "id": id, "timestamp": "2026-06-08T02:33:40.000Z", "parentId": parent}).to_string()
+    };
+    let start = serde_json::json!({"type": "session.start", "data": {"sessionId": "s", "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.60", "startTime": "2026-06-08T02:32:49.813Z"}, "id": "e1", "timestamp": "2026-06-08T02:32:50.426Z", "parentId": null}).to_string();
+    let lines = [
+        start,
+        sys("e2", "e1", "You are the GitHub Copilot CLI."),
+        user("e3", "e2", "list the files"),
+        reply("e4", "e3", "a.txt b.txt"),
+        sys("e5", "e4", "You are the GitHub Copilot CLI."),
+        user("e6", "e5", "thanks"),
+        reply("e7", "e6", "You're welcome."),
+    ];
+    let p = d.path().join("events.jsonl");
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["show", p.to_str().unwrap(), "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sys = &v["requests"][0]["messages"][0];
+    assert_eq!((sys["role"].as_str(), sys["line"].as_u64()), (Some("system"), Some(2)), "{v}");
+}

@@ -188,11 +188,15 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 });
             }
             "system.message" if !ephemeral && !sub_agent => {
-                // Upserted per role and name: the latest of each is sent.
+                // Upserted per role and name: the latest of each is sent. Copilot
+                // writes it again at every turn: the same text keeps the line
+                // it was first written at (the prompt the first calls sent).
                 let key = format!("{}/{}", s(data, "role"), s(data, "name"));
-                let text = data.get("content").and_then(Value::as_str).unwrap_or("").to_string();
-                system.retain(|(k, _, _)| *k != key);
-                system.push((key, text, line.no));
+                let text = data.get("content").and_then(Value::as_str).unwrap_or("");
+                if !system.iter().any(|(k, t, _)| *k == key && t == text) {
+                    system.retain(|(k, _, _)| *k != key);
+                    system.push((key, text.to_string(), line.no));
+                }
             }
             "user.message" if !sub_agent => {
                 group = None;
