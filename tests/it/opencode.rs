@@ -108,9 +108,9 @@ fn a_session_is_shown_step_by_step_and_the_store_is_never_touched() {
     assert!(text.contains("(opencode): 2 steps") && text.contains("Second session: READ_TOOL"), "{text}");
     let out = run(&["show", &db, "--session", "ses_nope"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains(
-        "holds no session `ses_nope` (it holds ses_dc7f9dffeffeKSG6MYP2IuzyV0, ses_dc7f97903ffec23XMbI1rM2vci)"
-    ));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!(
+        "--session ses_nope: no store in {db} holds it (they hold ses_dc7f9dffeffeKSG6MYP2IuzyV0, ses_dc7f97903ffec23XMbI1rM2vci)"
+    )));
     // check names each session's summary, and checks one when asked.
     let (_, v) = check_json(&db);
     let sessions: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["session"].as_str().unwrap()).collect();
@@ -122,6 +122,21 @@ fn a_session_is_shown_step_by_step_and_the_store_is_never_touched() {
         (v["files"][0]["session"].as_str(), v["files"][0]["entries"].as_u64()),
         (Some("ses_dc7f9dffeffeKSG6MYP2IuzyV0"), Some(2))
     );
+    // A folder of several stores: those without the session are passed over.
+    let out = run(&["check", DIR, "--session", "ses_dc7f97903ffec23XMbI1rM2vci", "--output-format", "json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stores: Vec<(&str, &str)> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| Some((f["path"].as_str()?, f["session"].as_str()?)))
+        .collect();
+    assert_eq!(stores, [(db.as_str(), "ses_dc7f97903ffec23XMbI1rM2vci")], "{v}");
+    assert_eq!(v["failed"], serde_json::json!([]), "{v}");
+    // --session where no store is: an error, not ignored.
+    let out = run(&["show", "fixtures/formats/copilot-cli/clean.jsonl", "--session", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds no store of several sessions"));
     // Inputs that are no store's sessions carry no `session`.
     let (_, v) = check_json("fixtures/formats/copilot-cli/clean.jsonl");
     assert!(v["files"][0].get("session").is_none(), "{v}");

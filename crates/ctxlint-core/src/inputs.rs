@@ -138,6 +138,9 @@ pub struct Plan {
     pub errors: Vec<Error>,
     /// `--input-format`, when given: loading checks that each input fits it.
     pub forced: Option<FormatId>,
+    /// With `--session`: the sessions of every store found, for the error
+    /// when none is the one asked for.
+    pub sessions_held: Vec<Box<str>>,
 }
 
 /// Compares file names in natural order: digit runs compare as numbers.
@@ -250,6 +253,28 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
         });
     }
     dedup_jobs(&mut plan);
+    if let Some(want) = &opts.session {
+        if !plan.jobs.iter().any(|j| j.session() == Some(want.as_str())) {
+            let held = &plan.sessions_held;
+            let names: Vec<String> =
+                held.iter().take(4).map(|id| crate::escape::escape_controls(id).into_owned()).collect();
+            let more = if held.len() > 4 { ", …" } else { "" };
+            return Err(Error::Usage(if held.is_empty() {
+                format!(
+                    "--session {}: {} holds no store of several sessions (an OpenCode or Kilo database)",
+                    crate::escape::escape_controls(want),
+                    paths.join(", ")
+                )
+            } else {
+                format!(
+                    "--session {}: no store in {} holds it (they hold {}{more})",
+                    crate::escape::escape_controls(want),
+                    paths.join(", "),
+                    names.join(", ")
+                )
+            }));
+        }
+    }
     Ok(plan)
 }
 
@@ -314,18 +339,11 @@ fn push_file(plan: &mut Plan, src: SourceRef, f: FormatId, only: Option<&str>) {
     if let (Some(store), None) = (store, &src.session) {
         if let Ok(ids) = (store.sessions)(&src) {
             if !ids.is_empty() {
-                if let Some(only) = only {
-                    if !ids.iter().any(|id| &**id == only) {
-                        let held: Vec<&str> = ids.iter().take(4).map(|id| &**id).collect();
-                        let more = if ids.len() > 4 { ", …" } else { "" };
-                        plan.errors.push(Error::Usage(format!(
-                            "{}: holds no session `{only}` (it holds {}{more})",
-                            src.display,
-                            held.join(", ")
-                        )));
-                        return;
-                    }
+                if only.is_some() {
+                    plan.sessions_held.extend(ids.iter().cloned());
                 }
+                // With --session, a store without it is passed over (the
+                // run fails only when no store holds it: `discover`).
                 for id in ids.into_iter().filter(|id| only.is_none_or(|o| &**id == o)) {
                     plan.jobs.push(Job::File(SourceRef { session: Some(id), ..src.clone() }, f));
                 }

@@ -104,7 +104,12 @@ pub fn load_path_texts(
         [job] => Ok((load_job_with(job, &LoadOptions { texts, forced: plan.forced })?, plan.skipped)),
         [] => Err(Error::Usage(format!("{path}: no input of a known format found ({})", inputs::formats_tried()))),
         jobs if jobs.iter().all(|j| j.session().is_some()) => {
-            let names: Vec<&str> = jobs.iter().take(4).filter_map(Job::session).collect();
+            let names: Vec<String> = jobs
+                .iter()
+                .take(4)
+                .filter_map(Job::session)
+                .map(|id| crate::escape::escape_controls(id).into_owned())
+                .collect();
             let more = if jobs.len() > 4 { ", …" } else { "" };
             Err(Error::Usage(format!(
                 "{path}: holds {} sessions ({}{more}); name one with --session ID",

@@ -234,12 +234,18 @@ fn hits(s: &str) -> Vec<Hit<'_>> {
     let urls = memchr::memmem::find(s.as_bytes(), b"://").is_some();
     let mut url = if urls { URL.find(s) } else { None };
     let mut at = 0;
+    // SECRET's next match from `at`, kept while `at` has not passed its start
+    // (searched again after every URL, a text of many URLs and no other
+    // shape was read to its end once per URL).
+    let mut next: Option<Option<regex::Captures<'_>>> = None;
     while at <= s.len() {
         if url.is_some_and(|u| u.start() < at) {
             url = URL.find_at(s, at);
         }
-        let next = SECRET.captures_at(s, at);
-        let url_first = match (&next, url) {
+        if next.as_ref().is_none_or(|n| n.as_ref().and_then(|c| c.get(0)).is_some_and(|m| m.start() < at)) {
+            next = Some(SECRET.captures_at(s, at));
+        }
+        let url_first = match (next.as_ref().expect("searched"), url) {
             (_, None) => false,
             (None, Some(_)) => true,
             (Some(c), Some(u)) => {
@@ -254,7 +260,7 @@ fn hits(s: &str) -> Vec<Hit<'_>> {
             out.push(Hit::Url(u));
             continue;
         }
-        let Some(c) = next else { break };
+        let Some(c) = next.take().flatten() else { break };
         let whole = c.get(0).expect("group 0");
         // (No shape matches the empty string; step on all the same.)
         at = if whole.end() > whole.start() {

@@ -68,6 +68,9 @@ struct RawRecord<'a> {
     is_meta: Option<&'a RawValue>,
     #[serde(rename = "isCompactSummary", default, borrow)]
     is_compact_summary: Option<&'a RawValue>,
+    /// The Claude Code version that wrote the record (`"1.0.90"`).
+    #[serde(default, borrow)]
+    version: Option<&'a RawValue>,
     #[serde(rename = "isApiErrorMessage", default, borrow)]
     is_api_error: Option<&'a RawValue>,
     #[serde(rename = "isAbortedMidStream", default, borrow)]
@@ -148,10 +151,13 @@ fn record<'b>(raw: &'b RawRecord<'_>, msg: Option<&'b RawMessage<'_>>) -> super:
     // Claude Code 1.0.x wrote no `compact_boundary`: its compaction summary
     // (`isCompactSummary: true`, "This session is being continued from a
     // previous conversation…") is itself the new chain's root (real sessions
-    // of CC 1.0.90).
+    // of CC 1.0.90). From 2.x the summary hangs off the boundary.
+    let v1_compaction = kind.as_deref() == Some("user")
+        && rtrue(raw.is_compact_summary)
+        && rstr(raw.version).is_some_and(|v| v.starts_with("1."));
     r.root_exempt = (kind.as_deref() == Some("system") && rstr(raw.subtype).as_deref() == Some("compact_boundary"))
         || rtrue(raw.is_sidechain)
-        || (kind.as_deref() == Some("user") && rtrue(raw.is_compact_summary))
+        || v1_compaction
         || rewound_first_prompt;
     r.kind = kind;
     r

@@ -168,37 +168,70 @@ fn injected_user_text(text: &str) -> bool {
 }
 
 /// Where each entry's context burst starts (`u32::MAX`: in none). A burst is
-/// a run of two or more injected-context entries — developer messages
-/// (`<permissions instructions>`, `<collaboration_mode>`) and the user-role
-/// context Codex writes itself (AGENTS.md instructions,
-/// `<environment_context>`) — with only bookkeeping records between them.
-/// Codex writes one at the start of a session and writes the whole set again
-/// to re-establish its baseline on a resume or a rollback (openai/codex
-/// #8990 "update environment_context on resume", #27836; seen in real
-/// rollouts of CLI 0.104 after an hour's pause, no new `session_meta`): a
-/// block of a later burst equal to one of an earlier burst is that baseline,
-/// by design, and the duplicate rules look for a copy only inside the same
-/// burst (the same collaboration mode written twice in one burst is still
-/// one too many).
+/// a run of two or more context messages — developer messages
+/// (`<permissions instructions>`, `<collaboration_mode>`) and the
+/// user-role context Codex writes itself (AGENTS.md instructions,
+/// `<user_instructions>`, `<environment_context>`) — with only bookkeeping
+/// records between them (a Codex notice such as `<turn_aborted>` or a
+/// warning ends it). Codex writes one at the start of a session and writes
+/// the whole set again to re-establish its baseline on a resume or a
+/// rollback (openai/codex #8990 "update environment_context on resume",
+/// #27836; seen in real rollouts of CLI 0.104 after an hour's pause, no new
+/// `session_meta`). A later run is such a re-establishment when it holds
+/// every kind of message the first run held (by each text's first line);
+/// then its blocks equal to earlier ones are that baseline, by design, and
+/// the duplicate rules look for a copy only inside the same run (the same
+/// collaboration mode written twice in one run is still one too many). A
+/// run that sends only some of them again (permissions and environment at
+/// every turn) is compared as usual.
 pub fn context_bursts(t: &Transcript) -> Vec<u32> {
-    let mut out = vec![u32::MAX; t.entries.len()];
-    let mut run: Vec<usize> = Vec::new();
-    let close = |run: &mut Vec<usize>, out: &mut Vec<u32>| {
-        if run.len() >= 2 {
-            for &i in run.iter() {
-                out[i] = run[0] as u32;
+    const CONTEXT: &[&str] =
+        &["# AGENTS.md instructions", "<user_instructions>", "<environment_context>", "<INSTRUCTIONS>"];
+    // The first line of a context message's first text (its kind), or None
+    // for an entry that is no context message.
+    let kind_of = |e: &Entry| -> Option<String> {
+        let k = e.kind()?;
+        if !matches!(k, MessageKind::SystemPrompt | MessageKind::Meta) {
+            return None;
+        }
+        let m = t.message(e)?;
+        let text = m.blocks.iter().find(|b| b.kind == BlockKind::Text).map(|b| b.text.trim_start())?;
+        if k == MessageKind::Meta && !CONTEXT.iter().any(|p| text.starts_with(p)) {
+            return None;
+        }
+        Some(text.lines().next().unwrap_or("").to_string())
+    };
+    let mut runs: Vec<(Vec<usize>, std::collections::BTreeSet<String>)> = Vec::new();
+    let mut run: (Vec<usize>, std::collections::BTreeSet<String>) = Default::default();
+    for (i, e) in t.entries.iter().enumerate() {
+        if e.kind().is_none() {
+            continue; // bookkeeping
+        }
+        match kind_of(e) {
+            Some(k) => {
+                run.0.push(i);
+                run.1.insert(k);
+            }
+            None => {
+                if run.0.len() >= 2 {
+                    runs.push(std::mem::take(&mut run));
+                }
+                run = Default::default();
             }
         }
-        run.clear();
-    };
-    for (i, e) in t.entries.iter().enumerate() {
-        match e.kind() {
-            None => {}
-            Some(MessageKind::SystemPrompt | MessageKind::Meta) => run.push(i),
-            Some(_) => close(&mut run, &mut out),
+    }
+    if run.0.len() >= 2 {
+        runs.push(run);
+    }
+    let mut out = vec![u32::MAX; t.entries.len()];
+    let Some(first) = runs.first().map(|r| r.1.clone()) else { return out };
+    for (entries, kinds) in &runs {
+        if kinds.is_superset(&first) {
+            for &i in entries {
+                out[i] = entries[0] as u32;
+            }
         }
     }
-    close(&mut run, &mut out);
     out
 }
 

@@ -196,13 +196,13 @@ pub const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         runtime: "Copilot CLI",
         what: "what Copilot CLI adds around the person's text in a user message's `transformedContent`: the `<reminder>` (`<system_reminder>`) … state block appended to every message when it holds the SQL tool's tables (`<sql_tables>`, the same until they change; a reminder of other text the runtime adds to every message is reported), the `<tools_changed_notice>` … `</tools_changed_notice>` list of tools added or removed since the last message, and a custom agent's `<agent_instructions>` … `</agent_instructions>` expanded again at each invocation of the agent (two invocations give equal text by design)",
-        pattern: r"<(?:reminder|system_reminder)>\s*<sql_tables>(?s:.*?)</sql_tables>\s*</(?:reminder|system_reminder)>|<tools_changed_notice>(?s:.*?)</tools_changed_notice>|<agent_instructions>(?s:.*?)</agent_instructions>",
+        pattern: r"<(?:reminder|system_reminder)>\s*<sql_tables>[^<]*</sql_tables>\s*</(?:reminder|system_reminder)>|<tools_changed_notice>[^<]*</tools_changed_notice>|<agent_instructions>(?s:.*?)</agent_instructions>",
         source: "GitHub Copilot CLI session files (`~/.copilot/session-state/<id>/events.jsonl`, `user.message` `data.transformedContent`), as written by real sessions of 2026 (the CLI's source is not public)",
     },
     Wrapper {
         runtime: "Copilot CLI",
-        what: "the autopilot nudge sent as a user message each time the model stops without calling `task_complete`: `You have not yet marked the task as complete using the task_complete tool. …` through `Keep working autonomously until the task is truly finished, then call task_complete.`",
-        pattern: r"^You have not yet marked the task as complete using the task_complete tool\.(?s:.*?)^Keep working autonomously until the task is truly finished, then call task_complete\.[ \t]*$|^You have not yet marked the task as complete using the task_complete tool\.[^\n]*$",
+        what: "the autopilot nudge sent as a user message each time the model stops without calling `task_complete`: `You have not yet marked the task as complete using the task_complete tool. …` through `Keep working autonomously until the task is truly finished, then call task_complete.` (matched line by line: its first line, then only blank lines, its `IMPORTANT: Do NOT call task_complete if:` line and `- ` items, up to its closing sentence)",
+        pattern: r"^You have not yet marked the task as complete using the task_complete tool\.[^\n]*\n(?:(?:[ \t]*|IMPORTANT: Do NOT call task_complete if:[ \t]*|- [^\n]*)\n)*?Keep working autonomously until the task is truly finished, then call task_complete\.[ \t]*$|^You have not yet marked the task as complete using the task_complete tool\.[^\n]*$",
         source: "GitHub Copilot CLI session files (`user.message` with empty `content` and `agentMode: \"autopilot\"`), as written by real sessions of 2026",
     },
     Wrapper {
@@ -812,6 +812,25 @@ pub fn check(cx: &mut RuleContext) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Copilot's wrappers take only their own text: a paragraph of the
+    /// person's between a nudge's first and last lines, or between two
+    /// `<sql_tables>` blocks, is kept; a text of nudge first lines only is
+    /// set aside line by line (the first pattern scanned to the end of the
+    /// text for each of them: quadratic).
+    #[test]
+    fn copilot_wrappers_take_only_their_own_text() {
+        let rule = "Project rule: every migration runs behind the QUEUE_DUAL_WRITE flag and is reviewed by two people.";
+        let nudge = format!(
+            "You have not yet marked the task as complete using the task_complete tool. Keep going.\n\n{rule}\n\nKeep working autonomously until the task is truly finished, then call task_complete."
+        );
+        assert!(without_wrappers(&nudge).contains(rule));
+        let tables =
+            format!("<reminder>\n<sql_tables>A</sql_tables>\n\n{rule}\n\n<sql_tables>B</sql_tables>\n</reminder>");
+        assert!(without_wrappers(&tables).contains(rule));
+        let lines = "You have not yet marked the task as complete using the task_complete tool.\n".repeat(2000);
+        assert_eq!(without_wrappers(&lines).trim(), "");
+    }
 
     /// One example of every built-in wrapper: each is set aside whole (so every
     /// pattern's text holds one of the prefilter's needles).
