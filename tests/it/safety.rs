@@ -785,3 +785,39 @@ fn an_unknown_rule_name_is_echoed_escaped() {
     assert!(err.contains("unknown rule `x\\n::error::pwn`"), "{err}");
     assert!(err.lines().all(|l| !l.trim_start().starts_with("::")), "{err}");
 }
+
+#[test]
+fn a_private_key_cut_off_in_an_excerpt_keeps_every_report_valid_and_masked() {
+    // A repeated paragraph holding a private key: the excerpt, masked to its
+    // BEGIN line, was masked again line by line up to the end of the line,
+    // taking the JSON string's closing quote (and JUnit's closing tag) with it.
+    let d = workdir();
+    let para = "Context note: -----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n-----END RSA PRIVATE KEY----- (this paragraph is long enough to count as a context block).";
+    let body = serde_json::json!({"model": "m", "messages": [
+        {"role": "user", "content": format!("{para}\n\nfirst question")},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": format!("{para}\n\nsecond question")},
+    ]});
+    let p = d.path().join("pem.json");
+    std::fs::write(&p, body.to_string()).unwrap();
+    for fmt in ["json", "sarif", "gitlab", "junit", "full", "html"] {
+        let out = ctxlint().args(["check", p.to_str().unwrap(), "--output-format", fmt]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{fmt}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!text.contains("MIIEow"), "{fmt}: {text}");
+        if ["json", "junit", "full"].contains(&fmt) {
+            assert!(text.contains("-----BEGIN RSA PRIVATE KEY-----****"), "{fmt}: {text}");
+        }
+        match fmt {
+            "json" | "sarif" | "gitlab" => {
+                serde_json::from_str::<serde_json::Value>(&text).unwrap_or_else(|e| panic!("{fmt}: {e}\n{text}"));
+            }
+            "junit" => assert!(
+                text.contains("-----BEGIN RSA PRIVATE KEY-----****</failure>")
+                    || text.contains("-----BEGIN RSA PRIVATE KEY-----****\n"),
+                "{text}"
+            ),
+            _ => {}
+        }
+    }
+}

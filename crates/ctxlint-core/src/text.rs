@@ -65,14 +65,17 @@ macro_rules! key_shapes {
     r"|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
     // PEM private-key blocks (gitleaks private-key), also cut off before their end line.
     // (`\x20` for a space: the anonymiser compiles this pattern in verbose mode.)
-    r"|-----BEGIN[A-Z0-9\x20]{0,40}PRIVATE\x20KEY(?:\x20BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9\x20]{0,40}PRIVATE\x20KEY(?:\x20BLOCK)?-----|$)",
+    // A block cut off ends at the end of the text, or at a `"` or `<` (the
+    // end of the JSON string or XML element it sits in in a report line: a
+    // key's base64 has neither; the character itself is not masked).
+    r"|-----BEGIN[A-Z0-9\x20]{0,40}PRIVATE\x20KEY(?:\x20BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9\x20]{0,40}PRIVATE\x20KEY(?:\x20BLOCK)?-----|[\x22<]|$)",
     ) };
 }
 
 /// [`URL_CREDENTIALS`] as a literal, for `concat!`.
 macro_rules! url_credentials {
     () => {
-        r"(?i:https?|s?ftp|wss?|git|ssh|rediss?|postgres(?:ql)?|mysql|mongodb(?:\+srv)?|amqps?|smtps?|ldaps?)://[^\s/:@\x22'<>\\]{1,128}:[^\s/@\x22'<>\\]{1,256}@"
+        r"(?i:https?|s?ftp|wss?|git|ssh|rediss?|postgres(?:ql)?|mysql|mongodb(?:\+srv)?|amqps?|smtps?|ldaps?)://[^\s/:@\x22'<>\\]{0,128}:[^\s/@\x22'<>\\]{1,256}@"
     };
 }
 
@@ -307,9 +310,10 @@ fn spans(s: &str) -> Vec<Span> {
         } else if let Some(m) = c.get(0) {
             let t = m.as_str();
             if t.starts_with("-----BEGIN") {
-                // The BEGIN line stays: it says what was there.
+                // The BEGIN line stays: it says what was there; a closing quote too.
                 let keep = t[5..].find("-----").map_or(t.len(), |i| i + 10);
-                out.push(Span { start: m.start(), end: m.end(), keep: keep.min(t.len()) });
+                let end = m.end() - usize::from(t.ends_with(['"', '<']));
+                out.push(Span { start: m.start(), end, keep: keep.min(end - m.start()) });
             } else {
                 out.push(span(s, m.start(), m.end()));
             }
@@ -896,6 +900,22 @@ mod tests {
             mask_secrets("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC"),
             "-----BEGIN PRIVATE KEY-----****"
         );
+        // Cut off inside a JSON string: the string's closing quote stays (a
+        // JSON report's masked excerpt line was made invalid JSON).
+        assert_eq!(
+            mask_secrets(r#"  "excerpt": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo","#),
+            r#"  "excerpt": "-----BEGIN RSA PRIVATE KEY-----****","#
+        );
+        assert_eq!(
+            mask_secrets(r#"  "excerpt": "-----BEGIN RSA PRIVATE KEY-----****","#),
+            r#"  "excerpt": "-----BEGIN RSA PRIVATE KEY-----****","#
+        );
+        assert_eq!(
+            mask_secrets("<failure>-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfV</failure>"),
+            "<failure>-----BEGIN RSA PRIVATE KEY-----****</failure>"
+        );
+        // A URL with a password and no user name (Redis's usual form).
+        assert_eq!(mask_secrets("redis://:s3cretpass@cache:6379/0"), "redis://:s3c****@cache:6379/0");
         // A key cut off by the end of a kept text.
         assert_eq!(mask_secrets("the token xghp_R4nD0"), "the token xghp_****");
         assert_eq!(mask_secrets("ends in ghp_"), "ends in ghp_");
