@@ -36,8 +36,8 @@ pub struct DiscoverOptions {
     /// their name and their path below the walked folder.
     pub exclude: Option<globset::GlobSet>,
     /// `--session`: of a store that holds several sessions (an OpenCode
-    /// database), only this one; a store without it is an error naming the
-    /// ones it holds.
+    /// database), only this one; stores without it are passed over, and
+    /// discovery fails (naming the sessions found) when no store holds it.
     pub session: Option<String>,
 }
 
