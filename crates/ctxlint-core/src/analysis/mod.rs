@@ -40,6 +40,9 @@ pub struct Analysis {
     /// rule first asks ([`Analysis::pairing`]), so that it runs beside the
     /// other rules instead of before them all.
     pairing: std::sync::OnceLock<Vec<Pairing>>,
+    /// Codex context runs ([`Analysis::context_bursts`]), computed once for
+    /// the two duplicate rules that read them.
+    context_bursts: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl Analysis {
@@ -61,13 +64,28 @@ impl Analysis {
                 tainted[i] = true;
             }
         }
-        Analysis { tree, chain_defects, tainted, replays, pairing: std::sync::OnceLock::new() }
+        Analysis {
+            tree,
+            chain_defects,
+            tainted,
+            replays,
+            pairing: std::sync::OnceLock::new(),
+            context_bursts: std::sync::OnceLock::new(),
+        }
     }
 
     /// The tool pairing defects along the paths of `t` (the transcript this
     /// analysis is of, loaded from `input`), computed once.
     pub fn pairing(&self, input: &Input, t: &Transcript) -> &[Pairing] {
         self.pairing.get_or_init(|| self.find_pairing(input, t))
+    }
+
+    /// For a Codex rollout, where each entry's context run starts
+    /// ([`crate::formats::codex_rollout::context_bursts`]; `u32::MAX`: in
+    /// none), computed once; `None` for other formats.
+    pub fn context_bursts(&self, input: &Input, t: &Transcript) -> Option<&[u32]> {
+        (input.format == crate::formats::codex_rollout::ID)
+            .then(|| self.context_bursts.get_or_init(|| crate::formats::codex_rollout::context_bursts(t)).as_slice())
     }
 
     fn find_pairing(&self, input: &Input, t: &Transcript) -> Vec<Pairing> {

@@ -769,14 +769,6 @@ fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
             if field.is_empty() { Cow::Borrowed("/attachment") } else { Cow::Owned(format!("/attachment/{field}")) };
         if media {
             blocks.push(Block::new(BlockKind::Media, ptr, "", false));
-        } else if kind == "todo_reminder" || kind == "task_reminder" {
-            // A periodic nudge: Claude Code adds it again every few model
-            // calls while the todo (task) list goes unused, with the list as it
-            // stands, so copies with the same list are the design, not a
-            // double injection (real sessions of CC 2.1.x: the same reminder
-            // every 5–19 calls). Not compared by CTX102; its size counts.
-            let wrapped = format!("<system-reminder>\n{text}\n</system-reminder>");
-            blocks.push(Block::new(BlockKind::Other, ptr, &wrapped, true));
         } else if kind == "file" {
             // A file read for the person's @-mention (or again after a
             // compaction) is sent as a Read tool call and its result: tool
@@ -784,8 +776,14 @@ fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
             // paragraph); its size counts.
             blocks.push(Block::new(BlockKind::Other, ptr, &text, true));
         } else {
+            // A todo (task) reminder is a periodic nudge: Claude Code adds it
+            // again every few model calls while the list goes unused, with the
+            // list as it stands, so copies with the same list are the design,
+            // not a double injection (real sessions of CC 2.1.x: the same
+            // reminder every 5–19 calls). Not compared by CTX102; its size counts.
+            let periodic = kind == "todo_reminder" || kind == "task_reminder";
             let wrapped = format!("<system-reminder>\n{text}\n</system-reminder>");
-            blocks.push(Block::new(BlockKind::Text, ptr, &wrapped, true));
+            blocks.push(Block::new(if periodic { BlockKind::Other } else { BlockKind::Text }, ptr, &wrapped, true));
         }
     }
     if blocks.is_empty() {

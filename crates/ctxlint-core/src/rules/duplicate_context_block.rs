@@ -592,8 +592,7 @@ pub fn check(cx: &mut RuleContext) {
         // Codex re-establishes its baseline in a burst of context messages
         // (its AGENTS.md instructions, `<environment_context>`): a copy is
         // looked for only inside the same burst.
-        let bursts = (input.format == crate::formats::codex_rollout::ID)
-            .then(|| crate::formats::codex_rollout::context_bursts(t));
+        let bursts = an.context_bursts(input, t);
         // The user turns so far, keyed (normalised) only once a repeat asks.
         let mut turns = Recurring::default();
         let mut seen = Dupes::new();
@@ -642,7 +641,7 @@ pub fn check(cx: &mut RuleContext) {
                         continue;
                     }
                     let k = hash_str(&cb);
-                    let burst = bursts.as_ref().map(|b| b[i]).filter(|&b| b != u32::MAX);
+                    let burst = bursts.map(|b| b[i]).filter(|&b| b != u32::MAX);
                     let (first, copies) = match burst {
                         Some(start) => seen.first_in_units(k, start, i as u32),
                         None => seen.copies_in_transcript(t, &an.tree, k, occ),

@@ -185,8 +185,7 @@ pub fn check(cx: &mut RuleContext) {
         let base_key = base.as_deref().map(str::trim).filter(|b| !b.is_empty()).map(hash_str);
         // Codex re-establishes its baseline in a burst of context messages:
         // a copy is looked for only inside the same burst.
-        let bursts = (input.format == crate::formats::codex_rollout::ID)
-            .then(|| crate::formats::codex_rollout::context_bursts(t));
+        let bursts = an.context_bursts(input, t);
         let mut seen = Dupes::new();
         for (i, e) in t.entries.iter().enumerate() {
             if e.kind() != Some(MessageKind::SystemPrompt) {
@@ -206,11 +205,9 @@ pub fn check(cx: &mut RuleContext) {
                         t.base_instructions.as_ref().map(|m| m.pointer.to_string()).unwrap_or_default(),
                     ))
                 } else {
-                    let burst = bursts.as_ref().map(|b| b[i]).filter(|&b| b != u32::MAX);
+                    let burst = bursts.map(|b| b[i]).filter(|&b| b != u32::MAX);
                     match burst {
-                        Some(start) => {
-                            seen.first_in_units(k, start, i as u32 + 1).0.filter(|f| f.unit != i as u32 || f.block < j)
-                        }
+                        Some(start) => seen.first_in_units(k, start, i as u32 + 1).0,
                         None => seen.find_in_transcript(t, &an.tree, k, occ, false),
                     }
                     .map(|f| {
