@@ -27,7 +27,7 @@ fn report(dir: &Path, args: &[&str]) -> PathBuf {
 }
 
 /// The JSON of `<script type="application/json" id=ID>`.
-fn embedded(html: &str, id: &str) -> Value {
+pub(crate) fn embedded(html: &str, id: &str) -> Value {
     let open = format!("<script type=\"application/json\" id=\"{id}\">");
     let start = html.find(&open).unwrap_or_else(|| panic!("no {id}")) + open.len();
     let end = start + html[start..].find("</script>").unwrap();

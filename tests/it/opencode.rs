@@ -433,3 +433,95 @@ fn a_store_with_a_hot_rollback_journal_is_read_as_rolled_back_and_left_as_it_is(
         std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
+
+/// `replay-after-error.db` with its session copied under another id (every
+/// message and part id renamed): a store of two sessions, each with the
+/// same replay.
+fn two_sessions_with_a_replay_each(dir: &std::path::Path) -> std::path::PathBuf {
+    let db = dir.join("store.db");
+    std::fs::copy(format!("{}/{DIR}/replay-after-error.db", env!("CARGO_MANIFEST_DIR")), &db).unwrap();
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let shift = "time_created = time_created + 1000000, time_updated = time_updated + 1000000";
+    c.execute_batch(&format!(
+        "CREATE TEMP TABLE s AS SELECT * FROM session;
+         UPDATE s SET id = '{SECOND}', {shift}; INSERT INTO session SELECT * FROM s;
+         CREATE TEMP TABLE m AS SELECT * FROM message;
+         UPDATE m SET id = replace(id, 'msg_2380', 'msg_2390'), session_id = '{SECOND}',
+           data = replace(data, 'msg_2380', 'msg_2390'), {shift};
+         INSERT INTO message SELECT * FROM m;
+         CREATE TEMP TABLE p AS SELECT * FROM part;
+         UPDATE p SET id = replace(id, 'prt_2380', 'prt_2390'), message_id = replace(message_id, 'msg_2380', 'msg_2390'),
+           session_id = '{SECOND}', data = replace(data, 'msg_2380', 'msg_2390'), {shift};
+         INSERT INTO part SELECT * FROM p;"
+    ))
+    .unwrap();
+    db
+}
+
+const FIRST: &str = "ses_dc7f9ebddffeHpRErMcGMD02cn";
+const SECOND: &str = "ses_dc7f00000000SecondSession00";
+
+#[test]
+fn findings_of_a_store_of_several_sessions_name_their_session_and_have_a_page_each() {
+    // Before: the two equal replays had one fingerprint (a baseline of one
+    // hid the other), named no session, and the HTML report put both
+    // sessions' findings on the first session's page.
+    let d = tempfile::tempdir().unwrap();
+    let db = two_sessions_with_a_replay_each(d.path());
+    let (code, v) = check_json(db.to_str().unwrap());
+    assert_eq!(code, 1, "{v}");
+    let f = v["findings"].as_array().unwrap();
+    let got: Vec<(&str, &str)> =
+        f.iter().map(|f| (f["session"].as_str().unwrap(), f["pointer"].as_str().unwrap())).collect();
+    assert_eq!(
+        got,
+        [
+            (FIRST, "/message/msg_2380675ea001TLMlXUBbtl0RKG/data"),
+            (SECOND, "/message/msg_2390675ea001TLMlXUBbtl0RKG/data")
+        ]
+    );
+    assert_ne!(f[0]["fingerprint"], f[1]["fingerprint"]);
+    // The human output names it where it names the pointer.
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", "--isolated", "--output-format", "full", "--color", "never"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("   at session {SECOND}, pointer /message/msg_2390675ea001TLMlXUBbtl0RKG/data, step 1")),
+        "{text}"
+    );
+    // SARIF too.
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", "--isolated", "--output-format", "sarif"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sarif["runs"][0]["results"][1]["properties"]["session"], SECOND);
+    // The HTML report: a page per session, each with its own finding.
+    let html = d.path().join("r.html");
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["check", "--isolated", "-q", "--output-format", "html", "-o"])
+        .arg(&html)
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let data = crate::html::embedded(&std::fs::read_to_string(&html).unwrap(), "ctxlint-index");
+    let pages: Vec<(u64, &str)> = data["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["page"].as_u64().unwrap(), f["session"].as_str().unwrap()))
+        .collect();
+    assert_eq!(pages, [(0, FIRST), (1, SECOND)]);
+    assert_eq!(data["pages"][1]["session"], SECOND);
+    // Inputs that are no store's sessions carry no `session` at all.
+    let (_, v) = check_json(&format!("{DIR}/../../report/mixed-session.jsonl"));
+    assert!(v["findings"].as_array().unwrap().iter().all(|f| f.get("session").is_none()), "{v}");
+}

@@ -38,6 +38,10 @@ pub struct Finding {
     pub message: String,
     /// Path as given on the command line (relative stays relative).
     pub path: String,
+    /// The session, in a store that holds several (an OpenCode database:
+    /// [`crate::source::SourceRef::session`]); absent (not `null`) otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// Input format id (docs/spec.md §1), e.g. `pi-session`.
     pub format: crate::model::FormatId,
     /// 1-based line of the offending element.
@@ -58,7 +62,7 @@ pub struct Finding {
     pub entry_id: Option<String>,
     /// Related locations (first occurrence, the request compared against, …).
     pub related: Vec<Related>,
-    /// Stable hash of rule, path, normalised offending text and occurrence number.
+    /// Stable hash of rule, path (and session, in a store of several), normalised offending text and occurrence number.
     pub fingerprint: String,
     /// What the defect cost in tokens and money, and whether the provider's
     /// recorded usage confirms it (docs/spec.md §4 `impact`); `None` (JSON
@@ -104,6 +108,7 @@ impl Finding {
             severity: rule.default_severity(),
             message: message.into(),
             path: path.to_string(),
+            session: None,
             format,
             line: None,
             column: None,

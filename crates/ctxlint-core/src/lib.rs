@@ -142,7 +142,16 @@ pub fn check_input_counted(input: &Input, job: &Job, config: &config::Config) ->
     let settings = config.settings_for(&input.path);
     // Rules turned off (by selection or per-file ignores) are not run at all.
     let enabled = |r: RuleId| config.enabled(r) && settings.level(r).is_some();
-    let found = rules::run_selected(input, &settings, &enabled);
+    // A large transcript's step numbers are computed beside the rules (they
+    // would otherwise be the one thread's work once the rules are done); a
+    // small one's only when a finding needs them.
+    let (found, steps) = rayon::join(
+        || rules::run_selected(input, &settings, &enabled),
+        || match &input.body {
+            model::Body::Transcript(t) if is_large(input) => Some(analysis::entry_steps(t)),
+            _ => None,
+        },
+    );
     let mut findings = found.findings;
     for f in &mut findings {
         if let (Some(s), true) = (settings.level(f.rule), settings.levels.contains_key(&f.rule)) {
@@ -165,7 +174,7 @@ pub fn check_input_counted(input: &Input, job: &Job, config: &config::Config) ->
         })
         .collect();
     if let model::Body::Transcript(t) = &input.body {
-        set_step_indices(t, &mut findings);
+        set_step_indices(t, steps, &mut findings);
     }
     if let model::Body::Stream(s) = &input.body {
         name_requests(s, &mut findings);
@@ -174,14 +183,21 @@ pub fn check_input_counted(input: &Input, job: &Job, config: &config::Config) ->
     (findings, unlisted)
 }
 
+/// Whether an input is large enough for its rules to run in parallel, each
+/// its own task (the threshold [`rules::run_selected`] uses).
+pub(crate) fn is_large(input: &Input) -> bool {
+    input.entry_count() + 64 * input.request_count() >= 4096
+}
+
 /// Transcript findings carry the 0-based step index in `request` (docs/spec.md §4):
 /// the step the reported entry is, or is first sent in (a line that is no
 /// entry, such as a torn line, takes the next entry's).
-fn set_step_indices(t: &model::Transcript, findings: &mut [Finding]) {
+/// `steps`: [`analysis::entry_steps`] when already computed.
+fn set_step_indices(t: &model::Transcript, steps: Option<Vec<(u32, Option<u32>)>>, findings: &mut [Finding]) {
     if findings.iter().all(|f| f.request.is_some() || f.line.is_none()) {
         return;
     }
-    let steps = analysis::entry_steps(t);
+    let steps = steps.unwrap_or_else(|| analysis::entry_steps(t));
     for f in findings.iter_mut().filter(|f| f.request.is_none()) {
         let Some(line) = f.line else { continue };
         let k = steps.partition_point(|(l, _)| *l < line);
@@ -224,8 +240,9 @@ pub trait InputObserver: Sync {
     type Out: Send;
     /// Which texts the loader keeps ([`model::packed::Texts`]).
     fn texts(&self) -> model::packed::Texts;
-    /// Starts on `input` (beside the rules).
-    fn begin(&self, input: &Input) -> Self::Out;
+    /// Starts on `input` (beside the rules); `session`: the session it is,
+    /// in a store that holds several ([`inputs::Job::session`]).
+    fn begin(&self, input: &Input, session: Option<&str>) -> Self::Out;
     /// Completes `out` once the input's `findings` are known.
     fn end(&self, out: &mut Self::Out, input: &Input, findings: &[Finding]);
 }
@@ -238,7 +255,7 @@ impl InputObserver for Nothing {
     fn texts(&self) -> model::packed::Texts {
         model::packed::Texts::Compact
     }
-    fn begin(&self, _: &Input) {}
+    fn begin(&self, _: &Input, _: Option<&str>) {}
     fn end(&self, _: &mut (), _: &Input, _: &[Finding]) {}
 }
 
@@ -283,12 +300,18 @@ pub fn check_plan_observed<O: InputObserver>(
             // findings' impact once they are known.
             let ((mut findings, unlisted), (mut out, mut calls)) = rayon::join(
                 || check_input_counted(&input, &job, &config),
-                || (observer.begin(&input), impact::Calls::of(&input)),
+                || (observer.begin(&input, job.session()), impact::Calls::of(&input)),
             );
             let usage = impact::assess(&mut calls, &mut findings, &config.prices);
             drop(calls);
             observer.end(&mut out, &input, &findings);
             page = Some(out);
+            // A store's findings name their session (their fingerprints too).
+            if let Some(id) = job.session() {
+                for f in &mut findings {
+                    f.session = Some(id.to_string());
+                }
+            }
             // Occurrence numbers count within one path, so fingerprints
             // are computed here, in parallel, rather than after the merge.
             finish_in(&mut findings, &root);
@@ -301,6 +324,12 @@ pub fn check_plan_observed<O: InputObserver>(
                 impact: impact::InputImpact::of(&findings),
                 ..FileSummary::of(&input)
             };
+            // A large input is freed on another thread: the report need not
+            // wait for it (a 300 MB session's took 7 ms on the one thread
+            // left working at the end of a run).
+            if is_large(&input) {
+                rayon::spawn(move || drop(input));
+            }
             (summary, findings, unlisted)
         });
         tick(total);
@@ -442,6 +471,11 @@ fn fingerprint(findings: &mut [Finding], rel: &dyn Fn(&str) -> String) {
         h.update([0]);
         h.update(path.as_bytes());
         h.update([0]);
+        // (Two sessions of one store are two inputs at one path.)
+        if let Some(id) = &f.session {
+            h.update(id.as_bytes());
+            h.update([0]);
+        }
         h.update(norm.as_bytes());
         h.update([0]);
         let group: [u8; 8] = h.clone().finalize()[..8].try_into().unwrap_or_default();

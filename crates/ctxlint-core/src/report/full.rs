@@ -38,6 +38,9 @@ pub fn finding(out: &mut String, f: &Finding, color: bool) {
         let _ = writeln!(out, "{loc}: {} {} [{sev}]: {}", f.code, f.rule.name(), message);
     }
     let mut where_ = Vec::new();
+    if let Some(id) = &f.session {
+        where_.push(format!("session {}", esc(id)));
+    }
     if !f.pointer.is_empty() {
         where_.push(format!("pointer {}", esc(&f.pointer)));
     }

@@ -63,6 +63,9 @@ pub const TOKEN_ESTIMATE: &str = "estimated tokens ≈ bytes ÷ 4 (the usual rul
 pub struct Page {
     /// Display path (masked).
     pub path: String,
+    /// The session, in a store that holds several (pages of one store share
+    /// its path).
+    pub session: Option<String>,
     /// Format id.
     pub format: crate::model::FormatId,
     /// Steps of a transcript (else requests of a stream).
@@ -140,6 +143,8 @@ struct Index<'a> {
 struct Meta<'a> {
     id: usize,
     path: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<&'a str>,
     format: crate::model::FormatId,
     transcript: bool,
     notes: &'a [String],
@@ -362,8 +367,8 @@ impl crate::InputObserver for Pages {
     fn texts(&self) -> crate::model::packed::Texts {
         crate::model::packed::Texts::AsLoaded
     }
-    fn begin(&self, input: &crate::model::Input) -> Page {
-        Page::units(input)
+    fn begin(&self, input: &crate::model::Input, session: Option<&str>) -> Page {
+        Page { session: session.map(str::to_string), ..Page::units(input) }
     }
     fn end(&self, page: &mut Page, input: &crate::model::Input, findings: &[Finding]) {
         page.add_diffs(input, findings);
@@ -437,6 +442,7 @@ impl Page {
         Meta {
             id: i,
             path: &self.path,
+            session: self.session.as_deref(),
             format: self.format,
             transcript: self.transcript,
             notes: &self.notes,
@@ -552,22 +558,28 @@ pub fn write(r: &CheckReport, pages: &[Page], out: Out<'_>) -> std::io::Result<(
             v
         })
         .collect();
-    let by_path: std::collections::HashMap<&str, usize> =
-        pages.iter().enumerate().rev().map(|(i, p)| (p.path.as_str(), i)).collect();
-    let page_of = |path: &str| by_path.get(crate::text::mask_secrets(path).as_str()).copied();
+    // (A store of several sessions has a page per session, all at its path.)
+    let by_path: std::collections::HashMap<(&str, Option<&str>), usize> =
+        pages.iter().enumerate().rev().map(|(i, p)| ((p.path.as_str(), p.session.as_deref()), i)).collect();
+    let page_of =
+        |path: &str, session: Option<&str>| by_path.get(&(crate::text::mask_secrets(path).as_str(), session)).copied();
     let files: Vec<Value> = r
         .files
         .iter()
         .map(|f| {
-            json!({
+            let mut v = json!({
                 "path": crate::text::mask_secrets(&f.path),
                 "format": f.format,
                 "requests": f.requests,
                 "entries": f.entries,
-                "page": page_of(&f.path),
+                "page": page_of(&f.path, f.session.as_deref()),
                 "usage": f.usage,
                 "impact": f.impact,
-            })
+            });
+            if let (Some(id), Value::Object(m)) = (&f.session, &mut v) {
+                m.insert("session".into(), json!(id));
+            }
+            v
         })
         .collect();
     let skipped: Vec<Value> = r

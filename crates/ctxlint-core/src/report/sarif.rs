@@ -81,6 +81,10 @@ pub fn write_in(r: &CheckReport, root: &Path, out: Out<'_>) -> std::io::Result<(
                     })
                 })
                 .collect();
+        let mut properties = json!({"pointer": f.pointer, "rule": f.rule.name()});
+        if let (Some(id), Value::Object(m)) = (&f.session, &mut properties) {
+            m.insert("session".into(), json!(id));
+        }
         json!({
             "ruleId": f.code,
             "ruleIndex": RuleId::ALL.iter().position(|x| *x == f.rule).unwrap_or(0),
@@ -89,7 +93,7 @@ pub fn write_in(r: &CheckReport, root: &Path, out: Out<'_>) -> std::io::Result<(
             "locations": [{"physicalLocation": {"artifactLocation": location(&f.path), "region": Value::Object(region)}}],
             "relatedLocations": related,
             "partialFingerprints": {"ctxlintFingerprint/v1": f.fingerprint},
-            "properties": {"pointer": f.pointer, "rule": f.rule.name()},
+            "properties": properties,
         })
     };
     const SLOT: &str = "\u{0}results\u{0}";

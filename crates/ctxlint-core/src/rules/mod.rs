@@ -220,7 +220,7 @@ pub fn run_selected(input: &Input, settings: &Settings, enabled: &(dyn Fn(RuleId
     };
     // A small input is checked on the calling thread: when many files are
     // checked, the files themselves keep every thread busy.
-    let big = input.entry_count() + 64 * input.request_count() >= 4096;
+    let big = crate::is_large(input);
     let per_rule: Vec<RuleRun> = if big {
         // Each rule its own task, started in [`PARALLEL_ORDER`] (first in,
         // first out, whichever thread is free), so that the threads finish

@@ -78,7 +78,8 @@
   function pageFindings(p) {
     if (!p._f) {
       const paths = new Set([p.path].concat(p.files || []));
-      p._f = D.findings.filter((f) => paths.has(f.path));
+      // A store of several sessions: a page per session, all at its path.
+      p._f = D.findings.filter((f) => paths.has(f.path) && (f.session || null) === (p.session || null));
     }
     return p._f;
   }
@@ -88,7 +89,7 @@
   function inputOf(path) { return inputOfPath.get(path) || path; }
   function fileFindings(f) {
     if (f.page !== null) return pageFindings(D.pages[f.page]);
-    return D.findings.filter((x) => x.path === f.path || x.path.startsWith(f.path + "/"));
+    return D.findings.filter((x) => (x.path === f.path || x.path.startsWith(f.path + "/")) && (x.session || null) === (f.session || null));
   }
   function posOf(p, index) {
     if (index === null || index === undefined || !Number.isInteger(index)) return -1;
@@ -204,7 +205,7 @@
       const fs = fileFindings(f);
       const e = fs.filter((x) => x.severity === "error").length;
       const p = f.page !== null ? D.pages[f.page] : null;
-      return [f.path, f.format, p ? p.total : (f.requests || f.entries), fs.length, e, fs.length - e, f.page,
+      return [f.session ? `${f.path} (session ${f.session})` : f.path, f.format, p ? p.total : (f.requests || f.entries), fs.length, e, fs.length - e, f.page,
         f.impact && f.impact.cost_usd !== null ? f.impact.cost_usd : -1, f.usage && f.usage.cost_usd !== null ? f.usage.cost_usd : -1];
     });
     out.push(h("h2", null, "Findings per input"));
@@ -517,7 +518,7 @@
     const others = D.failed.length + D.skipped.length + D.unlisted.length;
     if (D.pages.length > 1 || D.files.length > 1 || others) out.push(h("p", null, h("a", { href: "#summary" }, "← summary of all inputs")));
     if (D.failed.length) out.push(h("p", { class: "note", id: "not-checked" }, `note: ${fmt(D.failed.length)} input${D.failed.length === 1 ? " was" : "s were"} not checked (`, h("a", { href: "#summary" }, "the summary"), " says why)."));
-    out.push(h("h1", null, p.path), h("p", { class: "muted" }, `${p.format} · ${fmt(p.total)} ${what(p)}${p.total === 1 ? "" : "s"} · ${all.length} finding${all.length === 1 ? "" : "s"}`));
+    out.push(h("h1", null, p.path), h("p", { class: "muted" }, `${p.session ? "session " + p.session + " · " : ""}${p.format} · ${fmt(p.total)} ${what(p)}${p.total === 1 ? "" : "s"} · ${all.length} finding${all.length === 1 ? "" : "s"}`));
     for (const n of p.notes) out.push(h("p", { class: "note" }, "note: " + n));
     if (p.texts_cut) out.push(h("p", { class: "note" }, `note: block texts past the first ${fmt(D.text_budget)} bytes of this input are not in the report (their sizes are); \`ctxlint show PATH --step N\` prints them.`));
     const rules = [...new Set(all.map((f) => f.rule))].sort();
