@@ -969,7 +969,8 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         return pair;
     }
     // Messages.
-    let (ea, eb) = (history_elements(a), history_elements(b));
+    let (mut ea, mut eb) = (history_elements(a), history_elements(b));
+    trailing_instructions_move_down(&mut ea, &mut eb);
     // A history that is a prefix of the previous one's (a retry, or a fresh run
     // of the same prompt) still reads the cache: never a rewrite (docs/spec.md §1);
     // its system prompts are still compared below.
@@ -1002,6 +1003,11 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
                 // A new call from the same point (docs/spec.md §1): not a rewrite.
                 break;
             }
+            if level == Level::Messages && sibling(a, &ea, b, &eb) {
+                // A new call from an earlier point (a tree search's next
+                // expansion): not a rewrite.
+                break;
+            }
             pair.rewrite = Some(Rewrite {
                 level,
                 pointer: y.pointer.to_string(),
@@ -1023,12 +1029,58 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
     pair
 }
 
+/// Whether `b` is a new call from an earlier point than `a`'s last user turn
+/// (docs/spec.md §1 read for a reply that is recorded): `a`'s recorded reply
+/// is nowhere in `b`, and neither is the user turn `a` asked it for — a
+/// sibling branch of a tree search (LangGraph's LATS: each expansion carries
+/// its own candidate and its own reflection), which reads the cache up to
+/// where it forked — and `b` asks no more user turns than `a` (one that
+/// does continued a conversation, whatever it sent back as the reply). A request that sends `a`'s last turn again without its
+/// reply, over a history changed before it, is still a rewrite (the same
+/// question asked again over an edited history: pydantic-ai's dropped
+/// thinking block).
+fn sibling(a: &Request, ea: &[Element], b: &Request, eb: &[Element]) -> bool {
+    let Some(reply) = a.reply.as_ref() else { return false };
+    if reply.carried_by(b) {
+        return false;
+    }
+    // (A request that asks more turns than `a` continued a conversation.)
+    let turns = |r: &Request, es: &[Element]| {
+        es.iter().filter(|e| !e.system && r.messages[e.msg].kind == MessageKind::UserTurn).count()
+    };
+    if turns(b, eb) > turns(a, ea) {
+        return false;
+    }
+    let last_turn = ea.iter().filter(|e| !e.system).rev().find(|e| a.messages[e.msg].kind == MessageKind::UserTurn);
+    last_turn.is_some_and(|t| !eb.iter().any(|e| e.key == t.key))
+}
+
+/// Leaves out of the comparison the system or developer messages that end
+/// `a` after its history and end `b` again, unchanged, after a history that
+/// grew: an instruction a runtime places after the conversation on every
+/// request (a LangGraph supervisor's "Given the conversation above, who
+/// should act next?"), which moves down as the history grows, as Aider's
+/// reminder does ([`crate::model::Floating`]). Its old place is no rewrite.
+fn trailing_instructions_move_down(ea: &mut Vec<Element<'_>>, eb: &mut Vec<Element<'_>>) {
+    let n = ea.iter().rev().take_while(|e| e.system).count();
+    if n == 0 || n == ea.len() || eb.len() <= ea.len() {
+        return;
+    }
+    let same = ea[ea.len() - n..].iter().zip(&eb[eb.len() - n..]).all(|(x, y)| x.key == y.key);
+    if same && !eb[..eb.len() - n].last().is_some_and(|e| e.system) {
+        ea.truncate(ea.len() - n);
+        eb.truncate(eb.len() - n);
+    }
+}
+
 /// Whether `b` is a new call from the same point as `a` (docs/spec.md §1): its
 /// history keeps `a`'s up to `a`'s last user turn and replaces that turn —
 /// what follows in `b` holds nothing a model wrote (no assistant element),
 /// so `a`'s reply is not carried after a changed turn. A few-shot
 /// prediction with a new input, a one-shot run again on other input, a
-/// regenerated question: the cache is still read up to there.
+/// regenerated question: the cache is still read up to there. Also when
+/// `b` keeps that turn and replaces what followed it in `a` by no more
+/// elements (a sibling candidate; see the end).
 fn is_branch(a: &Request, ea: &[Element], b: &Request, eb: &[Element]) -> bool {
     let ha: Vec<&Element> = ea.iter().filter(|e| !e.system).collect();
     let hb: Vec<&Element> = eb.iter().filter(|e| !e.system).collect();
@@ -1041,7 +1093,27 @@ fn is_branch(a: &Request, ea: &[Element], b: &Request, eb: &[Element]) -> bool {
         return false;
     }
     let changed = ha[u..].iter().map(|e| e.key).ne(hb[u..].iter().map(|e| e.key));
-    changed && hb[u..].iter().all(|e| b.messages[e.msg].role != Role::Assistant)
+    if changed && hb[u..].iter().all(|e| b.messages[e.msg].role != Role::Assistant) {
+        return true;
+    }
+    // A sibling from after the turn: `b` keeps the turn too and replaces what
+    // `a` sent after it with as many elements or fewer — a candidate graded
+    // after another, a tree search's next expansion, a best-of-n sample
+    // (LangGraph's LATS and reflection graders) — so `a`'s reply is not
+    // carried: the cache is read up to the turn, as for a new call from there.
+    // With `a`'s reply recorded and not carried, and no new turn in `b`'s
+    // tail, a longer tail is another candidate too (a grader of a candidate
+    // that made more tool calls).
+    let (ta, tb) = (&ha[u + 1..], hb.get(u + 1..).unwrap_or_default());
+    let unanswered = || {
+        a.reply.as_ref().is_some_and(|r| !r.carried_by(b))
+            && tb.iter().all(|e| b.messages[e.msg].kind != MessageKind::UserTurn)
+    };
+    ha[u].key == hb[u].key
+        && !ta.is_empty()
+        && !tb.is_empty()
+        && ta[0].key != tb[0].key
+        && (tb.len() <= ta.len() || unanswered())
 }
 
 fn join_parts(parts: &[&Block]) -> String {

@@ -56,6 +56,7 @@ pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &st
         conversation_id: None,
         session_id: None,
         response_id: None,
+        reply: None,
         raw: None,
         outcome: None,
         aliases: Vec::new(),

@@ -98,11 +98,12 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 .and_then(|r| r.get("body").and_then(|b| b.get("id")).or_else(|| r.get("id")))
                 .and_then(Value::as_str)
                 .map(Into::into);
-            let (usage, model) = resp.map(response_usage).unwrap_or_default();
-            r.usage = usage;
-            if model.is_some() {
-                r.model = model;
+            let facts = resp.map(response_facts).unwrap_or_default();
+            r.usage = facts.usage;
+            if facts.model.is_some() {
+                r.model = facts.model;
             }
+            r.reply = facts.reply.known();
             r.time = sent_at(req, &v);
             interner.request(&mut r);
             requests.push(r);
@@ -170,17 +171,12 @@ pub static FORMAT: Format = Format {
 /// The usage and model of a recorded response ([`super::usage`]): its `body`
 /// (a JSON object, or a JSON or `data:` event text), else claude-trace's
 /// `body_raw` (the streamed text).
-fn response_usage(resp: &Value) -> (Option<Usage>, Option<Box<str>>) {
+fn response_facts(resp: &Value) -> super::usage::Response {
+    use super::usage::Response;
     match resp.get("body") {
-        Some(b @ Value::Object(_)) => {
-            let (u, m) = super::usage::of_response(b);
-            (u, m.map(Into::into))
-        }
-        Some(Value::String(t)) => super::usage::of_response_text(t),
-        _ => match resp.get("body_raw").and_then(Value::as_str) {
-            Some(t) => super::usage::of_response_text(t),
-            None => (None, None),
-        },
+        Some(b @ Value::Object(_)) => Response::of_value(b),
+        Some(Value::String(t)) => Response::of_text(t),
+        _ => resp.get("body_raw").and_then(Value::as_str).map(Response::of_text).unwrap_or_default(),
     }
 }
 

@@ -351,6 +351,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         }
         let facts = response_facts(e.get("response"));
         r.response_id = facts.id;
+        r.reply = facts.reply.known();
         r.usage = facts.usage;
         if facts.model.is_some() {
             r.model = facts.model;

@@ -32,6 +32,7 @@ mod parents;
 pub mod pi_session;
 pub mod pydantic_ai;
 pub mod record;
+pub mod reply;
 pub mod sqlite;
 pub mod usage;
 pub mod vcr_cassette;

@@ -258,6 +258,8 @@ pub struct Response {
     pub usage: Option<Usage>,
     /// Its model ([`of_response`]).
     pub model: Option<Box<str>>,
+    /// What it answered ([`super::reply`]).
+    pub reply: crate::model::Reply,
 }
 
 fn id_of(v: &Value) -> Option<Box<str>> {
@@ -272,7 +274,9 @@ impl Response {
     /// A response body read as a JSON value.
     pub fn of_value(v: &Value) -> Response {
         let (usage, model) = of_response(v);
-        Response { id: id_of(v), usage, model: model.map(Into::into) }
+        let mut reply = crate::model::Reply::default();
+        super::reply::add(v, &mut reply);
+        Response { id: id_of(v), usage, model: model.map(Into::into), reply }
     }
 
     /// A response body given as text, parsed once: one JSON document, or a
@@ -292,6 +296,16 @@ impl Response {
             out.usage = merge(out.usage, r.usage);
             out.id = out.id.or(r.id);
             out.model = out.model.or(r.model);
+            for id in r.reply.tool_ids {
+                if !out.reply.tool_ids.contains(&id) {
+                    out.reply.tool_ids.push(id);
+                }
+            }
+            for h in r.reply.texts {
+                if !out.reply.texts.contains(&h) {
+                    out.reply.texts.push(h);
+                }
+            }
         }
         out
     }

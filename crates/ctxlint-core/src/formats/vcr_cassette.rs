@@ -283,7 +283,9 @@ fn response_facts(r: &Loose) -> super::usage::Response {
     let body = Response::of_text(&body_text(text));
     // The model comes with the usage it was read with.
     let model = if parsed.usage.is_some() { parsed.model } else { body.model };
-    Response { id: parsed.id.or(body.id), usage: parsed.usage.or(body.usage), model }
+    let reply =
+        if parsed.reply.tool_ids.is_empty() && parsed.reply.texts.is_empty() { body.reply } else { parsed.reply };
+    Response { id: parsed.id.or(body.id), usage: parsed.usage.or(body.usage), model, reply }
 }
 
 /// Why a YAML file with `interactions:` is skipped when that key holds a
@@ -492,6 +494,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         }
         if let Some(facts) = it.response.as_ref().map(response_facts) {
             r.response_id = facts.id;
+            r.reply = facts.reply.known();
             r.usage = facts.usage;
             if facts.model.is_some() {
                 r.model = facts.model;

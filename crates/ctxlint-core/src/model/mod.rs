@@ -1061,6 +1061,10 @@ pub struct Request {
     pub session_id: Option<Box<str>>,
     /// Ids of the response to this request, if recorded (to chain `previous_response_id`).
     pub response_id: Option<Box<str>>,
+    /// What the recorded response answered (its tool call ids and texts),
+    /// to tell whether a later request carries it; `None` when no response
+    /// is recorded or it names nothing to match.
+    pub reply: Option<Box<Reply>>,
     /// The raw document text of a request-body file, for `diff` to show an
     /// element's JSON. A `String` behind the `Arc`: the bytes read become it
     /// without a copy (an `Arc<str>` copied a 100 MB document while its
@@ -1140,6 +1144,32 @@ impl Floating {
     /// Whether message `i` floats.
     pub fn is_floating(&self, i: usize) -> bool {
         self.messages.contains(&i)
+    }
+}
+
+/// What a recorded response answered, reduced to what a later request can
+/// be matched on ([`Request::reply`], read by [`crate::formats::reply`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reply {
+    /// The tool call ids it made.
+    pub tool_ids: Vec<Box<str>>,
+    /// [`crate::hash::hash_str`] of each of its texts (whole texts only).
+    pub texts: Vec<u64>,
+}
+
+impl Reply {
+    /// `Some` when it names anything to match.
+    pub fn known(self) -> Option<Box<Reply>> {
+        (!self.tool_ids.is_empty() || !self.texts.is_empty()).then(|| Box::new(self))
+    }
+
+    /// Whether `r` sends any of it again: a tool call with one of its ids, or
+    /// an assistant text block with one of its texts.
+    pub fn carried_by(&self, r: &Request) -> bool {
+        r.messages.iter().filter(|m| m.role == Role::Assistant).flat_map(|m| m.blocks.iter()).any(|b| {
+            b.tool_id.as_deref().is_some_and(|id| self.tool_ids.iter().any(|x| &**x == id))
+                || (b.kind == BlockKind::Text && self.texts.contains(&b.text_hash))
+        })
     }
 }
 
