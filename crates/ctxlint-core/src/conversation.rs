@@ -147,6 +147,33 @@ impl Element<'_> {
 /// Every system-prompt text a request sends, trimmed: slot parts (and whole
 /// slots), system messages and parts, and `<system>…</system>` segments of
 /// other messages (how some runtimes render a mid-run system prompt).
+/// Whether `text` (a prompt `b` no longer sends in its slot) is sent within
+/// one of `b`'s text blocks under another framing: a part of it of at least
+/// half its length and 64 bytes, cut at a word boundary from its start or
+/// its end, is in that block.
+fn relocated(b: &Request, text: &str) -> bool {
+    let half = text.len().div_ceil(2).max(64);
+    if text.len() < half {
+        return false;
+    }
+    let blocks = || b.messages.iter().flat_map(|m| m.blocks.iter()).filter(|x| x.kind == BlockKind::Text);
+    let cuts = text.char_indices().filter(|&(_, c)| c == ' ' || c == '\n').map(|(i, _)| i);
+    let mut parts: Vec<&str> = Vec::new();
+    for i in cuts {
+        if text.len() - i - 1 >= half {
+            parts.push(&text[i + 1..]);
+        }
+        if i >= half {
+            parts.push(&text[..i]);
+        }
+    }
+    parts.push(text);
+    parts.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    parts.dedup();
+    // (Longest first: the first found is the most of it.)
+    parts.iter().take(64).any(|p| blocks().any(|x| x.text.len() >= p.len() && x.text.contains(p)))
+}
+
 fn system_texts(r: &Request) -> HashSet<String> {
     let mut out = HashSet::new();
     for sl in &r.slots {
@@ -462,7 +489,10 @@ fn same_agent(a: &Agent, b: &Agent) -> bool {
     // with tools (LangGraph's hierarchical teams) are two agents. Tools in common say
     // one agent; so does a request that sends no tools but whose history
     // calls the other's tools (the same run replayed without its
-    // instructions and tools: pydantic-ai's reused tool-call ids).
+    // instructions and tools: pydantic-ai's reused tool-call ids) — unless
+    // that request is the one with the system prompt: new instructions and
+    // none of the tools is the agent a handoff called (the OpenAI Agents
+    // SDK's `transfer_to_…` in its history).
     // Neither sends tools: nothing tells them apart, one agent (a chat app
     // that passed back its history without the system prompt: pydantic-ai
     // issue 1032).
@@ -471,7 +501,10 @@ fn same_agent(a: &Agent, b: &Agent) -> bool {
     }
     let both = !a.tools.is_empty() && !b.tools.is_empty();
     let replayed = |x: &Agent, y: &Agent| {
-        x.tools.is_empty() && !y.tools.is_empty() && x.called.iter().any(|t| y.tools.binary_search(t).is_ok())
+        x.tools.is_empty()
+            && x.system.is_empty()
+            && !y.tools.is_empty()
+            && x.called.iter().any(|t| y.tools.binary_search(t).is_ok())
     };
     (both && (within(&a.tools, &b.tools) || within(&b.tools, &a.tools))) || replayed(a, b) || replayed(b, a)
 }
@@ -601,6 +634,12 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
         return None;
     }
     let mut best: Option<(usize, usize)> = None; // (common prefix, index)
+    // Whether the best so far has its recorded reply carried by `b`: among
+    // requests `b` extends as far, the one whose reply it carries is the one
+    // it continues (an agent's step, not the side call made between its
+    // steps on the same history: pydantic-ai's MCP sampling), unless the
+    // later one carries it too.
+    let mut best_carried = false;
     let mut latest_continued = None;
     for &i in candidates?.iter().rev().take(MAX_CANDIDATES) {
         let a = &s.requests[i];
@@ -622,14 +661,23 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
         }
         let ha = &agents[i].hist;
         let bound = ha.len().min(hb.len());
-        if best.is_some_and(|(c, _)| bound <= c) {
+        if best.is_some_and(|(c, _)| bound < c || (bound == c && best_carried)) {
             continue;
         }
         let common = ha.iter().zip(hb).take_while(|(x, y)| x == y).count();
+        let carried = || a.reply.as_ref().is_some_and(|r| r.carried_by(b));
         if best.is_none_or(|(c, _)| common > c) {
             best = Some((common, i));
+            best_carried = common > 0 && carried();
             if common == hb.len() {
                 break;
+            }
+        } else if let Some((c, k)) = best.filter(|&(c, _)| common == c && c > 0) {
+            // (Unless the later one carries that reply too: then it is the
+            // conversation's later step, which `b` sends again differently.)
+            if carried() && !a.reply.as_ref().is_some_and(|r| r.carried_by(&s.requests[k])) {
+                best = Some((c, i));
+                best_carried = true;
             }
         }
     }
@@ -894,6 +942,14 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         }
         let Some(sb) = b.slots.iter().find(|s| s.kind == sa.kind) else {
             let text = join_parts(&nonempty);
+            if relocated(b, text.trim()) {
+                // Most of it is in one of the new request's messages, under
+                // another framing (a LangGraph summariser call: "Summary of
+                // conversation earlier: S" as `system`, then "This is summary
+                // of the conversation to date: S … Extend the summary" as the
+                // user's message): what it said is still sent.
+                continue;
+            }
             if b_texts.contains(text.trim()) {
                 // Sent elsewhere (e.g. as a system message): a change, not a drop.
                 if !chained && pair.rewrite.is_none() {

@@ -17,7 +17,9 @@
 //!
 //! A streamed text arrives in pieces and is not hashed (the tool call ids of
 //! a stream are read). Texts are hashed as [`crate::model::Block::text_hash`]
-//! hashes a block's text, so an assistant text block sent again matches.
+//! hashes a block's text, so an assistant text block sent again matches; and
+//! line by line, so the model's text given back inside another message is
+//! known as the model's.
 
 use crate::model::Reply;
 use serde_json::Value;
@@ -143,6 +145,7 @@ fn text(t: &str, out: &mut Reply) {
         if !out.texts.contains(&h) {
             out.texts.push(h);
         }
+        out.lines.extend(t.lines().map(str::trim).filter(|l| l.len() >= 8).map(crate::hash::hash_str));
     }
 }
 
@@ -162,21 +165,24 @@ mod tests {
         let h = crate::hash::hash_str;
         let chat =
             json!({"choices": [{"message": {"role": "assistant", "content": "hi", "tool_calls": [{"id": "call_1"}]}}]});
-        assert_eq!(of(chat), Reply { tool_ids: vec!["call_1".into()], texts: vec![h("hi")] });
+        assert_eq!(of(chat), Reply { tool_ids: vec!["call_1".into()], texts: vec![h("hi")], lines: vec![] });
         let anth = json!({"content": [{"type": "text", "text": "a"}, {"type": "tool_use", "id": "toolu_1"}]});
-        assert_eq!(of(anth), Reply { tool_ids: vec!["toolu_1".into()], texts: vec![h("a")] });
+        assert_eq!(of(anth), Reply { tool_ids: vec!["toolu_1".into()], texts: vec![h("a")], lines: vec![] });
         let resp = json!({"output": [{"type": "function_call", "call_id": "fc_1"},
                                      {"type": "message", "content": [{"type": "output_text", "text": "b"}]}]});
-        assert_eq!(of(resp), Reply { tool_ids: vec!["fc_1".into()], texts: vec![h("b")] });
+        assert_eq!(of(resp), Reply { tool_ids: vec!["fc_1".into()], texts: vec![h("b")], lines: vec![] });
         let gem = json!({"candidates": [{"content": {"parts": [{"text": "c"}, {"functionCall": {"id": "g1"}}]}}]});
-        assert_eq!(of(gem), Reply { tool_ids: vec!["g1".into()], texts: vec![h("c")] });
+        assert_eq!(of(gem), Reply { tool_ids: vec!["g1".into()], texts: vec![h("c")], lines: vec![] });
         let bed = json!({"output": {"message": {"content": [{"text": "d"}, {"toolUse": {"toolUseId": "tu1"}}]}}});
-        assert_eq!(of(bed), Reply { tool_ids: vec!["tu1".into()], texts: vec![h("d")] });
+        assert_eq!(of(bed), Reply { tool_ids: vec!["tu1".into()], texts: vec![h("d")], lines: vec![] });
         // Streamed: the ids of the deltas and started blocks; no partial text.
         let mut r = Reply::default();
         add(&json!({"choices": [{"delta": {"tool_calls": [{"id": "call_9", "index": 0}]}}]}), &mut r);
         add(&json!({"choices": [{"delta": {"content": "par"}}]}), &mut r);
         add(&json!({"type": "content_block_start", "content_block": {"type": "tool_use", "id": "toolu_9"}}), &mut r);
-        assert_eq!(r, Reply { tool_ids: vec!["call_9".into(), "toolu_9".into()], texts: vec![] });
+        assert_eq!(r, Reply { tool_ids: vec!["call_9".into(), "toolu_9".into()], texts: vec![], lines: vec![] });
+        // A text's lines of 8 bytes or more, trimmed.
+        let long = json!({"content": [{"type": "text", "text": "## Report\n  Pikas are small mammals.  \nok"}]});
+        assert_eq!(of(long).lines, vec![h("## Report"), h("Pikas are small mammals.")]);
     }
 }

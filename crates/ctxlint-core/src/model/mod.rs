@@ -1155,6 +1155,10 @@ pub struct Reply {
     pub tool_ids: Vec<Box<str>>,
     /// [`crate::hash::hash_str`] of each of its texts (whole texts only).
     pub texts: Vec<u64>,
+    /// [`crate::hash::hash_str`] of each trimmed line of 8 bytes or more of
+    /// its texts: text the model wrote, when a later request gives it back
+    /// (`duplicate-context-block`'s model-written text).
+    pub lines: Vec<u64>,
 }
 
 impl Reply {

@@ -31,7 +31,10 @@ sends no `instructions`: reported on `req2.json`, pointer `""`.
 ## What it does not flag
 A new conversation; a compaction boundary; a prompt replaced in place by other text (that
 is a change: `history-rewrite`); a pydantic-ai dynamic prompt re-rendered in place
-(`dynamic_ref`); per-run instructions or a system message replaced at a new user turn.
+(`dynamic_ref`); per-run instructions or a system message replaced at a new user turn; a
+slot prompt whose text (at least half of it, cut at a word) is sent in a message of the
+next request under another framing (a summariser given the running summary in its
+instruction).
 Transcripts' rebuilt steps are not compared (a rebuilt path can only fork).
 "#,
 };

@@ -40,7 +40,8 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 ## What it does not flag
 - tool results and assistant text, and text the model wrote that is fed back to it (in a
   stream, a block at least half of whose characters are lines of an assistant message of
-  any of its requests: a reflection critique given to the writer as user text, Aider's
+  any of its requests or of any recorded response: a reflection critique given to the writer
+  as user text, a supervisor given its workers' answers as user messages, Aider's
   "SEARCH/REPLACE block failed to match" message quoting the model's search block);
 - the latest compaction summary (earlier summaries are not in context at all);
 - a recurring prompt: a user turn whose text, per-message envelopes and timestamps aside,
@@ -446,10 +447,15 @@ fn blocks_in<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
 /// Hashes of the trimmed lines (of at least 8 characters) the model wrote
 /// in a stream: the text blocks of every assistant-role message of every
 /// request (a reflection agent's critique is an assistant message of the
-/// critic's own requests even where another agent is given it as user text).
+/// critic's own requests even where another agent is given it as user text),
+/// and the texts of every recorded response (a LangGraph supervisor is given
+/// its workers' answers as user messages: [`crate::model::Reply::lines`]).
 fn model_written_lines(s: &Stream) -> foldhash::HashSet<u64> {
     let mut out = foldhash::HashSet::default();
     for r in &s.requests {
+        if let Some(reply) = &r.reply {
+            out.extend(reply.lines.iter().copied());
+        }
         for m in r.messages.iter().filter(|m| m.role == Role::Assistant) {
             for b in m.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
                 for l in b.text.lines().map(str::trim).filter(|l| l.len() >= 8) {
