@@ -160,7 +160,7 @@ fn relocated(b: &Request, text: &str) -> bool {
     let cuts = text.char_indices().filter(|&(_, c)| c == ' ' || c == '\n').map(|(i, _)| i);
     let mut parts: Vec<&str> = Vec::new();
     for i in cuts {
-        if text.len() - i - 1 >= half {
+        if text.len() - i > half {
             parts.push(&text[i + 1..]);
         }
         if i >= half {
