@@ -144,9 +144,6 @@ impl Element<'_> {
     }
 }
 
-/// Every system-prompt text a request sends, trimmed: slot parts (and whole
-/// slots), system messages and parts, and `<system>…</system>` segments of
-/// other messages (how some runtimes render a mid-run system prompt).
 /// Whether `text` (a prompt `b` no longer sends in its slot) is sent within
 /// one of `b`'s text blocks under another framing: a part of it of at least
 /// half its length and 64 bytes, cut at a word boundary from its start or
@@ -157,23 +154,17 @@ fn relocated(b: &Request, text: &str) -> bool {
         return false;
     }
     let blocks = || b.messages.iter().flat_map(|m| m.blocks.iter()).filter(|x| x.kind == BlockKind::Text);
-    let cuts = text.char_indices().filter(|&(_, c)| c == ' ' || c == '\n').map(|(i, _)| i);
-    let mut parts: Vec<&str> = Vec::new();
-    for i in cuts {
-        if text.len() - i > half {
-            parts.push(&text[i + 1..]);
-        }
-        if i >= half {
-            parts.push(&text[..i]);
-        }
-    }
-    parts.push(text);
-    parts.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    parts.dedup();
-    // (Longest first: the first found is the most of it.)
-    parts.iter().take(64).any(|p| blocks().any(|x| x.text.len() >= p.len() && x.text.contains(p)))
+    // The framing is a few words at either end: the 32 cuts nearest each end.
+    let words = [' ', '\n'];
+    let mut parts: Vec<&str> = vec![text];
+    parts.extend(text.match_indices(words).take(32).map(|(i, _)| &text[i + 1..]).filter(|p| p.len() >= half));
+    parts.extend(text.rmatch_indices(words).take(32).map(|(i, _)| &text[..i]).filter(|p| p.len() >= half));
+    parts.iter().any(|p| blocks().any(|x| x.text.len() >= p.len() && x.text.contains(p)))
 }
 
+/// Every system-prompt text a request sends, trimmed: slot parts (and whole
+/// slots), system messages and parts, and `<system>…</system>` segments of
+/// other messages (how some runtimes render a mid-run system prompt).
 fn system_texts(r: &Request) -> HashSet<String> {
     let mut out = HashSet::new();
     for sl in &r.slots {
@@ -1091,10 +1082,10 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
 /// sibling branch of a tree search (LangGraph's LATS: each expansion carries
 /// its own candidate and its own reflection), which reads the cache up to
 /// where it forked — and `b` asks no more user turns than `a` (one that
-/// does continued a conversation, whatever it sent back as the reply). A request that sends `a`'s last turn again without its
-/// reply, over a history changed before it, is still a rewrite (the same
-/// question asked again over an edited history: pydantic-ai's dropped
-/// thinking block).
+/// does continued a conversation, whatever it sent back as the reply). A
+/// request that sends `a`'s last turn again without its reply, over a
+/// history changed before it, is still a rewrite (the same question asked
+/// again over an edited history: pydantic-ai's dropped thinking block).
 fn sibling(a: &Request, ea: &[Element], b: &Request, eb: &[Element]) -> bool {
     let Some(reply) = a.reply.as_ref() else { return false };
     if reply.carried_by(b) {
@@ -1590,5 +1581,21 @@ mod tests {
         assert_eq!(p.dropped[0].slot, Some(SlotKind::Instructions));
         assert!(!p.new_user_turn);
         assert!(p.rewrite.is_none());
+    }
+
+    #[test]
+    fn a_slot_prompt_sent_again_under_another_framing_is_relocated_a_quarter_of_it_is_not() {
+        let summary = "the user is Bob, he likes the Boston Celtics because they win a lot, and we discussed their 17 championships";
+        let sys = format!("Summary of conversation earlier: {summary}");
+        let first = json!({"system": sys, "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]});
+        let again = |text: String| {
+            json!({"max_tokens": 10, "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+                   {"role": "user", "content": text}]})
+        };
+        let id = crate::formats::anthropic::ID;
+        let moved = again(format!("This is summary of the conversation to date: {summary}\n\nExtend the summary:"));
+        assert!(pairs(&stream(id, &[first.clone(), moved]))[0].dropped.is_empty());
+        let quarter = again(format!("Extend this: {}", &summary[..summary.len() / 2]));
+        assert_eq!(pairs(&stream(id, &[first, quarter]))[0].dropped.len(), 1);
     }
 }
