@@ -144,22 +144,33 @@ impl Element<'_> {
     }
 }
 
-/// Whether `text` (a prompt `b` no longer sends in its slot) is sent within
-/// one of `b`'s text blocks under another framing: a part of it of at least
-/// half its length and 64 bytes, cut at a word boundary from its start or
+/// Whether `text` (a prompt `b` no longer sends in its slot) is sent nearly
+/// whole in a user or system text block that `b` sends and `a` did not,
+/// under another framing: a part of it of at least two thirds of its length
+/// (and 64 bytes), cut at one of the 8 word boundaries nearest its start or
 /// its end, is in that block.
-fn relocated(b: &Request, text: &str) -> bool {
-    let half = text.len().div_ceil(2).max(64);
-    if text.len() < half {
+fn relocated(a: &Request, b: &Request, text: &str) -> bool {
+    let most = (text.len() * 2).div_ceil(3).max(64);
+    if text.len() < most {
         return false;
     }
-    let blocks = || b.messages.iter().flat_map(|m| m.blocks.iter()).filter(|x| x.kind == BlockKind::Text);
-    // The framing is a few words at either end: the 32 cuts nearest each end.
+    let old: HashSet<u64> = a.messages.iter().flat_map(|m| m.blocks.iter()).map(|x| x.text_hash).collect();
+    let fresh: Vec<&str> = b
+        .messages
+        .iter()
+        .filter(|m| m.role != Role::Assistant && m.result.is_none())
+        .flat_map(|m| m.blocks.iter())
+        .filter(|x| x.kind == BlockKind::Text && x.text.len() >= most && !old.contains(&x.text_hash))
+        .map(|x| &*x.text)
+        .collect();
+    if fresh.is_empty() {
+        return false;
+    }
     let words = [' ', '\n'];
     let mut parts: Vec<&str> = vec![text];
-    parts.extend(text.match_indices(words).take(32).map(|(i, _)| &text[i + 1..]).filter(|p| p.len() >= half));
-    parts.extend(text.rmatch_indices(words).take(32).map(|(i, _)| &text[..i]).filter(|p| p.len() >= half));
-    parts.iter().any(|p| blocks().any(|x| x.text.len() >= p.len() && x.text.contains(p)))
+    parts.extend(text.match_indices(words).take(8).map(|(i, _)| &text[i + 1..]).filter(|p| p.len() >= most));
+    parts.extend(text.rmatch_indices(words).take(8).map(|(i, _)| &text[..i]).filter(|p| p.len() >= most));
+    parts.iter().any(|p| fresh.iter().any(|x| x.len() >= p.len() && x.contains(p)))
 }
 
 /// Every system-prompt text a request sends, trimmed: slot parts (and whole
@@ -628,8 +639,8 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
     // Whether the best so far has its recorded reply carried by `b`: among
     // requests `b` extends as far, the one whose reply it carries is the one
     // it continues (an agent's step, not the side call made between its
-    // steps on the same history: pydantic-ai's MCP sampling), unless the
-    // later one carries it too.
+    // steps on the same history: pydantic-ai's MCP sampling), when `b`
+    // extends both whole and the later one does not carry it too.
     let mut best_carried = false;
     let mut latest_continued = None;
     for &i in candidates?.iter().rev().take(MAX_CANDIDATES) {
@@ -659,14 +670,17 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
         let carried = || a.reply.as_ref().is_some_and(|r| r.carried_by(b));
         if best.is_none_or(|(c, _)| common > c) {
             best = Some((common, i));
-            best_carried = common > 0 && carried();
+            best_carried = common > 0 && common == ha.len() && carried();
             if common == hb.len() {
                 break;
             }
         } else if let Some((c, k)) = best.filter(|&(c, _)| common == c && c > 0) {
-            // (Unless the later one carries that reply too: then it is the
-            // conversation's later step, which `b` sends again differently.)
-            if carried() && !a.reply.as_ref().is_some_and(|r| r.carried_by(&s.requests[k])) {
+            // Only between two requests `b` extends whole (which to compare
+            // with decides no rewrite, only the tools and prompts compared),
+            // and unless the later one carries that reply too: then it is the
+            // conversation's later step.
+            let whole = c == ha.len() && c == agents[k].hist.len();
+            if whole && carried() && !a.reply.as_ref().is_some_and(|r| r.carried_by(&s.requests[k])) {
                 best = Some((c, i));
                 best_carried = true;
             }
@@ -933,15 +947,12 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         }
         let Some(sb) = b.slots.iter().find(|s| s.kind == sa.kind) else {
             let text = join_parts(&nonempty);
-            if relocated(b, text.trim()) {
-                // Most of it is in one of the new request's messages, under
-                // another framing (a LangGraph summariser call: "Summary of
-                // conversation earlier: S" as `system`, then "This is summary
-                // of the conversation to date: S … Extend the summary" as the
-                // user's message): what it said is still sent.
-                continue;
-            }
-            if b_texts.contains(text.trim()) {
+            // Sent elsewhere: as a system message, or nearly whole in a new
+            // message under another framing (a LangGraph summariser call:
+            // "Summary of conversation earlier: S" as `system`, then "This is
+            // summary of the conversation to date: S … Extend the summary" as
+            // the user's message).
+            if b_texts.contains(text.trim()) || relocated(a, b, text.trim()) {
                 // Sent elsewhere (e.g. as a system message): a change, not a drop.
                 if !chained && pair.rewrite.is_none() {
                     pair.rewrite = Some(Rewrite {
@@ -1083,9 +1094,10 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
 /// its own candidate and its own reflection), which reads the cache up to
 /// where it forked — and `b` asks no more user turns than `a` (one that
 /// does continued a conversation, whatever it sent back as the reply). A
-/// request that sends `a`'s last turn again without its reply, over a
-/// history changed before it, is still a rewrite (the same question asked
-/// again over an edited history: pydantic-ai's dropped thinking block).
+/// request that sends `a`'s last turn again without its reply (as it was, or
+/// re-rendered: timestamps and envelopes aside), over a history changed
+/// before it, is still a rewrite (the same question asked again over an
+/// edited history: pydantic-ai's dropped thinking block).
 fn sibling(a: &Request, ea: &[Element], b: &Request, eb: &[Element]) -> bool {
     let Some(reply) = a.reply.as_ref() else { return false };
     if reply.carried_by(b) {
@@ -1099,7 +1111,34 @@ fn sibling(a: &Request, ea: &[Element], b: &Request, eb: &[Element]) -> bool {
         return false;
     }
     let last_turn = ea.iter().filter(|e| !e.system).rev().find(|e| a.messages[e.msg].kind == MessageKind::UserTurn);
-    last_turn.is_some_and(|t| !eb.iter().any(|e| e.key == t.key))
+    let Some(t) = last_turn else { return false };
+    if eb.iter().any(|e| e.key == t.key) {
+        return false;
+    }
+    // Nor sent again re-rendered (a timestamp in it changed): that is the
+    // same turn over a rewritten history. Compared with digits and white
+    // space aside.
+    let key = |r: &Request, m: usize| {
+        let mut t = String::new();
+        for x in &r.messages[m].blocks {
+            t.push_str(x.kind.as_str());
+            for w in x.text.split_whitespace() {
+                t.push(' ');
+                t.extend(w.chars().filter(|c| !c.is_ascii_digit()));
+            }
+            t.push('\n');
+        }
+        crate::hash::hash_str(&t)
+    };
+    let kt = key(a, t.msg);
+    let mut seen = Vec::new();
+    !eb.iter().filter(|e| !e.system && b.messages[e.msg].kind == MessageKind::UserTurn).any(|e| {
+        if seen.contains(&e.msg) {
+            return false;
+        }
+        seen.push(e.msg);
+        key(b, e.msg) == kt
+    })
 }
 
 /// Leaves out of the comparison the system or developer messages that end
@@ -1126,8 +1165,8 @@ fn trailing_instructions_move_down(ea: &mut Vec<Element<'_>>, eb: &mut Vec<Eleme
 /// so `a`'s reply is not carried after a changed turn. A few-shot
 /// prediction with a new input, a one-shot run again on other input, a
 /// regenerated question: the cache is still read up to there. Also when
-/// `b` keeps that turn and replaces what followed it in `a` by no more
-/// elements (a sibling candidate; see the end).
+/// `b` keeps that turn and replaces what followed it in `a`, carrying none
+/// of `a`'s recorded reply (a sibling candidate; see the end).
 fn is_branch(a: &Request, ea: &[Element], b: &Request, eb: &[Element]) -> bool {
     let ha: Vec<&Element> = ea.iter().filter(|e| !e.system).collect();
     let hb: Vec<&Element> = eb.iter().filter(|e| !e.system).collect();
@@ -1144,23 +1183,18 @@ fn is_branch(a: &Request, ea: &[Element], b: &Request, eb: &[Element]) -> bool {
         return true;
     }
     // A sibling from after the turn: `b` keeps the turn too and replaces what
-    // `a` sent after it with as many elements or fewer — a candidate graded
-    // after another, a tree search's next expansion, a best-of-n sample
-    // (LangGraph's LATS and reflection graders) — so `a`'s reply is not
-    // carried: the cache is read up to the turn, as for a new call from there.
-    // With `a`'s reply recorded and not carried, and no new turn in `b`'s
-    // tail, a longer tail is another candidate too (a grader of a candidate
-    // that made more tool calls).
+    // `a` sent after it — a candidate graded after another, a best-of-n
+    // sample (LangGraph's LATS grader) — when `a`'s recorded reply is nowhere
+    // in `b` and no new turn follows: the cache is read up to the turn, as
+    // for a new call from there. (Without a recorded reply nothing tells it
+    // from a tool loop pruned under the same turn: a rewrite.)
     let (ta, tb) = (&ha[u + 1..], hb.get(u + 1..).unwrap_or_default());
-    let unanswered = || {
-        a.reply.as_ref().is_some_and(|r| !r.carried_by(b))
-            && tb.iter().all(|e| b.messages[e.msg].kind != MessageKind::UserTurn)
-    };
     ha[u].key == hb[u].key
         && !ta.is_empty()
         && !tb.is_empty()
         && ta[0].key != tb[0].key
-        && (tb.len() <= ta.len() || unanswered())
+        && a.reply.as_ref().is_some_and(|r| !r.carried_by(b))
+        && tb.iter().all(|e| b.messages[e.msg].kind != MessageKind::UserTurn)
 }
 
 fn join_parts(parts: &[&Block]) -> String {
@@ -1584,7 +1618,7 @@ mod tests {
     }
 
     #[test]
-    fn a_slot_prompt_sent_again_under_another_framing_is_relocated_a_quarter_of_it_is_not() {
+    fn a_slot_prompt_sent_again_under_another_framing_is_moved_a_quarter_of_it_is_dropped() {
         let summary = "the user is Bob, he likes the Boston Celtics because they win a lot, and we discussed their 17 championships";
         let sys = format!("Summary of conversation earlier: {summary}");
         let first = json!({"system": sys, "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]});
@@ -1594,7 +1628,13 @@ mod tests {
         };
         let id = crate::formats::anthropic::ID;
         let moved = again(format!("This is summary of the conversation to date: {summary}\n\nExtend the summary:"));
-        assert!(pairs(&stream(id, &[first.clone(), moved]))[0].dropped.is_empty());
+        let p = &pairs(&stream(id, &[first.clone(), moved]))[0];
+        assert!(p.dropped.is_empty());
+        let r = p.rewrite.as_ref().unwrap();
+        assert_eq!(
+            (r.level, r.what.as_str()),
+            (Level::System, "the `system` slot is no longer sent (its text is sent elsewhere)")
+        );
         let quarter = again(format!("Extend this: {}", &summary[..summary.len() / 2]));
         assert_eq!(pairs(&stream(id, &[first, quarter]))[0].dropped.len(), 1);
     }

@@ -16,7 +16,8 @@
 //! | Bedrock Converse | `output.message.content[]` | `toolUse.toolUseId` | `text` |
 //!
 //! A streamed text arrives in pieces and is not hashed (the tool call ids of
-//! a stream are read). Texts are hashed as [`crate::model::Block::text_hash`]
+//! a stream are read), and Gemini's thought summaries (`"thought": true`
+//! parts, never sent back) are left out. Texts are hashed as [`crate::model::Block::text_hash`]
 //! hashes a block's text, so an assistant text block sent again matches; and
 //! line by line, so the model's text given back inside another message is
 //! known as the model's.
@@ -71,7 +72,9 @@ pub fn add(v: &Value, out: &mut Reply) {
     }
     if let Some(cands) = v.get("candidates").and_then(Value::as_array) {
         for c in cands {
-            for p in c.get("content").and_then(|x| x.get("parts")).and_then(Value::as_array).into_iter().flatten() {
+            // (A thought summary, `"thought": true`, is never sent back.)
+            let parts = c.get("content").and_then(|x| x.get("parts")).and_then(Value::as_array);
+            for p in parts.into_iter().flatten().filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true)) {
                 if let Some(id) = p.get("functionCall").and_then(|f| f.get("id")).and_then(Value::as_str) {
                     id_of(id, out);
                 }
@@ -134,17 +137,14 @@ fn item(it: &Value, out: &mut Reply) {
 }
 
 fn id_of(id: &str, out: &mut Reply) {
-    if !id.is_empty() && !out.tool_ids.iter().any(|x| &**x == id) {
+    if !id.is_empty() {
         out.tool_ids.push(id.into());
     }
 }
 
 fn text(t: &str, out: &mut Reply) {
     if !t.trim().is_empty() {
-        let h = crate::hash::hash_str(t);
-        if !out.texts.contains(&h) {
-            out.texts.push(h);
-        }
+        out.texts.push(crate::hash::hash_str(t));
         out.lines.extend(t.lines().map(str::trim).filter(|l| l.len() >= 8).map(crate::hash::hash_str));
     }
 }
@@ -181,6 +181,15 @@ mod tests {
         add(&json!({"choices": [{"delta": {"content": "par"}}]}), &mut r);
         add(&json!({"type": "content_block_start", "content_block": {"type": "tool_use", "id": "toolu_9"}}), &mut r);
         assert_eq!(r, Reply { tool_ids: vec!["call_9".into(), "toolu_9".into()], texts: vec![], lines: vec![] });
+        // A Gemini thought summary is not read; repeats go once sorted.
+        let thought =
+            json!({"candidates": [{"content": {"parts": [{"text": "thinking…", "thought": true}, {"text": "e"}]}}]});
+        assert_eq!(of(thought).texts, vec![h("e")]);
+        let mut twice = of(
+            json!({"content": [{"type": "tool_use", "id": "b"}, {"type": "tool_use", "id": "a"}, {"type": "tool_use", "id": "b"}]}),
+        );
+        twice.sort();
+        assert_eq!(twice.tool_ids, vec!["a".into(), "b".into()] as Vec<Box<str>>);
         // A text's lines of 8 bytes or more, trimmed.
         let long = json!({"content": [{"type": "text", "text": "## Report\n  Pikas are small mammals.  \nok"}]});
         assert_eq!(of(long).lines, vec![h("## Report"), h("Pikas are small mammals.")]);

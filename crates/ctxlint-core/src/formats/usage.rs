@@ -296,16 +296,9 @@ impl Response {
             out.usage = merge(out.usage, r.usage);
             out.id = out.id.or(r.id);
             out.model = out.model.or(r.model);
-            for id in r.reply.tool_ids {
-                if !out.reply.tool_ids.contains(&id) {
-                    out.reply.tool_ids.push(id);
-                }
-            }
-            for h in r.reply.texts {
-                if !out.reply.texts.contains(&h) {
-                    out.reply.texts.push(h);
-                }
-            }
+            out.reply.tool_ids.extend(r.reply.tool_ids);
+            out.reply.texts.extend(r.reply.texts);
+            out.reply.lines.extend(r.reply.lines);
         }
         out
     }

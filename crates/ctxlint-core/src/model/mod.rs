@@ -1162,17 +1162,31 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// Sorted and without repeats (what [`Reply::carried_by`] searches), and
     /// `Some` when it names anything to match.
-    pub fn known(self) -> Option<Box<Reply>> {
+    pub fn known(mut self) -> Option<Box<Reply>> {
+        self.sort();
         (!self.tool_ids.is_empty() || !self.texts.is_empty()).then(|| Box::new(self))
     }
 
+    /// Sorts each list and drops repeats (a streamed response names a call
+    /// id in several events).
+    pub fn sort(&mut self) {
+        self.tool_ids.sort_unstable();
+        self.tool_ids.dedup();
+        self.texts.sort_unstable();
+        self.texts.dedup();
+        self.lines.sort_unstable();
+        self.lines.dedup();
+    }
+
     /// Whether `r` sends any of it again: a tool call with one of its ids, or
-    /// an assistant text block with one of its texts.
+    /// an assistant text block with one of its texts. Lists sorted
+    /// ([`Reply::known`]).
     pub fn carried_by(&self, r: &Request) -> bool {
         r.messages.iter().filter(|m| m.role == Role::Assistant).flat_map(|m| m.blocks.iter()).any(|b| {
-            b.tool_id.as_deref().is_some_and(|id| self.tool_ids.iter().any(|x| &**x == id))
-                || (b.kind == BlockKind::Text && self.texts.contains(&b.text_hash))
+            b.tool_id.as_deref().is_some_and(|id| self.tool_ids.binary_search_by(|x| (**x).cmp(id)).is_ok())
+                || (b.kind == BlockKind::Text && self.texts.binary_search(&b.text_hash).is_ok())
         })
     }
 }

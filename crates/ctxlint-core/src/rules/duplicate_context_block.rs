@@ -447,15 +447,13 @@ fn blocks_in<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
 /// Hashes of the trimmed lines (of at least 8 characters) the model wrote
 /// in a stream: the text blocks of every assistant-role message of every
 /// request (a reflection agent's critique is an assistant message of the
-/// critic's own requests even where another agent is given it as user text),
-/// and the texts of every recorded response (a LangGraph supervisor is given
-/// its workers' answers as user messages: [`crate::model::Reply::lines`]).
+/// critic's own requests even where another agent is given it as user text).
+/// The lines of recorded responses are added as the requests are checked,
+/// each after its own request (a response cannot have been fed back into the
+/// request it answers): [`crate::model::Reply::lines`].
 fn model_written_lines(s: &Stream) -> foldhash::HashSet<u64> {
     let mut out = foldhash::HashSet::default();
     for r in &s.requests {
-        if let Some(reply) = &r.reply {
-            out.extend(reply.lines.iter().copied());
-        }
         for m in r.messages.iter().filter(|m| m.role == Role::Assistant) {
             for b in m.blocks.iter().filter(|b| b.kind == BlockKind::Text) {
                 for l in b.text.lines().map(str::trim).filter(|l| l.len() >= 8) {
@@ -720,8 +718,9 @@ pub fn check(cx: &mut RuleContext) {
         }
     }
     if let Some(stream) = cx.stream {
-        let model_lines = model_written_lines(stream);
+        let mut model_lines = model_written_lines(stream);
         for r in &stream.requests {
+            // (The responses of the requests before this one; see below.)
             let mut seen = Dupes::new();
             let mut counts: foldhash::HashMap<u64, u32> = Default::default();
             let mut firsts: Vec<(u64, Occ, Occ, String)> = Vec::new();
@@ -808,6 +807,10 @@ pub fn check(cx: &mut RuleContext) {
                         f
                     },
                 );
+            }
+            // Its response is text the model wrote, for the requests after it.
+            if let Some(reply) = &r.reply {
+                model_lines.extend(reply.lines.iter().copied());
             }
         }
     }
