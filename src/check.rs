@@ -206,6 +206,9 @@ pub(crate) fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32
         for w in report.files.iter().flat_map(ctxlint::FileSummary::warnings) {
             say!("ctxlint: warning: {}", ctxlint::text::mask_secrets(&w));
         }
+        for n in report.files.iter().filter_map(ctxlint::FileSummary::note) {
+            say!("ctxlint: note: {}", ctxlint::text::mask_secrets(&n));
+        }
     }
     // `--fail-on` on the command line wins over every configuration's `fail-on`.
     if let Some(f) = a.fail_on {

@@ -265,3 +265,40 @@ fn repro_of_an_archive_finding_is_a_passing_case() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success() && text.contains("2 passed, 0 failed"), "{text}");
 }
+
+#[test]
+fn an_archive_of_no_model_traffic_says_nothing_was_checked_and_an_empty_file_says_it_is_empty() {
+    // A real Chrome export of a web app's own traffic (a helper's round of
+    // real files) read as "No findings in 1 input" with no word that none of
+    // its entries was a model call.
+    let d = tempfile::tempdir().unwrap();
+    let entry = |url: &str| {
+        serde_json::json!({"startedDateTime": "2026-11-20T09:00:00.000Z", "time": 1,
+            "request": {"method": "GET", "url": url, "httpVersion": "HTTP/2", "headers": [], "cookies": [], "queryString": [], "headersSize": -1, "bodySize": 0},
+            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/2", "headers": [], "cookies": [], "content": {"size": 0, "mimeType": "text/html"}, "redirectURL": "", "headersSize": -1, "bodySize": 0},
+            "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}})
+    };
+    let doc = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "WebInspector", "version": "537.36"},
+        "entries": [entry("http://localhost:3000/"), entry("http://localhost:3000/app.js")]}});
+    let p = d.path().join("localhost.har");
+    std::fs::write(&p, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let out = ctxlint().args(["check", "--isolated"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "ctxlint: note: {}: no model request in it (2 exchanges, none a model call); nothing was checked\n",
+            p.display()
+        )
+    );
+    // An empty log (a proxy that recorded nothing yet) is named as empty.
+    let e = d.path().join("log-empty.jsonl");
+    std::fs::write(&e, b"").unwrap();
+    let out = ctxlint().args(["check", "--isolated"]).arg(&e).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("it is empty (no bytes, or white space only): nothing to check"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

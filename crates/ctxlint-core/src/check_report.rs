@@ -82,6 +82,23 @@ impl FileSummary {
     }
 }
 
+impl FileSummary {
+    /// A note for a stream in which no exchange is a model call (a HAR of
+    /// a web app's own traffic, a proxy log of other requests): it was read,
+    /// and nothing in it was checked. `None` otherwise.
+    pub fn note(&self) -> Option<String> {
+        (self.requests == 0 && self.entries == 0 && self.skipped_exchanges > 0 && self.unread.is_empty()).then(|| {
+            let n = self.skipped_exchanges;
+            let what = if n == 1 {
+                "1 exchange, not a model call".to_string()
+            } else {
+                format!("{n} exchanges, none a model call")
+            };
+            format!("{}: no model request in it ({what}); nothing was checked", self.path)
+        })
+    }
+}
+
 /// An input that could not be checked, and why (JSON `failed`).
 #[derive(Debug)]
 pub struct Failed {

@@ -793,6 +793,13 @@ fn link(a: &Request, b: &Request, prev: usize) -> Link {
     if hb.iter().any(|e| e.compaction && !a_keys.contains(&e.key)) {
         return Link::Compaction { prev };
     }
+    // A summary new in the first message, after blocks the runtime opens every
+    // history with (Claude Code after `/compact`, through a proxy: its
+    // claudeMd reminder, then "This session is being continued from a
+    // previous conversation…"): a compaction boundary too.
+    if hb.iter().take_while(|e| e.msg == fb.msg).any(|e| !a_keys.contains(&e.key) && is_summary(b, e)) {
+        return Link::Compaction { prev };
+    }
     if fa.key == fb.key {
         Link::Continues { prev, chained: false }
     } else if is_summary(b, fb) {

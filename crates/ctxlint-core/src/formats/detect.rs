@@ -109,6 +109,11 @@ pub fn detect_just_stamped(src: &SourceRef) -> Result<Detection> {
     }
 }
 
+/// Why an empty file (no bytes, or white space and a byte-order mark only)
+/// is skipped ([`Detection::Unsupported`]): a proxy or an agent that recorded
+/// nothing yet leaves one.
+pub const EMPTY: &str = "empty (no bytes, or white space only): nothing to check";
+
 /// Detects the format of an input by its content (docs/spec.md §1).
 ///
 /// JSONL: records are read until one decides, at least the first
@@ -132,6 +137,10 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     }
     let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
     let Some(start) = body.iter().position(|c| !c.is_ascii_whitespace()) else {
+        // (Only a head of white space could still be followed by text.)
+        if head.len() < PEEK {
+            return Ok(Detection::Unsupported(EMPTY));
+        }
         return Ok(Detection::Unknown);
     };
     let t = &body[start..];
