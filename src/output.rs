@@ -35,7 +35,37 @@ pub(crate) fn refuse_overwrite(
     let mut ins: Vec<&Path> = inputs.iter().map(Path::new).collect();
     ins.extend(extra.iter().filter_map(|p| p.as_deref()));
     let outs: Vec<(&str, &Path)> = outputs.iter().filter_map(|(f, p)| p.as_deref().map(|p| (*f, p))).collect();
-    ctxlint::safety::refuse_outputs_on_inputs(&ins, &outs, ctxlint::safety::Beside::Allowed)
+    ctxlint::safety::refuse_outputs_on_inputs(&ins, &outs, ctxlint::safety::Beside::Allowed)?;
+    refuse_walked_inputs(inputs, &outs)
+}
+
+/// Refuses an output that is an existing file of an input format inside a
+/// folder being checked (or a link to one): a walk of that folder would
+/// check it, so it is an input, which a report must not replace. (Leaving
+/// the output out of the inputs, as a report inside a checked folder is,
+/// wrote a report over a cassette: `check . -o many.yaml`.) A report
+/// ctxlint wrote, or any file of no input format, may be replaced.
+fn refuse_walked_inputs(inputs: &[String], outs: &[(&str, &Path)]) -> ctxlint::Result<()> {
+    for &(flag, out) in outs {
+        let o = ctxlint::safety::resolve(out);
+        if !o.is_file() {
+            continue;
+        }
+        let Some(dir) =
+            inputs.iter().map(Path::new).map(ctxlint::safety::resolve).find(|i| i.is_dir() && o.starts_with(i))
+        else {
+            continue;
+        };
+        let src = ctxlint::source::SourceRef::file(o.to_string_lossy().into_owned(), o.clone());
+        if let Ok(Some(format)) = ctxlint::formats::detect(&src) {
+            return Err(ctxlint::Error::Usage(format!(
+                "{flag} {}: is an input of the folder being checked, {} (a `{format}` file); ctxlint never writes to its inputs: choose another path",
+                ctxlint::escape::shown(out),
+                ctxlint::escape::shown(&dir)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `-o -` is standard output, as a PATH of `-` is standard input (as in

@@ -821,3 +821,31 @@ fn a_private_key_cut_off_in_an_excerpt_keeps_every_report_valid_and_masked() {
         }
     }
 }
+
+#[test]
+fn an_output_that_is_an_input_found_by_the_walk_is_refused_even_through_a_link() {
+    // A new user's `check . -o many.yaml` replaced a cassette of the folder
+    // with the report (the output was left out of the inputs, as a report
+    // inside a checked folder is, then written over).
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("cfg")).unwrap();
+    std::fs::write(d.path().join("cfg/many.jsonl"), session()).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(d.path().join("cfg/many.jsonl"), d.path().join("link.jsonl")).unwrap();
+    let before = tree(d.path());
+    let cfg = d.path().join("cfg");
+    for out in [PathBuf::from("many.jsonl"), cfg.join("many.jsonl"), d.path().join("link.jsonl")] {
+        let (code, stdout, err) = run(ctxlint().current_dir(&cfg).args(["check", "."]).arg("-o").arg(&out));
+        assert_eq!((code, stdout.as_str()), (Some(2), ""), "{}: {err}", out.display());
+        assert!(
+            err.contains("is an input of the folder being checked") && err.contains("a `pi-session` file"),
+            "{err}"
+        );
+    }
+    assert_eq!(tree(d.path()), before, "nothing written");
+    // A report ctxlint wrote there before is replaced, as always.
+    let (code, _, _) = run(ctxlint().current_dir(&cfg).args(["check", ".", "-o", "r.json", "--output-format", "json"]));
+    let (again, _, err) =
+        run(ctxlint().current_dir(&cfg).args(["check", ".", "-o", "r.json", "--output-format", "json"]));
+    assert_eq!((code, again), (Some(1), Some(1)), "{err}");
+}
