@@ -226,13 +226,25 @@ fn show_bad_request_index_is_exit_2() {
 
 #[test]
 fn files_skipped_in_a_stream_directory_are_reported() {
+    // A case's own files (`case.md`, `expected.json`) are sidecars; still named.
     let (code, _, err) = run(&["diff", CC, "--request", "0", "1", "--color", "never"]);
     assert_eq!(code, 1);
     assert!(
-        err.contains("2 file(s) in fixtures/cases/cc-44045-resume-block-dropped skipped (no known format)")
+        err.contains("2 file(s) in fixtures/cases/cc-44045-resume-block-dropped skipped (sidecar files)")
             && err.contains("case.md"),
         "{err}"
     );
+    // A file of no known format beside the bodies is named as such.
+    let d = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(CC).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), d.path().join(e.file_name())).unwrap();
+    }
+    std::fs::write(d.path().join("notes.json"), "{\"todo\": 1}").unwrap();
+    let dir = d.path().to_str().unwrap();
+    let (code, _, err) = run(&["diff", dir, "--request", "0", "1", "--color", "never"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("skipped (1 no known format, 2 sidecar files)") && err.contains("notes.json"), "{err}");
 }
 
 #[test]

@@ -204,3 +204,22 @@ fn a_rewritten_tool_result_is_named_once_as_a_tool_result_block() {
         "{msg}"
     );
 }
+
+#[test]
+fn spans_recorded_without_their_content_give_one_warning_said_once() {
+    // A real Agent Framework dump recorded with content capture off gave
+    // `traces.jsonl:425: : 34 inference span(s) … so they were not checked;
+    // not checked` (an empty pointer, "not checked" twice).
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("fixtures/formats/otel-genai/console.clean.jsonl").unwrap();
+    let stripped: String =
+        text.lines().filter(|l| !l.contains("\"gen_ai.input.messages\"")).map(|l| format!("{l}\n")).collect();
+    let p = d.path().join("traces.jsonl");
+    std::fs::write(&p, stripped).unwrap();
+    let out = crate::support::ctxlint().args(["check", "--isolated"]).arg(&p).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let w: Vec<&str> = err.lines().filter(|l| l.contains("carry no prompt content")).collect();
+    assert_eq!(w.len(), 1, "{err}");
+    assert!(w[0].starts_with(&format!("ctxlint: warning: {}:", p.display())), "{err}");
+    assert!(!w[0].contains(": :") && w[0].ends_with("so they were not checked"), "{err}");
+}

@@ -70,13 +70,16 @@ impl FileSummary {
         }
     }
 
-    /// One warning per unread exchange: `path:line: pointer: what; not checked`.
+    /// One warning per unread exchange: `path:line: pointer: what; not checked` (no
+    /// pointer when it has none, and no second "not checked" when `what` says it).
     pub fn warnings(&self) -> Vec<String> {
         self.unread
             .iter()
             .map(|u| {
                 let at = u.line.map(|l| format!(":{l}")).unwrap_or_default();
-                format!("{}{at}: {}: {}; not checked", self.path, u.pointer, u.what)
+                let pointer = if u.pointer.is_empty() { String::new() } else { format!(" {}:", u.pointer) };
+                let tail = if u.what.ends_with("not checked") { "" } else { "; not checked" };
+                format!("{}{at}:{pointer} {}{tail}", self.path, u.what)
             })
             .collect()
     }

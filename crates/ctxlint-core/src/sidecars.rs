@@ -52,6 +52,16 @@ fn sibling_dir(p: &Path, n: &str) -> bool {
 /// The known sidecars, per agent.
 pub const KNOWN: &[Sidecar] = &[
     Sidecar {
+        runtime: "ctxlint",
+        what: "a case `ctxlint repro` wrote (or one of `../shared/cases`): its `expected.json` and `case.md`, beside each other",
+        source: "ctxlint `repro` (crates/ctxlint-core/src/repro/case.rs; the shared cases' README)",
+        matches: |p| match name(p) {
+            "expected.json" => sibling_file(p, "case.md"),
+            "case.md" => sibling_file(p, "expected.json"),
+            _ => false,
+        },
+    },
+    Sidecar {
         runtime: "SQLite",
         what: "write-ahead log, shared memory or rollback journal (`<db>-wal`, `<db>-shm`, `<db>-journal`) beside its database, read with it",
         source: "https://sqlite.org/tempfiles.html",
