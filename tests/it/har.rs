@@ -287,7 +287,7 @@ fn an_archive_of_no_model_traffic_says_nothing_was_checked_and_an_empty_file_say
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "ctxlint: note: {}: no model request in it (2 exchanges, none a model call); nothing was checked\n",
+            "ctxlint: note: {}: no request ctxlint reads in it (all 2 exchanges skipped: not model calls, or bodies of a shape it does not read); nothing was checked\n",
             p.display()
         )
     );

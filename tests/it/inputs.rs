@@ -543,7 +543,7 @@ fn an_exchange_whose_json_body_is_broken_is_warned_about_and_counted() {
     assert_eq!(v["files"][0]["requests"], 1);
     assert_eq!(v["files"][0]["skipped_exchanges"], 1);
     assert!(
-        err.contains("ctxlint: warning: log.jsonl:2: /request/body: its request body is JSON that does not parse (cut short, or raw bytes in it); not checked"),
+        err.contains("ctxlint: warning: log.jsonl:2: /request/body: its request body is JSON that does not parse: EOF while parsing a string at line 1 column 32; not checked"),
         "{err}"
     );
     // -q says nothing of it.

@@ -92,12 +92,11 @@ impl FileSummary {
     pub fn note(&self) -> Option<String> {
         (self.requests == 0 && self.entries == 0 && self.skipped_exchanges > 0 && self.unread.is_empty()).then(|| {
             let n = self.skipped_exchanges;
-            let what = if n == 1 {
-                "1 exchange, not a model call".to_string()
-            } else {
-                format!("{n} exchanges, none a model call")
-            };
-            format!("{}: no model request in it ({what}); nothing was checked", self.path)
+            let what = if n == 1 { "its 1 exchange".to_string() } else { format!("all {n} exchanges") };
+            format!(
+                "{}: no request ctxlint reads in it ({what} skipped: not model calls, or bodies of a shape it does not read); nothing was checked",
+                self.path
+            )
         })
     }
 }

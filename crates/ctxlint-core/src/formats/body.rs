@@ -40,6 +40,16 @@ pub fn text_block_hash(t: &str) -> u64 {
     crate::hash::canonical_string_object_hash(&[("text", t), ("type", "text")])
 }
 
+/// Why a request body that starts like JSON is not read: the parser's own
+/// words (`trailing comma at line 1 column 57`, `EOF while parsing an object
+/// …`: a body cut short), not a guess.
+pub fn unparsed_json(text: &str) -> String {
+    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Err(e) => format!("its request body is JSON that does not parse: {e}"),
+        Ok(_) => "its request body is JSON that does not parse".to_string(),
+    }
+}
+
 /// A request with no content yet.
 pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &str) -> Request {
     Request {

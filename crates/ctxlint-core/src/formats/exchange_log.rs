@@ -63,8 +63,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                     // Text that starts like JSON and does not parse; a form or
                     // multipart body is simply not a JSON model call.
                     if matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
-                        let what =
-                            "its request body is JSON that does not parse (cut short, or raw bytes in it)".to_string();
+                        let what = super::body::unparsed_json(s);
                         unread.push(Unread { line: Some(line.no), pointer: ptr.to_string(), what });
                     }
                     return jsonl::LineVerdict::Ok;

@@ -187,9 +187,10 @@ fn unreadable_body(b: &Value) -> Option<(String, &'static str)> {
         _ => return None,
     };
     let looks_json = |b: &[u8]| matches!(b.iter().find(|c| !c.is_ascii_whitespace()), Some(b'{' | b'['));
-    let what = if looks_json(s.as_bytes()) {
-        "its request body is JSON that does not parse (cut short, or raw bytes in it)"
-    } else {
+    if looks_json(s.as_bytes()) {
+        return Some((super::body::unparsed_json(s), suffix));
+    }
+    let what = {
         match base64_decode(s) {
             Some(bytes) if bytes.starts_with(&[0x1f, 0x8b]) => match decode_binary(s) {
                 None => "its request body is a gzip'd payload that does not decompress",
@@ -929,7 +930,7 @@ version: 1
                 (
                     Some(3),
                     "/interactions/0/request/body",
-                    "its request body is JSON that does not parse (cut short, or raw bytes in it)"
+                    "its request body is JSON that does not parse: EOF while parsing a string at line 1 column 46"
                 ),
                 (
                     Some(15),

@@ -62,7 +62,10 @@ pub fn check(cx: &mut RuleContext) {
                 f.message = format!(
                     "entry `{id}` names parent `{pid}`, which is no entry of this file: its path loses every earlier turn"
                 );
-                f = f.key(format!("dangling:{id}:{pid}")).excerpt(format!("parent: {pid}"));
+                f = f
+                    .key(format!("dangling:{id}:{pid}"))
+                    .excerpt(format!("parent: {pid}"))
+                    .help("write the parent before its child, and never delete or rewrite entries a later one names");
             }
             DefectKind::SecondRoot => {
                 // A record with no `id` (`{}`, a type this loader does not know) is named by what it lacks.
@@ -73,11 +76,14 @@ pub fn check(cx: &mut RuleContext) {
             DefectKind::IdReused(first) => {
                 let fl = t.entries[*first as usize].line;
                 f.message = format!("id `{id}` was already used by line {fl} with different content");
-                f = f.key(format!("id-reused:{id}")).related(&input.path, Some(fl), "", "first entry with this id");
+                f = f
+                    .key(format!("id-reused:{id}"))
+                    .related(&input.path, Some(fl), "", "first entry with this id")
+                    .help("give every entry a fresh id; append a new entry instead of writing one again changed");
             }
             DefectKind::Cycle => {
                 f.message = format!("entry `{id}` is part of a parent cycle: no path from it reaches the root");
-                f = f.key(format!("cycle:{id}"));
+                f = f.key(format!("cycle:{id}")).help("parent each entry on one written before it");
             }
             DefectKind::BookkeepingSideLeaf { leaf, skipped } => {
                 let l = &t.entries[*leaf as usize];

@@ -200,7 +200,11 @@ pub fn check(cx: &mut RuleContext) {
                 .excerpt(text)
                 .related(&input.path, Some(fe.line), "", "first reply")
                 .related(&input.path, Some(te.line), "", "user turn")
-                .help("after a delivered message-tool send, end the turn with a silent token (NO_REPLY)"),
+                .help(if input.format == crate::formats::pi_session::ID {
+                    "after a delivered message-tool send, end the turn with a silent token (NO_REPLY)"
+                } else {
+                    "answer each user turn once: once a reply is delivered, end the turn instead of producing another"
+                }),
             );
         }
     }

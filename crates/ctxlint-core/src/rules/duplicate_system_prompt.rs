@@ -229,7 +229,8 @@ pub fn check(cx: &mut RuleContext) {
                         .pointer(b.pointer.to_string())
                         .entry_id(e.id.as_deref())
                         .excerpt(text.to_string())
-                        .related(&input.path, Some(line), ptr, "first copy"),
+                        .related(&input.path, Some(line), ptr, "first copy")
+                        .help("record each system prompt once; do not write it again while it is in context"),
                     );
                 }
             }
