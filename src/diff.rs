@@ -21,6 +21,21 @@ pub(crate) fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> 
         not_inputs: a.output_file.iter().cloned().collect(),
         ..Default::default()
     };
+    // A store of several transcripts (an OpenCode database) would ask for
+    // `--session`, which `diff` has no use for: say what it is first.
+    for p in &named {
+        let src = ctxlint::source::SourceRef::file(p.clone(), p.clone());
+        if std::path::Path::new(p).is_file() {
+            if let Ok(Some(f)) = ctxlint::formats::detect(&src) {
+                if ctxlint::formats::descriptor(f).is_some_and(|d| d.store.is_some()) {
+                    let p = ctxlint::escape::escape_controls(p);
+                    return Err(Error::Usage(format!(
+                        "{p}: is a {f} store of transcripts (one per session), not recorded requests; `ctxlint diff` compares request bodies, cassettes, exchange logs and history snapshots (try `ctxlint show {p} --session ID`: `ctxlint check {p} --output-format json` lists the sessions)"
+                    )));
+                }
+            }
+        }
+    }
     let first = load_path(&a.a, &discover)?;
     let second = a.b.as_deref().map(|b| load_path(b, &discover)).transpose()?;
     let (ra, rb) = match (&second, a.request.as_deref()) {

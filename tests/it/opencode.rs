@@ -521,6 +521,22 @@ fn findings_of_a_store_of_several_sessions_name_their_session_and_have_a_page_ea
         .collect();
     assert_eq!(pages, [(0, FIRST), (1, SECOND)]);
     assert_eq!(data["pages"][1]["session"], SECOND);
+    // `diff` is no tool for a store: it says so, and what to use, instead of
+    // asking for a `--session` it does not take.
+    let out = assert_cmd::Command::cargo_bin("ctxlint")
+        .unwrap()
+        .args(["diff"])
+        .arg(&db)
+        .args(["--request", "0", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is a opencode store of transcripts (one per session), not recorded requests")
+            && err.contains("--session ID"),
+        "{err}"
+    );
     // Inputs that are no store's sessions carry no `session` at all.
     let (_, v) = check_json(&format!("{DIR}/../../report/mixed-session.jsonl"));
     assert!(v["findings"].as_array().unwrap().iter().all(|f| f.get("session").is_none()), "{v}");
