@@ -206,3 +206,16 @@ fn paragraphs_repeated_together_are_one_finding_that_costs_them_all() {
     // 3 x 100 bytes: 300 bytes, 75 tokens (the first paragraph alone: 25).
     assert_eq!(found[0]["impact"]["tokens"], json!(75), "{r}");
 }
+
+#[test]
+fn a_cost_known_for_some_findings_only_is_said_to_be_theirs() {
+    // A new user read "Impact: ~140 tokens, ~$0.00" where the 140 tokens were
+    // a finding of an unpriced model and $0.00 another's.
+    let out = crate::support::ctxlint()
+        .args(["check", "--isolated", "fixtures/kinds/forks-hidden-defects-stay-reported"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.starts_with("Impact:")).unwrap_or_default();
+    assert!(line.contains("for those of a priced model;") && line.contains("of a model with no price)"), "{text}");
+}

@@ -16,6 +16,8 @@ pub struct Totals {
     pub tokens: u64,
     /// Estimated cost attributable to findings, in USD (`None`: no finding has a price).
     pub cost_usd: Option<f64>,
+    /// Findings with tokens whose model has no price (not in `cost_usd`).
+    pub unpriced_findings: usize,
     /// Findings whose impact the recorded usage could judge, and of them those it confirms.
     pub judged: usize,
     /// See [`Totals::judged`].
@@ -42,6 +44,11 @@ impl Totals {
         let (tokens, cost_usd, confirmed, judged) = crate::impact::totals(&r.findings);
         let mut t = Totals {
             findings: r.findings.iter().filter(|f| f.impact.is_some()).count(),
+            unpriced_findings: r
+                .findings
+                .iter()
+                .filter(|f| f.impact.as_ref().is_some_and(|i| i.tokens > 0 && i.cost_usd.is_none()))
+                .count(),
             tokens,
             cost_usd,
             judged,
@@ -102,9 +109,22 @@ impl Totals {
                 0 => String::new(),
                 n => format!("; recorded usage confirms {} of {n} judged", self.confirmed),
             };
-            let cost = self.cost_usd.map(|c| format!(", ~{}", usd(c))).unwrap_or_default();
+            // (A price for some findings only is said to be theirs: "~$0.00"
+            // beside tokens whose model has no price read as a known cost.)
+            let (cost, partly) = match (self.cost_usd, self.unpriced_findings) {
+                (Some(c), 0) => (format!(", ~{}", usd(c)), String::new()),
+                (Some(c), n) => (
+                    String::new(),
+                    format!(
+                        " (~{} for those of a priced model; {n} finding{} of a model with no price)",
+                        usd(c),
+                        if n == 1 { "" } else { "s" }
+                    ),
+                ),
+                (None, _) => (String::new(), String::new()),
+            };
             out.push(format!(
-                "Impact: ~{} tokens{cost} attributable to {} finding{}{judged}.",
+                "Impact: ~{} tokens{cost} attributable to {} finding{}{partly}{judged}.",
                 thousands(self.tokens),
                 self.findings,
                 if self.findings == 1 { "" } else { "s" }
