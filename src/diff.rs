@@ -21,23 +21,9 @@ pub(crate) fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> 
         not_inputs: a.output_file.iter().cloned().collect(),
         ..Default::default()
     };
-    // A store of several transcripts (an OpenCode database) would ask for
-    // `--session`, which `diff` has no use for: say what it is first.
-    for p in &named {
-        let src = ctxlint::source::SourceRef::file(p.clone(), p.clone());
-        if std::path::Path::new(p).is_file() {
-            if let Ok(Some(f)) = ctxlint::formats::detect(&src) {
-                if ctxlint::formats::descriptor(f).is_some_and(|d| d.store.is_some()) {
-                    let p = ctxlint::escape::escape_controls(p);
-                    return Err(Error::Usage(format!(
-                        "{p}: is a {f} store of transcripts (one per session), not recorded requests; `ctxlint diff` compares request bodies, cassettes, exchange logs and history snapshots (try `ctxlint show {p} --session ID`: `ctxlint check {p} --output-format json` lists the sessions)"
-                    )));
-                }
-            }
-        }
-    }
-    let first = load_path(&a.a, &discover)?;
-    let second = a.b.as_deref().map(|b| load_path(b, &discover)).transpose()?;
+    let load = |p: &str| load_path(p, &discover).map_err(|e| store_error(p).unwrap_or(e));
+    let first = load(&a.a)?;
+    let second = a.b.as_deref().map(load).transpose()?;
     let (ra, rb) = match (&second, a.request.as_deref()) {
         (Some(s), Some(&[i, j])) => (diff::pick(&first, i)?, diff::pick(s, j)?),
         (Some(s), _) => (diff::only(&first)?, diff::only(s)?),
@@ -61,4 +47,21 @@ pub(crate) fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> 
     };
     emit(&text, a.output_file.as_ref())?;
     Ok(if d.verdict == Verdict::Rewrite { exit_code::FINDINGS } else { exit_code::OK })
+}
+
+/// The error for a store of several transcripts (an OpenCode database), which
+/// loading asks a `--session` of, which `diff` has no use for: what it is, and
+/// what to use. Detected only once loading has failed (detection of a large
+/// document costs a parse).
+fn store_error(p: &str) -> Option<Error> {
+    if !std::path::Path::new(p).is_file() {
+        return None;
+    }
+    let src = ctxlint::source::SourceRef::file(p.to_string(), p);
+    let f = ctxlint::formats::detect(&src).ok()??;
+    ctxlint::formats::descriptor(f)?.store?;
+    let p = ctxlint::escape::escape_controls(p);
+    Some(Error::Usage(format!(
+        "{p}: is a {f} store of transcripts (one per session), not recorded requests; `ctxlint diff` compares request bodies, cassettes, exchange logs and history snapshots (try `ctxlint show {p} --session ID`: `ctxlint check {p} --output-format json` lists the sessions)"
+    )))
 }
