@@ -83,9 +83,7 @@ impl FileSummary {
             })
             .collect()
     }
-}
 
-impl FileSummary {
     /// A note for a stream in which no exchange is a model call (a HAR of
     /// a web app's own traffic, a proxy log of other requests): it was read,
     /// and nothing in it was checked. `None` otherwise.
