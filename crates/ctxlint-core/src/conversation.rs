@@ -1138,14 +1138,11 @@ fn sibling(a: &Request, ea: &[Element], b: &Request, eb: &[Element]) -> bool {
         crate::hash::hash_str(&t)
     };
     let kt = key(a, t.msg);
-    let mut seen = Vec::new();
-    !eb.iter().filter(|e| !e.system && b.messages[e.msg].kind == MessageKind::UserTurn).any(|e| {
-        if seen.contains(&e.msg) {
-            return false;
-        }
-        seen.push(e.msg);
-        key(b, e.msg) == kt
-    })
+    // (A message's elements are consecutive: each turn keyed once.)
+    let mut turns: Vec<usize> =
+        eb.iter().filter(|e| !e.system && b.messages[e.msg].kind == MessageKind::UserTurn).map(|e| e.msg).collect();
+    turns.dedup();
+    !turns.into_iter().any(|m| key(b, m) == kt)
 }
 
 /// Leaves out of the comparison the system or developer messages that end
