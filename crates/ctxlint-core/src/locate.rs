@@ -153,7 +153,7 @@ fn member_at(t: &[u8], p: usize) -> Option<(String, usize)> {
     (*t.get(q)? == b':').then(|| (key, skip_ws(t, q + 1)))
 }
 
-fn skip_ws(t: &[u8], mut p: usize) -> usize {
+pub(crate) fn skip_ws(t: &[u8], mut p: usize) -> usize {
     while p < t.len() && matches!(t[p], b' ' | b'\t' | b'\n' | b'\r') {
         p += 1;
     }
@@ -174,7 +174,7 @@ fn read_string(t: &[u8], p: usize) -> Option<(String, usize)> {
 }
 
 /// Position after the closing quote of the string starting at `p`.
-fn string_end(t: &[u8], p: usize) -> Option<usize> {
+pub(crate) fn string_end(t: &[u8], p: usize) -> Option<usize> {
     let mut i = p + 1;
     loop {
         let j = memchr::memchr2(b'"', b'\\', &t[i..])? + i;
@@ -190,7 +190,7 @@ fn string_end(t: &[u8], p: usize) -> Option<usize> {
 }
 
 /// Position after the value starting at `p`.
-fn skip_value(t: &[u8], p: usize) -> Option<usize> {
+pub(crate) fn skip_value(t: &[u8], p: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = p;
     loop {

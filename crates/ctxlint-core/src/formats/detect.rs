@@ -249,7 +249,7 @@ const REUSED_DOCUMENT_MIN: usize = 1 << 20;
 
 /// Strings longer than this (bytes) are cut to it in a value parsed for
 /// detection from a large text ([`parse_for_detection`]).
-const DETECTION_STRING_MAX: usize = 1024;
+const DETECTION_STRING_MAX: usize = 256;
 
 /// `bytes` parsed as one JSON value for the format tests to look at. A text of
 /// at least [`REUSED_DOCUMENT_MIN`] bytes (a whole document on one line, a

@@ -256,64 +256,32 @@ pub fn sniff_bytes(doc: &[u8]) -> bool {
         && (at("/log/version", &mut loc) == Some(b'"') || at("/log/creator", &mut loc) == Some(b'{'))
 }
 
-/// Loads an archive as one stream.
-pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
-    let bytes = src.read_all()?;
-    let bad = |reason: String| Error::BadInput { path: src.display.clone().into(), format: ID.to_string(), reason };
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    // The archive is parsed with each entry left as its raw text, then one
-    // entry at a time into a value, dropped before the next: the whole
-    // document as one `Value` took several times the file.
-    // (Anything that does not read so — a duplicate key, `log` not an
-    // object — is read whole, as before, and gives the same answer.)
-    let shallow = serde_json::from_slice::<Shallow>(body)
-        .ok()
-        .and_then(|d| d.log)
-        .and_then(|l| serde_json::from_str::<ShallowLog>(l.get()).ok())
-        .and_then(|l| l.entries)
-        .and_then(|e| serde_json::from_str::<Vec<&serde_json::value::RawValue>>(e.get()).ok());
-    let whole: Value;
-    let entries: Vec<Entry<'_>> = match shallow {
-        Some(raw) => raw.into_iter().map(Entry::Raw).collect(),
-        None => {
-            whole = serde_json::from_slice(body).map_err(|e| bad(format!("not valid JSON: {e}")))?;
-            match whole.get("log").and_then(|l| l.get("entries")) {
-                Some(Value::Array(a)) => a.iter().map(Entry::Value).collect(),
-                _ => return Err(bad(fit(&whole).err().unwrap_or("no `log.entries` array").to_string())),
-            }
-        }
-    };
-    let path: Arc<str> = src.display.as_str().into();
-    // Where each entry starts (one pass), to give each request the line of its body text.
-    let starts = crate::locate::array_elements(body, "/log/entries").unwrap_or_default();
-    let offset = usize::from(body.len() != bytes.len()) * 3;
-    let index = LineIndex::new(&bytes);
-    let text_line = |i: usize| -> Option<u32> {
-        let s = *starts.get(i)?;
-        let at = crate::locate::locate(&body[s..], TEXT).map(|k| s + k).unwrap_or(s);
-        Some(index.line(at + offset))
-    };
-    let mut requests: Vec<(Option<i64>, Request)> = Vec::new();
-    let mut interner = Interner::default();
-    let mut skipped = 0;
-    let mut unread = Vec::new();
-    for (i, entry) in entries.iter().enumerate() {
-        let parsed: Value;
-        let e = match entry {
-            Entry::Value(v) => *v,
-            Entry::Raw(r) => {
-                parsed = serde_json::from_str(r.get()).map_err(|e| bad(format!("not valid JSON: {e}")))?;
-                &parsed
-            }
-        };
+/// What the entries read so far give: the archive's requests (with their
+/// `startedDateTime` in milliseconds, to order them), the skipped entries and
+/// the unread bodies.
+struct Acc {
+    path: Arc<str>,
+    requests: Vec<(Option<i64>, Request)>,
+    interner: Interner,
+    skipped: usize,
+    unread: Vec<Unread>,
+}
+
+impl Acc {
+    fn new(path: Arc<str>) -> Self {
+        Acc { path, requests: Vec::new(), interner: Interner::default(), skipped: 0, unread: Vec::new() }
+    }
+
+    /// Reads entry `i` (`e`); `text_line` gives the 1-based line of its body text.
+    fn entry(&mut self, i: usize, e: &Value, text_line: &dyn Fn() -> Option<u32>) {
         let req = e.get("request");
         let method = req.and_then(|r| r.get("method")).and_then(Value::as_str).unwrap_or("").to_ascii_uppercase();
         let url = req.and_then(|r| r.get("url")).and_then(Value::as_str).unwrap_or("");
         let endpoint = super::vcr_cassette::uri_path(url);
         let known = endpoint_format(endpoint);
         if method != "POST" || super::vcr_cassette::not_a_model_call(&method, endpoint) {
-            skipped += 1;
-            continue;
+            self.skipped += 1;
+            return;
         }
         let base = format!("/log/entries/{i}{TEXT}");
         let v = match body_text(req.and_then(|r| r.get("postData"))) {
@@ -321,27 +289,27 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             BodyText::Missing => {
                 if known.is_some() {
                     let what = "no request body was recorded (`postData.text` is missing or empty)".to_string();
-                    unread.push(Unread { line: text_line(i), pointer: format!("/log/entries/{i}/request"), what });
+                    self.unread.push(Unread { line: text_line(), pointer: format!("/log/entries/{i}/request"), what });
                 }
-                skipped += 1;
-                continue;
+                self.skipped += 1;
+                return;
             }
             BodyText::Unreadable(what) => {
                 if known.is_some() {
-                    unread.push(Unread { line: text_line(i), pointer: base, what });
+                    self.unread.push(Unread { line: text_line(), pointer: base, what });
                 }
-                skipped += 1;
-                continue;
+                self.skipped += 1;
+                return;
             }
         };
         let format = known
             .filter(|f| body_fits(*f, &v))
             .or_else(|| super::sniff_body(&v).filter(|f| *f != super::pydantic_ai::ID));
-        let Some(mut r) = format.and_then(|f| super::parse_body(f, &v, &path, i, &base)) else {
-            skipped += 1;
-            continue;
+        let Some(mut r) = format.and_then(|f| super::parse_body(f, &v, &self.path, i, &base)) else {
+            self.skipped += 1;
+            return;
         };
-        r.line = text_line(i);
+        r.line = text_line();
         r.endpoint = Some(endpoint.into());
         if let Some(id) = session_header(req.and_then(|r| r.get("headers"))) {
             r.session_id = Some(id.into());
@@ -359,22 +327,113 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         let started = started_ms(e);
         r.time = started.map_or(0, |ms| (ms / 1000).clamp(0, u32::MAX as i64) as u32);
         // Pointers begin with the entry's own base: no message is sent again.
-        interner.texts(&mut r);
-        requests.push((started, r));
+        self.interner.texts(&mut r);
+        self.requests.push((started, r));
     }
-    if requests.iter().all(|(t, _)| t.is_some()) {
-        requests.sort_by_key(|(t, _)| *t);
+
+    fn finish(mut self, src: &SourceRef) -> Input {
+        if self.requests.iter().all(|(t, _)| t.is_some()) {
+            self.requests.sort_by_key(|(t, _)| *t);
+        }
+        Input {
+            path: src.display.clone(),
+            format: ID,
+            body: Body::Stream(Stream { requests: self.requests.into_iter().map(|(_, r)| r).collect() }),
+            bad_lines: Vec::new(),
+            more_bad_lines: 0,
+            skipped: self.skipped,
+            unknown_records: 0,
+            unread: self.unread,
+        }
     }
-    Ok(Input {
-        path: src.display.clone(),
-        format: ID,
-        body: Body::Stream(Stream { requests: requests.into_iter().map(|(_, r)| r).collect() }),
-        bad_lines: Vec::new(),
-        more_bad_lines: 0,
-        skipped,
-        unknown_records: 0,
-        unread,
-    })
+}
+
+/// Archives at least this large (bytes) are read as they stream
+/// ([`stream`]); smaller ones are read whole, which costs less to set up.
+const STREAM_FROM: u64 = 1 << 20;
+
+/// Loads an archive as one stream. An archive of [`STREAM_FROM`] bytes or
+/// more is parsed as it is read ([`stream`]), each entry read and dropped
+/// in turn, so the file is never held whole; an archive that does not read
+/// so (not valid JSON, a repeated `log` or `entries`, `log` not an object)
+/// and a small one are read whole ([`load_whole`]), which gives the same
+/// requests or the error.
+pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
+    let path: Arc<str> = src.display.as_str().into();
+    if src.size().is_some_and(|n| (STREAM_FROM..=crate::source::MAX_DOCUMENT).contains(&n)) {
+        if let Some(acc) = stream(src, Acc::new(path.clone())) {
+            return Ok(acc.finish(src));
+        }
+    }
+    load_whole(src, Acc::new(path))
+}
+
+/// Reads the archive's `log.entries` one entry at a time as the file is read
+/// ([`crate::source::stream_array`]), then checks that the rest of the
+/// document reads as the archive (`log` and its `entries` once each).
+/// `None` when it does not read so.
+fn stream(src: &SourceRef, mut acc: Acc) -> Option<Acc> {
+    let mut r = src.open().ok()?;
+    let outline = crate::source::stream_array(&mut r, &["log", "entries"], 256 * 1024, |i, bytes, feeds| {
+        let Ok(e) = serde_json::from_slice::<Value>(bytes) else { return false };
+        let text_line = || {
+            let at = crate::locate::locate(bytes, TEXT).unwrap_or(0);
+            u32::try_from(feeds + memchr::memchr_iter(b'\n', &bytes[..at]).count() as u64 + 1).ok()
+        };
+        acc.entry(i, &e, &text_line);
+        true
+    })?;
+    let log = serde_json::from_slice::<Shallow>(&outline).ok()?.log?;
+    let entries = serde_json::from_str::<ShallowLog>(log.get()).ok()?.entries?;
+    (entries.get() == "[]").then_some(acc)
+}
+
+/// Loads an archive held whole (what [`stream`] does not read): each entry
+/// left as its raw text, else the whole document as one value.
+fn load_whole(src: &SourceRef, mut acc: Acc) -> Result<Input> {
+    let bytes = src.read_all()?;
+    let bad = |reason: String| Error::BadInput { path: src.display.clone().into(), format: ID.to_string(), reason };
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    // (Anything that does not read so — a duplicate key, `log` not an
+    // object — is read whole and gives the same answer.)
+    let shallow = serde_json::from_slice::<Shallow>(body)
+        .ok()
+        .and_then(|d| d.log)
+        .and_then(|l| serde_json::from_str::<ShallowLog>(l.get()).ok())
+        .and_then(|l| l.entries)
+        .and_then(|e| serde_json::from_str::<Vec<&serde_json::value::RawValue>>(e.get()).ok());
+    let whole: Value;
+    let entries: Vec<Entry<'_>> = match shallow {
+        Some(raw) => raw.into_iter().map(Entry::Raw).collect(),
+        None => {
+            whole = serde_json::from_slice(body).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+            match whole.get("log").and_then(|l| l.get("entries")) {
+                Some(Value::Array(a)) => a.iter().map(Entry::Value).collect(),
+                _ => return Err(bad(fit(&whole).err().unwrap_or("no `log.entries` array").to_string())),
+            }
+        }
+    };
+    // Where each entry starts (one pass), to give each request the line of its body text.
+    let starts = crate::locate::array_elements(body, "/log/entries").unwrap_or_default();
+    let offset = usize::from(body.len() != bytes.len()) * 3;
+    let index = LineIndex::new(&bytes);
+    for (i, entry) in entries.iter().enumerate() {
+        let parsed: Value;
+        let e = match entry {
+            Entry::Value(v) => *v,
+            Entry::Raw(r) => {
+                parsed = serde_json::from_str(r.get()).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+                &parsed
+            }
+        };
+        let text_line = || -> Option<u32> {
+            let s = *starts.get(i)?;
+            let at = crate::locate::locate(&body[s..], TEXT).map(|k| s + k).unwrap_or(s);
+            Some(index.line(at + offset))
+        };
+        acc.entry(i, e, &text_line);
+    }
+    Ok(acc.finish(src))
 }
 
 /// The format's descriptor ([`super::REGISTRY`]).
@@ -401,6 +460,52 @@ pub static FORMAT: Format = Format {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn memory(text: &str) -> SourceRef {
+        let origin = crate::source::Origin::Memory(text.as_bytes().to_vec().into());
+        SourceRef { display: "a.har".into(), origin, seen: None, session: None }
+    }
+
+    #[test]
+    fn an_archive_read_as_it_streams_is_the_archive_read_whole() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/formats/har");
+        let mut docs: Vec<(String, String)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "har"))
+            .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).unwrap()))
+            .collect();
+        docs.sort();
+        assert!(docs.len() >= 8);
+        let variants: Vec<(String, String)> = docs
+            .iter()
+            .flat_map(|(n, d)| {
+                [
+                    (n.clone(), d.clone()),
+                    (format!("{n} (BOM, CRLF)"), format!("\u{FEFF}{}", d.replace('\n', "\r\n"))),
+                    (format!("{n} (one line)"), serde_json::from_str::<Value>(d).unwrap().to_string()),
+                ]
+            })
+            .collect();
+        for (name, doc) in &variants {
+            let src = memory(doc);
+            let streamed = stream(&src, Acc::new("a.har".into())).expect(name).finish(&src);
+            let whole = load_whole(&src, Acc::new("a.har".into())).unwrap();
+            assert!(streamed.request_count() > 0 || name.contains("browser"), "{name}");
+            assert_eq!(format!("{streamed:?}"), format!("{whole:?}"), "{name}");
+        }
+        // What does not read so is left to the whole reading.
+        for not in [
+            r#"{"log": {"entries": []}, "log": {"entries": []}}"#,
+            r#"{"log": {"entries": [], "entries": []}}"#,
+            r#"{"log": {"entries": [{}]}} x"#,
+            r#"{"log": {"entries": [{"a": tru}]}}"#,
+        ] {
+            let src = memory(not);
+            assert!(stream(&src, Acc::new("a.har".into())).is_none(), "{not}");
+        }
+    }
 
     fn load_json(v: &Value) -> Input {
         super::super::load_str_for_test(load, "a.har", &serde_json::to_string_pretty(v).unwrap())

@@ -260,12 +260,19 @@ pub fn parse_body(format: FormatId, v: &Value, path: &Arc<str>, index: usize, ba
 /// [`crate::model::packed::Texts::Compact`]: `check` never reads it, and held
 /// it doubled the memory of a large body.
 pub fn load_body_file(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
-    let bytes = src.read_all()?;
     let path: Arc<str> = src.display.as_str().into();
     let elements = match descriptor(format).map(|d| d.read) {
         Some(Read::Body { elements, .. }) => elements,
         _ => None,
     };
+    let streamed = elements
+        .filter(|_| opts.texts == crate::model::packed::Texts::Compact)
+        .filter(|_| src.size().is_some_and(|n| (STREAM_FROM..=crate::source::MAX_DOCUMENT).contains(&n)))
+        .and_then(|el| stream_body(src, format, el, &path));
+    if let Some(req) = streamed {
+        return Ok(one_request(src, format, req));
+    }
+    let bytes = src.read_all()?;
     let by_elements = elements.and_then(|el| parse_body_by_elements(format, el, &bytes, &path));
     let mut req = match by_elements {
         Some(r) => r,
@@ -284,7 +291,12 @@ pub fn load_body_file(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> 
         let raw = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         req.raw = Some(Arc::new(raw));
     }
-    Ok(Input {
+    Ok(one_request(src, format, req))
+}
+
+/// The input of a body file: one request.
+fn one_request(src: &SourceRef, format: FormatId, req: Request) -> Input {
+    Input {
         path: src.display.clone(),
         format,
         body: Body::Stream(Stream { requests: vec![req] }),
@@ -293,7 +305,39 @@ pub fn load_body_file(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> 
         skipped: 0,
         unknown_records: 0,
         unread: Vec::new(),
-    })
+    }
+}
+
+/// Body files at least this large (bytes) are read as they stream when
+/// their document text is not kept ([`stream_body`]); smaller ones are read
+/// whole, which costs less to set up.
+const STREAM_FROM: u64 = 1 << 20;
+
+/// Reads a body file's message list one element at a time as the file is
+/// read ([`crate::source::stream_array`]), then the rest of the document as
+/// [`parse_body_by_elements`] does: the file is never held whole, only the
+/// request made of it. `None` when the document does not read so (the
+/// caller reads it whole, which gives the same request or the error).
+fn stream_body(src: &SourceRef, format: FormatId, el: super::format::Elements, path: &Arc<str>) -> Option<Request> {
+    let mut r = src.open().ok()?;
+    let at = ptr_join("", el.key);
+    let mut messages = Vec::new();
+    let outline =
+        crate::source::stream_array(&mut r, &[el.key], 256 * 1024, |i, bytes, _| {
+            match serde_json::from_slice::<Value>(bytes) {
+                Ok(v) => {
+                    messages.push(Arc::new((el.parse)(&v, ptr_idx(&at, i))));
+                    true
+                }
+                Err(_) => false,
+            }
+        })?;
+    // The document's other members, as parse_body_by_elements reads them
+    // (its list is empty here), then the elements, in that order as there.
+    let mut req = parse_body_by_elements(format, el, &outline, path)?;
+    req.messages.reserve_exact(messages.len());
+    req.messages.append(&mut messages);
+    Some(req)
 }
 
 /// A body document's top-level members in document order, each value left
@@ -551,7 +595,19 @@ mod by_elements_tests {
             panic!("{format} reads by elements")
         };
         let by = parse_body_by_elements(format, el, doc.as_bytes(), &path);
+        // Read as it streams: the same request, when the list is an array.
+        let streamed = stream_body(&memory(doc), format, el, &path);
+        let list_is_array = v.get(el.key).is_some_and(Value::is_array);
+        assert_eq!(streamed.is_some(), list_is_array && by.is_some(), "{doc}");
+        if let Some(r) = streamed {
+            assert_eq!(format!("{r:?}"), format!("{whole:?}"), "{doc}");
+        }
         (format!("{whole:?}"), by.map(|r| format!("{r:?}")))
+    }
+
+    fn memory(text: &str) -> SourceRef {
+        let origin = crate::source::Origin::Memory(text.as_bytes().to_vec().into());
+        SourceRef { display: "b.json".into(), origin, seen: None, session: None }
     }
 
     #[test]
@@ -600,8 +656,9 @@ mod by_elements_tests {
         assert_eq!(by, None);
         let path: Arc<str> = "b.json".into();
         let Some(Read::Body { elements: Some(el), .. }) = descriptor(chat).map(|d| d.read) else { panic!() };
-        for bad in ["[]", "{\"messages\":[{]}", "{\"messages\":[]} x", ""] {
+        for bad in ["[]", "{\"messages\":[{]}", "{\"messages\":[]} x", "", "{\"messages\":[{\"role\":tru}]}"] {
             assert!(parse_body_by_elements(chat, el, bad.as_bytes(), &path).is_none(), "{bad}");
+            assert!(stream_body(&memory(bad), chat, el, &path).is_none(), "{bad}");
         }
     }
 }

@@ -12,6 +12,7 @@
 //! then read like a file on disk, with the same line and document limits.
 
 mod compress;
+mod elements;
 mod lines;
 mod range;
 mod stdin;
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use compress::{MAX_RATIO, MIN_DECOMPRESSED, decompressed_limit};
+pub use elements::stream_array;
 pub use lines::{Line, LineIndex, LineReader};
 pub use range::{RANGE_WINDOW, RangeReader};
 pub use stdin::{MAX_STDIN, SPOOL_CHUNK, STDIN_IN_MEMORY, Spool, StdinLimits, spool, stdin};
