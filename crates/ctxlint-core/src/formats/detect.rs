@@ -145,6 +145,9 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     };
     let t = &body[start..];
     if t[0] == b'{' || t[0] == b'[' {
+        if let Some(d) = one_long_line(src, &head) {
+            return Ok(d);
+        }
         let blank = |l: &[u8]| l.iter().all(u8::is_ascii_whitespace);
         let (mut records, mut objects, mut weak) = (0u32, 0u32, None);
         // Whether the first line holds a whole JSON value: else the input is
@@ -235,6 +238,36 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     // Text: an Aider LLM history's `TO LLM <timestamp>` header, a cassette's
     // `interactions:`.
     Ok(steps().text.iter().find_map(|(_, s)| (s.test)(t)).unwrap_or(Detection::Unknown))
+}
+
+/// The detection of an input whose first line is longer than the head read
+/// ([`PEEK`] bytes without a line feed) and which is one JSON value (at least
+/// [`REUSED_DOCUMENT_MIN`] bytes) followed by JSON white space only: a whole
+/// request body or history on one line. The value is parsed as the input is
+/// read, with long strings cut ([`Cut`]), so that neither the line nor the
+/// whole value is held (a 26 MB body took a 28 MB line buffer and its value
+/// at once). The answer is the one the record loop of [`detect_input`] gives
+/// such an input (its record tests first, then the document's); `None` for
+/// any other input (the loop then reads it).
+fn one_long_line(src: &SourceRef, head: &[u8]) -> Option<Detection> {
+    let size = src.size()?;
+    if head.len() < PEEK
+        || memchr::memchr(b'\n', head).is_some()
+        || size < (REUSED_DOCUMENT_MIN + 4096) as u64
+        || size > crate::source::MAX_LINE as u64
+    {
+        return None;
+    }
+    let r = std::io::BufReader::with_capacity(64 * 1024, src.open().ok()?);
+    let mut de = serde_json::Deserializer::from_reader(r);
+    let v = serde::de::DeserializeSeed::deserialize(Cut, &mut de).ok()?;
+    de.end().ok()?;
+    Some(match sniff_record(&v) {
+        Sniff::Decided(f) | Sniff::Weak(f) => Detection::Format(f),
+        // (An archive is recognised from its bytes: left to the loop.)
+        Sniff::Undecided if v.get("log").is_some() => return None,
+        Sniff::Undecided => document_detection(b"", Some(&v)).unwrap_or(Detection::Unknown),
+    })
 }
 
 /// The detection of `src` read as one JSON document (a request body, a
@@ -480,6 +513,41 @@ mod detect_tests {
             session: None,
         };
         detect_input(&src).expect("reads")
+    }
+
+    /// A whole document on one long line is detected as it is read
+    /// ([`one_long_line`]), with the answer the record loop gives; what is
+    /// not one such document is left to the loop.
+    #[test]
+    fn one_long_line_is_detected_as_it_is_read_as_the_loop_would() {
+        let big = "x ".repeat(700_000);
+        let chat = serde_json::json!({"model": "gpt-4o", "messages": [{"role": "user", "content": big}]}).to_string();
+        let history = serde_json::json!([{"kind": "request", "parts": [{"part_kind": "user-prompt", "content": big}]}])
+            .to_string();
+        let cc = serde_json::json!({"type": "user", "sessionId": "a", "uuid": "u1", "parentUuid": null,
+            "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": big}})
+        .to_string();
+        let src = |t: &str| SourceRef {
+            display: "x.json".into(),
+            origin: crate::source::Origin::Memory(t.as_bytes().to_vec().into()),
+            seen: None,
+            session: None,
+        };
+        let head = |t: &str| t.as_bytes()[..PEEK.min(t.len())].to_vec();
+        for (text, format) in [
+            (chat.clone(), "openai-chat"),
+            (format!("{chat}\r\n \n"), "openai-chat"),
+            (history.clone(), "pydantic-ai-history"),
+            (format!("{cc}\n"), "claude-code"),
+        ] {
+            assert_eq!(one_long_line(&src(&text), &head(&text)), Some(Detection::Format(FormatId::new(format))));
+            assert_eq!(detect_str(&text), Detection::Format(FormatId::new(format)));
+        }
+        for text in
+            [format!("{chat}\n{chat}\n"), format!("{chat}\u{c}"), chat[..chat.len() - 1].to_string(), "[1]".into()]
+        {
+            assert_eq!(one_long_line(&src(&text), &head(&text)), None);
+        }
     }
 
     /// A large text is parsed for detection with long strings cut, small

@@ -205,7 +205,10 @@ pub fn stream_array(
 mod tests {
     use super::*;
 
-    fn run(doc: &str, keys: &[&str], chunk: usize) -> Option<(Vec<(usize, String, u64)>, String)> {
+    /// Each element given: index, text, line feeds before it.
+    type Given = Vec<(usize, String, u64)>;
+
+    fn run(doc: &str, keys: &[&str], chunk: usize) -> Option<(Given, String)> {
         let mut got = Vec::new();
         let mut r = io::Cursor::new(doc.as_bytes().to_vec());
         let outline = stream_array(&mut r, keys, chunk, |i, b, f| {
