@@ -648,3 +648,34 @@ fn the_compact_view_rebuilds_every_whole_context_of_every_transcript_fixture() {
     }
     assert!(steps > 200 && with_kept > 40, "{steps} steps, {with_kept} with kept runs");
 }
+
+/// Two request bodies large enough to be read as they stream (1 MiB and
+/// more): their texts are not held, yet an element whose text is unchanged
+/// and whose other fields changed is shown as its JSON, read again from the
+/// file — small or large, the same answer.
+#[test]
+fn diff_of_large_bodies_shows_the_changed_fields_of_an_element_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut outputs = Vec::new();
+    for turns in [4, 800] {
+        let mut msgs = vec![json!({"role": "system", "content": "be careful"})];
+        for i in 0..turns {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            msgs.push(json!({"role": role, "content": format!("turn {i} {}", "word ".repeat(400))}));
+        }
+        let a = json!({"model": "gpt-4o", "messages": msgs});
+        let mut b = a.clone();
+        b["messages"][3]["name"] = json!("bob");
+        let (pa, pb) = (dir.path().join(format!("a{turns}.json")), dir.path().join(format!("b{turns}.json")));
+        std::fs::write(&pa, a.to_string()).unwrap();
+        std::fs::write(&pb, serde_json::to_string_pretty(&b).unwrap()).unwrap();
+        assert_eq!(std::fs::metadata(&pa).unwrap().len() > 1 << 20, turns == 800);
+        let (code, out, err) = run(&["diff", pa.to_str().unwrap(), pb.to_str().unwrap(), "--color", "never"]);
+        assert_eq!(code, 1, "{err}");
+        assert!(out.contains("same text; the element's JSON differs"), "{out}");
+        assert!(out.contains("+  \"name\": \"bob\","), "{out}");
+        let at = out.find("(same text;").expect("the element's hunk");
+        outputs.push(out[at..].lines().take(6).collect::<Vec<_>>().join("\n"));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+}

@@ -634,7 +634,7 @@ fn other_fields(a: &Request, pa: &str, b: &Request, pb: &str, d: &mut TextChange
 
 /// The canonical JSON of the element at `pointer`, from the kept document text.
 fn element_json(r: &Request, pointer: &str) -> Option<String> {
-    let raw = r.raw.as_deref()?;
+    let raw = r.raw.as_deref()?.text()?;
     let (at, end) = crate::locate::locate_span(raw.as_bytes(), pointer)?;
     let v: serde_json::Value = serde_json::from_str(raw.get(at..end)?).ok()?;
     Some(crate::hash::canonical_string(&v, crate::formats::IGNORED_KEYS))

@@ -266,10 +266,12 @@ pub fn load_body_file(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> 
         _ => None,
     };
     let streamed = elements
-        .filter(|_| opts.texts == crate::model::packed::Texts::Compact)
         .filter(|_| src.size().is_some_and(|n| (STREAM_FROM..=crate::source::MAX_DOCUMENT).contains(&n)))
         .and_then(|el| stream_body(src, format, el, &path));
-    if let Some(req) = streamed {
+    if let Some(mut req) = streamed {
+        if opts.texts != crate::model::packed::Texts::Compact {
+            req.raw = Some(Arc::new(crate::model::RawDocument::read_again(src.clone())));
+        }
         return Ok(one_request(src, format, req));
     }
     let bytes = src.read_all()?;
@@ -287,9 +289,7 @@ pub fn load_body_file(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> 
         }
     };
     if opts.texts != crate::model::packed::Texts::Compact {
-        // Valid UTF-8 (what serde_json accepted) becomes the text without a copy.
-        let raw = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        req.raw = Some(Arc::new(raw));
+        req.raw = Some(Arc::new(crate::model::RawDocument::kept(bytes)));
     }
     Ok(one_request(src, format, req))
 }
@@ -484,7 +484,7 @@ mod reload_tests {
             assert!(s.requests[0].raw.is_none());
             let kept = LoadOptions { texts: crate::model::packed::Texts::AsLoaded, ..Default::default() };
             let Body::Stream(s) = load(&src, crate::formats::openai_chat::ID, &kept).unwrap().body else { panic!() };
-            assert_eq!(s.requests[0].raw.as_deref().map(String::as_str), Some(b.to_string().as_str()));
+            assert_eq!(s.requests[0].raw.as_deref().and_then(|r| r.text()), Some(b.to_string().as_str()));
             joined.push(input);
         }
         let input = joined.finish("bodies", crate::formats::openai_chat::ID);

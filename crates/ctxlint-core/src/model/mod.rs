@@ -1022,6 +1022,41 @@ pub struct Slot {
     pub parts: Vec<Block>,
 }
 
+/// The document text of a request-body file ([`Request::raw`]): the text
+/// read (a small file), or the input to read it again from, once, when it is
+/// first asked for (a large file read as it streamed, whose text is not held
+/// beside its request). Read again, a file that changed since is read as it
+/// is now (the text is only shown, never checked).
+#[derive(Debug)]
+pub struct RawDocument {
+    text: std::sync::OnceLock<Option<String>>,
+    source: Option<crate::source::SourceRef>,
+}
+
+impl RawDocument {
+    /// The text as read (valid UTF-8 becomes it without a copy; other bytes
+    /// are read lossily).
+    pub fn kept(bytes: Vec<u8>) -> Self {
+        let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        RawDocument { text: std::sync::OnceLock::from(Some(text)), source: None }
+    }
+
+    /// The text of `source`, read when first asked for.
+    pub fn read_again(source: crate::source::SourceRef) -> Self {
+        RawDocument { text: std::sync::OnceLock::new(), source: Some(source) }
+    }
+
+    /// The document text; `None` when it cannot be read again.
+    pub fn text(&self) -> Option<&str> {
+        self.text
+            .get_or_init(|| {
+                let bytes = self.source.as_ref()?.read_all().ok()?;
+                Some(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+            })
+            .as_deref()
+    }
+}
+
 /// One recorded request (or history snapshot).
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -1066,10 +1101,9 @@ pub struct Request {
     /// is recorded or it names nothing to match.
     pub reply: Option<Box<Reply>>,
     /// The raw document text of a request-body file, for `diff` to show an
-    /// element's JSON. A `String` behind the `Arc`: the bytes read become it
-    /// without a copy (an `Arc<str>` copied a 100 MB document while its
-    /// request was held).
-    pub raw: Option<Arc<String>>,
+    /// element's JSON: kept as read, or read again from its input the first
+    /// time it is asked for ([`RawDocument`]).
+    pub raw: Option<Arc<RawDocument>>,
     /// How the model call this request opened ended, when the recording says
     /// (an OpenClaw trajectory's `model.completed` record); `None` when not recorded.
     pub outcome: Option<Outcome>,
