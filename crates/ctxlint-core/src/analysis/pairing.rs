@@ -162,30 +162,38 @@ fn result_ids(m: crate::model::packed::PackedMessage<'_>) -> impl Iterator<Item 
 /// (a long session has hundreds of thousands of tool ids).
 /// Sorted in place: no second copy while it is built.
 struct ById<'a> {
-    pairs: Vec<(&'a str, u32)>,
+    /// (hash of the id, the id, entry), sorted: ids compare by their 64-bit
+    /// hash first, so sorting and searching rarely compare the ids' bytes
+    /// (tool call ids share long prefixes: `toolu_01…`, `call_…`), and by
+    /// the id itself only when two hashes are equal — a collision never
+    /// pairs two different ids.
+    pairs: Vec<(u64, &'a str, u32)>,
 }
 
 impl<'a> ById<'a> {
-    fn new(mut pairs: Vec<(&'a str, u32)>) -> Self {
+    fn new(pairs: Vec<(&'a str, u32)>) -> Self {
+        let mut pairs: Vec<(u64, &'a str, u32)> =
+            pairs.into_iter().map(|(id, e)| (crate::hash::hash_str(id), id, e)).collect();
         pairs.sort_unstable();
         ById { pairs }
     }
     /// The entries naming `id`, in write order.
     fn get(&self, id: &str) -> impl DoubleEndedIterator<Item = u32> + Clone + '_ {
-        self.slice(id).iter().map(|p| p.1)
+        self.slice(id).iter().map(|p| p.2)
     }
-    /// The entries naming `id`, as `(id, entry)` pairs sorted by entry.
-    fn slice(&self, id: &str) -> &[(&'a str, u32)] {
-        let lo = self.pairs.partition_point(|x| x.0 < id);
-        let hi = lo + self.pairs[lo..].partition_point(|x| x.0 == id);
+    /// The entries naming `id`, as `(hash, id, entry)` sorted by entry.
+    fn slice(&self, id: &str) -> &[(u64, &'a str, u32)] {
+        let h = crate::hash::hash_str(id);
+        let lo = self.pairs.partition_point(|x| (x.0, x.1) < (h, id));
+        let hi = lo + self.pairs[lo..].partition_point(|x| x.0 == h && x.1 == id);
         &self.pairs[lo..hi]
     }
     /// The entries naming `id` strictly between `lo` and `hi` (write order).
     fn between(&self, id: &str, lo: u32, hi: u32) -> impl Iterator<Item = u32> + '_ {
         let s = self.slice(id);
-        let a = s.partition_point(|x| x.1 <= lo);
-        let b = s.partition_point(|x| x.1 < hi);
-        s[a..b.max(a)].iter().map(|p| p.1)
+        let a = s.partition_point(|x| x.2 <= lo);
+        let b = s.partition_point(|x| x.2 < hi);
+        s[a..b.max(a)].iter().map(|p| p.2)
     }
 }
 
@@ -300,9 +308,9 @@ pub fn transcript(t: &Transcript, an: &Analysis) -> Vec<Pairing> {
             // then the later ones (a call group's entry may follow its result).
             // Ids reused turn after turn (`call_0` in every turn) then cost one
             // step, not one per earlier turn.
-            let split = calls_by_id.slice(id).partition_point(|x| x.1 < i);
+            let split = calls_by_id.slice(id).partition_point(|x| x.2 < i);
             let (before, after) = calls_by_id.slice(id).split_at(split);
-            for c in before.iter().rev().chain(after).map(|p| p.1) {
+            for c in before.iter().rev().chain(after).map(|p| p.2) {
                 if c != i && tree.is_ancestor_or_self(c, i) && sent_again(&t.entries[c as usize]) {
                     matched = Some(c);
                     break;
