@@ -593,3 +593,22 @@ fn issue_15_shapes_never_reach_the_case() {
         }
     }
 }
+
+/// A cassette as vcrpy records it — gzip response bodies as `!!binary`
+/// scalars — is rebuilt as the cassette loader reads it: its finding is
+/// reduced to a case that passes (it was rebuilt as `null`, and 8 of 9 real
+/// cassette findings were "not reproduced").
+#[test]
+fn a_cassette_with_binary_bodies_reproduces() {
+    let input = root().join("fixtures/vcr/binary-bodies.yaml");
+    assert!(std::fs::read_to_string(&input).unwrap().contains("!!binary"));
+    let out = tempfile::tempdir().unwrap();
+    let o = ctxlint().arg("repro").arg(&input).args(["--all", "-o"]).arg(out.path()).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("1 case(s) written, 0 not reproduced"), "{said}");
+    let cases = cases_in(out.path());
+    assert_eq!(cases.len(), 1);
+    assert!(cases[0].ends_with("dropped-system-prompt-1"), "{cases:?}");
+    judge(&cases[0]).unwrap();
+}

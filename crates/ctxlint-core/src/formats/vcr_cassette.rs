@@ -402,6 +402,19 @@ pub fn indent_quoted_continuations(text: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// A cassette's YAML as a JSON value, read as [`load`] reads it (the same
+/// options, and a quoted scalar continued level with its key read the same
+/// way), for `repro` to rebuild it; `None` when it is not readable YAML.
+pub fn yaml_value(text: &str) -> Option<serde_json::Value> {
+    let read = |t: &str| serde_saphyr::from_str_with_options::<serde_json::Value>(t, yaml_options());
+    match read(text) {
+        Err(e) if e.to_string().contains("invalid indentation in multiline quoted scalar") => {
+            read(&indent_quoted_continuations(text)?).ok()
+        }
+        other => other.ok(),
+    }
+}
+
 /// How cassettes are read: nesting capped, `!!binary` kept as text (see [`load`]).
 fn yaml_options() -> serde_saphyr::Options {
     serde_saphyr::Options {
