@@ -76,7 +76,10 @@ fn a_session_is_shown_step_by_step_and_the_store_is_never_touched() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("(opencode): 5 steps"), "{text}");
+    // A store's steps are named by session and message, its rows by position.
+    assert!(text.contains("(opencode, session ses_"), "{text}");
+    assert!(text.contains("): 5 steps") && text.contains("step 0: model call at message msg_"), "{text}");
+    assert!(text.contains("│ # ┆ row ┆ role") && !text.contains("at line"), "{text}");
     // The history is cut at each completed compaction.
     assert_eq!(text.matches("context rebuilt (compaction)").count(), 2, "{text}");
     assert!(text.contains("What did we do so far?") && text.contains("compaction summary"), "{text}");
@@ -105,7 +108,17 @@ fn a_session_is_shown_step_by_step_and_the_store_is_never_touched() {
     let out = run(&["show", &db, "--session", "ses_dc7f97903ffec23XMbI1rM2vci"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("(opencode): 2 steps") && text.contains("Second session: READ_TOOL"), "{text}");
+    assert!(
+        text.contains("(opencode, session ses_dc7f97903ffec23XMbI1rM2vci): 2 steps")
+            && text.contains("Second session: READ_TOOL"),
+        "{text}"
+    );
+    let out = run(&["show", &db, "--session", "ses_dc7f97903ffec23XMbI1rM2vci", "--output-format", "json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["format"].as_str(), v["session"].as_str()),
+        (Some("opencode"), Some("ses_dc7f97903ffec23XMbI1rM2vci"))
+    );
     let out = run(&["show", &db, "--session", "ses_nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains(&format!(
@@ -176,7 +189,7 @@ fn a_legacy_storage_tree_is_one_transcript_per_session_file() {
     let out =
         assert_cmd::Command::cargo_bin("ctxlint").unwrap().args(["show", storage.to_str().unwrap()]).output().unwrap();
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("(opencode): 3 steps"),
+        String::from_utf8_lossy(&out.stdout).contains("(opencode, session ses_dc7f76c62ffeZNEkSGl3JdgFch): 3 steps"),
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );

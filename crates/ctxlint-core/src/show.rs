@@ -262,6 +262,10 @@ pub struct Shown {
     /// The requests or steps shown: all of them, or the selected one (empty
     /// while streaming: units go to the [`Sink`]).
     pub requests: Vec<Unit>,
+    /// The session shown, when the input is one session of a store that
+    /// holds several (an OpenCode database): its steps are rows of a
+    /// database, numbered by position, not lines of a file.
+    pub session: Option<String>,
 }
 
 /// "3 requests: 0–2" / "2 requests: 0, 4" / "no requests".
@@ -322,6 +326,7 @@ pub fn show_each_texts(
         mode: if only.is_some() { Mode::Full } else { mode },
         selected: only.is_some(),
         requests: Vec::new(),
+        session: None,
     };
     let compact = shown.mode == Mode::Compact;
     if input.skipped > 0 {
@@ -399,6 +404,9 @@ pub fn show_each_texts(
         }
         Body::Transcript(t) => {
             shown.transcript = true;
+            if crate::formats::descriptor(input.format).is_some_and(|d| d.store.is_some()) {
+                shown.session = t.header.as_ref().and_then(|h| h.session_id.as_deref()).map(mask_secrets);
+            }
             let entries = crate::analysis::step_entries(t);
             shown.total = entries.len();
             let cut = t

@@ -888,6 +888,7 @@ pub static FORMAT: Format = Format {
         numbered: None,
         threading: None,
         text: Some(TextCase { block_header: "TO LLM ", kept_opening: injected_prefix }),
+        value: None,
     },
     store: None,
     agent_folders: &[],

@@ -958,7 +958,13 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: Some(&SCHEMA),
-    repro: Repro { name: "session.jsonl", numbered: None, threading: Some(("uuid", "parentUuid")), text: None },
+    repro: Repro {
+        name: "session.jsonl",
+        numbered: None,
+        threading: Some(("uuid", "parentUuid")),
+        text: None,
+        value: None,
+    },
     store: None,
     agent_folders: &[AgentFolder {
         rank: 2,

@@ -573,7 +573,7 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: Some(&SCHEMA),
-    repro: Repro { name: "rollout.jsonl", numbered: None, threading: None, text: None },
+    repro: Repro { name: "rollout.jsonl", numbered: None, threading: None, text: None, value: None },
     store: None,
     agent_folders: &[AgentFolder {
         rank: 3,

@@ -397,7 +397,7 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: Some(&SCHEMA),
-    repro: Repro { name: "events.jsonl", numbered: None, threading: None, text: None },
+    repro: Repro { name: "events.jsonl", numbered: None, threading: None, text: None, value: None },
     store: None,
     agent_folders: &[
         // Each session folder's `events.jsonl`, not the workspace files and

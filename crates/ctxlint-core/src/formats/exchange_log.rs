@@ -157,7 +157,7 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: None,
-    repro: Repro { name: "exchanges.jsonl", numbered: None, threading: None, text: None },
+    repro: Repro { name: "exchanges.jsonl", numbered: None, threading: None, text: None, value: None },
     store: None,
     agent_folders: &[],
     about: About {

@@ -323,7 +323,14 @@ pub struct Repro {
     pub threading: Option<(&'static str, &'static str)>,
     /// For a text format, how its cases are cut and anonymised.
     pub text: Option<TextCase>,
+    /// For a format that is not JSON but reads as a tree (YAML), the file as
+    /// a JSON value read as the loader reads it, for `repro` to cut and
+    /// anonymise (`None` when unreadable); `None` for JSON and text formats.
+    pub value: Option<ValueOf>,
 }
+
+/// A file's bytes as a JSON value, `None` when unreadable ([`Repro::value`]).
+pub type ValueOf = fn(&[u8]) -> Option<serde_json::Value>;
 
 /// How `repro` handles a text format's files (Aider's LLM history).
 #[derive(Clone, Copy)]
@@ -423,4 +430,4 @@ pub fn numbered_requests(i: usize) -> String {
 
 /// The [`Repro`] of a request-body format.
 pub const BODY_REPRO: Repro =
-    Repro { name: "request.json", numbered: Some(numbered_requests), threading: None, text: None };
+    Repro { name: "request.json", numbered: Some(numbered_requests), threading: None, text: None, value: None };

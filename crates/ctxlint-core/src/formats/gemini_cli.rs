@@ -1223,7 +1223,7 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: Some(is_document) },
     record: Some(&SCHEMA),
-    repro: Repro { name: "session.jsonl", numbered: None, threading: None, text: None },
+    repro: Repro { name: "session.jsonl", numbered: None, threading: None, text: None, value: None },
     store: None,
     agent_folders: &[
         // Gemini CLI (`$GEMINI_CLI_HOME` replaces the home folder: gemini-cli

@@ -446,7 +446,7 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Document { pointer: Some(located_pointer) },
     record: None,
-    repro: Repro { name: "archive.har", numbered: None, threading: None, text: None },
+    repro: Repro { name: "archive.har", numbered: None, threading: None, text: None, value: None },
     store: None,
     agent_folders: &[],
     about: About {

@@ -1004,7 +1004,13 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: Some(&SCHEMA),
-    repro: Repro { name: "session.jsonl", numbered: None, threading: Some(("id", "parentId")), text: None },
+    repro: Repro {
+        name: "session.jsonl",
+        numbered: None,
+        threading: Some(("id", "parentId")),
+        text: None,
+        value: None,
+    },
     store: None,
     agent_folders: &[
         // OpenClaw keeps pi sessions per agent.

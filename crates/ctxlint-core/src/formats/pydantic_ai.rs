@@ -203,6 +203,7 @@ pub static FORMAT: Format = Format {
         numbered: Some(|i| format!("{:02}-history.json", i + 1)),
         threading: None,
         text: None,
+        value: None,
     },
     store: None,
     agent_folders: &[],

@@ -415,6 +415,46 @@ pub fn yaml_value(text: &str) -> Option<serde_json::Value> {
     }
 }
 
+/// A cassette as JSON (its mappings, sequences and scalars) for `repro`
+/// ([`Repro::value`]), read as the cassette loader reads it ([`yaml_value`]): a real
+/// cassette the loader reads (vcrpy's `!!binary` bodies, a repeated key, a
+/// quoted scalar continued level with its key) was rebuilt as `null`, and
+/// its findings were "not reproduced".
+///
+/// A `!!binary` body (vcrpy writes gzip'd bodies so: base64 text here) whose
+/// payload is JSON, or gzip'd UTF-8 text, is rebuilt as that text, which the
+/// loader reads the same: its texts can then be reduced and anonymised
+/// (replacing words inside base64 broke the payload, and the finding went
+/// with it).
+pub fn repro_value(bytes: &[u8]) -> Option<serde_json::Value> {
+    let mut v = yaml_value(&String::from_utf8_lossy(bytes))?;
+    decode_binaries(&mut v);
+    Some(v)
+}
+
+/// Replaces each base64 string whose payload is JSON (or gzip'd UTF-8 text)
+/// by that text ([`repro_value`]).
+fn decode_binaries(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::String(s) => {
+            let t = s.trim_start();
+            if t.starts_with('{') || t.starts_with('[') || s.len() < 8 {
+                return;
+            }
+            let gzipped = t.starts_with("H4sI");
+            let Some(bytes) = decode_binary(s) else { return };
+            let Ok(text) = String::from_utf8(bytes) else { return };
+            let json = serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|d| d.is_object() || d.is_array());
+            if json || gzipped {
+                *s = text;
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(decode_binaries),
+        serde_json::Value::Object(o) => o.values_mut().for_each(decode_binaries),
+        _ => {}
+    }
+}
+
 /// How cassettes are read: nesting capped, `!!binary` kept as text (see [`load`]).
 fn yaml_options() -> serde_saphyr::Options {
     serde_saphyr::Options {
@@ -750,7 +790,7 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Own(place),
     record: None,
-    repro: Repro { name: "cassette.yaml", numbered: None, threading: None, text: None },
+    repro: Repro { name: "cassette.yaml", numbered: None, threading: None, text: None, value: Some(repro_value) },
     store: None,
     agent_folders: &[],
     about: About {

@@ -12,11 +12,15 @@ use std::path::PathBuf;
 
 fn unit_title(s: &Shown, u: &Unit) -> String {
     if s.transcript {
-        let mut t = format!("step {}: model call at line {}", u.index, u.line.unwrap_or(0));
         // Ids, model names, paths and pointers come from the input: shown
         // escaped, so none can drive the terminal or start a CI log line.
         let esc = crate::escape::escape_controls;
-        if let Some(id) = &u.entry_id {
+        let mut t = match (&s.session, &u.entry_id) {
+            // A store's rows have no lines: the message names the step.
+            (Some(_), Some(id)) => format!("step {}: model call at message {}", u.index, esc(id)),
+            _ => format!("step {}: model call at line {}", u.index, u.line.unwrap_or(0)),
+        };
+        if let (None, Some(id)) = (&s.session, &u.entry_id) {
             let _ = write!(t, " (entry {})", esc(id));
         }
         if let Some(m) = &u.model {
@@ -47,10 +51,12 @@ fn unit_title(s: &Shown, u: &Unit) -> String {
 fn header(s: &Shown, color: bool) -> String {
     let what = if s.transcript { "step" } else { "request" };
     let n = s.total;
+    let session = s.session.as_deref().map(|id| format!(", session {}", crate::escape::escape_controls(id)));
     let line = format!(
-        "{} ({}): {n} {what}{}",
+        "{} ({}{}): {n} {what}{}",
         crate::escape::escape_controls(&s.path),
         s.format,
+        session.unwrap_or_default(),
         if n == 1 { "" } else { "s" }
     );
     let mut out = if color { line.bold().to_string() } else { line };
@@ -101,8 +107,9 @@ fn unit_table(out: &mut String, s: &Shown, u: &Unit, color: bool) {
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     let mut head = vec!["#", "role", "kind", "bytes", "first line", "hash"];
+    // (A store's rows are numbered by position: "row", not "line".)
     if s.transcript {
-        head.insert(1, "line");
+        head.insert(1, if s.session.is_some() { "row" } else { "line" });
     }
     t.set_header(head);
     for m in &u.messages {
@@ -133,7 +140,7 @@ fn unit_full(out: &mut String, s: &Shown, u: &Unit, color: bool) {
     let _ = writeln!(out, "{}", if color { title.bold().to_string() } else { title });
     for m in &u.messages {
         out.push('\n');
-        message(out, m, color);
+        message(out, m, s.session.is_some(), color);
     }
 }
 
@@ -153,9 +160,9 @@ pub fn one(s: &Shown, u: &Unit, color: bool) -> String {
     out
 }
 
-fn message(out: &mut String, m: &ShownMessage, color: bool) {
+fn message(out: &mut String, m: &ShownMessage, store: bool, color: bool) {
     let mut h = format!("[{}] {} · {}", m.index, m.role, m.kind);
-    if let Some(l) = m.line {
+    if let (Some(l), false) = (m.line, m.entry_id.is_some() && store) {
         let _ = write!(h, " · line {l}");
     }
     // Ids, names and pointers come from the file: escaped as texts are.
@@ -342,7 +349,7 @@ fn unit_json(u: &Unit, with_text: bool) -> UnitJson<'_> {
 
 /// The JSON report's fields before `requests`.
 fn json_head(s: &Shown) -> String {
-    let fields: [(&str, Value); 9] = [
+    let mut fields: Vec<(&str, Value)> = vec![
         ("version", json!(1)),
         ("tool", json!("ctxlint")),
         ("command", json!("show")),
@@ -353,6 +360,10 @@ fn json_head(s: &Shown) -> String {
         ("notes", json!(s.notes)),
         ("total", json!(s.total)),
     ];
+    // A store's session (absent otherwise, as in `check`'s findings).
+    if let Some(id) = &s.session {
+        fields.insert(5, ("session", json!(id)));
+    }
     let mut out = String::from("{\n");
     for (k, v) in fields {
         let _ = writeln!(out, "  {}: {},", json!(k), v);
@@ -365,7 +376,7 @@ fn json_head(s: &Shown) -> String {
 ///
 /// ```text
 /// {"version": 1, "tool": "ctxlint", "command": "show", "path", "format",
-///  "kind": "stream" | "transcript", "mode": "compact" | "full", "notes": [string], "total": n,
+///  "session"? (one session of a store), "kind": "stream" | "transcript", "mode": "compact" | "full", "notes": [string], "total": n,
 ///  "requests": [{index, path, pointer, line, entry_id, model,
 ///                tools: {pointer, bytes, count, hash} | null,
 ///                context_messages: n,

@@ -667,7 +667,11 @@ fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: b
                 let v: serde_json::Value = if kind == Kind::Json {
                     serde_json::from_slice(s.bytes()).unwrap_or(serde_json::Value::Null)
                 } else {
-                    parse_yaml(s.bytes()).unwrap_or(serde_json::Value::Null)
+                    // Read as its loader reads it (a YAML cassette).
+                    formats::descriptor(s.format)
+                        .and_then(|d| d.repro.value)
+                        .and_then(|value| value(s.bytes()))
+                        .unwrap_or(serde_json::Value::Null)
                 };
                 files.push(CaseFile {
                     name: s.name.clone(),
@@ -682,46 +686,6 @@ fn build_case(sources: &mut [Source], finding: &Finding, window: usize, embed: b
     }
     files.sort_by(|a, b| inputs::natural_cmp(&a.name, &b.name));
     Case { files }
-}
-
-/// A cassette as JSON (its mappings, sequences and scalars), read as the
-/// cassette loader reads it ([`formats::vcr_cassette::yaml_value`]): a real
-/// cassette the loader reads (vcrpy's `!!binary` bodies, a repeated key, a
-/// quoted scalar continued level with its key) was rebuilt as `null`, and
-/// its findings were "not reproduced".
-///
-/// A `!!binary` body (vcrpy writes gzip'd bodies so: base64 text here) whose
-/// payload is JSON, or gzip'd UTF-8 text, is rebuilt as that text, which the
-/// loader reads the same: its texts can then be reduced and anonymised
-/// (replacing words inside base64 broke the payload, and the finding went
-/// with it).
-fn parse_yaml(bytes: &[u8]) -> Option<serde_json::Value> {
-    let mut v = formats::vcr_cassette::yaml_value(&String::from_utf8_lossy(bytes))?;
-    decode_binaries(&mut v);
-    Some(v)
-}
-
-/// Replaces each base64 string whose payload is JSON (or gzip'd UTF-8 text)
-/// by that text ([`parse_yaml`]).
-fn decode_binaries(v: &mut serde_json::Value) {
-    match v {
-        serde_json::Value::String(s) => {
-            let t = s.trim_start();
-            if t.starts_with('{') || t.starts_with('[') || s.len() < 8 {
-                return;
-            }
-            let gzipped = t.starts_with("H4sI");
-            let Some(bytes) = formats::vcr_cassette::decode_binary(s) else { return };
-            let Ok(text) = String::from_utf8(bytes) else { return };
-            let json = serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|d| d.is_object() || d.is_array());
-            if json || gzipped {
-                *s = text;
-            }
-        }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(decode_binaries),
-        serde_json::Value::Object(o) => o.values_mut().for_each(decode_binaries),
-        _ => {}
-    }
 }
 
 /// A reduction site: the files of the case, a container, or a string.

@@ -313,7 +313,7 @@ pub static FORMAT: Format = Format {
     read: Read::File(load),
     locate: Locate::Lines { span: Some(span), document: None },
     record: None,
-    repro: Repro { name: "traces.jsonl", numbered: None, threading: None, text: None },
+    repro: Repro { name: "traces.jsonl", numbered: None, threading: None, text: None, value: None },
     store: None,
     agent_folders: &[],
     about: About {
