@@ -305,7 +305,15 @@ pub(crate) fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32
         return Ok(exit_code::USAGE);
     }
     if report.files.is_empty() && !report.skipped.is_empty() {
-        say!("ctxlint: error: no input of a known format in {}", paths.join(", "));
+        // Standard input is named as its warning named it (`--stdin-filename`).
+        let named: Vec<String> = paths
+            .iter()
+            .map(|p| match (p.as_str(), &a.stdin_filename) {
+                ("-", Some(name)) => name.clone(),
+                _ => p.clone(),
+            })
+            .collect();
+        say!("ctxlint: error: no input of a known format in {}", named.join(", "));
         return Ok(exit_code::USAGE);
     }
     if report.files.is_empty() {

@@ -119,6 +119,14 @@ fn a_session_is_shown_step_by_step_and_the_store_is_never_touched() {
         (v["format"].as_str(), v["session"].as_str()),
         (Some("opencode"), Some("ses_dc7f97903ffec23XMbI1rM2vci"))
     );
+    // --show-files names each session a store holds.
+    let out = run(&["check", &db, "--show-files"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "{db} (session ses_dc7f9dffeffeKSG6MYP2IuzyV0): opencode\n{db} (session ses_dc7f97903ffec23XMbI1rM2vci): opencode\n"
+        )
+    );
     let out = run(&["show", &db, "--session", "ses_nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains(&format!(

@@ -209,3 +209,22 @@ fn endless_stdin_ends_at_the_limit_with_an_error_naming_it() {
     assert_eq!(ctxlint::source::MAX_STDIN, 4 << 30);
     assert_eq!(StdinLimits::default(), StdinLimits { in_memory: 1 << 20, max: 4 << 30, max_in_memory: 512 << 20 });
 }
+
+/// Standard input holding nothing to check (an empty JSON array, as a Cline
+/// task that has recorded nothing writes) is skipped with its reason, and the
+/// error names it as `--stdin-filename` does.
+#[test]
+fn an_empty_document_on_standard_input_is_named_as_given() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, out, err) = run(ctxlint(d.path())
+        .args(["check", "--isolated", "-", "--stdin-filename", "api_conversation_history.json"])
+        .write_stdin("[ ]\n"));
+    assert_eq!(
+        (code, String::from_utf8_lossy(&out).as_ref()),
+        (2, "No findings in 0 inputs, 1 skipped (no known format).\n")
+    );
+    assert_eq!(
+        err,
+        "ctxlint: warning: api_conversation_history.json: not a recognised input format (none of the 22 formats `ctxlint formats` lists); it is an empty JSON array or object (`[]` or `{}`): nothing to check; skipped\nctxlint: error: no input of a known format in api_conversation_history.json\n"
+    );
+}

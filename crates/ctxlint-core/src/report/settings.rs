@@ -70,7 +70,15 @@ pub fn files(plan: &Plan) -> String {
     let mut out = String::new();
     for job in &plan.jobs {
         match job {
-            Job::File(s, f) => out.push_str(&format!("{}: {f}\n", esc(&s.display))),
+            // One session of a store is named by its id (masked as in reports).
+            Job::File(s, f) => match &s.session {
+                Some(id) => out.push_str(&format!(
+                    "{} (session {}): {f}\n",
+                    esc(&s.display),
+                    esc(&crate::text::mask_secrets(id))
+                )),
+                None => out.push_str(&format!("{}: {f}\n", esc(&s.display))),
+            },
             Job::Stream(dir, f, srcs) => {
                 out.push_str(&format!("{}: {f} stream of {} files\n", esc(dir), srcs.len()));
                 for s in srcs {
