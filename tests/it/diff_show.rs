@@ -679,3 +679,30 @@ fn diff_of_large_bodies_shows_the_changed_fields_of_an_element_read_again() {
     }
     assert_eq!(outputs[0], outputs[1]);
 }
+
+/// A stream's request is compared with its predecessor in its lane, not with
+/// the request before it in the file: a supervisor's second request after a
+/// worker's carries its own first request's messages over (it said "context
+/// rebuilt: 0 carried over from request 2"), and a worker's first request is
+/// compared with none.
+#[test]
+fn show_compares_a_stream_request_with_its_predecessor_in_its_lane() {
+    let (code, out, _) = run(&["show", "fixtures/cases/lanes-trap-supervisor-workers/log.jsonl", "--color", "never"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("context rebuilt"), "{out}");
+    assert!(out.contains("lane 0 (system \"You are a supervisor"), "{out}");
+    assert!(out.contains("compared with request 0\n2 messages carried over from request 0, 3 new\n"), "{out}");
+    let (_, v) = run_json(&["show", "fixtures/cases/lanes-trap-supervisor-workers/log.jsonl"]);
+    let deltas: Vec<(Value, Value, Value)> = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["delta"]["previous"].clone(), r["delta"]["carried"].clone(), r["delta"]["dropped"].clone()))
+        .collect();
+    let lanes: Vec<Value> = v["requests"].as_array().unwrap().iter().map(|r| r["lane"].clone()).collect();
+    assert!(deltas.iter().all(|(_, _, dropped)| dropped == 0), "{deltas:?}\n{lanes:?}");
+    let previous: Vec<&Value> = deltas.iter().map(|(p, _, _)| p).collect();
+    let compared: Vec<&Value> = lanes.iter().map(|l| &l["compared_with"]).collect();
+    assert_eq!(previous, compared);
+    assert_eq!(compared, [&Value::Null, &Value::Null, &json!(1), &json!(0), &Value::Null]);
+}

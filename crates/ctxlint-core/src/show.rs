@@ -139,10 +139,13 @@ pub struct Unit {
     pub messages: Vec<ShownMessage>,
 }
 
-/// How a unit's context relates to the previous unit's (compact mode).
+/// How a unit's context relates to the previous unit's (compact mode): a
+/// step's to the previous step's, a stream's request's to its predecessor in
+/// its lane ([`crate::conversation::lanes`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delta {
-    /// Index of the previous request or step (`None` for the first one).
+    /// Index of the previous step, or of the request's predecessor in its
+    /// lane (`None` for the first one, and for the first of a lane).
     pub previous: Option<usize>,
     /// Messages of the previous context still sent: the first `carried` of
     /// this context, in order (the listed messages follow them).
@@ -354,7 +357,9 @@ pub fn show_each_texts(
                 return sink.end(&shown);
             }
             sink.begin(&shown)?;
-            let mut prev: Option<(usize, Vec<String>, Option<String>)> = None;
+            // The previous request's hashes, kept for the next one (its
+            // predecessor, most often), else computed again.
+            let mut prev: Option<(usize, Vec<String>)> = None;
             let mut batch = Vec::new();
             let mut listed = 0;
             let lanes = crate::conversation::lanes(s);
@@ -367,18 +372,35 @@ pub fn show_each_texts(
                     batch.push(u);
                 } else {
                     let hashes = request_hashes(r);
-                    let (previous, carried, dropped) = match &prev {
-                        Some((i, ph, _)) => {
+                    // A request is compared with its predecessor in its lane
+                    // (docs/spec.md §1 *Lanes*), not with the request before
+                    // it in the file: on a stream where agents interleave (a
+                    // main agent and its subagents through one proxy) every
+                    // other request was "context rebuilt". The first request
+                    // of a lane is compared with none (its lane line says so).
+                    let predecessor = match lanes.get(pos) {
+                        Some(l) => l.compared_with,
+                        None => pos.checked_sub(1),
+                    };
+                    let (previous, carried, dropped) = match predecessor {
+                        Some(p) => {
+                            let computed;
+                            let ph = match &prev {
+                                Some((q, ph)) if *q == p => ph,
+                                _ => {
+                                    computed = request_hashes(&s.requests[p]);
+                                    &computed
+                                }
+                            };
                             let k = ph.iter().zip(&hashes).take_while(|(a, b)| a == b).count();
-                            (Some(*i), k, ph.len() - k)
+                            (Some(s.requests[p].index), k, ph.len() - k)
                         }
                         None => (None, 0, 0),
                     };
                     let mut u = request_unit_from(r, chars, carried);
                     u.lane = lane_of(s, &lanes, pos);
-                    let tools = u.tools.as_ref().map(|t| t.hash.clone());
-                    let same_tools = prev.as_ref().is_some_and(|p| p.2 == tools);
-                    if same_tools {
+                    let tools_of = |r: &Request| r.tools.as_ref().map(|t| t.1);
+                    if predecessor.is_some_and(|p| tools_of(&s.requests[p]) == tools_of(r)) {
                         u.tools = None;
                     }
                     u.delta = Some(Delta {
@@ -388,7 +410,7 @@ pub fn show_each_texts(
                         rebuilt: (dropped > 0).then_some("history differs"),
                         kept: Vec::new(),
                     });
-                    prev = Some((r.index, hashes, tools));
+                    prev = Some((pos, hashes));
                     listed += u.messages.len() + 1;
                     batch.push(u);
                 }
