@@ -291,6 +291,20 @@ fn an_archive_of_no_model_traffic_says_nothing_was_checked_and_an_empty_file_say
             p.display()
         )
     );
+    // The HTML report's index counts them too (its table: "0 (2 exchanges skipped)").
+    let html = d.path().join("report.html");
+    let out = ctxlint()
+        .args(["check", "--isolated", "-q", "--output-format", "html", "-o"])
+        .arg(&html)
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let index = crate::html::embedded(&std::fs::read_to_string(&html).unwrap(), "ctxlint-index");
+    assert_eq!(
+        (index["files"][0]["requests"].as_u64(), index["files"][0]["skipped_exchanges"].as_u64()),
+        (Some(0), Some(2))
+    );
     // An empty log (a proxy that recorded nothing yet) is named as empty.
     let e = d.path().join("log-empty.jsonl");
     std::fs::write(&e, b"").unwrap();

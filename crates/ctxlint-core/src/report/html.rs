@@ -572,6 +572,7 @@ pub fn write(r: &CheckReport, pages: &[Page], out: Out<'_>) -> std::io::Result<(
                 "format": f.format,
                 "requests": f.requests,
                 "entries": f.entries,
+                "skipped_exchanges": f.skipped_exchanges,
                 "page": page_of(&f.path, f.session.as_deref()),
                 "usage": f.usage,
                 "impact": f.impact,

@@ -206,12 +206,12 @@
       const e = fs.filter((x) => x.severity === "error").length;
       const p = f.page !== null ? D.pages[f.page] : null;
       return [f.session ? `${f.path} (session ${f.session})` : f.path, f.format, p ? p.total : (f.requests || f.entries), fs.length, e, fs.length - e, f.page,
-        f.impact && f.impact.cost_usd !== null ? f.impact.cost_usd : -1, f.usage && f.usage.cost_usd !== null ? f.usage.cost_usd : -1];
+        f.impact && f.impact.cost_usd !== null ? f.impact.cost_usd : -1, f.usage && f.usage.cost_usd !== null ? f.usage.cost_usd : -1, f.skipped_exchanges || 0];
     });
     out.push(h("h2", null, "Findings per input"));
     out.push(sortable(h("table", { id: "by-file" }), fileRows, [
       { label: "input", cell: (r) => r[6] !== null ? h("a", { href: "#p=" + r[6] }, r[0]) : r[0] },
-      { label: "format" }, { label: "steps or requests", num: true }, { label: "findings", num: true }, { label: "errors", num: true }, { label: "warnings", num: true },
+      { label: "format" }, { label: "steps or requests", num: true, cell: (r) => r[9] ? `${fmt(r[2])} (${fmt(r[9])} exchange${r[9] === 1 ? "" : "s"} skipped)` : String(r[2]) }, { label: "findings", num: true }, { label: "errors", num: true }, { label: "warnings", num: true },
       { label: "findings' cost", num: true, cell: (r) => r[7] < 0 ? "-" : "~" + usd(r[7]) }, { label: "recorded cost", num: true, cell: (r) => r[8] < 0 ? "-" : "~" + usd(r[8]) }], 3));
     if (D.skipped.length) {
       out.push(h("h2", null, "Skipped"), h("ul", null, D.skipped.map((x) => h("li", null, h("code", null, x.path), ": " + x.reason))));
