@@ -301,6 +301,17 @@ fn first_key_is(head: &[u8], key: &[u8]) -> bool {
     rest.len() == key.len() + 2 && rest[0] == b'"' && &rest[1..=key.len()] == key && rest[key.len() + 1] == b'"'
 }
 
+/// `src` as one JSON value followed by JSON white space, parsed as it is
+/// read with long strings cut and long arrays' scalars dropped ([`Cut`]):
+/// what a forced format's document test looks at, without the file or its
+/// whole value held (a 20 MB body of numbers took 1.2 GB). The inner error
+/// is serde_json's, as `from_slice` gives it; the outer one an I/O error.
+fn streamed_value(src: &SourceRef) -> Result<serde_json::Result<Value>> {
+    let r = std::io::BufReader::with_capacity(64 * 1024, src.open()?);
+    let mut de = serde_json::Deserializer::from_reader(r);
+    Ok(serde::de::DeserializeSeed::deserialize(Cut, &mut de).and_then(|v| de.end().map(|()| v)))
+}
+
 /// The detection of `src` as one JSON value followed by JSON white space
 /// only, parsed as it is read with long strings cut ([`Cut`]): the answer the
 /// record loop of [`detect_input`] gives a one-line document (its record
@@ -327,6 +338,10 @@ fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
 /// A first line at least this long (bytes) that parses is detected as a
 /// whole document while it is read ([`detect_input`]).
 const REUSED_DOCUMENT_MIN: usize = 1 << 20;
+
+/// Elements of an array past which its scalars are not kept in a value
+/// parsed for detection ([`Cut`]).
+const DETECTION_SCALARS_MAX: usize = 4096;
 
 /// Strings longer than this (bytes) are cut to it in a value parsed for
 /// detection from a large text ([`parse_for_detection`]).
@@ -396,7 +411,13 @@ impl<'de> serde::de::Visitor<'de> for Cut {
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> std::result::Result<Value, A::Error> {
         let mut out = Vec::new();
         while let Some(v) = a.next_element_seed(self)? {
-            out.push(v);
+            // Past the first DETECTION_SCALARS_MAX elements, an array's
+            // numbers, booleans and nulls are read and not kept (token ids,
+            // an embedding): no format test looks so far into one, and as
+            // values they took 32 bytes a number (20 MB of zeros: 1.3 GB).
+            if out.len() < DETECTION_SCALARS_MAX || !(v.is_number() || v.is_boolean() || v.is_null()) {
+                out.push(v);
+            }
         }
         Ok(Value::Array(out))
     }
@@ -502,7 +523,7 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
                 }
             }
             if let Some(document) = document {
-                if serde_json::from_slice::<Value>(&src.read_all()?).is_ok_and(|v| document(&v)) {
+                if streamed_value(src)?.is_ok_and(|v| document(&v)) {
                     return Ok(());
                 }
             }
@@ -513,9 +534,8 @@ pub fn check_fit(src: &SourceRef, format: FormatId) -> Result<()> {
             Some(missing) => Err(unfit(missing)),
         },
         Fit::Document { test, noun } => {
-            let bytes = src.read_all()?;
-            let v: Value = serde_json::from_slice(&bytes)
-                .map_err(|e| unfit(&format!("not one JSON document ({e}), so {noun}")))?;
+            let v: Value =
+                streamed_value(src)?.map_err(|e| unfit(&format!("not one JSON document ({e}), so {noun}")))?;
             match test(&v) {
                 None => Ok(()),
                 Some(missing) => Err(unfit(missing)),
@@ -621,6 +641,32 @@ mod detect_tests {
         let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "x"}, "entries": [{"pad": pad}]}})
             .to_string();
         assert_eq!(detect_str(&har), Detection::Format(FormatId::new("har")));
+    }
+
+    /// A long array's numbers, booleans and nulls past the first
+    /// [`DETECTION_SCALARS_MAX`] are not kept (its objects are), so a body
+    /// carrying token ids is detected in bounded memory; a forced format's
+    /// test reads the same value.
+    #[test]
+    fn a_long_array_of_scalars_is_cut_for_detection() {
+        let n = 600_000;
+        let mut mixed: Vec<Value> = vec![Value::from(0); n];
+        mixed.push(serde_json::json!({"role": "user"}));
+        let doc = serde_json::json!({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "x": mixed});
+        let text = doc.to_string();
+        assert!(text.len() >= REUSED_DOCUMENT_MIN);
+        let v = parse_for_detection(text.as_bytes()).unwrap();
+        let x = v["x"].as_array().unwrap();
+        assert_eq!(x.len(), DETECTION_SCALARS_MAX + 1);
+        assert_eq!(x.last(), Some(&serde_json::json!({"role": "user"})));
+        assert_eq!(detect_str(&text), Detection::Format(FormatId::new("openai-chat")));
+        let src = SourceRef {
+            display: "x.json".into(),
+            origin: crate::source::Origin::Memory(text.into_bytes().into()),
+            seen: None,
+            session: None,
+        };
+        assert!(check_fit(&src, FormatId::new("openai-chat")).is_ok());
     }
 
     /// A large text is parsed for detection with long strings cut, small
