@@ -28,6 +28,20 @@ fn agent_home() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     let r = d.path();
     put(r, ".claude/projects/-w/0c1d/subagents/agent-a1.meta.json", r#"{"agentType":"general-purpose"}"#);
+    // A session holding only its `claude --teleport` record (a real file of a
+    // `~/.claude` backup): a Claude Code session with no model call.
+    put(
+        r,
+        ".claude/projects/-w/0c1d.jsonl",
+        "{\"type\":\"teleported-from\",\"remoteSessionId\":\"session_01X\",\"branch\":\"claude/x\",\"messageCount\":0}\n",
+    );
+    // A saved tool output that printed lines of another session (a grep over
+    // `~/.claude/projects`): a sidecar, never read as a session.
+    put(
+        r,
+        ".claude/projects/-w/0c1d/tool-results/b0giwlk6l.txt",
+        "{\"type\":\"user\",\"uuid\":\"u2\",\"parentUuid\":\"u1\",\"sessionId\":\"5c04\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+    );
     put(r, ".codex/history.jsonl", "{\"session_id\":\"019a\",\"ts\":1776603600,\"text\":\"hi\"}\n");
     std::fs::create_dir_all(r.join(".codex/sessions")).unwrap();
     put(
@@ -39,6 +53,11 @@ fn agent_home() -> tempfile::TempDir {
     put(r, "tasks/1776603600/task_metadata.json", r#"{"files_in_context":[],"model_usage":[]}"#);
     put(r, ".copilot/session-state/7b2a/workspace.yaml", "id: 7b2a\ncwd: /w\n");
     put(r, ".copilot/session-state/7b2a/vscode.metadata.json", "{}");
+    put(
+        r,
+        ".copilot/session-state/7b2a/vscode.requests.metadata.json",
+        r#"[{"vscodeRequestId":"r1","copilotRequestId":"c1","toolIdEditMap":{}}]"#,
+    );
     put(r, ".copilot/session-state/7b2a/rewind-snapshots/index.json", r#"{"snapshots":[]}"#);
     put(
         r,
@@ -95,7 +114,7 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
     assert_eq!(
         lines,
         [
-            "ctxlint: note: 13 sidecar files skipped (kept beside sessions by their agent, or a ctxlint report; `--show-files` lists them)",
+            "ctxlint: note: 15 sidecar files skipped (kept beside sessions by their agent, or a ctxlint report; `--show-files` lists them)",
             "ctxlint: warning: notes.json: matches no input format; skipped",
             format!(
                 "ctxlint: note: a file skipped for matching no format was tried as each of the {} formats `ctxlint formats` lists; use --input-format to force one",
@@ -109,16 +128,22 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
     // The pi session named `sessions.json` is read: detection comes first.
     assert_eq!(
         files,
-        [".openclaw/agents/main/sessions/s1.jsonl", ".openclaw/agents/ops/sessions/sessions.json"],
+        [
+            ".claude/projects/-w/0c1d.jsonl",
+            ".openclaw/agents/main/sessions/s1.jsonl",
+            ".openclaw/agents/ops/sessions/sessions.json"
+        ],
         "{v}"
     );
     let s = skipped(&v);
     let sc = "sidecar file: ";
     let want: Vec<(String, String)> = [
         (".claude/projects/-w/0c1d/subagents/agent-a1.meta.json", "Claude Code sub-agent metadata"),
+        (".claude/projects/-w/0c1d/tool-results/b0giwlk6l.txt", "Claude Code saved tool outputs"),
         (".codex/history.jsonl", "Codex prompt history"),
         (".copilot/session-state/7b2a/rewind-snapshots/index.json", "Copilot CLI session state"),
         (".copilot/session-state/7b2a/vscode.metadata.json", "Copilot CLI session state"),
+        (".copilot/session-state/7b2a/vscode.requests.metadata.json", "Copilot CLI session state"),
         (".copilot/session-state/7b2a/workspace.yaml", "Copilot CLI session state"),
         (".gemini/tmp/9f3e/logs.json", "Gemini CLI / Qwen Code prompt log"),
         (".openclaw/agents/main/sessions/s1.jsonl.lock", "OpenClaw session store index"),
@@ -142,7 +167,7 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
             assert!(gr.starts_with(&format!("{sc}{wr}")), "{gp}: {gr}");
         }
     }
-    assert_eq!(v["summary"]["skipped"], 14, "{v}");
+    assert_eq!(v["summary"]["skipped"], 16, "{v}");
 }
 
 #[test]

@@ -540,11 +540,12 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
             continue;
         }
         let display = display_of(arg, root, &path);
-        // An SQLite database's WAL, shared memory or journal beside it: read
-        // with the database, a known sidecar (`crate::sidecars`) without
-        // being opened (a live `-wal` is not read on its own).
+        // An SQLite database's WAL, shared memory or journal beside it (read
+        // with the database; a live `-wal` is not read on its own), a Claude
+        // Code session's saved tool outputs: known sidecars
+        // (`crate::sidecars`) skipped without being opened.
         if ent.depth() > 0 {
-            if let Some(s) = crate::sidecars::known(&path).filter(|s| s.runtime == "SQLite") {
+            if let Some(s) = crate::sidecars::known(&path).filter(|s| s.unopened) {
                 plan.skipped.push(Skipped { path: display, reason: s.reason() });
                 continue;
             }

@@ -26,6 +26,11 @@ pub struct Sidecar {
     pub source: &'static str,
     /// Whether a path is one (its name and where it sits).
     pub matches: fn(&Path) -> bool,
+    /// Skipped in a walk before it is opened: its bytes can look like an
+    /// input's (a database's journal; a tool output holding lines copied
+    /// from sessions) but it never is one. Other sidecars are asked about
+    /// only once they match no input format.
+    pub unopened: bool,
 }
 
 fn name(p: &Path) -> &str {
@@ -60,6 +65,7 @@ pub const KNOWN: &[Sidecar] = &[
             "case.md" => sibling_file(p, "expected.json"),
             _ => false,
         },
+        unopened: false,
     },
     Sidecar {
         runtime: "SQLite",
@@ -71,6 +77,7 @@ pub const KNOWN: &[Sidecar] = &[
                 .iter()
                 .any(|suffix| s.strip_suffix(suffix).is_some_and(|db| !db.is_empty() && Path::new(db).is_file()))
         },
+        unopened: true,
     },
     Sidecar {
         runtime: "Claude Code",
@@ -81,18 +88,34 @@ pub const KNOWN: &[Sidecar] = &[
                 !stem.is_empty() && (folder(p, 1) == "subagents" || sibling_file(p, &format!("{stem}.jsonl")))
             })
         },
+        unopened: false,
+    },
+    Sidecar {
+        runtime: "Claude Code",
+        what: "saved tool outputs `tool-results/*` (in `<session>/`, beside `<session>.jsonl`; one that printed session lines is not a session)",
+        source: "Claude Code `~/.claude/projects/<project>/<session>/tool-results/<id>.txt` (seen in real `~/.claude` backups, 2.1.x)",
+        matches: |p| {
+            folder(p, 1) == "tool-results"
+                && p.parent().and_then(Path::parent).is_some_and(|session| {
+                    let id = name(session);
+                    !id.is_empty() && sibling_file(session, &format!("{id}.jsonl"))
+                })
+        },
+        unopened: true,
     },
     Sidecar {
         runtime: "Codex",
         what: "prompt history `history.jsonl` (in `~/.codex` or `$CODEX_HOME`, beside `sessions/`)",
         source: "openai/codex codex-rs/core/src/message_history.rs",
         matches: |p| name(p) == "history.jsonl" && (folder(p, 1) == ".codex" || sibling_dir(p, "sessions")),
+        unopened: false,
     },
     Sidecar {
         runtime: "Gemini CLI / Qwen Code",
         what: "prompt log `logs.json` (in `tmp/<project hash>/`, beside `chats/`)",
         source: "google-gemini/gemini-cli packages/core/src/core/logger.ts",
         matches: |p| name(p) == "logs.json" && (sibling_dir(p, "chats") || folder(p, 2) == "tmp"),
+        unopened: false,
     },
     Sidecar {
         runtime: "Cline / Roo Code / Kilo Code",
@@ -102,13 +125,14 @@ pub const KNOWN: &[Sidecar] = &[
             matches!(name(p), "ui_messages.json" | "task_metadata.json")
                 && (sibling_file(p, "api_conversation_history.json") || folder(p, 2) == "tasks")
         },
+        unopened: false,
     },
     Sidecar {
         runtime: "Copilot CLI",
-        what: "session state `workspace.yaml`, `vscode.metadata.json` and `rewind-snapshots/index.json` (in `session-state/<id>/`, beside `events.jsonl`)",
+        what: "session state `workspace.yaml`, `vscode.metadata.json`, `vscode.requests.metadata.json` and `rewind-snapshots/index.json` (in `session-state/<id>/`, beside `events.jsonl`)",
         source: "GitHub Copilot CLI `~/.copilot/session-state/<id>/`",
         matches: |p| match name(p) {
-            "workspace.yaml" | "vscode.metadata.json" => {
+            "workspace.yaml" | "vscode.metadata.json" | "vscode.requests.metadata.json" => {
                 sibling_file(p, "events.jsonl") || folder(p, 2) == "session-state"
             }
             "index.json" => {
@@ -117,6 +141,7 @@ pub const KNOWN: &[Sidecar] = &[
             }
             _ => false,
         },
+        unopened: false,
     },
     Sidecar {
         runtime: "OpenClaw",
@@ -129,6 +154,7 @@ pub const KNOWN: &[Sidecar] = &[
                 || n.ends_with(".trajectory-path.json")
                 || n.strip_suffix(".lock").is_some_and(|s| s.ends_with(".jsonl") && sibling_file(p, s))
         },
+        unopened: false,
     },
     Sidecar {
         runtime: "OpenClaw",
@@ -144,6 +170,7 @@ pub const KNOWN: &[Sidecar] = &[
             }
             inside && !sessions
         },
+        unopened: false,
     },
 ];
 

@@ -319,6 +319,7 @@ const KNOWN_BOOKKEEPING: &[&str] = &[
     "worktree-state",
     "pr-link",
     "frame-link",
+    "teleported-from",
 ];
 
 /// Texts Claude Code writes as user content that no person typed as a prompt.
@@ -913,6 +914,10 @@ const BOOKKEEPING: &[&str] = &[
     "custom-title",
     "worktree-state",
     "pr-link",
+    // `claude --teleport` (a claude.ai session resumed locally): `{type,
+    // remoteSessionId, branch, messageCount}`, seen alone in real session
+    // files of a `~/.claude` backup.
+    "teleported-from",
 ];
 
 /// Whether a record is one of Claude Code's bookkeeping records

@@ -62,6 +62,11 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 - Claude Code's todo and task reminders (`todo_reminder`, `task_reminder` attachments),
   which it adds again every few model calls while the list goes unused, with the list as it
   stands: a periodic nudge, not a double injection (their size still counts);
+- Claude Code's change notices (`mcp_instructions_delta`, `deferred_tools_delta`
+  attachments) equal to an earlier one but not to the last notice of their kind before them:
+  on a resume the MCP server's instructions and tools are announced removed, then added again
+  once it connects — the state changing back, not a second delivery (a notice equal to the
+  one just before it is reported);
 - Codex re-establishing its context: the run of context messages (developer permissions and
   collaboration mode, `AGENTS.md` instructions, `<environment_context>`) it writes at the
   start of a session and writes whole again on a resume or a rollback (openai/codex #8990,
@@ -256,6 +261,39 @@ fn event_source(m: &Message) -> Option<&str> {
         let v = &t[i + 12..];
         Some(v[..v.find(']').unwrap_or(v.len())].trim())
     })
+}
+
+/// Claude Code's attachments that announce a change (tools or MCP server
+/// instructions added or removed), as its loader labels them
+/// (`formats::claude_code`: `<system-reminder>` and `[kind]`).
+const DELTA_KINDS: &[&str] = &["deferred_tools_delta", "mcp_instructions_delta"];
+
+/// The delta kind a context block announces, if it is one ([`DELTA_KINDS`]).
+fn delta_kind(block: &str) -> Option<&'static str> {
+    let rest = block.trim_start().strip_prefix("<system-reminder>")?.trim_start().strip_prefix('[')?;
+    DELTA_KINDS.iter().copied().find(|k| rest.strip_prefix(k).is_some_and(|r| r.starts_with(']')))
+}
+
+/// Every delta notice of a transcript: (entry, kind, hash of its block, the
+/// block's index), in entry order.
+fn delta_entries(s: &Settings, t: &crate::model::Transcript) -> Vec<(u32, &'static str, u64, u32)> {
+    let mut out = Vec::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        // (Attachments are meta user messages: the kind is read in place.)
+        if t.packed(e).is_none_or(|p| p.kind() != MessageKind::Meta) {
+            continue;
+        }
+        let Some(m) = t.message(e) else { continue };
+        for (j, b) in m.blocks.iter().enumerate() {
+            // (Hashed as the rule hashes the context blocks it compares.)
+            for cb in blocks(s, &b.text) {
+                if let Some(kind) = delta_kind(&cb) {
+                    out.push((i as u32, kind, hash_str(&cb), j as u32));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether a user turn is a runtime event rather than a prompt.
@@ -600,6 +638,8 @@ pub fn check(cx: &mut RuleContext) {
         // The user turns so far, keyed (normalised) only once a repeat asks.
         let mut turns = Recurring::default();
         let mut seen = Dupes::new();
+        // Claude Code's delta notices, listed once a copy of one asks.
+        let mut deltas: Option<Vec<(u32, &'static str, u64, u32)>> = None;
         for (i, e) in t.entries.iter().enumerate() {
             let pm = dup::prompt_message(t, e);
             let Some(m) = pm.as_ref() else { continue };
@@ -651,7 +691,7 @@ pub fn check(cx: &mut RuleContext) {
                         None => seen.copies_in_transcript(t, &an.tree, k, occ),
                     };
                     seen.push(k, occ);
-                    let Some(first) = first else { continue };
+                    let Some(mut first) = first else { continue };
                     let q = *quiet.get_or_insert_with(|| {
                         prompt
                             && turns.repeats_earlier(i as u32, turn_key(m), |k| {
@@ -660,6 +700,25 @@ pub fn check(cx: &mut RuleContext) {
                     });
                     if q {
                         continue;
+                    }
+                    // A Claude Code tool or MCP delta states a change where it
+                    // stands: an equal notice after another one of its kind
+                    // (the tools removed on a resume, before the MCP server
+                    // connects, then added again) is the state changing back,
+                    // not a second delivery; one equal to the notice of its
+                    // kind just before it is reported.
+                    if let Some(kind) = delta_kind(&cb) {
+                        let to = i as u32;
+                        let deltas = deltas.get_or_insert_with(|| delta_entries(settings, t));
+                        let end = deltas.partition_point(|d| d.0 < to);
+                        let previous =
+                            deltas[..end].iter().rev().find(|d| d.1 == kind && an.tree.is_ancestor_or_self(d.0, to));
+                        match previous {
+                            Some(d) if d.2 != k => continue,
+                            // The copy named is the notice just before.
+                            Some(d) => first = Occ { unit: d.0, block: d.3 },
+                            None => {}
+                        }
                     }
                     // The first occurrence, read in place (it may be large and repeated often).
                     let fe = &t.entries[first.unit as usize];
