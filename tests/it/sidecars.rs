@@ -35,8 +35,14 @@ fn agent_home() -> tempfile::TempDir {
         ".claude/projects/-w/0c1d.jsonl",
         "{\"type\":\"teleported-from\",\"remoteSessionId\":\"session_01X\",\"branch\":\"claude/x\",\"messageCount\":0}\n",
     );
-    // A saved tool output that printed lines of another session (a grep over
-    // `~/.claude/projects`): a sidecar, never read as a session.
+    // Saved tool outputs that printed lines of another session (a grep over
+    // `~/.claude/projects`): sidecars, never read as sessions — also in a
+    // session folder whose session file a backup left out.
+    put(
+        r,
+        ".claude/projects/-w/7280d7ee-fb42-42c7-a7eb-e8f636279107/tool-results/b7n1edfvt.txt",
+        "{\"type\":\"user\",\"uuid\":\"u3\",\"parentUuid\":\"u2\",\"sessionId\":\"5c04\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+    );
     put(
         r,
         ".claude/projects/-w/0c1d/tool-results/b0giwlk6l.txt",
@@ -114,7 +120,7 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
     assert_eq!(
         lines,
         [
-            "ctxlint: note: 15 sidecar files skipped (kept beside sessions by their agent, or a ctxlint report; `--show-files` lists them)",
+            "ctxlint: note: 16 sidecar files skipped (kept beside sessions by their agent, or a ctxlint report; `--show-files` lists them)",
             "ctxlint: warning: notes.json: matches no input format; skipped",
             format!(
                 "ctxlint: note: a file skipped for matching no format was tried as each of the {} formats `ctxlint formats` lists; use --input-format to force one",
@@ -140,6 +146,10 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
     let want: Vec<(String, String)> = [
         (".claude/projects/-w/0c1d/subagents/agent-a1.meta.json", "Claude Code sub-agent metadata"),
         (".claude/projects/-w/0c1d/tool-results/b0giwlk6l.txt", "Claude Code saved tool outputs"),
+        (
+            ".claude/projects/-w/7280d7ee-fb42-42c7-a7eb-e8f636279107/tool-results/b7n1edfvt.txt",
+            "Claude Code saved tool outputs",
+        ),
         (".codex/history.jsonl", "Codex prompt history"),
         (".copilot/session-state/7b2a/rewind-snapshots/index.json", "Copilot CLI session state"),
         (".copilot/session-state/7b2a/vscode.metadata.json", "Copilot CLI session state"),
@@ -167,7 +177,7 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
             assert!(gr.starts_with(&format!("{sc}{wr}")), "{gp}: {gr}");
         }
     }
-    assert_eq!(v["summary"]["skipped"], 16, "{v}");
+    assert_eq!(v["summary"]["skipped"], 17, "{v}");
 }
 
 #[test]

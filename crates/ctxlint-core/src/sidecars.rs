@@ -95,10 +95,19 @@ pub const KNOWN: &[Sidecar] = &[
         what: "saved tool outputs `tool-results/*` (in `<session>/`, beside `<session>.jsonl`; one that printed session lines is not a session)",
         source: "Claude Code `~/.claude/projects/<project>/<session>/tool-results/<id>.txt` (seen in real `~/.claude` backups, 2.1.x)",
         matches: |p| {
+            // Beside its session file, or in a session-id folder of a project
+            // under `projects/` (a backup may leave the session file out).
+            let uuid = |s: &str| {
+                s.len() == 36
+                    && s.chars()
+                        .enumerate()
+                        .all(|(i, c)| if [8, 13, 18, 23].contains(&i) { c == '-' } else { c.is_ascii_hexdigit() })
+            };
             folder(p, 1) == "tool-results"
                 && p.parent().and_then(Path::parent).is_some_and(|session| {
                     let id = name(session);
-                    !id.is_empty() && sibling_file(session, &format!("{id}.jsonl"))
+                    !id.is_empty()
+                        && (sibling_file(session, &format!("{id}.jsonl")) || (uuid(id) && folder(p, 4) == "projects"))
                 })
         },
         unopened: true,
