@@ -282,7 +282,9 @@ fn one_long_line(src: &SourceRef, head: &[u8]) -> Option<Detection> {
         return None;
     }
     if first_key_is(head, b"log") {
-        if let Ok(Some(d)) = whole_document(src) {
+        // (Only an archive is answered here: another document, or a record,
+        // is read as below.)
+        if let Ok(Some(d @ Detection::Format(_))) = whole_document(src) {
             return Some(d);
         }
     }
