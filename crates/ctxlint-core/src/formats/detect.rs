@@ -321,10 +321,7 @@ fn streamed_value(src: &SourceRef) -> Result<serde_json::Result<Value>> {
 /// value: a torn JSONL record fails at its line's end, so the parse stops
 /// there.
 fn streamed_document(src: &SourceRef) -> Option<Detection> {
-    let r = std::io::BufReader::with_capacity(64 * 1024, src.open().ok()?);
-    let mut de = serde_json::Deserializer::from_reader(r);
-    let v = serde::de::DeserializeSeed::deserialize(Cut, &mut de).ok()?;
-    de.end().ok()?;
+    let v = streamed_value(src).ok()?.ok()?;
     Some(match sniff_record(&v) {
         Sniff::Decided(f) | Sniff::Weak(f) => Detection::Format(f),
         Sniff::Undecided => document_detection(b"", Some(&v)).unwrap_or(Detection::Unknown),
