@@ -145,7 +145,13 @@ pub struct Plan {
 
 /// Compares file names in natural order: digit runs compare as numbers.
 pub fn natural_cmp(a: &str, b: &str) -> Ordering {
-    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    natural_cmp_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// [`natural_cmp`] of two byte strings (file names as the file system gives
+/// them: a walk sorts each folder's names without making text of them first).
+pub fn natural_cmp_bytes(a: &[u8], b: &[u8]) -> Ordering {
+    let (mut x, mut y) = (a, b);
     loop {
         match (x.first(), y.first()) {
             (None, None) => return Ordering::Equal,
@@ -485,7 +491,7 @@ const NOT_INPUTS: &[&str] = &[
 
 fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
     let mut wb = ignore::WalkBuilder::new(root);
-    wb.follow_links(true).sort_by_file_name(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
+    wb.follow_links(true).sort_by_file_name(|a, b| natural_cmp_bytes(a.as_encoded_bytes(), b.as_encoded_bytes()));
     wb.hidden(false).require_git(false);
     if opts.no_ignore {
         wb.standard_filters(false);

@@ -82,7 +82,12 @@ impl SourceRef {
     /// more, is compressed, cannot be read, or no longer holds to its stamp
     /// (it changed since it was detected, or while it was read).
     pub fn small_snapshot(&self, max: u64) -> Option<SourceRef> {
-        self.snapshot_opened_by(max, open_regular, true)
+        // A file stamped regular is opened without asking its type again:
+        // the stamp checked after the read names the same inode, which stays
+        // the same kind of file (a FIFO or folder put in its place since is
+        // another inode, and fails the check).
+        let open = if self.seen.is_some_and(|s| s.regular) { open_nonblocking } else { open_regular };
+        self.snapshot_opened_by(max, open, true)
     }
 
     /// [`SourceRef::small_snapshot`] for a caller that has just taken
