@@ -17,9 +17,13 @@ use std::sync::Arc;
 /// Format id.
 pub const ID: FormatId = FormatId::new("openai-responses");
 
-/// Whether a body looks like a Responses request.
+/// Whether a body looks like a Responses request (and is no Response object:
+/// OpenAI's `Response` has `"object": "response"`, `output` and `status`).
 pub fn sniff(v: &Value) -> bool {
-    v.get("messages").is_none()
+    // A response object (`"object": "response"`, saved by a test or a
+    // tracer) echoes the request's `instructions`: it is no request.
+    v.get("object").and_then(Value::as_str) != Some("response")
+        && v.get("messages").is_none()
         && v.get("contents").is_none()
         && (v.get("input").is_some_and(|i| i.is_array() || i.is_string())
             || v.get("instructions").is_some_and(Value::is_string)
@@ -209,3 +213,18 @@ pub static FORMAT: Format = Format::request_body(
     },
 )
 .with_elements("input", parse_item);
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_response_object_is_no_request_body() {
+        // OpenAI's Response object, as a tracer's test fixture saves it: it echoes `instructions`.
+        let response = json!({"id": "resp_1", "object": "response", "instructions": "You are a helpful assistant.",
+                              "model": "gpt-4o", "output": [], "status": "completed"});
+        assert!(!super::sniff(&response));
+        let request = json!({"model": "gpt-4o", "instructions": "You are a helpful assistant.", "input": "hi"});
+        assert!(super::sniff(&request));
+    }
+}
