@@ -59,11 +59,15 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
                 let torn = torn_strings
                     .get_or_insert_with(|| input.bad_lines.iter().flat_map(|b| b.head.split('"')).collect())
                     .contains(&**pid);
+                // A bookkeeping record (Claude Code's hook `progress`) that no
+                // message sent to the model descends from loses nothing: the
+                // conversation goes on from its own entries.
+                let idle = e.class == Class::Bookkeeping && !leads_to_conversation(t, tree, i, u32::MAX, true);
                 out.push(ChainDefect {
                     entry: i,
                     kind: DefectKind::Dangling(pid.clone()),
                     cuts_path: true,
-                    report: !torn,
+                    report: !torn && !idle,
                 });
                 seen_root = true;
             }
@@ -87,7 +91,7 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
                         let skipped = tree.children[gp as usize]
                             .iter()
                             .copied()
-                            .find(|&c| c != *p && c < i && leads_to_conversation(t, tree, c, i));
+                            .find(|&c| c != *p && c < i && leads_to_conversation(t, tree, c, i, false));
                         if let Some(skipped) = skipped {
                             out.push(ChainDefect {
                                 entry: i,
@@ -148,8 +152,9 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
     out
 }
 
-/// Whether `c` is, or has a descendant written before `before` that is, an entry sent to the model.
-fn leads_to_conversation(t: &Transcript, tree: &Tree, c: u32, before: u32) -> bool {
+/// Whether `c` is, or has a descendant written before `before` that is, an entry sent to the model
+/// (`past_budget` when 10,000 entries were looked at without an answer).
+fn leads_to_conversation(t: &Transcript, tree: &Tree, c: u32, before: u32, past_budget: bool) -> bool {
     let mut stack = vec![c];
     let mut budget = 10_000;
     while let Some(x) = stack.pop() {
@@ -165,7 +170,7 @@ fn leads_to_conversation(t: &Transcript, tree: &Tree, c: u32, before: u32) -> bo
         }
         budget -= 1;
         if budget == 0 {
-            return false;
+            return past_budget;
         }
         stack.extend(tree.children[x as usize].iter().copied());
     }

@@ -41,7 +41,10 @@ silently drops earlier turns from every later request, or loses the session on r
 Forks (two children of one entry) and `branch_summary` entries; a Claude Code
 `compact_boundary` with `parentUuid: null` (a new chain by design), and the root of a
 sub-agent's records (`isSidechain`) inlined in a session file; pi v1 files and Codex
-rollouts (linear, no ids); an entry written twice byte for byte (`not-append-only`). Consequences are not
+rollouts (linear, no ids); an entry written twice byte for byte (`not-append-only`); a
+dangling parent on a bookkeeping record that no message sent to the model descends from
+(Claude Code's hook `progress` records, parented on entries it never writes, with only more
+progress below them: no turn is lost). Consequences are not
 reported again: a dangling parent that names the id of a torn (malformed) line, and
 pairing findings that arise only because a reported break cut entries off a path.
 "#,
