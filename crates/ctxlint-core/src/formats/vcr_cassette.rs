@@ -3,7 +3,9 @@
 //! `{request: {method, uri, headers, body | parsed_body}, response: {status,
 //! headers, body | parsed_body}}`. The request body is in `parsed_body` (a
 //! YAML mapping, pydantic-ai's custom serializer) or a JSON string in
-//! `body.string` or `body` (vcrpy's default).
+//! `body.string` or `body` (vcrpy's default), or in the state of a body vcrpy
+//! saved as the Python `BytesIO` it was (`body: !!python/object/new:_io.BytesIO
+//! {state: !!python/tuple [!!binary '…', 0, null]}`, pointer `/body/state/0`).
 //!
 //! One cassette is one stream; the request index is the 0-based interaction
 //! index, counting interactions skipped because they are not model calls
@@ -166,12 +168,24 @@ pub fn not_a_model_call(method: &str, path: &str) -> bool {
 
 /// A body given as a JSON string (`body: '…'` or `body: {string: '…'}`), with the pointer suffix.
 fn string_body(b: &Value) -> Option<(Value, &'static str)> {
-    let (s, suffix) = match b {
-        Value::String(s) => (s.as_str(), "/body"),
-        Value::Object(o) => (o.get("string").and_then(Value::as_str)?, "/body/string"),
-        _ => return None,
-    };
+    let (s, suffix) = body_string(b)?;
     json_text(s).map(|v| (v, suffix))
+}
+
+/// The text of a body and its pointer suffix: `body: '…'`, `body: {string:
+/// '…'}`, or a body vcrpy saved as the Python object it was, a `BytesIO`
+/// (`body: !!python/object/new:_io.BytesIO {state: !!python/tuple [!!binary
+/// '…', 0, null]}`: the tags are dropped, the state's first item is the
+/// payload).
+fn body_string(b: &Value) -> Option<(&str, &'static str)> {
+    match b {
+        Value::String(s) => Some((s.as_str(), "/body")),
+        Value::Object(o) => match o.get("string") {
+            Some(s) => Some((s.as_str()?, "/body/string")),
+            None => Some((o.get("state")?.get(0)?.as_str()?, "/body/state/0")),
+        },
+        _ => None,
+    }
 }
 
 /// Why a body that [`string_body`] could not read is a JSON request body
@@ -181,11 +195,7 @@ fn string_body(b: &Value) -> Option<(Value, &'static str)> {
 /// OAuth refreshes, multipart uploads, protobuf (gRPC) — which are not JSON
 /// model calls, and for an empty body.
 fn unreadable_body(b: &Value) -> Option<(String, &'static str)> {
-    let (s, suffix) = match b {
-        Value::String(s) => (s.as_str(), "/body"),
-        Value::Object(o) => (o.get("string").and_then(Value::as_str)?, "/body/string"),
-        _ => return None,
-    };
+    let (s, suffix) = body_string(b)?;
     let looks_json = |b: &[u8]| matches!(b.iter().find(|c| !c.is_ascii_whitespace()), Some(b'{' | b'['));
     if looks_json(s.as_bytes()) {
         return Some((super::body::unparsed_json(s), suffix));
