@@ -49,7 +49,9 @@ final text after a send to the turn's own conversation, which OpenClaw suppresse
 (`shouldSuppressMessagingToolReplies`), and the final text of an isolated cron run (`[cron:…]`
 prompt) after a send, which OpenClaw does not deliver (`skipMessagingToolDelivery`); a send that carries a file (`filePath`, `media`) after the
 reply, part of that reply; a reply whose parent is no entry of the file (`broken-parent-chain`
-reports it: one defect, one finding).
+reports it: one defect, one finding). In Claude Code, the prompt a custom, plugin or skill
+slash command expands to (an `isMeta` user record parented on the command's
+`<command-name>` record) is a new request of the person's: the answer to it is a new reply.
 "#,
 };
 
@@ -89,6 +91,7 @@ pub fn check(cx: &mut RuleContext) {
     // delivered to the conversation it came from (OpenClaw then drops the
     // run's final payloads).
     let mut origin: HashMap<u32, (u32, bool)> = HashMap::new();
+    let claude_code = input.format == crate::formats::claude_code::ID;
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
         if e.class != Class::Conversation || reused.contains(&i) {
@@ -97,7 +100,7 @@ pub fn check(cx: &mut RuleContext) {
         // Read in place: every conversation entry passes here.
         let Some(m) = t.packed(e) else { continue };
         let (pending, answered, any_turn) = states.entry(lanes[i as usize]).or_default();
-        if e.is_user_turn() {
+        if e.is_user_turn() || (claude_code && expands_command(t, e)) {
             origin.insert(lanes[i as usize], (i, false));
             if !replayed.contains(&i) {
                 pending.push_back(i);
@@ -357,4 +360,32 @@ impl GroupAcc {
             self.text.push_str(text);
         }
     }
+}
+
+/// Claude Code: the prompt a slash command expands to — an `isMeta` user
+/// record (a `Meta` message) parented on the command's own record
+/// (`<command-message>…<command-name>/name</command-name>`). For a custom,
+/// plugin or skill command the expanded prompt is sent as the person's
+/// request (Claude Code's slash-commands documentation), so the model's
+/// answer to it is a new turn's reply. A built-in command run locally
+/// (`/model`, `/clear`) is followed by its `<local-command-stdout>` output
+/// instead, which is a marker, not a prompt.
+fn expands_command(t: &Transcript, e: &Entry) -> bool {
+    let Parent::Entry(p) = e.parent else { return false };
+    let pe = &t.entries[p as usize];
+    if e.kind() != Some(MessageKind::Meta) || pe.kind() != Some(MessageKind::Meta) {
+        return false;
+    }
+    let first_text = |x: &Entry| -> Option<String> {
+        let m = t.packed(x)?;
+        let b = m.blocks().find(|b| b.kind == BlockKind::Text)?;
+        Some(b.text().trim_start().chars().take(64).collect())
+    };
+    let Some(command) = first_text(pe) else { return false };
+    if !(command.starts_with("<command-message>") || command.starts_with("<command-name>")) {
+        return false;
+    }
+    first_text(e).is_some_and(|p| {
+        !p.is_empty() && !p.starts_with('<') && !p.starts_with("Caveat:") && !p.starts_with("[Request interrupted")
+    })
 }
