@@ -29,7 +29,12 @@ with no `functionCall` of that id anywhere before it.
 With `previous_response_id`, a result whose call is not in the request answers the
 server-held prefix. A result cut off from its call by a reported `broken-parent-chain`.
 A result answering a call of a pi assistant message that ended with `error` or `aborted` *is*
-reported: pi never sends that call again.
+reported: pi never sends that call again. In an OpenClaw session, the result `Tool NAME not
+found` of a call to a tool the run does not offer: OpenClaw's session guard
+(`src/agents/session-tool-result-guard.ts`) writes the assistant message without that call
+but keeps the result, and its pairing repair (`repairToolUseResultPairing`,
+`src/agents/session-transcript-repair.ts`, on by default) drops the result before every
+request: it is never sent.
 "#,
 };
 
@@ -56,6 +61,9 @@ pub fn check(cx: &mut RuleContext) {
                 }
                 let Some((_, m)) = &cached else { continue };
                 let Some(b) = m.blocks.get(block as usize) else { continue };
+                if !second && input.format == crate::formats::pi_session::ID && rejected_tool(b) {
+                    continue;
+                }
                 let id = b.tool_id.as_deref().unwrap_or("");
                 let what =
                     if second { "answers its call a second time" } else { "matches no earlier tool call on its path" };
@@ -108,4 +116,16 @@ pub fn check(cx: &mut RuleContext) {
             }
         }
     }
+}
+
+/// OpenClaw's answer to a call of a tool the run does not offer, `Tool NAME
+/// not found`, left without its call: the session guard
+/// (`src/agents/session-tool-result-guard.ts`) drops such calls from the
+/// assistant message it writes but keeps their results, and the pairing
+/// repair (`repairToolUseResultPairing` in
+/// `src/agents/session-transcript-repair.ts`) drops those results before
+/// every request. (pi keeps the call of an unknown tool: its result is no orphan.)
+fn rejected_tool(b: &crate::model::Block) -> bool {
+    let name = b.tool_name.as_deref().unwrap_or("");
+    !name.is_empty() && b.text.trim().strip_prefix("Tool ").and_then(|r| r.strip_suffix(" not found")) == Some(name)
 }
