@@ -477,6 +477,20 @@ fn same_agent(a: &Agent, b: &Agent) -> bool {
         return !a.system.is_empty() && a.system_hash == b.system_hash && a.system == b.system;
     }
     if !a.system.is_empty() && !b.system.is_empty() {
+        // A handoff: the request whose history called the other's
+        // `transfer_to_…` tool, with other instructions and none of the tools,
+        // is the agent the handoff called (the OpenAI Agents SDK runs it with
+        // its own instructions over the carried history, `src/agents/_run_impl.py`)
+        // — even when both prompts open with the same boilerplate ("You are a
+        // helpful assistant that can …").
+        let handoff = |x: &Agent, y: &Agent| {
+            x.tools.is_empty()
+                && x.system != y.system
+                && x.called.iter().any(|t| t.starts_with("transfer_to_") && y.tools.binary_search(t).is_ok())
+        };
+        if handoff(a, b) || handoff(b, a) {
+            return false;
+        }
         return related_prompts(a, b) || (a.tools == b.tools && !a.tools.is_empty());
     }
     // One of them (or both) sends no system prompt: the tool set tells, as
@@ -1066,6 +1080,14 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             let level = if x.system || y.system { Level::System } else { Level::Messages };
             if branch && level == Level::Messages {
                 // A new call from the same point (docs/spec.md §1): not a rewrite.
+                break;
+            }
+            if branch && i == 0 && j == 0 && !x.system && y.system && ea.iter().all(|e| !e.system) {
+                // A new one-shot call that shares nothing before its question
+                // with `a` (also no system prompt: `a` sent none) and asks
+                // another one: a separate call (paper-qa describes a figure,
+                // then summarises a text chunk holding that figure, with a
+                // system prompt), not `a`'s conversation given a prompt.
                 break;
             }
             if level == Level::Messages && sibling(a, &ea, b, &eb) {

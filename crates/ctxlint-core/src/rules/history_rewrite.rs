@@ -46,7 +46,13 @@ instruction). A new call from an earlier point is no rewrite either: a request t
 the previous one's history up to its last user turn and replaces what follows (another
 candidate graded), or — when the previous request's response is recorded — one that carries
 none of that response nor the user turn it answered, and asks no more turns (a tree
-search's sibling expansion). A system prompt that disappears is `dropped-system-prompt` only.
+search's sibling expansion). Nor is a handoff: a request with other instructions and none of
+the tools, whose history called the previous agent's `transfer_to_…` tool, is the agent the
+handoff called (the OpenAI Agents SDK), even when both prompts open with the same words; nor
+a one-shot call that shares nothing before its question with a previous one-shot call that
+sent no system prompt, and asks another question with a system prompt (two separate calls
+that happen to send the same image). A system prompt that disappears is
+`dropped-system-prompt` only.
 "#,
 };
 
