@@ -483,9 +483,13 @@ fn same_agent(a: &Agent, b: &Agent) -> bool {
         // its own instructions over the carried history, `src/agents/_run_impl.py`)
         // — even when both prompts open with the same boilerplate ("You are a
         // helpful assistant that can …").
+        // (Prompts that share more than an opening — one grown from the
+        // other, or live data changed at the end — are one agent's.)
+        let common = a.system.bytes().zip(b.system.bytes()).take_while(|(x, y)| x == y).count();
+        let other_instructions = 4 * common < 3 * a.system.len().min(b.system.len());
         let handoff = |x: &Agent, y: &Agent| {
             x.tools.is_empty()
-                && x.system != y.system
+                && other_instructions
                 && x.called.iter().any(|t| t.starts_with("transfer_to_") && y.tools.binary_search(t).is_ok())
         };
         if handoff(a, b) || handoff(b, a) {
@@ -1082,7 +1086,15 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
                 // A new call from the same point (docs/spec.md §1): not a rewrite.
                 break;
             }
-            if branch && i == 0 && j == 0 && !x.system && y.system && ea.iter().all(|e| !e.system) {
+            if branch
+                && i == 0
+                && j == 0
+                && !x.system
+                && y.system
+                && ea.iter().all(|e| !e.system)
+                && one_question(a, &ea)
+                && one_question(b, &eb)
+            {
                 // A new one-shot call that shares nothing before its question
                 // with `a` (also no system prompt: `a` sent none) and asks
                 // another one: a separate call (paper-qa describes a figure,
@@ -1183,6 +1195,15 @@ fn trailing_instructions_move_down(ea: &mut Vec<Element<'_>>, eb: &mut Vec<Eleme
         ea.truncate(ea.len() - n);
         eb.truncate(eb.len() - n);
     }
+}
+
+/// Whether a request's history is one user turn and nothing else, system
+/// prompts aside (a one-shot call): every other element belongs to one user
+/// message.
+fn one_question(r: &Request, es: &[Element]) -> bool {
+    let mut msgs = es.iter().filter(|e| !e.system).map(|e| e.msg);
+    let Some(first) = msgs.next() else { return false };
+    r.messages[first].kind == MessageKind::UserTurn && msgs.all(|m| m == first)
 }
 
 /// Whether `b` is a new call from the same point as `a` (docs/spec.md §1): its

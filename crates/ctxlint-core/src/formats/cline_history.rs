@@ -281,6 +281,7 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
         line: 1,
         version: v.get("version").and_then(Value::as_u64).unwrap_or(0) as u32,
         session_id: v.get("sessionId").and_then(Value::as_str).map(Into::into),
+        openclaw: false,
     });
     if let Some(sp) = v.get("system_prompt").and_then(Value::as_str) {
         let mut m = message(Role::System, MessageKind::SystemPrompt, "/system_prompt".into());

@@ -301,6 +301,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 line: line.no,
                 version: 0,
                 session_id: record(Some(kind), Some(&v)).session.as_deref().map(Into::into),
+                openclaw: false,
             });
             if let Some(m) = base_instructions(&v, base) {
                 t.base_instructions = Some(m);

@@ -185,6 +185,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     line: line.no,
                     version: data.get("version").and_then(Value::as_u64).unwrap_or(1) as u32,
                     session_id: data.get("sessionId").and_then(Value::as_str).map(Into::into),
+                    openclaw: false,
                 });
             }
             "system.message" if !ephemeral && !sub_agent => {

@@ -401,6 +401,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     line: line.no,
                     version: JSONL_VERSION,
                     session_id: v.get("sessionId").and_then(Value::as_str).map(Into::into),
+                    openclaw: false,
                 });
             }
             // Written again by design: a resume appends the metadata line again.
@@ -604,6 +605,7 @@ fn load_document(src: &SourceRef, bytes: &[u8], v: &Value) -> Result<Input> {
         line: 1,
         version: DOCUMENT_VERSION,
         session_id: v.get("sessionId").and_then(Value::as_str).map(Into::into),
+        openclaw: false,
     });
     let msgs = v.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     let starts = crate::locate::array_elements(bytes, "/messages").unwrap_or_default();
@@ -656,7 +658,7 @@ fn load_document(src: &SourceRef, bytes: &[u8], v: &Value) -> Result<Input> {
 /// context, as in a recording.
 fn load_checkpoint(src: &SourceRef, bytes: &[u8], history: &[Value], base: &str) -> Input {
     let mut t = Transcript {
-        header: Some(Header { line: 1, version: DOCUMENT_VERSION, session_id: None }),
+        header: Some(Header { line: 1, version: DOCUMENT_VERSION, session_id: None, openclaw: false }),
         ..Default::default()
     };
     let starts = crate::locate::array_elements(bytes, base).unwrap_or_default();
@@ -1035,6 +1037,7 @@ pub fn load_qwen(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 line: line.no,
                 version: JSONL_VERSION,
                 session_id: v.get("sessionId").and_then(Value::as_str).map(Into::into),
+                openclaw: false,
             });
         }
         let msg = v.get("message");

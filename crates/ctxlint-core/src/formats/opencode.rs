@@ -183,7 +183,7 @@ pub fn load(src: &SourceRef, _opts: &super::LoadOptions) -> Result<Input> {
     }
     stand_in_for_lost_parts(&mut msgs);
     let mut t = build(&msgs);
-    t.header = Some(Header { line: 1, version: 0, session_id: Some(session.clone()) });
+    t.header = Some(Header { line: 1, version: 0, session_id: Some(session.clone()), openclaw: false });
     if let Some(w) = db.wal_warning() {
         unread.push(Unread { line: None, pointer: String::new(), what: w });
     }
@@ -473,7 +473,7 @@ fn load_legacy(src: &SourceRef) -> Result<Input> {
     }
     stand_in_for_lost_parts(&mut msgs);
     let mut t = build(&msgs);
-    t.header = Some(Header { line: 1, version: 0, session_id: Some(sid.into()) });
+    t.header = Some(Header { line: 1, version: 0, session_id: Some(sid.into()), openclaw: false });
     let mut input = Input::from_transcript(&src.display, ID, t, BadLines::default(), 0);
     input.unread = unread;
     Ok(input)

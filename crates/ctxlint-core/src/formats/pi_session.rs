@@ -163,6 +163,9 @@ struct RawEntry<'a> {
     first_kept_index: Option<u64>,
     #[serde(borrow)]
     timestamp: Option<Cow<'a, str>>,
+    /// The session header's working folder.
+    #[serde(borrow)]
+    cwd: Option<Cow<'a, str>>,
     /// `custom` entries: the extension's data (OpenClaw `openclaw:prompt-error`:
     /// `{timestamp, runId, sessionId, provider, model, api, error}`).
     /// (Any JSON: an extension's data may be of any shape, so it is parsed
@@ -459,7 +462,7 @@ enum Parsed {
     /// Valid JSON of an unexpected shape (hash of the line).
     Unknown(u64),
     /// A `session` header line.
-    Header { hash: u64, version: Option<u32>, id: Option<Box<str>> },
+    Header { hash: u64, version: Option<u32>, id: Option<Box<str>>, openclaw: bool },
     /// An entry.
     Entry(Box<ParsedEntry>),
 }
@@ -497,7 +500,8 @@ fn parse_line_once(line: &crate::source::Line<'_>, texts: crate::model::packed::
     let rec = record(&raw, 0);
     let etype = rec.kind.as_deref().unwrap_or("");
     if rec.header {
-        return Parsed::Header { hash, version: raw.version, id: rec.id.as_deref().map(Into::into) };
+        let openclaw = raw.cwd.as_deref().is_some_and(|c| c.contains("/.openclaw/") || c.ends_with("/openclaw"));
+        return Parsed::Header { hash, version: raw.version, id: rec.id.as_deref().map(Into::into), openclaw };
     }
     let mut entry = Entry::at(line, etype, hash);
     entry.id = rec.id.as_deref().map(Into::into);
@@ -608,12 +612,12 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                     unknown += 1;
                     t.push_other_line(line.no, hash, false);
                 }
-                Parsed::Header { hash, version: v, id } => {
+                Parsed::Header { hash, version: v, id, openclaw } => {
                     t.push_other_line(line.no, hash, false);
                     if !header_seen {
                         header_seen = true;
                         version = v.unwrap_or(1);
-                        t.header = Some(Header { line: line.no, version, session_id: id });
+                        t.header = Some(Header { line: line.no, version, session_id: id, openclaw });
                     }
                 }
                 Parsed::Entry(p) => {

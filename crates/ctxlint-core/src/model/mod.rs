@@ -732,6 +732,10 @@ pub struct Header {
     pub version: u32,
     /// Session id.
     pub session_id: Option<Box<str>>,
+    /// A pi session header whose `cwd` lies in an OpenClaw workspace or
+    /// install (`~/.openclaw/workspace…`, `…/openclaw`): the session file is
+    /// OpenClaw's, which repairs tool-call pairing before every request.
+    pub openclaw: bool,
 }
 
 /// How an entry hangs in the tree.

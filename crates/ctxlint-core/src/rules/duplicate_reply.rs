@@ -40,7 +40,8 @@ assistant   "The next handover is Monday."      <- reported
 ## What it does not flag
 Dry runs, suppressed or failed sends; silent finals (`NO_REPLY`, `HEARTBEAT_OK`); text beside
 tool calls, and text of a call that ended to call tools or that the runtime went on from (Gemini
-CLI: a `gemini` record followed by another model call before the next user turn); the delivery
+CLI: a `gemini` record followed by another model call before the next user turn; Claude Code: a
+call whose stream stopped early, with no `stop_reason`, followed by another call); the delivery
 mirror of a send already counted; failed or empty model calls (but a send delivered earlier in a
 failed attempt still counts); an OpenClaw send to someone other than the person whose turn it is
 (the turn's envelope names its sender and chat, the send's target is none of them): a message the
@@ -92,6 +93,7 @@ pub fn check(cx: &mut RuleContext) {
     // run's final payloads).
     let mut origin: HashMap<u32, (u32, bool)> = HashMap::new();
     let claude_code = input.format == crate::formats::claude_code::ID;
+    let went_on = if claude_code { went_on_from(t, &lanes) } else { HashSet::default() };
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
         if e.class != Class::Conversation || reused.contains(&i) {
@@ -137,6 +139,9 @@ pub fn check(cx: &mut RuleContext) {
                     acc
                 }
             };
+            if went_on.contains(&i) {
+                continue; // a call the runtime went on from: no final reply
+            }
             // A text not kept is longer than any silent token, and not blank.
             let text = acc.text.trim();
             if acc.failed || acc.has_call || (!acc.partial && text.is_empty()) {
@@ -385,7 +390,41 @@ fn expands_command(t: &Transcript, e: &Entry) -> bool {
     if !(command.starts_with("<command-message>") || command.starts_with("<command-name>")) {
         return false;
     }
-    first_text(e).is_some_and(|p| {
-        !p.is_empty() && !p.starts_with('<') && !p.starts_with("Caveat:") && !p.starts_with("[Request interrupted")
-    })
+    // (A command file may open with a tag of its own: only Claude Code's markers are no prompt.)
+    const MARKERS: [&str; 5] = ["<command-", "<local-command-", "<bash-", "Caveat:", "[Request interrupted"];
+    first_text(e).is_some_and(|p| !p.is_empty() && !MARKERS.iter().any(|m| p.starts_with(m)))
+}
+
+/// Claude Code: the last entries of model calls whose stream stopped early —
+/// no `stop_reason` — that the runtime went on from: the next message of
+/// their lane is another model call (another `message.id`), before any user
+/// turn or tool result. Such a call's text is no final reply (the next call
+/// often starts with the same words, then calls its tools); as for Gemini
+/// CLI's calls the runtime went on from.
+fn went_on_from(t: &Transcript, lanes: &[u32]) -> HashSet<u32> {
+    let mut out = HashSet::default();
+    let mut open: HashMap<u32, (u32, Option<&str>)> = HashMap::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        if e.class != Class::Conversation || !e.has_message() {
+            continue;
+        }
+        let lane = lanes[i];
+        let Some(a) = e.assistant_facts().filter(|_| e.is_model_call && e.kind() == Some(MessageKind::Assistant))
+        else {
+            open.remove(&lane);
+            continue;
+        };
+        let group = e.call_group();
+        if let Some((j, g)) = open.get(&lane).copied() {
+            if g.is_none() || g != group {
+                out.insert(j);
+            }
+        }
+        if a.stop == Stop::Unknown && !a.api_error {
+            open.insert(lane, (i as u32, group));
+        } else {
+            open.remove(&lane);
+        }
+    }
+    out
 }

@@ -29,8 +29,9 @@ with no `functionCall` of that id anywhere before it.
 With `previous_response_id`, a result whose call is not in the request answers the
 server-held prefix. A result cut off from its call by a reported `broken-parent-chain`.
 A result answering a call of a pi assistant message that ended with `error` or `aborted` *is*
-reported: pi never sends that call again. In an OpenClaw session, the result `Tool NAME not
-found` of a call to a tool the run does not offer: OpenClaw's session guard
+reported: pi never sends that call again. In an OpenClaw session (its header's `cwd` in an
+OpenClaw workspace), the result `Tool NAME not found`, alone in its message, of a call to a
+tool the run does not offer: OpenClaw's session guard
 (`src/agents/session-tool-result-guard.ts`) writes the assistant message without that call
 but keeps the result, and its pairing repair (`repairToolUseResultPairing`,
 `src/agents/session-transcript-repair.ts`, on by default) drops the result before every
@@ -61,7 +62,9 @@ pub fn check(cx: &mut RuleContext) {
                 }
                 let Some((_, m)) = &cached else { continue };
                 let Some(b) = m.blocks.get(block as usize) else { continue };
-                if !second && input.format == crate::formats::pi_session::ID && rejected_tool(b) {
+                let openclaw =
+                    input.format == crate::formats::pi_session::ID && t.header.as_ref().is_some_and(|h| h.openclaw);
+                if !second && openclaw && m.blocks.len() == 1 && rejected_tool(b) {
                     continue;
                 }
                 let id = b.tool_id.as_deref().unwrap_or("");
@@ -127,5 +130,8 @@ pub fn check(cx: &mut RuleContext) {
 /// every request. (pi keeps the call of an unknown tool: its result is no orphan.)
 fn rejected_tool(b: &crate::model::Block) -> bool {
     let name = b.tool_name.as_deref().unwrap_or("");
-    !name.is_empty() && b.text.trim().strip_prefix("Tool ").and_then(|r| r.strip_suffix(" not found")) == Some(name)
+    // (The whole result: the block keeps a prefix of the first text only.)
+    !name.is_empty()
+        && b.text_len as usize == b.text.len()
+        && b.text.trim().strip_prefix("Tool ").and_then(|r| r.strip_suffix(" not found")) == Some(name)
 }
