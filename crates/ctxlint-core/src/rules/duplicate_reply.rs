@@ -396,14 +396,34 @@ fn expands_command(t: &Transcript, e: &Entry) -> bool {
 }
 
 /// Claude Code: the last entries of model calls whose stream stopped early —
-/// no `stop_reason` — that the runtime went on from: the next message of
-/// their lane is another model call (another `message.id`), before any user
-/// turn or tool result. Such a call's text is no final reply (the next call
-/// often starts with the same words, then calls its tools); as for Gemini
-/// CLI's calls the runtime went on from.
+/// no `stop_reason` — that the runtime went on from: the next model call of
+/// their lane (another `message.id`, with no user turn or tool result
+/// between) streams the same first text again and goes on. Such a call's text is no
+/// final reply; as for Gemini CLI's calls the runtime went on from. (Older
+/// builds wrote no `stop_reason` at all: a next call with other text is a
+/// second reply and stays one.)
 fn went_on_from(t: &Transcript, lanes: &[u32]) -> HashSet<u32> {
+    /// One model call (its entries share a `message.id`): its last entry,
+    /// whether that entry stopped early, and the hash of its first text.
+    struct Call<'t> {
+        group: Option<&'t str>,
+        last: u32,
+        early: bool,
+        text: Option<u64>,
+    }
+    // (By hash: a model-side text may not be kept in memory.)
+    let first_text = |e: &Entry| -> Option<u64> {
+        t.packed(e)?.blocks().find(|b| b.kind == BlockKind::Text && b.text_len > 0).map(|b| b.text_hash)
+    };
     let mut out = HashSet::default();
-    let mut open: HashMap<u32, (u32, Option<&str>)> = HashMap::new();
+    // Per lane: the call before the current one (with nothing between them), and the current one.
+    let mut prev: HashMap<u32, Call> = HashMap::new();
+    let mut cur: HashMap<u32, Call> = HashMap::new();
+    let judge = |p: &Call, c: &Call, out: &mut HashSet<u32>| {
+        if p.early && p.text.is_some() && c.text == p.text {
+            out.insert(p.last);
+        }
+    };
     for (i, e) in t.entries.iter().enumerate() {
         if e.class != Class::Conversation || !e.has_message() {
             continue;
@@ -411,19 +431,37 @@ fn went_on_from(t: &Transcript, lanes: &[u32]) -> HashSet<u32> {
         let lane = lanes[i];
         let Some(a) = e.assistant_facts().filter(|_| e.is_model_call && e.kind() == Some(MessageKind::Assistant))
         else {
-            open.remove(&lane);
+            // A user turn, a tool result, a notice: what follows is no retry.
+            if let (Some(p), Some(c)) = (prev.remove(&lane), cur.get(&lane)) {
+                judge(&p, c, &mut out);
+            }
+            cur.remove(&lane);
             continue;
         };
         let group = e.call_group();
-        if let Some((j, g)) = open.get(&lane).copied() {
-            if g.is_none() || g != group {
-                out.insert(j);
+        let early = a.stop == Stop::Unknown && !a.api_error;
+        match cur.get_mut(&lane) {
+            Some(c) if c.group.is_some() && c.group == group => {
+                c.last = i as u32;
+                c.early = early;
+                if c.text.is_none() {
+                    c.text = first_text(e);
+                }
+            }
+            _ => {
+                let c = Call { group, last: i as u32, early, text: first_text(e) };
+                if let Some(done) = cur.insert(lane, c) {
+                    if let Some(p) = prev.remove(&lane) {
+                        judge(&p, &done, &mut out);
+                    }
+                    prev.insert(lane, done);
+                }
             }
         }
-        if a.stop == Stop::Unknown && !a.api_error {
-            open.insert(lane, (i as u32, group));
-        } else {
-            open.remove(&lane);
+    }
+    for (lane, p) in prev {
+        if let Some(c) = cur.get(&lane) {
+            judge(&p, c, &mut out);
         }
     }
     out
