@@ -218,6 +218,24 @@ fn unreadable_body(b: &Value) -> Option<(String, &'static str)> {
     Some((what.to_string(), suffix))
 }
 
+/// Why a body sent to a model endpoint (one [`super::har::endpoint_format`]
+/// knows: `/chat/completions`, `/messages`, …) that [`unreadable_body`]
+/// passed over cannot be read: a non-empty body that is neither JSON nor
+/// valid base64 (a `!!binary` scalar whose base64 is broken: a payload cut,
+/// or a character replaced) is reported, not skipped. A valid base64
+/// payload that is not JSON stays unreported: a protobuf (gRPC) body is no
+/// JSON model call. `None` for an empty body.
+fn not_json(b: &Value) -> Option<(String, &'static str)> {
+    let (s, suffix) = body_string(b)?;
+    if s.trim().is_empty() || base64_decode(s).is_some() {
+        return None;
+    }
+    Some((
+        "its request body to a model endpoint is neither JSON nor a valid base64 (`!!binary`) payload".to_string(),
+        suffix,
+    ))
+}
+
 /// Largest decompressed size of a gzip'd body (a bomb is not read further).
 const MAX_GUNZIPPED: u64 = 64 * 1024 * 1024;
 
@@ -536,7 +554,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             (_, Some(b)) => {
                 let got = string_body(b).map(|(v, suffix)| (v, format!("{base}{suffix}")));
                 if got.is_none() && model_call {
-                    if let Some((what, suffix)) = unreadable_body(b) {
+                    let known = super::har::endpoint_format(&endpoint).is_some();
+                    if let Some((what, suffix)) = unreadable_body(b).or_else(|| known.then(|| not_json(b)).flatten()) {
                         unread.push(Unread { line, pointer: format!("{base}{suffix}"), what });
                     }
                 }
@@ -976,6 +995,16 @@ version: 1
         GOODGZ
     method: POST
     uri: https://api.anthropic.com/v1/messages
+- request:
+    body: !!binary |
+      eyJtb2RlbCI6ICJncHQtNG8iLCAibWVz*2FnZXMiOiBbXX0=
+    method: POST
+    uri: https://api.openai.com/v1/chat/completions
+- request:
+    body: !!binary |
+      CmAKXApaV2hhdCBpcyB0aGUgY2FwaXRhbCBvZiBGcmFuY2U/EAESG2NsYXVkZYoBU/8=
+    method: POST
+    uri: https://api.openai.com/v1/chat/completions
 version: 1
 "#
         .replace("B64JSON", "eyJtZXNzYWdlcyI6IFt7InJvbGUiOiAidXNlciI=")
@@ -1005,10 +1034,17 @@ version: 1
                     "/interactions/4/request/body/string",
                     "its request body is a gzip'd payload that does not decompress"
                 ),
+                // A `!!binary` body whose base64 is broken (`*`), sent to a model endpoint.
+                (
+                    Some(37),
+                    "/interactions/7/request/body",
+                    "its request body to a model endpoint is neither JSON nor a valid base64 (`!!binary`) payload"
+                ),
             ]
         );
-        // Form-encoded, multipart and token-counting exchanges are skipped quietly; the gzip'd JSON one is read.
-        assert_eq!(inp.skipped, 6);
+        // Form-encoded, multipart, token-counting and protobuf (valid base64,
+        // not JSON) exchanges are skipped quietly; the gzip'd JSON one is read.
+        assert_eq!(inp.skipped, 8);
         assert_eq!(inp.request_count(), 1);
     }
 
