@@ -143,6 +143,17 @@ pub fn prompt_message(t: &Transcript, e: &Entry) -> Option<Message> {
     e.kind().filter(|k| k.is_prompt_side() && sent_again(e)).and_then(|_| t.message(e))
 }
 
+/// The text blocks of a transcript entry's message when it is prompt-side
+/// and sent ([`prompt_message`]'s), read in place from the packed message:
+/// nothing is unpacked for a rule that reads only texts and pointers.
+pub fn prompt_blocks<'a>(t: &'a Transcript, e: &Entry) -> impl Iterator<Item = crate::model::packed::BlockRef<'a>> {
+    e.kind()
+        .filter(|k| k.is_prompt_side() && sent_again(e))
+        .and_then(|_| t.packed(e))
+        .into_iter()
+        .flat_map(|m| m.blocks().filter(|b| b.kind == BlockKind::Text))
+}
+
 /// The text blocks of a [`prompt_message`], with their index.
 pub fn entry_blocks(m: Option<&Message>) -> impl Iterator<Item = (u32, &Block, &Message)> {
     m.into_iter().flat_map(|m| {

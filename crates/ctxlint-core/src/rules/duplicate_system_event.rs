@@ -97,9 +97,8 @@ pub fn check(cx: &mut RuleContext) {
         // Pass 1: the event texts of every label, so that only matching bare lines are indexed.
         let mut events = HashSet::new();
         for e in &t.entries {
-            let pm = dup::prompt_message(t, e);
-            for (_, b, _) in dup::entry_blocks(pm.as_ref()) {
-                events.extend(label_events(settings, &b.text).map(hash_str));
+            for b in dup::prompt_blocks(t, e) {
+                events.extend(label_events(settings, b.text()).map(hash_str));
             }
         }
         // A replayed user turn (CTX203) re-renders the labels of its earlier
@@ -116,11 +115,10 @@ pub fn check(cx: &mut RuleContext) {
         };
         let (mut labels, mut label_events, mut bare) = (Dupes::new(), Dupes::new(), Dupes::new());
         for (i, e) in t.entries.iter().enumerate() {
-            let pm = dup::prompt_message(t, e);
-            for (j, b, _) in dup::entry_blocks(pm.as_ref()) {
-                let occ = Occ { unit: i as u32, block: j };
+            for b in dup::prompt_blocks(t, e) {
+                let occ = Occ { unit: i as u32, block: b.index };
                 let mut reported = false;
-                for it in items(settings, &b.text, Some(&events)) {
+                for it in items(settings, b.text(), Some(&events)) {
                     let (first, shown) = match it {
                         Item::Label { line, event } => {
                             let k = key_label(line);
