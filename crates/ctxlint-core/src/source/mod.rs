@@ -117,8 +117,10 @@ impl SourceRef {
         let f = open(p).ok()?;
         // Exactly the bytes detected (in one read, as a rule), and the file
         // still that one, at that size, afterwards.
-        let mut buf = vec![0u8; seen.len as usize];
-        (&f).read_exact(&mut buf).ok()?;
+        // Read straight into the shared buffer (an `Arc<[u8]>` made from a
+        // `Vec` would copy the whole file once more).
+        let mut buf: Arc<[u8]> = std::iter::repeat_n(0u8, seen.len as usize).collect();
+        (&f).read_exact(Arc::get_mut(&mut buf)?).ok()?;
         if verify {
             let now = Stamp::of(&f.metadata().ok()?);
             if now.len != seen.len || !seen.still_holds(&now) {
@@ -128,7 +130,7 @@ impl SourceRef {
         if self.compression(&buf) != Compression::None {
             return None;
         }
-        Some(SourceRef { origin: Origin::Memory(buf.into()), seen: None, ..self.clone() })
+        Some(SourceRef { origin: Origin::Memory(buf), seen: None, ..self.clone() })
     }
 
     /// File name without compression suffixes, for format hints.
