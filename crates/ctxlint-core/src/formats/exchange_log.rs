@@ -1,7 +1,8 @@
 //! `exchange-log`: JSONL of recorded exchanges, one `{"request": …,
 //! "response": …}` per line, where `request` is a body or holds one under
 //! `body` (claude-trace, claude-tap and similar proxies; see claude-tap's
-//! `tests/fixtures/*.jsonl`). A body may also be a JSON string. Lines whose
+//! `tests/fixtures/*.jsonl`), or one exchange saved as a whole JSON document
+//! ([`load_document`]). A body may also be a JSON string. Lines whose
 //! body matches no request format (token counting, model listing) are
 //! skipped and counted; the request index counts them (docs/spec.md §1).
 //!
@@ -24,24 +25,89 @@ use std::sync::Arc;
 /// Format id.
 pub const ID: FormatId = FormatId::new("exchange-log");
 
-/// Loads an exchange log.
-pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
+/// Loads an exchange log: JSONL, one exchange per line, or one exchange
+/// saved as a whole (pretty-printed) JSON document ([`load_document`]).
+pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
+    if let Some(input) = load_document(src, opts)? {
+        return Ok(input);
+    }
     let path: Arc<str> = src.display.as_str().into();
-    let mut requests = Vec::new();
-    let mut interner = Interner::default();
-    let mut skipped = 0;
-    let mut unread = Vec::new();
+    let mut acc = Acc { path, requests: Vec::new(), interner: Interner::default(), skipped: 0, unread: Vec::new() };
     let mut index = 0usize;
     let (bad_lines, _) = jsonl::read_lines(src, |line| {
-        let mut v: Value = match serde_json::from_slice(line.bytes) {
+        let v: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
             Err(e) => return jsonl::LineVerdict::Malformed(jsonl::describe_json_error(&e)),
         };
         let i = index;
         index += 1;
+        acc.exchange(v, i, line.no);
+        jsonl::LineVerdict::Ok
+    })?;
+    Ok(acc.finish(src, bad_lines.kept, bad_lines.more))
+}
+
+/// An exchange saved as one JSON document ([`is_exchange_document`]: a
+/// pretty-printed `{"request": …, "response": …}`, one file per exchange —
+/// the Datadog APM test agent's recordings, `tests/cassettes/<provider>/*.json`
+/// in dd-trace-py, whose `request` holds `method`, `url`, `headers` and the
+/// body as a JSON string —, or a `request` that is the body itself): read
+/// as an exchange log of that one exchange, at the line of its
+/// `request.body` (else of `request`). `None` when the input is not one
+/// such document (JSONL is read line by line).
+fn load_document(src: &SourceRef, _opts: &LoadOptions) -> Result<Option<Input>> {
+    let head = src.peek(super::PEEK)?;
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+    let Some(start) = body.iter().position(|c| !c.is_ascii_whitespace()) else { return Ok(None) };
+    let first = &body[start..];
+    let first_line = first.split(|&c| c == b'\n').next().unwrap_or_default();
+    // A first line that is a whole value is a JSONL record (or a one-line
+    // document, which JSONL reads as its one line).
+    if !first.starts_with(b"{") || serde_json::from_slice::<serde::de::IgnoredAny>(first_line).is_ok() {
+        return Ok(None);
+    }
+    let bytes = src.read_all()?;
+    let Ok(v) = serde_json::from_slice::<Value>(&bytes) else { return Ok(None) };
+    if !is_exchange_document(&v) {
+        return Ok(None);
+    }
+    let at = crate::locate::locate(&bytes, "/request/body").or_else(|| crate::locate::locate(&bytes, "/request"));
+    let line = at.map_or(1, |k| memchr::memchr_iter(b'\n', &bytes[..k]).count() as u32 + 1);
+    let path: Arc<str> = src.display.as_str().into();
+    let mut acc = Acc { path, requests: Vec::new(), interner: Interner::default(), skipped: 0, unread: Vec::new() };
+    acc.exchange(v, 0, line);
+    Ok(Some(acc.finish(src, Vec::new(), 0)))
+}
+
+/// Whether a whole JSON document is one recorded exchange: a `request`
+/// object that holds a `body` and the call's `method`, `url`, `uri` or
+/// `path`, beside a `response`; or a `request` that is itself a request
+/// body (UI-TARS / Tarko's agent snapshots, `loop-N/llm-request.jsonl`:
+/// `{provider, request: <OpenAI Chat body>, baseURL}` pretty-printed,
+/// bytedance/UI-TARS-desktop `multimodal/tarko/agent-snapshot`).
+pub fn is_exchange_document(v: &Value) -> bool {
+    let Some(req) = v.get("request").and_then(Value::as_object) else { return false };
+    let http = v.get("response").is_some()
+        && req.contains_key("body")
+        && ["method", "url", "uri", "path"].iter().any(|k| req.get(*k).is_some_and(Value::is_string));
+    http || super::sniff_body(&v["request"]).is_some_and(|f| f != super::pydantic_ai::ID)
+}
+
+/// The requests read so far, with what was skipped or could not be read.
+struct Acc {
+    path: Arc<str>,
+    requests: Vec<Request>,
+    interner: Interner,
+    skipped: usize,
+    unread: Vec<Unread>,
+}
+
+impl Acc {
+    /// Reads exchange `i` (`v`), its body at 1-based `line`.
+    fn exchange(&mut self, mut v: Value, i: usize, line: u32) {
         if v.get("request").is_none() {
-            skipped += 1;
-            return jsonl::LineVerdict::Ok;
+            self.skipped += 1;
+            return;
         }
         // The body is taken out of the line's value (nothing after reads it
         // there), not copied: a copy of every body was a sixth of the load.
@@ -59,68 +125,70 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                     &parsed
                 }
                 Err(_) => {
-                    skipped += 1;
+                    self.skipped += 1;
                     // Text that starts like JSON and does not parse; a form or
                     // multipart body is simply not a JSON model call.
                     if matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
                         let what = super::body::unparsed_json(s);
-                        unread.push(Unread { line: Some(line.no), pointer: ptr.to_string(), what });
+                        self.unread.push(Unread { line: Some(line), pointer: ptr.to_string(), what });
                     }
-                    return jsonl::LineVerdict::Ok;
+                    return;
                 }
             },
             b => b,
         };
         let Some(format) = super::sniff_body(body).filter(|f| *f != super::pydantic_ai::ID) else {
-            skipped += 1;
-            return jsonl::LineVerdict::Ok;
+            self.skipped += 1;
+            return;
         };
-        if let Some(mut r) = super::parse_body(format, body, &path, i, ptr) {
-            r.line = Some(line.no);
-            r.endpoint = req.get("path").or_else(|| req.get("url")).and_then(Value::as_str).map(|u| {
-                let p = u.split('?').next().unwrap_or(u);
-                let p = p
-                    .find("://")
-                    .map(|k| &p[k + 3..])
-                    .map(|rest| rest.find('/').map(|s| &rest[s..]).unwrap_or("/"))
-                    .unwrap_or(p);
-                p.into()
-            });
-            if let Some(id) = session_header(req.get("headers")) {
-                r.session_id = Some(id.into());
-            }
-            let resp = v.get("response");
-            if super::body::response_failed(resp) {
-                r.outcome = Some(Outcome::Failed);
-            }
-            r.response_id = resp
-                .and_then(|r| r.get("body").and_then(|b| b.get("id")).or_else(|| r.get("id")))
-                .and_then(Value::as_str)
-                .map(Into::into);
-            let facts = resp.map(response_facts).unwrap_or_default();
-            r.usage = facts.usage;
-            if facts.model.is_some() {
-                r.model = facts.model;
-            }
-            r.reply = facts.reply.known();
-            r.time = sent_at(req, &v);
-            interner.request(&mut r);
-            requests.push(r);
-        } else {
-            skipped += 1;
+        let Some(mut r) = super::parse_body(format, body, &self.path, i, ptr) else {
+            self.skipped += 1;
+            return;
+        };
+        r.line = Some(line);
+        r.endpoint = req.get("path").or_else(|| req.get("url")).and_then(Value::as_str).map(|u| {
+            let p = u.split('?').next().unwrap_or(u);
+            let p = p
+                .find("://")
+                .map(|k| &p[k + 3..])
+                .map(|rest| rest.find('/').map(|s| &rest[s..]).unwrap_or("/"))
+                .unwrap_or(p);
+            p.into()
+        });
+        if let Some(id) = session_header(req.get("headers")) {
+            r.session_id = Some(id.into());
         }
-        jsonl::LineVerdict::Ok
-    })?;
-    Ok(Input {
-        path: src.display.clone(),
-        format: ID,
-        body: Body::Stream(Stream { requests }),
-        bad_lines: bad_lines.kept,
-        more_bad_lines: bad_lines.more,
-        skipped,
-        unknown_records: 0,
-        unread,
-    })
+        let resp = v.get("response");
+        if super::body::response_failed(resp) {
+            r.outcome = Some(Outcome::Failed);
+        }
+        r.response_id = resp
+            .and_then(|r| r.get("body").and_then(|b| b.get("id")).or_else(|| r.get("id")))
+            .and_then(Value::as_str)
+            .map(Into::into);
+        let facts = resp.map(response_facts).unwrap_or_default();
+        r.usage = facts.usage;
+        if facts.model.is_some() {
+            r.model = facts.model;
+        }
+        r.reply = facts.reply.known();
+        r.time = sent_at(req, &v);
+        self.interner.request(&mut r);
+        self.requests.push(r);
+    }
+
+    fn finish(self, src: &SourceRef, bad_lines: Vec<BadLine>, more_bad_lines: usize) -> Input {
+        Input {
+            path: src.display.clone(),
+            format: ID,
+            body: Body::Stream(Stream { requests: self.requests }),
+            bad_lines,
+            more_bad_lines,
+            skipped: self.skipped,
+            unknown_records: 0,
+            unread: self.unread,
+        }
+    }
 }
 
 /// Request header names that carry a client session id, lower case.
@@ -152,8 +220,16 @@ pub static FORMAT: Format = Format {
     id: ID,
     shape: Shape::Stream,
     encoding: Encoding::Jsonl,
-    detect: Detect { record: Some(Sniffer { rank: 6, test: is_exchange }), ..Detect::NONE },
-    fit: Fit::Records { test: is_exchange, missing: "no line has a `request` object", document: None },
+    detect: Detect {
+        record: Some(Sniffer { rank: 6, test: is_exchange }),
+        document: Some(Sniffer { rank: 6, test: is_exchange_document }),
+        ..Detect::NONE
+    },
+    fit: Fit::Records {
+        test: is_exchange,
+        missing: "no line has a `request` object",
+        document: Some(is_exchange_document),
+    },
     read: Read::File(load),
     locate: Locate::Lines { span: None, document: None },
     record: None,
@@ -161,7 +237,7 @@ pub static FORMAT: Format = Format {
     store: None,
     agent_folders: &[],
     about: About {
-        what: "JSONL of recorded {request, response} exchanges (claude-trace, claude-tap and similar proxies)",
+        what: "JSONL of recorded {request, response} exchanges (claude-trace, claude-tap and similar proxies), or one exchange saved as a JSON document",
         kind: "stream of requests",
         location: "claude-trace: .claude-trace/log-*.jsonl in the project",
     },
