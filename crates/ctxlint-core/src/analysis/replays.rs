@@ -91,11 +91,25 @@ struct Attempt<'a> {
     last_time: u32,
     /// That entry.
     last_entry: Option<u32>,
+    /// A model call of the attempt showed text (the person read an answer).
+    showed_text: bool,
 }
 
 /// Finds replayed user turns in write order (each write-order lane on its own,
-/// see [`super::tree::lanes`]).
-pub fn replays(t: &Transcript) -> Vec<Replay> {
+/// see [`super::tree::lanes`]) of a transcript of `format`.
+///
+/// Gemini CLI: an attempt the person cancelled after the model had shown
+/// text is no failed attempt the same words replay. Gemini CLI never sends a
+/// turn again by itself; it writes `Request cancelled.` when the person
+/// cancels, also at a tool's confirmation (declining the tool), and the
+/// model's texts before that stay in the chat and in its history
+/// (packages/core/src/core/geminiChat.ts keeps every turn). The same short
+/// words after that (`yes` to the model's new proposal, `do it`, an error
+/// log pasted again because the error came back) answer what the model
+/// showed: a new turn. A copy after a cancel with no model text shown, or
+/// after an error, is still a replay.
+pub fn replays(format: FormatId, t: &Transcript) -> Vec<Replay> {
+    let gemini_cli = format == crate::formats::gemini_cli::ID;
     let mut out = Vec::new();
     let lanes = super::tree::lanes(t);
     let mut states: foldhash::HashMap<u32, (Option<u32>, Attempt)> =
@@ -130,6 +144,7 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
             let has_call = m.blocks().any(|b| b.kind == BlockKind::ToolCall);
             let has_text =
                 m.blocks().any(|b| b.kind == BlockKind::Text && (b.text_dropped || !b.text().trim().is_empty()));
+            att.showed_text |= has_text && !a.api_error && a.stop != Stop::Error;
             // A model call split over entries ends with a final text only if
             // none of its entries holds a tool call and one holds text.
             let g = e.call_group();
@@ -228,6 +243,8 @@ pub fn replays(t: &Transcript) -> Vec<Replay> {
                         // retry, not a person sending the text again: an error.
                         Some(Stop::Aborted) => match fallback() {
                             Some(f) => Some((false, format!("the attempt was aborted and {f}"))),
+                            // The person cancelled after reading the model's answer (see above).
+                            None if gemini_cli && att.showed_text => None,
                             None => Some((true, "the attempt was aborted".to_string())),
                         },
                         _ => fallback().map(|f| (false, f)),

@@ -59,7 +59,11 @@ assistant  stopReason: stop (provider-b)
 
 ## What it does not flag
 A user who repeats themselves after an attempt that ended normally; an entry written twice
-byte for byte (`not-append-only`); a compaction's kept tail re-sent after the summary.
+byte for byte (`not-append-only`); a compaction's kept tail re-sent after the summary. In
+Gemini CLI, the same words after the person cancelled a run in which the model had already
+shown text (`yes` again to the model's next proposal, after declining a tool at its
+confirmation): Gemini CLI never resends a turn itself, and the model's answer stays in its
+history, so the words answer what it showed.
 "#,
 };
 
