@@ -37,7 +37,11 @@
 //!   its `LLM RESPONSE` block is its reply (read and checked for shape; a
 //!   Chat-shaped stream has no response id, so continuity is decided by the
 //!   histories' first elements as for every Chat stream, docs/spec.md §1).
-//! - Within a block, each `-------` line starts a message; the role is the
+//! - Within a block, each `-------` line starts a message (a blank line in
+//!   files Aider wrote before v0.72, whose `format_messages` appended `""`
+//!   there: a block whose first line is blank is read so, a blank line then
+//!   starting a message only when the next line carries a role tag or ends
+//!   the block, else it is a blank line of a list item's raw text); the role is the
 //!   tag of its first line (`SYSTEM`, `USER`, `ASSISTANT`, `DEVELOPER`,
 //!   `TOOL`, `FUNCTION`). A message is list content when its first line is
 //!   `ROLE type: …` (*assumed*: Aider's list items put `type` first, and a
@@ -211,12 +215,21 @@ pub fn injected_prefix(text: &str) -> Option<&'static str> {
 /// The openings of Aider's chat-files messages (`Coder.get_chat_files_messages`,
 /// `aider/coders/base_coder.py`; texts `files_content_prefix`,
 /// `files_no_full_files`, `files_no_full_files_with_repo_map` of
-/// `aider/coders/base_prompts.py`): sent after the done messages, each with a
-/// canned assistant reply, so they move down as the history grows.
+/// `aider/coders/base_prompts.py`, and of the other modes' prompts:
+/// `ask_prompts.py`, `context_prompts.py`, `architect_prompts.py` ("…the full
+/// contents of any files with you yet."), `help_prompts.py`, the
+/// function-call coders' `wholefile_func_prompts.py`): sent after the done
+/// messages, each with a canned assistant reply, so they move down as the
+/// history grows.
 const CHAT_FILES: &[&str] = &[
     "I have *added these files to the chat*",
     "I am not sharing any files that you can edit yet.",
     "Don't try and edit any existing code without asking me to add the files to the chat!",
+    "I am not sharing the full contents of any files with you yet.",
+    "I am not sharing any files with you.",
+    "I am not sharing any files yet.",
+    "These are some files we have been discussing that we may want to edit after you answer my questions:",
+    "Here is the current content of the files:",
 ];
 
 /// The openings of the context messages Aider builds afresh for every
@@ -267,8 +280,11 @@ const EXAMPLE_OPENINGS: &[&str] = &[
 /// cleared with `/clear` or `/reset` too).
 const EXAMPLES_END: &str = "I switched to a new code base. Please don't consider the above files";
 
-/// The shortest text taken as a reminder (shorter repeats are no evidence).
-const MIN_REMINDER: usize = 32;
+/// The shortest text taken as a reminder (shorter repeats are no evidence):
+/// as long as the shortest Aider writes, the language line `Reply in
+/// English.` (`Coder.fmt_system_prompt`'s `language` sentence, the whole
+/// `system_reminder` of the ask and help modes).
+const MIN_REMINDER: usize = 16;
 
 /// The one full text of a message with a single text block.
 fn only_text(m: &Message) -> Option<&str> {
@@ -364,7 +380,12 @@ fn floating(msgs: &[Arc<Message>]) -> Floating {
         }
     } else if lm.role == Role::User {
         if let Some(at) = appended_reminder(sys, t) {
-            let key = super::body::chash(&json!({"role": "user", "content": &t[..at]}));
+            // A content that ended with a line break is read back without it
+            // when sent again alone (the log writes `splitlines()`, which
+            // drops a final one), but keeps it here, before the reminder.
+            let kept = &t[..at];
+            let kept = kept.strip_suffix('\n').unwrap_or(kept);
+            let key = super::body::chash(&json!({"role": "user", "content": kept}));
             f.appended = Some((last, t.len() - at, key));
         }
     }
@@ -423,6 +444,16 @@ struct PendingReq {
     positions: Vec<(String, Pos)>,
     /// Whether its `LLM RESPONSE` block was seen.
     answered: bool,
+    /// Its messages are separated by blank lines, as Aider wrote them before
+    /// v0.72 (`format_messages` appended `""` where it now appends
+    /// `-------`; Aider-AI/aider `aider/utils.py`): decided by the block's
+    /// first line (`None` until then).
+    blank_separated: Option<bool>,
+    /// A blank line just read in a blank-separated block (line, offset): a
+    /// message separator when the next line starts a message (a role tag,
+    /// or nothing: a header or the end), else a blank line inside a list
+    /// item's text (written raw, without a tag).
+    blank: Option<(u32, u64)>,
 }
 
 /// Which part of the file a line belongs to.
@@ -526,11 +557,14 @@ impl Parser {
                     last_role: None,
                     positions: Vec::new(),
                     answered: false,
+                    blank_separated: None,
+                    blank: None,
                 });
                 self.section = Section::Request;
                 return;
             }
             Some(Header::Response) => {
+                self.flush_blank();
                 self.finish_message();
                 match &mut self.req {
                     Some(r) if !r.answered => {
@@ -567,14 +601,28 @@ impl Parser {
                 }
             }
             Section::Request => {
-                if text == SEPARATOR {
-                    self.finish_message();
-                    let Some(r) = &mut self.req else { return };
-                    let ordinal = r.separators;
-                    r.separators += 1;
-                    r.positions.push((format!("/messages/{ordinal}"), Pos { line: no, column: 1, offset }));
-                    self.msg = Some(PendingMsg { ordinal, lines: Vec::new() });
+                let Some(r) = &mut self.req else { return };
+                let blank_separated = *r.blank_separated.get_or_insert(text.is_empty());
+                if text == SEPARATOR && !blank_separated {
+                    self.start_message(no, offset);
                     return;
+                }
+                if blank_separated {
+                    if text.is_empty() {
+                        // Two blank lines: the first began an empty message.
+                        self.flush_blank();
+                        if let Some(r) = &mut self.req {
+                            r.blank = Some((no, offset));
+                        }
+                        return;
+                    }
+                    if let Some((bno, boff)) = r.blank.take() {
+                        let tagged = split_tag(text).is_some_and(|(t, _)| role_of(t).is_some());
+                        match &mut self.msg {
+                            Some(m) if !tagged => m.lines.push(MsgLine { no: bno, offset: boff, text: String::new() }),
+                            _ => self.start_message(bno, boff),
+                        }
+                    }
                 }
                 match &mut self.msg {
                     Some(m) => m.lines.push(MsgLine { no, offset, text: text.to_string() }),
@@ -584,6 +632,25 @@ impl Parser {
                     }
                 }
             }
+        }
+    }
+
+    /// Starts message `/messages/N` of the pending request at its separator
+    /// (a `-------` line, or a blank line before v0.72) at line `no`.
+    fn start_message(&mut self, no: u32, offset: u64) {
+        self.finish_message();
+        let Some(r) = &mut self.req else { return };
+        let ordinal = r.separators;
+        r.separators += 1;
+        r.positions.push((format!("/messages/{ordinal}"), Pos { line: no, column: 1, offset }));
+        self.msg = Some(PendingMsg { ordinal, lines: Vec::new() });
+    }
+
+    /// A blank line left pending at a block's end, or before another blank
+    /// line, in a blank-separated block: it began a message of no line.
+    fn flush_blank(&mut self) {
+        if let Some((no, offset)) = self.req.as_mut().and_then(|r| r.blank.take()) {
+            self.start_message(no, offset);
         }
     }
 
@@ -737,6 +804,7 @@ impl Parser {
 
     /// Ends the pending request (and its message and reply).
     fn finish_request(&mut self) {
+        self.flush_blank();
         self.finish_message();
         let reply = self.reply.take();
         let Some(r) = self.req.take() else { return };
@@ -1047,6 +1115,73 @@ mod tests {
         assert_eq!(locate(&p, 16, ""), Some(Pos { line: 16, column: 1, offset: 224 }));
         assert_eq!(locate(&p, 16, "/messages/1"), None);
         assert_eq!((&TWO[42..45], &TWO[136..142], &TWO[224..230]), ("Act", "Change", "TO LLM"));
+    }
+
+    /// Before v0.72 Aider wrote a blank line where it now writes `-------`.
+    const OLD: &str = "TO LLM 2025-01-07T19:32:18\n\nSYSTEM Act as an expert.\nSYSTEM \nSYSTEM Be brief.\n\nUSER type: text\nUSER text: first line\n\nsecond line after a blank one\nUSER cache_control: {'type': 'ephemeral'}\n\n\nUSER Change it\nLLM RESPONSE 2025-01-07T19:32:20\nASSISTANT hello\n";
+
+    #[test]
+    fn blank_lines_separate_the_messages_of_a_block_before_v0_72() {
+        let p = parse(OLD);
+        assert!(p.bad.kept.is_empty(), "{:?}", reasons(&p));
+        assert_eq!(
+            messages(&p, 0),
+            vec![
+                ("system", "system", "/messages/0".into(), "Act as an expert.\n\nBe brief.".into()),
+                // A blank line inside a list item's text is no separator: the next line has no role tag.
+                ("user", "user", "/messages/1".into(), "first line\n\nsecond line after a blank one".into()),
+                // Two blank lines: a message with no line between them.
+                ("assistant", "assistant", "/messages/2".into(), "".into()),
+                ("user", "user", "/messages/3".into(), "Change it".into()),
+            ]
+        );
+        assert_eq!(p.replies, vec![Some("hello".to_string())]);
+        // The same block with `-------` lines reads the same.
+        let new =
+            OLD.replacen("\n\nSYSTEM", "\n-------\nSYSTEM", 1).replace("Be brief.\n\nUSER", "Be brief.\n-------\nUSER");
+        let new = new.replace("'ephemeral'}\n\n\nUSER", "'ephemeral'}\n-------\n-------\nUSER");
+        assert_eq!(messages(&parse(&new), 0), messages(&p, 0));
+    }
+
+    #[test]
+    fn a_reminder_after_a_final_line_break_floats() {
+        // The user's content ends with a line break: sent with the reminder it
+        // keeps it (`X\n` + `\n\n` + reminder), sent again alone it is read
+        // back without it (splitlines drops a final one).
+        let sys = "Act as an expert.\n```\n# Rules: every block must use this format, exactly.";
+        let rem = "# Rules: every block must use this format, exactly.";
+        let msgs: Vec<Arc<Message>> = [
+            json!({"role": "system", "content": sys}),
+            json!({"role": "user", "content": format!("</userRequest>\n\n\n{rem}")}),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| msg_of(v, i))
+        .collect();
+        let (at, len, key) = floating(&msgs).appended.expect("the reminder floats");
+        assert_eq!((at, len), (1, rem.len() + 2));
+        assert_eq!(key, super::super::body::chash(&json!({"role": "user", "content": "</userRequest>"})));
+    }
+
+    #[test]
+    fn the_other_modes_chat_files_pair_and_the_language_reminder_float() {
+        let msgs: Vec<Arc<Message>> = [
+            json!({"role": "system", "content": "Act as an expert code analyst.\nReply in English."}),
+            json!({"role": "user", "content": "what does main.py do?"}),
+            json!({"role": "assistant", "content": "It parses the arguments."}),
+            json!({"role": "user", "content": "I am not sharing the full contents of any files with you yet."}),
+            json!({"role": "assistant", "content": "Ok."}),
+            json!({"role": "user", "content": "and utils.py?\n\nReply in English."}),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| msg_of(v, i))
+        .collect();
+        let f = floating(&msgs);
+        assert_eq!(f.messages, vec![3, 4]);
+        let (at, len, key) = f.appended.expect("`Reply in English.` is the ask mode's reminder");
+        assert_eq!((at, len), (5, "\n\nReply in English.".len()));
+        assert_eq!(key, super::super::body::chash(&json!({"role": "user", "content": "and utils.py?"})));
     }
 
     #[test]
