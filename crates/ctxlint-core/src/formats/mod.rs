@@ -260,7 +260,7 @@ mod registry_tests {
         assert_eq!(ids(s.weak_record.iter().map(|x| x.0).collect()), ["claude-code", "pi-session"]);
         assert_eq!(
             ids(s.document.iter().map(|x| x.0).collect()),
-            ["har", "otel-genai", "gemini-cli", "cline-history", "opencode"]
+            ["har", "otel-genai", "gemini-cli", "cline-history", "opencode", "exchange-log"]
         );
         assert_eq!(
             ids(s.body.iter().map(|x| x.0).collect()),

@@ -23,6 +23,14 @@ pub fn sniff(v: &Value) -> bool {
     // A response object (`"object": "response"`, saved by a test or a
     // tracer) echoes the request's `instructions`: it is no request.
     v.get("object").and_then(Value::as_str) != Some("response")
+        // The API's parameters are snake_case names: a map of span
+        // attributes (`gen_ai.operation.name`, and an `input` string) or an
+        // Agents SDK run state (`$schemaVersion`, `original_input`, …) that
+        // holds an `input` is no request body.
+        && v.as_object().is_some_and(|o| {
+            o.keys().all(|k| k.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_'))
+        })
+        && v.get("original_input").is_none()
         && v.get("messages").is_none()
         && v.get("contents").is_none()
         && (v.get("input").is_some_and(|i| i.is_array() || i.is_string())
@@ -217,6 +225,21 @@ pub static FORMAT: Format = Format::request_body(
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    #[test]
+    fn span_attributes_and_an_agents_run_state_are_no_request_body() {
+        // A bare map of OpenTelemetry span attributes with an `input` string
+        // (an instrumentation's test snapshot).
+        let attrs =
+            json!({"gen_ai.operation.name": "chat", "input": "{\"messages\": []}", "gen_ai.input.messages": "[]"});
+        assert!(!super::sniff(&attrs));
+        // An OpenAI Agents SDK RunState (tests/fixtures/run_state/features/*.json).
+        let state = json!({"$schemaVersion": "1.0", "original_input": "hi", "generated_items": [], "input": "hi"});
+        assert!(!super::sniff(&state));
+        assert!(!super::sniff(&json!({"original_input": "hi", "input": "hi"})));
+        // A request body.
+        assert!(super::sniff(&json!({"model": "gpt-5", "input": "hi", "store": false, "max_output_tokens": 50})));
+    }
 
     #[test]
     fn a_response_object_is_no_request_body() {
