@@ -50,6 +50,10 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
   `[OpenClaw heartbeat poll]` turns) — and a user turn reported by `duplicate-user-turn` (a runtime event delivered
   as a user message, such as an OpenClaw task-completion event, is no prompt: the same event
   delivered twice is reported);
+- in Codex, Gemini CLI / Qwen Code, Copilot CLI and OpenClaw (after the sender envelope), an
+  untagged paragraph of a person's prompt whose first copy was in a prompt of theirs too:
+  their own text sent again (a pasted log, a custom prompt expanded again, a scheduled
+  prompt resumed daily with a new run id before it); these runtimes tag what they inject;
 - per-event wrapper text a runtime puts around every event of a kind by design (the
   built-in list below, with the upstream source of each), and text matching a
   `context-block-allow` pattern in `ctxlint.toml`;
@@ -670,8 +674,14 @@ pub fn check(cx: &mut RuleContext) {
             // sender envelope; what follows a `Sender (untrusted metadata)`
             // or `Conversation info (untrusted metadata)` envelope
             // (openclaw `src/auto-reply/envelope.ts`) is the sender's.
+            // Copilot CLI too: what it adds to the person's `content` in the
+            // `transformedContent` it sends is tagged (`<current_datetime>`,
+            // `<reminder>`, `<agent_instructions>`, `<tools_changed_notice>`),
+            // so an untagged paragraph is the person's (a scheduler resuming
+            // one session daily with the same long prompt: a real false alarm).
             let own_words = prompt
                 && (input.format == crate::formats::codex_rollout::ID
+                    || input.format == crate::formats::copilot_cli::ID
                     || input.format == crate::formats::gemini_cli::ID
                     || (input.format == crate::formats::pi_session::ID && after_envelope(m)));
             let mut quiet: Option<bool> = replayed.contains(&(i as u32)).then_some(true);
