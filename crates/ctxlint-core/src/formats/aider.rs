@@ -379,7 +379,14 @@ fn floating(msgs: &[Arc<Message>]) -> Floating {
             f.messages.push(last);
         }
     } else if lm.role == Role::User {
-        if let Some(at) = appended_reminder(sys, t) {
+        if let Some(mut at) = appended_reminder(sys, t) {
+            // Where the content ends when line breaks run into the reminder
+            // (`content\n\n` + `\n\n` + reminder): the last place in that run
+            // the reminder may start from, since the reminder itself starts
+            // as the system prompt's end does.
+            while t.as_bytes().get(at + 2) == Some(&b'\n') && is_reminder_of(sys, &t[at + 3..]) {
+                at += 1;
+            }
             // A content that ended with a line break is read back without it
             // when sent again alone (the log writes `splitlines()`, which
             // drops a final one), but keeps it here, before the reminder.
@@ -449,11 +456,12 @@ struct PendingReq {
     /// `-------`; Aider-AI/aider `aider/utils.py`): decided by the block's
     /// first line (`None` until then).
     blank_separated: Option<bool>,
-    /// A blank line just read in a blank-separated block (line, offset): a
-    /// message separator when the next line starts a message (a role tag,
-    /// or nothing: a header or the end), else a blank line inside a list
-    /// item's text (written raw, without a tag).
-    blank: Option<(u32, u64)>,
+    /// The blank lines just read in a blank-separated block (line, offset):
+    /// message separators (all but the last beginning a message of no line)
+    /// when the next line starts a message (a role tag, or nothing: a
+    /// header or the end), else blank lines inside a list item's text
+    /// (written raw, without a tag).
+    blanks: Vec<(u32, u64)>,
 }
 
 /// Which part of the file a line belongs to.
@@ -558,7 +566,7 @@ impl Parser {
                     positions: Vec::new(),
                     answered: false,
                     blank_separated: None,
-                    blank: None,
+                    blanks: Vec::new(),
                 });
                 self.section = Section::Request;
                 return;
@@ -609,19 +617,20 @@ impl Parser {
                 }
                 if blank_separated {
                     if text.is_empty() {
-                        // Two blank lines: the first began an empty message.
-                        self.flush_blank();
-                        if let Some(r) = &mut self.req {
-                            r.blank = Some((no, offset));
-                        }
+                        r.blanks.push((no, offset));
                         return;
                     }
-                    if let Some((bno, boff)) = r.blank.take() {
-                        let tagged = split_tag(text).is_some_and(|(t, _)| role_of(t).is_some());
-                        match &mut self.msg {
-                            Some(m) if !tagged => m.lines.push(MsgLine { no: bno, offset: boff, text: String::new() }),
-                            _ => self.start_message(bno, boff),
+                    let tagged = split_tag(text).is_some_and(|(t, _)| role_of(t).is_some());
+                    match &mut self.msg {
+                        Some(m) if !tagged => {
+                            let blanks = std::mem::take(&mut r.blanks);
+                            m.lines.extend(blanks.into_iter().map(|(no, offset)| MsgLine {
+                                no,
+                                offset,
+                                text: String::new(),
+                            }));
                         }
+                        _ => self.flush_blank(),
                     }
                 }
                 match &mut self.msg {
@@ -646,10 +655,11 @@ impl Parser {
         self.msg = Some(PendingMsg { ordinal, lines: Vec::new() });
     }
 
-    /// A blank line left pending at a block's end, or before another blank
-    /// line, in a blank-separated block: it began a message of no line.
+    /// The blank lines pending in a blank-separated block, read as
+    /// separators: each begins a message (all but the last with no line).
     fn flush_blank(&mut self) {
-        if let Some((no, offset)) = self.req.as_mut().and_then(|r| r.blank.take()) {
+        let blanks = self.req.as_mut().map(|r| std::mem::take(&mut r.blanks)).unwrap_or_default();
+        for (no, offset) in blanks {
             self.start_message(no, offset);
         }
     }
@@ -1118,7 +1128,7 @@ mod tests {
     }
 
     /// Before v0.72 Aider wrote a blank line where it now writes `-------`.
-    const OLD: &str = "TO LLM 2025-01-07T19:32:18\n\nSYSTEM Act as an expert.\nSYSTEM \nSYSTEM Be brief.\n\nUSER type: text\nUSER text: first line\n\nsecond line after a blank one\nUSER cache_control: {'type': 'ephemeral'}\n\n\nUSER Change it\nLLM RESPONSE 2025-01-07T19:32:20\nASSISTANT hello\n";
+    const OLD: &str = "TO LLM 2025-01-07T19:32:18\n\nSYSTEM Act as an expert.\nSYSTEM \nSYSTEM Be brief.\n\nUSER type: text\nUSER text: first line\n\n\nsecond line after two blank ones\nUSER cache_control: {'type': 'ephemeral'}\n\n\nUSER Change it\nLLM RESPONSE 2025-01-07T19:32:20\nASSISTANT hello\n";
 
     #[test]
     fn blank_lines_separate_the_messages_of_a_block_before_v0_72() {
@@ -1128,8 +1138,8 @@ mod tests {
             messages(&p, 0),
             vec![
                 ("system", "system", "/messages/0".into(), "Act as an expert.\n\nBe brief.".into()),
-                // A blank line inside a list item's text is no separator: the next line has no role tag.
-                ("user", "user", "/messages/1".into(), "first line\n\nsecond line after a blank one".into()),
+                // Blank lines inside a list item's text are no separators: the next line has no role tag.
+                ("user", "user", "/messages/1".into(), "first line\n\n\nsecond line after two blank ones".into()),
                 // Two blank lines: a message with no line between them.
                 ("assistant", "assistant", "/messages/2".into(), "".into()),
                 ("user", "user", "/messages/3".into(), "Change it".into()),
@@ -1161,6 +1171,24 @@ mod tests {
         let (at, len, key) = floating(&msgs).appended.expect("the reminder floats");
         assert_eq!((at, len), (1, rem.len() + 2));
         assert_eq!(key, super::super::body::chash(&json!({"role": "user", "content": "</userRequest>"})));
+        // Line breaks running into a reminder that the system prompt sets off
+        // with a blank line (`main\n` + `\n` + reminder): the content ended
+        // with two, and is read back with one.
+        let sys =
+            "Act as an expert.\nOnly change the files that need it.\n\nTo suggest changes, return the whole file.";
+        let msgs: Vec<Arc<Message>> = [
+            json!({"role": "system", "content": sys}),
+            json!({"role": "user", "content": "# Fix any errors below\n...\n\n\n\nTo suggest changes, return the whole file."}),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| msg_of(v, i))
+        .collect();
+        let (_, _, key) = floating(&msgs).appended.expect("the reminder floats");
+        assert_eq!(
+            key,
+            super::super::body::chash(&json!({"role": "user", "content": "# Fix any errors below\n...\n"}))
+        );
     }
 
     #[test]
