@@ -44,8 +44,8 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
   as user text, a supervisor given its workers' answers as user messages, Aider's
   "SEARCH/REPLACE block failed to match" message quoting the model's search block);
 - the latest compaction summary (earlier summaries are not in context at all);
-- a recurring prompt: a user turn whose text, per-message envelopes and timestamps aside,
-  equals an earlier user turn's (heartbeat polls, cron triggers, a person repeating
+- a recurring prompt: a user turn whose text, per-message envelopes, timestamps and a
+  reminder appended by design (Aider's) aside, equals an earlier user turn's (heartbeat polls, cron triggers, a person repeating
   themselves) — also when the prompt rides in its turn's runtime-context carrier (OpenClaw's
   `[OpenClaw heartbeat poll]` turns) — and a user turn reported by `duplicate-user-turn` (a runtime event delivered
   as a user message, such as an OpenClaw task-completion event, is no prompt: the same event
@@ -805,17 +805,33 @@ pub fn check(cx: &mut RuleContext) {
                 ..Default::default()
             };
             let mut recurring_memo: foldhash::HashMap<u32, bool> = Default::default();
+            // A turn's key without the reminder appended to it by design
+            // (Aider's `system_reminder`: the person asking again is a
+            // recurring prompt whether or not the reminder rides on it).
+            let key_of = |j: u32| -> u64 {
+                let m = &r.messages[j as usize];
+                match r.floating.appended {
+                    Some((mi, len, _)) if mi as u32 == j && !m.blocks.is_empty() => {
+                        let last = m.blocks.len() - 1;
+                        crate::analysis::turns::key_blocks(m.blocks.iter().enumerate().map(|(x, b)| {
+                            if x == last {
+                                let t = b.text.get(..b.text.len().saturating_sub(len)).unwrap_or(&b.text);
+                                (b.kind, t, hash_str(t))
+                            } else {
+                                (b.kind, b.text.as_ref(), b.text_hash)
+                            }
+                        }))
+                    }
+                    _ => turn_key(m),
+                }
+            };
             for (occ, b, m) in &units {
                 let mut recurring = || {
                     let j = occ.unit;
                     if j & dup::SLOT != 0 || turns.list.binary_search(&j).is_err() {
                         return false;
                     }
-                    *recurring_memo.entry(j).or_insert_with(|| {
-                        turns.repeats_earlier(j, turn_key(&r.messages[j as usize]), |k| {
-                            Some(turn_key(&r.messages[k as usize]))
-                        })
-                    })
+                    *recurring_memo.entry(j).or_insert_with(|| turns.repeats_earlier(j, key_of(j), |k| Some(key_of(k))))
                 };
                 // A reminder appended to the last message repeats the end of
                 // the system prompt by design (Aider's `system_reminder`).
