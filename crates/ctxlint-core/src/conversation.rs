@@ -955,8 +955,8 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             };
             pair.rewrite = Some(Rewrite {
                 level: Level::Tools,
-                pointer: b.tools.as_ref().map(|t| t.0.clone()).unwrap_or_else(|| b.pointer.clone()),
-                prev_pointer: a.tools.as_ref().map(|t| t.0.clone()),
+                pointer: b.tools.as_ref().map(|t| b.at(&t.0)).unwrap_or_else(|| b.pointer.clone()),
+                prev_pointer: a.tools.as_ref().map(|t| a.at(&t.0)),
                 what,
                 text: pb.to_string(),
                 diff: unified(pa, pb),
@@ -983,14 +983,14 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
                     pair.rewrite = Some(Rewrite {
                         level: Level::System,
                         pointer: b.pointer.clone(),
-                        prev_pointer: Some(sa.pointer.clone()),
+                        prev_pointer: Some(a.at(&sa.pointer)),
                         what: format!("the `{}` slot is no longer sent (its text is sent elsewhere)", sa.kind.as_str()),
                         text: String::new(),
                         diff: unified(&text, ""),
                     });
                 }
             } else {
-                pair.dropped.push(Dropped { pointer: sa.pointer.clone(), text, slot: Some(sa.kind), standing: true });
+                pair.dropped.push(Dropped { pointer: a.at(&sa.pointer), text, slot: Some(sa.kind), standing: true });
             }
             continue;
         };
@@ -1004,7 +1004,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
                 let p = &sa.parts[i];
                 if !p.text.trim().is_empty() && !b_texts.contains(p.text.trim()) {
                     pair.dropped.push(Dropped {
-                        pointer: p.pointer.to_string(),
+                        pointer: a.at(&p.pointer),
                         text: p.text.to_string(),
                         slot: Some(sa.kind),
                         standing: true,
@@ -1026,8 +1026,8 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             }
             pair.rewrite = Some(Rewrite {
                 level: Level::System,
-                pointer: pb.map(|p| p.pointer.to_string()).unwrap_or_else(|| sb.pointer.clone()),
-                prev_pointer: pa.map(|p| p.pointer.to_string()),
+                pointer: b.at(pb.map_or(sb.pointer.as_str(), |p| &*p.pointer)),
+                prev_pointer: pa.map(|p| a.at(&p.pointer)),
                 what: format!("the `{}` slot changed", sa.kind.as_str()),
                 text: pb.map(|p| p.text.to_string()).unwrap_or_default(),
                 diff: unified(pa.map(|p| p.text.as_ref()).unwrap_or(""), pb.map(|p| p.text.as_ref()).unwrap_or("")),
@@ -1040,7 +1040,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         }) {
             pair.rewrite = Some(Rewrite {
                 level: Level::System,
-                pointer: sb.pointer.clone(),
+                pointer: b.at(&sb.pointer),
                 prev_pointer: None,
                 what: format!("a `{}` slot is sent that the previous request did not send", sb.kind.as_str()),
                 text: join_parts(&sb.parts.iter().collect::<Vec<_>>()),
@@ -1076,7 +1076,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         if x.system && !moved && (!y.system || ea.get(i + 1).is_some_and(|n| n.key == y.key)) {
             // Vanished (not replaced in place): dropped-system-prompt only.
             let standing = ea[..i].iter().all(|e| e.system);
-            pair.dropped.push(Dropped { pointer: x.pointer.to_string(), text: x.text(a), slot: None, standing });
+            pair.dropped.push(Dropped { pointer: a.at(x.pointer), text: x.text(a), slot: None, standing });
             i += 1;
             continue;
         }
@@ -1109,8 +1109,8 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             }
             pair.rewrite = Some(Rewrite {
                 level,
-                pointer: y.pointer.to_string(),
-                prev_pointer: Some(x.pointer.to_string()),
+                pointer: b.at(y.pointer),
+                prev_pointer: Some(a.at(x.pointer)),
                 what: format!(
                     "this {} differs from the {} the previous request sent here",
                     y.describe(b),
@@ -1271,7 +1271,7 @@ fn element_diff(a: &Request, x: &Element, b: &Request, y: &Element) -> String {
     if ta == tb {
         d = format!("(same text; the {} differs in other fields, e.g. ids, types or signatures)\n", y.describe(b));
     }
-    format!("--- request {} {}\n+++ request {} {}\n{d}", a.index, x.pointer, b.index, y.pointer)
+    format!("--- request {} {}\n+++ request {} {}\n{d}", a.index, a.at(x.pointer), b.index, b.at(y.pointer))
 }
 
 /// A short unified diff of two texts (at most 40 lines).

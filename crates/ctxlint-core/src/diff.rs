@@ -432,18 +432,18 @@ fn is_retry(a: &Request, b: &Request) -> bool {
 }
 
 fn tools(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
-    let side = |t: &(String, u64, String)| Side {
-        pointer: t.0.clone(),
+    let side = |r: &Request, t: &(String, u64, String)| Side {
+        pointer: r.at(&t.0),
         what: "tools".into(),
         text: mask_secrets(&t.2),
         bytes: t.2.len(),
     };
     match (&a.tools, &b.tools) {
         (None, None) => {}
-        (Some(x), None) => out.push(change(Op::Removed, Level::Tools, Some(side(x)), None)),
-        (None, Some(y)) => out.push(change(Op::Added, Level::Tools, None, Some(side(y)))),
+        (Some(x), None) => out.push(change(Op::Removed, Level::Tools, Some(side(a, x)), None)),
+        (None, Some(y)) => out.push(change(Op::Added, Level::Tools, None, Some(side(b, y)))),
         (Some(x), Some(y)) => {
-            let (sa, sb) = (side(x), side(y));
+            let (sa, sb) = (side(a, x), side(b, y));
             if x.1 == y.1 {
                 out.push(change(Op::Same, Level::Tools, Some(sa), Some(sb)));
             } else {
@@ -479,8 +479,8 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
         let pa: Vec<&Block> = a.slots.iter().filter(|s| s.kind == kind).flat_map(|s| &s.parts).collect();
         let pb: Vec<&Block> = b.slots.iter().filter(|s| s.kind == kind).flat_map(|s| &s.parts).collect();
         let key = |p: &&Block| if p.json_hash != 0 { p.json_hash } else { p.text_hash };
-        let side = |p: &Block| Side {
-            pointer: p.pointer.to_string(),
+        let side = |r: &Request, p: &Block| Side {
+            pointer: r.at(&p.pointer),
             what: format!("`{}` part", kind.as_str()),
             text: mask_secrets(&p.text),
             bytes: p.text_len as usize,
@@ -492,11 +492,11 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
             &vec![0; pb.len()],
         ) {
             out.push(match pairing {
-                Pairing::Same(i, j) => change(Op::Same, Level::System, Some(side(pa[i])), Some(side(pb[j]))),
-                Pairing::Removed(i) => change(Op::Removed, Level::System, Some(side(pa[i])), None),
-                Pairing::Added(j) => change(Op::Added, Level::System, None, Some(side(pb[j]))),
+                Pairing::Same(i, j) => change(Op::Same, Level::System, Some(side(a, pa[i])), Some(side(b, pb[j]))),
+                Pairing::Removed(i) => change(Op::Removed, Level::System, Some(side(a, pa[i])), None),
+                Pairing::Added(j) => change(Op::Added, Level::System, None, Some(side(b, pb[j]))),
                 Pairing::Changed(i, j) => {
-                    let (sa, sb) = (side(pa[i]), side(pb[j]));
+                    let (sa, sb) = (side(a, pa[i]), side(b, pb[j]));
                     let mut d = text_change_until(&sa.text, &sb.text, deadline);
                     if d.hunks.is_empty() {
                         d.note = Some(other_fields(a, &sa.pointer, b, &sb.pointer, &mut d, deadline));
@@ -524,7 +524,7 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>, dead
             None => m.blocks.iter().collect(),
         };
         Side {
-            pointer: e.pointer.to_string(),
+            pointer: r.at(e.pointer),
             what: e.describe(r),
             text: if text {
                 mask_secrets(&blocks.iter().map(|b| display_text(b)).collect::<Vec<_>>().join("\n"))

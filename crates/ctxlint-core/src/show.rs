@@ -816,8 +816,16 @@ fn request_unit_from(r: &Request, text_chars: usize, skip: usize) -> Unit {
         }
         pos += 1;
     }
+    if r.relative {
+        for m in &mut messages {
+            m.pointer = r.at(&m.pointer);
+            for b in &mut m.blocks {
+                b.pointer = r.at(&b.pointer);
+            }
+        }
+    }
     let tools = r.tools.as_ref().map(|(p, h, text)| Tools {
-        pointer: p.clone(),
+        pointer: r.at(p),
         bytes: text.len(),
         count: serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.as_array().map(Vec::len)),
         hash: format!("{:08x}", h >> 32),

@@ -230,14 +230,14 @@ impl StreamMemo {
     }
 }
 
-/// The pointer of a request unit's block.
+/// The JSON Pointer in the file of a request unit's block ([`Request::at`]).
 pub fn unit_pointer(r: &Request, occ: Occ) -> String {
     if occ.unit & SLOT != 0 {
         let s = ((occ.unit & !SLOT) >> 16) as usize;
         let p = (occ.unit & 0xffff) as usize;
-        return r.slots[s].parts[p].pointer.to_string();
+        return r.at(&r.slots[s].parts[p].pointer);
     }
-    r.messages[occ.unit as usize].blocks[occ.block as usize].pointer.to_string()
+    r.at(&r.messages[occ.unit as usize].blocks[occ.block as usize].pointer)
 }
 
 /// The block of a request unit.

@@ -78,6 +78,7 @@ pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &st
         usage_is_run_total: false,
         model: None,
         time: 0,
+        relative: false,
     }
 }
 

@@ -330,8 +330,37 @@ fn streamed_document(src: &SourceRef) -> Option<Detection> {
 
 /// The detection of `src` read as one JSON document (a request body, a
 /// pydantic-ai history), or `None` when it is not one.
+///
+/// A large document whose first key is `log` is first read as an HTTP
+/// Archive streams ([`streamed_archive`]), so that detection does not hold
+/// the file (a 117 MB archive was read whole here, then again entry by entry
+/// to load it: the detection was the run's peak memory).
 fn whole_document(src: &SourceRef) -> Result<Option<Detection>> {
+    if src.size().is_some_and(|n| (har::STREAM_FROM..=MAX_DOCUMENT).contains(&n)) && streamed_archive(src) {
+        return Ok(Some(Detection::Format(har::ID)));
+    }
     Ok(document_detection(&src.read_all()?, None))
+}
+
+/// Whether `src`, read as it streams, is an HTTP Archive as
+/// [`document_detection`] decides from the whole document: its first key
+/// `log`, each element of `log.entries` valid JSON, and the document with
+/// that array emptied (the outline [`crate::source::stream_array`] gives)
+/// an archive by the same test. (The test reads the outline the same way
+/// it reads the whole: `log.entries` is still an array, the other members
+/// are all there, and JSON whose every element parses in an outline that
+/// parses is JSON.) Holds one entry at a time. `false` when it does not read
+/// so — not an archive, or one that is not valid JSON —: the caller then
+/// reads the document whole, which decides.
+fn streamed_archive(src: &SourceRef) -> bool {
+    let Ok(head) = src.peek(4096) else { return false };
+    if !first_key_is(&head, b"log") {
+        return false;
+    }
+    let Ok(mut r) = src.open() else { return false };
+    let valid = |_: usize, bytes: &[u8], _: u64| serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
+    crate::source::stream_array(&mut r, &["log", "entries"], 256 * 1024, valid)
+        .is_some_and(|outline| matches!(document_detection(&outline, None), Some(Detection::Format(f)) if f == har::ID))
 }
 
 /// A first line at least this long (bytes) that parses is detected as a
@@ -580,6 +609,56 @@ mod detect_tests {
             session: None,
         };
         detect_input(&src).expect("reads")
+    }
+
+    /// An archive is recognised as it streams ([`streamed_archive`]) exactly
+    /// when the whole document is one ([`document_detection`]): every
+    /// fixture archive, also on one line and after a byte-order mark, and
+    /// documents that are not archives or not valid JSON (left to the whole
+    /// reading).
+    #[test]
+    fn an_archive_is_recognised_as_it_streams_as_when_read_whole() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/formats/har");
+        let mut docs: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "har"))
+            .map(|p| std::fs::read_to_string(&p).unwrap())
+            .collect();
+        assert!(docs.len() >= 8);
+        let one_line: Vec<String> =
+            docs.iter().map(|d| serde_json::from_str::<Value>(d).unwrap().to_string()).collect();
+        let bom: Vec<String> = docs.iter().map(|d| format!("\u{FEFF}{d}")).collect();
+        docs.extend(one_line);
+        docs.extend(bom);
+        let not_archives = [
+            r#"{"log": {"version": "1.2", "entries": [{}]}} x"#,
+            r#"{"log": {"version": "1.2", "entries": [{"a": tru}]}}"#,
+            r#"{"log": {"version": "1.2", "entries": [{}]}, "traceSchema": "openclaw-trajectory"}"#,
+            r#"{"log": {"entries": [{}]}}"#,
+            r#"{"log": {"version": 2, "entries": [{}]}}"#,
+            r#"{"log": {"version": "1.2", "entries": {}}}"#,
+            r#"{"log": [], "entries": []}"#,
+            r#"{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}"#,
+            r#"{"log": {"version": "1.2", "entries": [{}]}, "log": {"entries": []}}"#,
+        ];
+        let mut archives = 0;
+        for d in docs.iter().map(String::as_str).chain(not_archives) {
+            let src = SourceRef {
+                display: "a.har".into(),
+                origin: crate::source::Origin::Memory(d.as_bytes().to_vec().into()),
+                seen: None,
+                session: None,
+            };
+            // (The loop of `detect_input` reads a document's first line
+            // without its byte-order mark, and so an archive with one.)
+            let body = d.strip_prefix('\u{FEFF}').unwrap_or(d);
+            let whole = document_detection(body.as_bytes(), None) == Some(Detection::Format(har::ID));
+            assert_eq!(streamed_archive(&src), whole, "{}", &d[..d.len().min(120)]);
+            archives += usize::from(whole);
+        }
+        assert_eq!(archives, docs.len());
     }
 
     /// A whole document on one long line is detected as it is read

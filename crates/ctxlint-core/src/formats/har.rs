@@ -305,7 +305,7 @@ impl Acc {
         let format = known
             .filter(|f| body_fits(*f, &v))
             .or_else(|| super::sniff_body(&v).filter(|f| *f != super::pydantic_ai::ID));
-        let Some(mut r) = format.and_then(|f| super::parse_body(f, &v, &self.path, i, &base)) else {
+        let Some(mut r) = format.and_then(|f| super::parse_body(f, &v, &self.path, i, "")) else {
             self.skipped += 1;
             return;
         };
@@ -326,8 +326,12 @@ impl Acc {
         }
         let started = started_ms(e);
         r.time = started.map_or(0, |ms| (ms / 1000).clamp(0, u32::MAX as i64) as u32);
-        // Pointers begin with the entry's own base: no message is sent again.
-        self.interner.texts(&mut r);
+        // The body's elements hold pointers relative to it (the entry's own
+        // base is `r.pointer`): a message the next entry sends again is then
+        // equal to this one's and held once.
+        r.pointer = base;
+        r.relative = true;
+        self.interner.request(&mut r);
         self.requests.push((started, r));
     }
 
@@ -350,7 +354,7 @@ impl Acc {
 
 /// Archives at least this large (bytes) are read as they stream
 /// ([`stream`]); smaller ones are read whole, which costs less to set up.
-const STREAM_FROM: u64 = 1 << 20;
+pub(super) const STREAM_FROM: u64 = 1 << 20;
 
 /// Loads an archive as one stream. An archive of [`STREAM_FROM`] bytes or
 /// more is parsed as it is read ([`stream`]), each entry read and dropped
@@ -620,12 +624,41 @@ mod tests {
                 ),
             ]
         );
-        assert_eq!(s.requests[1].messages[1].pointer, "/log/entries/0/request/postData/text/messages/1");
+        // Held relative to the entry's body, given in the file by `at`.
+        assert_eq!(s.requests[1].messages[1].pointer, "/messages/1");
+        assert_eq!(
+            s.requests[1].at(&s.requests[1].messages[1].pointer),
+            "/log/entries/0/request/postData/text/messages/1"
+        );
         // Pretty-printed: the line of each entry's `"text": …`.
         let pretty = serde_json::to_string_pretty(&v).unwrap();
         let line_of = |needle: &str| pretty.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1;
         assert_eq!(s.requests[1].line, Some(line_of("\"text\": \"{\\\"model\\\":\\\"gpt-4o\\\"")));
         assert_eq!(s.requests[0].line, Some(line_of("\"text\": \"{\\\"model\\\":\\\"gpt-4.1\\\"")));
+    }
+
+    #[test]
+    fn history_an_entry_sends_again_is_held_once_at_each_entrys_pointers() {
+        let first = json!({"model": "gpt-4o", "messages": [
+            {"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}]});
+        let second = json!({"model": "gpt-4o", "messages": [
+            {"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "hello"}, {"role": "user", "content": "bye"}]});
+        let url = "https://api.openai.com/v1/chat/completions";
+        let v = har(vec![
+            entry("2025-01-01T00:00:00Z", "POST", url, Some(text(&first)), None),
+            entry("2025-01-01T00:00:01Z", "POST", url, Some(text(&second)), None),
+        ]);
+        let inp = load_json(&v);
+        let Body::Stream(s) = &inp.body else { panic!() };
+        let (a, b) = (&s.requests[0], &s.requests[1]);
+        assert!(a.relative && b.relative);
+        assert!(Arc::ptr_eq(&a.messages[0], &b.messages[0]));
+        assert!(Arc::ptr_eq(&a.messages[1], &b.messages[1]));
+        assert_eq!(a.at(&a.messages[1].pointer), "/log/entries/0/request/postData/text/messages/1");
+        assert_eq!(b.at(&b.messages[1].pointer), "/log/entries/1/request/postData/text/messages/1");
+        assert_eq!(b.rel(&b.messages[3].blocks[0].pointer), "/messages/3");
+        assert_eq!(b.at(&b.messages[3].blocks[0].pointer), "/log/entries/1/request/postData/text/messages/3");
     }
 
     #[test]

@@ -565,7 +565,10 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         };
         let parsed = body.filter(|_| model_call).and_then(|(v, ptr)| {
             let f = super::sniff_body(&v).filter(|f| *f != super::pydantic_ai::ID)?;
-            super::parse_body(f, &v, &path, i, &ptr)
+            let mut r = super::parse_body(f, &v, &path, i, "")?;
+            r.pointer = ptr;
+            r.relative = true;
+            Some(r)
         });
         let Some(mut r) = parsed else {
             skipped += 1;
@@ -589,8 +592,10 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
                 r.outcome = Some(Outcome::Failed);
             }
         }
-        // Pointers begin with the entry's own base: no message is sent again.
-        interner.texts(&mut r);
+        // The body's elements hold pointers relative to it (the interaction's
+        // own base is `r.pointer`): a message the next interaction sends
+        // again is then equal to this one's and held once.
+        interner.request(&mut r);
         requests.push(r);
     }
     Ok(Input {
@@ -919,7 +924,7 @@ version: 1
             (a.index, a.body_format, a.endpoint.as_deref()),
             (1, crate::formats::openai_chat::ID, Some("/v1/chat/completions"))
         );
-        assert_eq!(a.messages[0].pointer, "/interactions/1/request/parsed_body/messages/0");
+        assert_eq!(a.at(&a.messages[0].pointer), "/interactions/1/request/parsed_body/messages/0");
         assert_eq!(a.response_id.as_deref(), Some("chatcmpl-1"));
         assert_eq!(
             (b.index, b.body_format, b.endpoint.as_deref()),
@@ -954,7 +959,10 @@ version: 1
                 (4, "anthropic-messages", "/interactions/4/request/parsed_body", Some("msg_04"), Some(78)),
             ]
         );
-        assert_eq!(s.requests[1].messages[2].pointer, "/interactions/2/request/body/string/messages/2");
+        assert_eq!(
+            s.requests[1].at(&s.requests[1].messages[2].pointer),
+            "/interactions/2/request/body/string/messages/2"
+        );
         assert_eq!(&*s.requests[1].messages[2].blocks[0].text, "And of Germany?");
     }
 

@@ -1149,6 +1149,39 @@ pub struct Request {
     pub model: Option<Box<str>>,
     /// When the request was sent: seconds since the Unix epoch, 0 when not recorded.
     pub time: u32,
+    /// Whether the pointers this request's elements hold (its messages' and
+    /// blocks', its slots' parts', its slots', `tools`' and `resaved`'s) are
+    /// relative to [`Request::pointer`] (`/messages/3`) rather than JSON
+    /// Pointers in the file. Set by the loaders of documents that hold many
+    /// requests at pointers of their own (an HTTP Archive's
+    /// `/log/entries/{i}/request/postData/text`), so that a message re-sent
+    /// by the next request is the same message and is held once
+    /// ([`Interner::request`]). Read element pointers through
+    /// [`Request::at`] (for output) and [`Request::rel`] (to compare across
+    /// requests).
+    pub relative: bool,
+}
+
+impl Request {
+    /// The JSON Pointer in the file of `p`, a pointer one of this request's
+    /// elements holds ([`Request::relative`]).
+    pub fn at(&self, p: &str) -> String {
+        if self.relative { format!("{}{p}", self.pointer) } else { p.to_string() }
+    }
+
+    /// `p`, a pointer one of this request's elements holds, relative to the
+    /// request's body ([`Request::pointer`]): the same element in two
+    /// requests of a stream has the same one.
+    pub fn rel<'a>(&self, p: &'a str) -> &'a str {
+        if self.relative { p } else { p.strip_prefix(self.pointer.as_str()).unwrap_or(p) }
+    }
+
+    /// `p`, a JSON Pointer in the file into this request's body, as this
+    /// request's elements hold it ([`Request::relative`]), to compare with
+    /// them.
+    pub fn held<'a>(&self, p: &'a str) -> &'a str {
+        if self.relative { p.strip_prefix(self.pointer.as_str()).unwrap_or(p) } else { p }
+    }
 }
 
 /// Context a runtime re-places after the history, or builds afresh, on

@@ -83,7 +83,7 @@ pub fn check(cx: &mut RuleContext) {
                         + a.messages.iter().map(|m| m.text_bytes()).sum::<u64>()
                 }
                 None => {
-                    let at = a.messages.iter().position(|m| d.pointer.starts_with(&*m.pointer)).unwrap_or(0);
+                    let at = a.messages.iter().position(|m| a.held(&d.pointer).starts_with(&*m.pointer)).unwrap_or(0);
                     a.messages[at..].iter().map(|m| m.text_bytes()).sum()
                 }
             };

@@ -194,7 +194,7 @@ pub fn check(cx: &mut RuleContext) {
                     };
                     if let (Some(first), false) = (first, reported) {
                         reported = true;
-                        let ptr = b.pointer.to_string();
+                        let ptr = r.at(&b.pointer);
                         let rel = ptr.strip_prefix(r.pointer.as_str()).unwrap_or(&ptr).to_string();
                         if !memo.is_new(&rel, shown) {
                             continue;

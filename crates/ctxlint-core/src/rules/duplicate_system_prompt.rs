@@ -45,16 +45,16 @@ environment messages; openai/codex #8990, #27836) are compared only within their
 "#,
 };
 
-/// The system-prompt texts of a request: (occurrence, pointer, text).
+/// The system-prompt texts of a request: (occurrence, JSON Pointer in the file, text).
 fn request_prompts(r: &Request) -> Vec<(Occ, String, String)> {
     let mut out = Vec::new();
     for (occ, b, m) in dup::request_units(r) {
         let is_system = m.is_none_or(|m| m.kind == MessageKind::SystemPrompt);
         if is_system {
-            out.push((occ, b.pointer.to_string(), b.text.to_string()));
+            out.push((occ, r.at(&b.pointer), b.text.to_string()));
         } else {
             for seg in system_tags(&b.text) {
-                out.push((occ, b.pointer.to_string(), seg.to_string()));
+                out.push((occ, r.at(&b.pointer), seg.to_string()));
             }
         }
     }

@@ -98,7 +98,7 @@ fn check_stream(cx: &mut RuleContext, stream: &Stream) {
             let key = turn_key(m);
             let empty = key.0.iter().all(|t| t.is_empty()) && key.1.is_empty();
             if let Some(p) = prev.filter(|p| !empty && turn_key(p) == key) {
-                let rel = m.pointer.strip_prefix(r.pointer.as_str()).unwrap_or(&m.pointer).to_string();
+                let rel = r.rel(&m.pointer).to_string();
                 if memo.is_new(&rel, "duplicate-user-turn") {
                     let failed = links[j]
                         .prev()
@@ -114,10 +114,10 @@ fn check_stream(cx: &mut RuleContext, stream: &Stream) {
                             "this user turn is sent again right after its previous copy, with no assistant reply between them: the model reads it twice{failed}"
                         ),
                     )
-                    .pointer(m.pointer.to_string())
+                    .pointer(r.at(&m.pointer))
                     .request(r.index)
                     .excerpt(text)
-                    .related(&r.path, r.line, p.pointer.to_string(), "previous copy")
+                    .related(&r.path, r.line, r.at(&p.pointer), "previous copy")
                     .help("on retry, re-send the request as it was instead of appending the user message again");
                     f.line = r.line;
                     cx.report(f);

@@ -111,6 +111,7 @@ fn bytes_after(
     use crate::conversation::Level;
     let slot_bytes: u64 = a.slots.iter().flat_map(|s| &s.parts).map(|p| p.text.len() as u64).sum();
     let msgs = |from: usize| -> u64 { a.messages[from.min(a.messages.len())..].iter().map(|m| m.text_bytes()).sum() };
+    let pointer = b.held(pointer);
     let holds = |m: &crate::model::Message| {
         pointer.strip_prefix(&*m.pointer).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     };

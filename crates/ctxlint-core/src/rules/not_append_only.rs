@@ -57,10 +57,10 @@ pub fn check(cx: &mut RuleContext) {
                 cx.input.format,
                 format!("the session's first {n} items are saved again from here: the whole history was added again instead of only the new items"),
             )
-            .pointer(at.clone())
+            .pointer(r.at(at))
             .request(r.index)
             .key(format!("resaved:{at}"))
-            .related(&r.path, r.line, first.clone(), "first saved here")
+            .related(&r.path, r.line, r.at(first), "first saved here")
             .help("add only the items of the new turn to the session (the runner already appends them)");
             f.line = r.line;
             cx.report(f);

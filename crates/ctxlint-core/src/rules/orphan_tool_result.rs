@@ -97,7 +97,7 @@ pub fn check(cx: &mut RuleContext) {
                 if let Pairing::Orphan { unit, block, second } = p {
                     let b = &r.messages[unit as usize].blocks[block as usize];
                     let id = b.tool_id.as_deref().unwrap_or("");
-                    let rel = b.pointer.strip_prefix(r.pointer.as_str()).unwrap_or(&b.pointer);
+                    let rel = r.rel(&b.pointer);
                     if !memo.is_new(rel, id) {
                         continue;
                     }
@@ -108,7 +108,7 @@ pub fn check(cx: &mut RuleContext) {
                         input.format,
                         format!("tool result for `{id}` {what}"),
                     )
-                    .pointer(b.pointer.to_string())
+                    .pointer(r.at(&b.pointer))
                     .request(r.index)
                     .excerpt(b.text.to_string())
                     .key(format!("{id}:{second}"))

@@ -111,7 +111,7 @@ pub fn check(cx: &mut RuleContext) {
                 if let Pairing::Unanswered { unit, block } = p {
                     let b = &r.messages[unit as usize].blocks[block as usize];
                     let id = b.tool_id.as_deref().unwrap_or("");
-                    let rel = b.pointer.strip_prefix(r.pointer.as_str()).unwrap_or(&b.pointer);
+                    let rel = r.rel(&b.pointer);
                     if !memo.is_new(rel, id) {
                         continue;
                     }
@@ -121,7 +121,7 @@ pub fn check(cx: &mut RuleContext) {
                         input.format,
                         format!("tool call `{id}` ({}) has no matching result", b.tool_name.as_deref().unwrap_or("?")),
                     )
-                    .pointer(b.pointer.to_string())
+                    .pointer(r.at(&b.pointer))
                     .request(r.index)
                     .excerpt(call_excerpt(b))
                     .key(id.to_string())
