@@ -399,6 +399,32 @@ fn floating(msgs: &[Arc<Message>]) -> Floating {
     f
 }
 
+/// Keys the user turn request `prev` sent with the reminder appended
+/// ([`Floating::appended`]) as the next request `next` sends it again, when
+/// that copy is the same text with blanks after it: Aider sends the person's
+/// input with its trailing spaces dropped before the reminder and stores it
+/// as typed (a real ask-mode history: `…functions?` + `\n\nReply in
+/// English.`, then `…functions?  ` in the next request's history). The
+/// reminder's removal changes that message by design, and the blanks with
+/// it; the prefix cache breaks there either way.
+fn rekey_reminded_turn(prev: &mut Request, next: &Request) {
+    let Some((mi, len, _)) = prev.floating.appended else { return };
+    let Some(t) = prev.messages.get(mi).and_then(|m| only_text(m)) else { return };
+    let Some(kept) = t.get(..t.len() - len) else { return };
+    let kept = kept.strip_suffix('\n').unwrap_or(kept);
+    let blanks_after = |u: &str| {
+        u.strip_prefix(kept).is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|c| c == b' ' || c == b'\t'))
+    };
+    let user_texts = || next.messages.iter().filter(|m| m.role == Role::User).filter_map(|m| Some((m, only_text(m)?)));
+    if user_texts().any(|(_, u)| u == kept) {
+        return; // sent again as it was sent before the reminder
+    }
+    // (The latest copy: the turn is the newest of the history.)
+    if let Some((copy, _)) = user_texts().rev().find(|(_, u)| blanks_after(u)) {
+        prev.floating.appended = Some((mi, len, copy.json_hash));
+    }
+}
+
 /// Where an element of a block starts: 1-based line, 1-based column (in
 /// characters), byte offset in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -822,6 +848,9 @@ impl Parser {
         req.line = Some(r.line);
         req.messages = r.messages.into_iter().map(Arc::new).collect();
         req.floating = floating(&req.messages);
+        if let Some(prev) = self.out.requests.last_mut() {
+            rekey_reminded_turn(prev, &req);
+        }
         for (p, pos) in r.positions {
             self.out.positions.insert((r.line, p), pos);
         }
@@ -1210,6 +1239,42 @@ mod tests {
         let (at, len, key) = f.appended.expect("`Reply in English.` is the ask mode's reminder");
         assert_eq!((at, len), (5, "\n\nReply in English.".len()));
         assert_eq!(key, super::super::body::chash(&json!({"role": "user", "content": "and utils.py?"})));
+    }
+
+    #[test]
+    fn a_reminded_turn_stored_with_trailing_blanks_is_keyed_as_stored() {
+        let sys = json!({"role": "system", "content": "Act as an expert code analyst.\nReply in English."});
+        let request = |msgs: &[serde_json::Value]| {
+            let mut r = super::super::body::new_request(&"h".into(), ID, 0, "");
+            r.messages = msgs.iter().enumerate().map(|(i, v)| msg_of(v, i)).collect();
+            r.floating = floating(&r.messages);
+            r
+        };
+        let asked = json!({"role": "user", "content": "what would you change?\n\nReply in English."});
+        let prev = request(&[sys.clone(), asked]);
+        let plain = super::super::body::chash(&json!({"role": "user", "content": "what would you change?"}));
+        assert_eq!(prev.floating.appended.map(|a| a.2), Some(plain));
+        let next_with = |copy: &str| {
+            request(&[
+                sys.clone(),
+                json!({"role": "user", "content": copy}),
+                json!({"role": "assistant", "content": "First, the constructor."}),
+                json!({"role": "user", "content": "and then?\n\nReply in English."}),
+            ])
+        };
+        for (copy, rekeyed) in [
+            ("what would you change?  ", true),
+            ("what would you change?\t", true),
+            ("what would you change?", false),
+            ("what would you change? Also the tests.", false),
+            ("what would you change?\n", false),
+        ] {
+            let mut p = prev.clone();
+            let next = next_with(copy);
+            rekey_reminded_turn(&mut p, &next);
+            let want = if rekeyed { next.messages[1].json_hash } else { plain };
+            assert_eq!(p.floating.appended.map(|a| a.2), Some(want), "{copy:?}");
+        }
     }
 
     #[test]

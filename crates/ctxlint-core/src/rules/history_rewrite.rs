@@ -40,7 +40,8 @@ with `"defer_loading": true` (Anthropic's tool search: deferred tools are not pa
 prompt, so they keep the cache); context a runtime places after the history on every
 request by design, which moves down as the history grows (Aider's chat files and their
 reply, and its `system_reminder` sent again at the end: as a last system message, or after
-the last user message's text, which the next request re-sends without it; a system message
+the last user message's text, which the next request re-sends without it — and with the
+trailing blanks of the person's input that Aider dropped before appending it; a system message
 that ends every request after the history, such as a LangGraph supervisor's routing
 instruction). A new call from an earlier point is no rewrite either: a request that keeps
 the previous one's history up to its last user turn and replaces what follows (another
