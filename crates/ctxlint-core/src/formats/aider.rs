@@ -34,7 +34,9 @@
 //! - A header is a line `TO LLM <timestamp>` or `LLM RESPONSE <timestamp>`
 //!   whose timestamp starts with a `YYYY-MM-DD` date. Each `TO LLM` block is
 //!   one [`Request`] of one stream (the file), numbered from 0 in file order;
-//!   its `LLM RESPONSE` block is its reply (read and checked for shape; a
+//!   its `LLM RESPONSE` block is its reply (read and checked for shape, and
+//!   kept as the request's [`Request::reply`]: text the model wrote, which
+//!   Aider hands on — an architect's plan given to the editor model; a
 //!   Chat-shaped stream has no response id, so continuity is decided by the
 //!   histories' first elements as for every Chat stream, docs/spec.md §1).
 //! - Within a block, each `-------` line starts a message (a blank line in
@@ -857,7 +859,13 @@ impl Parser {
         self.out.positions.insert((r.line, String::new()), Pos { line: r.line, column: 1, offset: r.offset });
         self.interner.request(&mut req);
         self.out.requests.push(req);
-        self.out.replies.push(if r.answered { reply.map(|v| v.join("\n")) } else { None });
+        let reply = if r.answered { reply.map(|v| v.join("\n")) } else { None };
+        if let (Some(text), Some(req)) = (&reply, self.out.requests.last_mut()) {
+            let mut known = Reply::default();
+            super::reply::text(text, &mut known);
+            req.reply = known.known();
+        }
+        self.out.replies.push(reply);
     }
 
     /// Ends the file.

@@ -142,7 +142,9 @@ fn id_of(id: &str, out: &mut Reply) {
     }
 }
 
-fn text(t: &str, out: &mut Reply) {
+/// Adds a response's text `t` (a whole text, as the model wrote it): its
+/// hash and the hashes of its trimmed lines of 8 bytes or more.
+pub fn text(t: &str, out: &mut Reply) {
     if !t.trim().is_empty() {
         out.texts.push(crate::hash::hash_str(t));
         out.lines.extend(t.lines().map(str::trim).filter(|l| l.len() >= 8).map(crate::hash::hash_str));

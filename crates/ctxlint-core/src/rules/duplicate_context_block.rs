@@ -42,7 +42,8 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
   stream, a block at least half of whose characters are lines of an assistant message of
   any of its requests or of any recorded response: a reflection critique given to the writer
   as user text, a supervisor given its workers' answers as user messages, Aider's
-  "SEARCH/REPLACE block failed to match" message quoting the model's search block);
+  "SEARCH/REPLACE block failed to match" message quoting the model's search block, and
+  Aider's architect reply — its `LLM RESPONSE` — handed to the editor model);
 - the latest compaction summary (earlier summaries are not in context at all);
 - a recurring prompt: a user turn whose text, per-message envelopes, timestamps and a
   reminder appended by design (Aider's) aside, equals an earlier user turn's (heartbeat polls, cron triggers, a person repeating
