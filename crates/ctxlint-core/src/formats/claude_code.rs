@@ -18,8 +18,10 @@
 //! - `user` records hold the prompt (`message.content` string or blocks);
 //!   `isMeta` records, slash-command records (`<command-name>…`, local
 //!   command output, `!` shell input/output) and interrupt markers
-//!   (`[Request interrupted by user…]`) are not user turns; `isCompactSummary`
-//!   records hold the compaction summary.
+//!   (`[Request interrupted by user…]`) are not user turns; an `isMeta`
+//!   record naming a tool call (`sourceToolUseID`: a skill's body, which the
+//!   `Skill` tool call loads) holds that call's output, read as tool results;
+//!   `isCompactSummary` records hold the compaction summary.
 //! - `system` records with `subtype: "compact_boundary"` start a new chain by
 //!   design (`parentUuid: null`, `logicalParentUuid` naming the old leaf);
 //!   every other `system` record (hooks, turn duration, API errors, …) and
@@ -66,6 +68,11 @@ struct RawRecord<'a> {
     is_sidechain: Option<&'a RawValue>,
     #[serde(rename = "isMeta", default, borrow)]
     is_meta: Option<&'a RawValue>,
+    /// On an `isMeta` user record: the tool call whose output it carries (a
+    /// skill's body, which the `Skill` tool call loads: its `tool_result`
+    /// says only "Launching skill: …").
+    #[serde(rename = "sourceToolUseID", default, borrow)]
+    source_tool_use_id: Option<&'a RawValue>,
     #[serde(rename = "isCompactSummary", default, borrow)]
     is_compact_summary: Option<&'a RawValue>,
     /// The Claude Code version that wrote the record (`"1.0.90"`).
@@ -407,7 +414,7 @@ fn parse_line_once(line: &crate::source::Line<'_>, texts: crate::model::packed::
             Some(m) => {
                 entry.class = Class::Conversation;
                 packed = Some(crate::model::packed::pack(
-                    &user_message(m, rtrue(raw.is_meta), rtrue(raw.is_compact_summary)),
+                    &user_message(m, meta_of(&raw), rtrue(raw.is_compact_summary)),
                     texts,
                 ));
             }
@@ -618,17 +625,39 @@ fn result_text(content: Option<&RawValue>) -> String {
     String::new()
 }
 
-fn user_message(m: &RawMessage, is_meta: bool, compact_summary: bool) -> Message {
+/// How a `user` record's `isMeta` reads: not meta, meta (context the
+/// runtime adds), or the output of a tool call the model made, carried in a
+/// meta record of its own (`sourceToolUseID`: a skill's body loaded by the
+/// `Skill` tool, loaded again by design each time the model calls it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Meta {
+    No,
+    Context,
+    ToolOutput,
+}
+
+fn meta_of(raw: &RawRecord<'_>) -> Meta {
+    match (rtrue(raw.is_meta), rstr(raw.source_tool_use_id).is_some_and(|s| !s.is_empty())) {
+        (false, _) => Meta::No,
+        (true, false) => Meta::Context,
+        (true, true) => Meta::ToolOutput,
+    }
+}
+
+fn user_message(m: &RawMessage, meta: Meta, compact_summary: bool) -> Message {
     let (mut bl, is_error) = blocks(m.content, true);
     let has_result = bl.iter().any(|b| b.kind == BlockKind::ToolResult);
     let texts: Vec<&str> = bl.iter().filter(|b| b.kind == BlockKind::Text).map(|b| b.text.as_ref()).collect();
     let only_markers = texts.iter().all(|t| t.trim().is_empty() || is_command_or_marker(t));
     let kind = if compact_summary {
         MessageKind::CompactionSummary
-    } else if has_result && only_markers && bl.iter().all(|b| matches!(b.kind, BlockKind::ToolResult | BlockKind::Text))
+    } else if (has_result
+        && only_markers
+        && bl.iter().all(|b| matches!(b.kind, BlockKind::ToolResult | BlockKind::Text)))
+        || meta == Meta::ToolOutput
     {
         MessageKind::ToolResults
-    } else if is_meta || (!texts.is_empty() && only_markers) {
+    } else if meta == Meta::Context || (!texts.is_empty() && only_markers) {
         MessageKind::Meta
     } else {
         MessageKind::UserTurn
@@ -1107,6 +1136,24 @@ mod tests {
         assert_eq!(t.entries[5].class, Class::Bookkeeping);
         assert_eq!(t.entries[6].class, Class::Bookkeeping);
         assert_eq!(input.unknown_records, 1);
+    }
+
+    #[test]
+    fn a_meta_record_naming_a_tool_call_holds_its_output() {
+        let s = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"notes"}}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Skill","input":{"skill":"notes"}}],"stop_reason":"tool_use"}}"#,
+            r#"{"type":"user","uuid":"r1","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Launching skill: notes"}]}}"#,
+            r#"{"type":"user","uuid":"k1","parentUuid":"r1","isMeta":true,"sourceToolUseID":"toolu_1","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"Base directory for this skill: /s\n\n# Notes"}]}}"#,
+            r#"{"type":"user","uuid":"k2","parentUuid":"k1","isMeta":true,"sourceToolUseID":"","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"context"}]}}"#,
+        ]
+        .join("\n");
+        let input = load_str(&s);
+        let t = tr(&input);
+        assert_eq!(t.entries[3].kind(), Some(MessageKind::ToolResults));
+        assert!(!t.entries[3].is_user_turn());
+        // (An empty id names no call: context, as any meta record.)
+        assert_eq!(t.entries[4].kind(), Some(MessageKind::Meta));
     }
 
     fn rules(s: &str) -> Vec<(String, u32)> {

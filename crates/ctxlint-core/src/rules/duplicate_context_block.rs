@@ -38,7 +38,9 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 ```
 
 ## What it does not flag
-- tool results and assistant text, and text the model wrote that is fed back to it (in a
+- tool results and assistant text (also the output of a tool call carried in a message of
+  its own: a skill's body, which Claude Code loads again each time the model calls the
+  `Skill` tool for it), and text the model wrote that is fed back to it (in a
   stream, a block at least half of whose characters are lines of an assistant message of
   any of its requests or of any recorded response: a reflection critique given to the writer
   as user text, a supervisor given its workers' answers as user messages, Aider's
