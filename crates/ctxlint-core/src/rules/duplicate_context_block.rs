@@ -53,7 +53,9 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
   `[OpenClaw heartbeat poll]` turns) — and a user turn reported by `duplicate-user-turn` (a runtime event delivered
   as a user message, such as an OpenClaw task-completion event, is no prompt: the same event
   delivered twice is reported);
-- in Codex, Gemini CLI / Qwen Code, Copilot CLI and OpenClaw (after the sender envelope), an
+- in Codex, Gemini CLI / Qwen Code, Copilot CLI and OpenClaw (after the sender envelope, a
+  `Queued #N` line of a prompt collecting messages sent while the agent was busy, or the
+  `System: [time] …` event lines a message starts with), an
   untagged paragraph of a person's prompt whose first copy was in a prompt of theirs too:
   their own text sent again (a pasted log, a custom prompt expanded again, a scheduled
   prompt resumed daily with a new run id before it); these runtimes tag what they inject;
@@ -235,19 +237,50 @@ pub const WRAPPERS: &[Wrapper] = &[
 const EVENT_MARKERS: &[&str] =
     &["<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>", "[Internal task completion event]", "[System Message] [sessionId: "];
 
-/// Whether a pi / OpenClaw user message carries a sender envelope (the
-/// `(untrusted metadata)` blocks OpenClaw puts before what the sender wrote).
+/// Whether a pi / OpenClaw user message marks where what the sender wrote
+/// begins ([`sender_start`]).
 fn after_envelope(m: &Message) -> bool {
-    m.blocks.iter().any(|b| b.kind == BlockKind::Text && b.text.contains(" (untrusted metadata):\n"))
+    m.blocks.iter().any(|b| b.kind == BlockKind::Text && sender_start(&b.text).is_some())
 }
 
-/// Whether the paragraph `cb` of `text` comes after the last sender envelope
-/// (`… (untrusted metadata):` and its JSON block) of an OpenClaw message.
+/// Whether the paragraph `cb` of `text` comes after the place where what the
+/// sender wrote begins in an OpenClaw message ([`sender_start`]).
 fn after_the_envelope(text: &str, cb: &str) -> bool {
-    match (text.rfind(" (untrusted metadata):\n"), text.rfind(cb)) {
-        (Some(env), Some(at)) => at > env,
+    match (sender_start(text), text.rfind(cb)) {
+        (Some(start), Some(at)) => at >= start,
         _ => false,
     }
+}
+
+/// Where what the sender wrote begins in an OpenClaw user message (byte
+/// offset), after the last of what OpenClaw puts before it: a sender
+/// envelope (`… (untrusted metadata):` and its JSON block,
+/// `src/auto-reply/envelope.ts`); a `Queued #N` line of the prompt that
+/// collects messages sent while the agent was busy (`[Queued messages while
+/// agent was busy]`, then `---`, `Queued #N` and each message's text:
+/// `buildCollectPrompt`, `src/auto-reply/reply/queue/drain.ts`); the
+/// `System: [time] …` event lines a message starts with (a channel's
+/// inbound notice, `Feishu[account] DM from …: preview`, then a blank line
+/// and the message). `None` when the text holds none of them.
+fn sender_start(text: &str) -> Option<usize> {
+    let envelope = text.rfind(" (untrusted metadata):\n").map(|i| i + 1);
+    let queued = text.rfind("\nQueued #").and_then(|i| {
+        let line = &text[i + 1..];
+        let end = line.find('\n')?;
+        let n = &line["Queued #".len()..end];
+        (!n.is_empty() && n.bytes().all(|c| c.is_ascii_digit())).then_some(i + 1 + end + 1)
+    });
+    let events = text.starts_with("System: [").then(|| {
+        let mut at = 0;
+        while text[at..].starts_with("System: [") {
+            match text[at..].find('\n') {
+                Some(e) => at += e + 1,
+                None => return None,
+            }
+        }
+        text[at..].starts_with('\n').then_some(at + 1)
+    });
+    [envelope, queued, events.flatten()].into_iter().flatten().max()
 }
 
 /// The child session a runtime event reports on: the `session_key:` line of
@@ -914,6 +947,27 @@ mod tests {
     /// `<sql_tables>` blocks, is kept; a text of nudge first lines only is
     /// set aside line by line (the first pattern scanned to the end of the
     /// text for each of them: quadratic).
+    #[test]
+    fn where_an_openclaw_senders_text_begins() {
+        let env = "Sender (untrusted metadata):\n```json\n{\"id\": \"1\"}\n```\n\nhello there";
+        assert_eq!(sender_start(env).map(|i| &env[i..i + 9]), Some("(untruste"));
+        let queued = "[Queued messages while agent was busy]\n\n---\nQueued #12\nrules here\n\n---\nQueued #13\nmore";
+        assert_eq!(sender_start(queued).map(|i| &queued[i..]), Some("more"));
+        let dm = "System: [2026-03-21 15:02:46 GMT+8] Feishu[ops] DM from ou_1: rules …\nSystem: [2026-03-21 15:02:47 GMT+8] Exec finished\n\nrules:\n- a";
+        assert_eq!(sender_start(dm).map(|i| &dm[i..]), Some("rules:\n- a"));
+        // Not so: no blank line after the event lines, a `Queued #` line
+        // without a number, text before the event lines, nothing at all.
+        for t in [
+            "System: [2026-03-21 15:02:46 GMT+8] Feishu[ops] DM from ou_1: rules …\nrules:",
+            "x\nQueued #\nrules",
+            "note\nSystem: [2026-03-21 15:02:46 GMT+8] event\n\nrules",
+            "just a prompt",
+        ] {
+            assert_eq!(sender_start(t), None, "{t:?}");
+        }
+        assert!(after_the_envelope(dm, "rules:\n- a") && !after_the_envelope(dm, "Exec finished"));
+    }
+
     #[test]
     fn copilot_wrappers_take_only_their_own_text() {
         let rule = "Project rule: every migration runs behind the QUEUE_DUAL_WRITE flag and is reviewed by two people.";
