@@ -45,7 +45,11 @@ call whose stream stopped early, with no `stop_reason`, followed by another call
 mirror of a send already counted; failed or empty model calls (but a send delivered earlier in a
 failed attempt still counts); an OpenClaw send to someone other than the person whose turn it is
 (the turn's envelope names its sender and chat, the send's target is none of them): a message the
-person asked the agent to write to a third party, after which the final text is the one reply; the
+person asked the agent to write to a third party, after which the final text is the one reply; a
+send from a turn that came through OpenClaw's gateway (the web chat or TUI, and events the
+gateway delivers such as a cron job's announce: its text starts with the gateway's
+`[Mon 2026-03-02 13:10 GMT+8]` stamp, not a channel envelope), which goes to a channel the
+message tool names, not back to that chat (a heartbeat poll, stamped alike, is still judged); the
 final text after a send to the turn's own conversation, which OpenClaw suppresses
 (`shouldSuppressMessagingToolReplies`), and the final text of an isolated cron run (`[cron:…]`
 prompt) after a send, which OpenClaw does not deliver (`skipMessagingToolDelivery`); a send that carries a file (`filePath`, `media`) after the
@@ -296,7 +300,32 @@ fn send_target(t: &Transcript, result: &Entry, turn: &Entry) -> Target {
             return Target::Origin;
         }
     }
-    if any && turn_text.contains("(untrusted metadata):") { Target::Elsewhere } else { Target::Unknown }
+    if any && (turn_text.contains("(untrusted metadata):") || gateway_chat(&turn_text)) {
+        Target::Elsewhere
+    } else {
+        Target::Unknown
+    }
+}
+
+/// Whether a turn came in through OpenClaw's gateway chat (the web chat or
+/// the TUI): its text starts with the time stamp the gateway's `chat.send`
+/// and `agent` handlers put before a message that has none
+/// (`[Mon 2026-03-02 13:10 GMT+8] …`: `injectTimestamp`, openclaw
+/// `src/gateway/server-methods/agent-timestamp.ts`), where a message from a
+/// channel carries its envelope. The message tool sends to channels, so a
+/// send from such a turn goes elsewhere (the person asked for it: "message
+/// my Feishu"). An event the gateway delivers stamped alike (a cron job's
+/// announce to the main session) ends the same way: its final text goes to
+/// the session's route unless the message tool already sent there, when
+/// OpenClaw drops it (`shouldSuppressMessagingToolReplies`). A heartbeat
+/// poll, stamped alike, delivers its final text to a channel target and is
+/// left undecided.
+fn gateway_chat(turn_text: &str) -> bool {
+    static STAMP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}[^\]\n]*\] ")
+            .expect("regex")
+    });
+    STAMP.is_match(turn_text.trim_start()) && !turn_text.contains("HEARTBEAT")
 }
 
 /// Per write-order lane: user turns without a reply, (user turn, replying
@@ -465,4 +494,23 @@ fn went_on_from(t: &Transcript, lanes: &[u32]) -> HashSet<u32> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_turn_stamped_by_openclaws_gateway_is_a_gateway_chat() {
+        assert!(gateway_chat("[Mon 2026-03-02 13:10 GMT+8] send a hello to my Feishu"));
+        assert!(gateway_chat("[Sun 2026-01-18 06:19 UTC] [System Message] [sessionId: s1] A cron job finished."));
+        for t in [
+            "[Signal Alice +1555 2026-01-18 00:19 PST] hello",
+            "[Mon 2026-03-02 13:10 GMT+8] Read HEARTBEAT.md if it exists. If nothing needs attention, reply HEARTBEAT_OK.",
+            "send a hello to my Feishu",
+            "Conversation info (untrusted metadata):\n```json\n{}\n```\n\n[Mon 2026-03-02 13:10 GMT+8] hi",
+        ] {
+            assert!(!gateway_chat(t), "{t:?}");
+        }
+    }
 }
