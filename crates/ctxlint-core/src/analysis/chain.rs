@@ -50,6 +50,7 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
     // The quoted strings of the torn lines' heads (and what lies between
     // them): a set, so that many dangling parents and many torn lines stay linear.
     let mut torn_strings: Option<std::collections::HashSet<&str>> = None;
+    let mut first_sent = None;
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
         match &e.parent {
@@ -62,7 +63,9 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
                 // A bookkeeping record (Claude Code's hook `progress`) that no
                 // message sent to the model descends from loses nothing: the
                 // conversation goes on from its own entries.
-                let idle = e.class == Class::Bookkeeping && !leads_to_conversation(t, tree, i, u32::MAX, true);
+                let idle = e.class == Class::Bookkeeping
+                    && (!leads_to_conversation(t, tree, i, u32::MAX, true)
+                        || opens_session(t, tree, i, &mut first_sent));
                 out.push(ChainDefect {
                     entry: i,
                     kind: DefectKind::Dangling(pid.clone()),
@@ -150,6 +153,45 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
     }
     out.sort_by_key(|d| d.entry);
     out
+}
+
+/// Whether the bookkeeping record `c`, whose parent dangles, only opens the
+/// session: no entry sent to the model was written before it, and every path
+/// below it reaches one first at a person's prompt (a user turn). Its
+/// dangling parent then cuts nothing off: Claude Code's `SessionStart` hook
+/// `progress` records name an in-memory record of the session's start that it
+/// never writes (a session opened, then its first prompt). A file that lost its
+/// head goes on from the middle of a conversation (a tool result, a reply) and
+/// is still reported.
+/// (`first_sent`: the index of the file's first entry sent to the model,
+/// found once per transcript.)
+fn opens_session(t: &Transcript, tree: &Tree, c: u32, first_sent: &mut Option<u32>) -> bool {
+    let first = *first_sent.get_or_insert_with(|| {
+        t.entries
+            .iter()
+            .position(|e| e.class == Class::Compaction || super::tree::sent_again(e))
+            .map_or(u32::MAX, |p| p as u32)
+    });
+    if first < c {
+        return false;
+    }
+    let mut stack = vec![c];
+    let mut budget = 10_000;
+    while let Some(x) = stack.pop() {
+        let xe = &t.entries[x as usize];
+        if xe.class == Class::Compaction || super::tree::sent_again(xe) {
+            if !xe.is_user_turn() {
+                return false;
+            }
+            continue;
+        }
+        budget -= 1;
+        if budget == 0 {
+            return false;
+        }
+        stack.extend(tree.children[x as usize].iter().copied());
+    }
+    true
 }
 
 /// Whether `c` is, or has a descendant written before `before` that is, an entry sent to the model

@@ -44,7 +44,11 @@ sub-agent's records (`isSidechain`) inlined in a session file; pi v1 files and C
 rollouts (linear, no ids); an entry written twice byte for byte (`not-append-only`); a
 dangling parent on a bookkeeping record that no message sent to the model descends from
 (Claude Code's hook `progress` records, parented on entries it never writes, with only more
-progress below them: no turn is lost). Consequences are not
+progress below them: no turn is lost), or one that opens the session — nothing sent to the
+model written before it, and a person's prompt the first message below it (Claude Code's
+`SessionStart` hook records, parented on a record of the session's start it never writes).
+A file that lost its head, going on from a tool result or a reply, is still reported.
+Consequences are not
 reported again: a dangling parent that names the id of a torn (malformed) line, and
 pairing findings that arise only because a reported break cut entries off a path.
 "#,
