@@ -427,10 +427,11 @@ fn expands_command(t: &Transcript, e: &Entry) -> bool {
 /// Claude Code: the last entries of model calls whose stream stopped early —
 /// no `stop_reason` — that the runtime went on from: the next model call of
 /// their lane (another `message.id`, with no user turn or tool result
-/// between) streams the same first text again and goes on. Such a call's text is no
-/// final reply; as for Gemini CLI's calls the runtime went on from. (Older
-/// builds wrote no `stop_reason` at all: a next call with other text is a
-/// second reply and stays one.)
+/// between) goes on from it. Such a call's text is no final reply; as for
+/// Gemini CLI's calls the runtime went on from. Older builds wrote no
+/// `stop_reason` at all (no call of the file has one): there only a next call
+/// that streams the same first text again went on from it, and a next call
+/// with other text is a second reply and stays one.
 fn went_on_from(t: &Transcript, lanes: &[u32]) -> HashSet<u32> {
     /// One model call (its entries share a `message.id`): its last entry,
     /// whether that entry stopped early, and the hash of its first text.
@@ -448,8 +449,13 @@ fn went_on_from(t: &Transcript, lanes: &[u32]) -> HashSet<u32> {
     // Per lane: the call before the current one (with nothing between them), and the current one.
     let mut prev: HashMap<u32, Call> = HashMap::new();
     let mut cur: HashMap<u32, Call> = HashMap::new();
+    // Whether this build writes a call's `stop_reason` (some call of the file has one).
+    let writes_stop = t
+        .entries
+        .iter()
+        .any(|e| e.is_model_call && e.assistant_facts().is_some_and(|a| a.stop != Stop::Unknown && !a.api_error));
     let judge = |p: &Call, c: &Call, out: &mut HashSet<u32>| {
-        if p.early && p.text.is_some() && c.text == p.text {
+        if p.early && p.text.is_some() && (writes_stop || c.text == p.text) {
             out.insert(p.last);
         }
     };
