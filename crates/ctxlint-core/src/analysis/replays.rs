@@ -250,7 +250,12 @@ pub fn replays(format: FormatId, t: &Transcript) -> Vec<Replay> {
                         _ => fallback().map(|f| (false, f)),
                     }
                 };
-                if let Some((aborted_only, why)) = verdict {
+                // The person stopped the run, went back to the turn and sent it
+                // again from where it stood (Claude Code's rewind, a pi tree
+                // branch): the copy is a sibling of the first, a fork; the
+                // model reads the turn once, on the new branch.
+                let rewound = matches!((pe.parent, e.parent), (Parent::Entry(a), Parent::Entry(b)) if a == b);
+                if let Some((aborted_only, why)) = verdict.filter(|(aborted_only, _)| !(*aborted_only && rewound)) {
                     out.push(Replay { entry: i as u32, previous: p, aborted_only, why });
                 }
             }

@@ -63,7 +63,10 @@ byte for byte (`not-append-only`); a compaction's kept tail re-sent after the su
 Gemini CLI, the same words after the person cancelled a run in which the model had already
 shown text (`yes` again to the model's next proposal, after declining a tool at its
 confirmation): Gemini CLI never resends a turn itself, and the model's answer stays in its
-history, so the words answer what it showed.
+history, so the words answer what it showed. A copy the person sent after stopping the run
+that is a sibling of the first copy (the same parent: Claude Code's rewind, a pi tree branch):
+a fork, on whose branch the model reads the turn once (a sibling copy after an error, a
+synthetic result or a fallback model is the runtime's retry and is still reported).
 "#,
 };
 
