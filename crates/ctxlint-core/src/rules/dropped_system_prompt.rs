@@ -34,7 +34,10 @@ is a change: `history-rewrite`); a pydantic-ai dynamic prompt re-rendered in pla
 (`dynamic_ref`); per-run instructions or a system message replaced at a new user turn; a
 slot prompt whose text (at least half of it, cut at a word) is sent in a message of the
 next request under another framing (a summariser given the running summary in its
-instruction).
+instruction); a one-shot question asked again without tools or system prompt after it was
+answered, carrying nothing of that answer (the same question put to the model as a call of
+its own, a client test's next setting — a chat app's first turn regenerated without its prompt
+is missed for it).
 Transcripts' rebuilt steps are not compared (a rebuilt path can only fork).
 "#,
 };
