@@ -290,10 +290,12 @@ pub fn check_plan_observed<O: InputObserver>(
             // The page's steps need no findings: they are built beside the rules.
             // The calls' recorded usage is gathered beside the rules too; the
             // findings' impact once they are known.
-            let ((mut findings, unlisted), (mut out, mut calls)) = rayon::join(
-                || check_input_counted(&input, &job, &config),
-                || (observer.begin(&input, job.session()), impact::Calls::of(&input)),
-            );
+            let rules = || check_input_counted(&input, &job, &config);
+            let beside = || (observer.begin(&input, job.session()), impact::Calls::of(&input));
+            // (A small input on the calling thread: when many files are
+            // checked, the files themselves keep every thread busy.)
+            let ((mut findings, unlisted), (mut out, mut calls)) =
+                if is_large(&input) { rayon::join(rules, beside) } else { (rules(), beside()) };
             let usage = impact::assess(&mut calls, &mut findings, &config.prices);
             drop(calls);
             observer.end(&mut out, &input, &findings);
@@ -333,7 +335,7 @@ pub fn check_plan_observed<O: InputObserver>(
     // whatever the threads do, and the memory bounded however many inputs.
     let mut jobs = plan.jobs;
     jobs.sort_by(|a, b| inputs::natural_cmp(a.display(), b.display()));
-    let chunk = (rayon::current_num_threads() * 8).max(32);
+    let chunk = (rayon::current_num_threads() * 256).max(512);
     let mut results: Vec<Checked<O::Out>> = Vec::with_capacity(jobs.len());
     let mut listed = 0usize;
     let mut rest = jobs.into_iter();

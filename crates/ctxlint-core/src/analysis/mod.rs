@@ -49,7 +49,11 @@ impl Analysis {
     /// Analyses a transcript.
     pub fn new(input: &Input, t: &Transcript) -> Analysis {
         // The user-turn replays need only the entries: found beside the tree.
-        let (tree, replays) = rayon::join(|| Tree::build(t), || replays::replays(input.format, t));
+        let (tree, replays) = if crate::is_large(input) {
+            rayon::join(|| Tree::build(t), || replays::replays(input.format, t))
+        } else {
+            (Tree::build(t), replays::replays(input.format, t))
+        };
         let chain_defects = chain::defects(input, t, &tree);
         let mut tainted = vec![false; t.entries.len()];
         let mut stack: Vec<u32> = chain_defects.iter().filter(|d| d.cuts_path).map(|d| d.entry).collect();
