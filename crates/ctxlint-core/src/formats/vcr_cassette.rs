@@ -1,5 +1,6 @@
 //! `vcr-cassette`: VCR YAML cassettes (vcrpy, pytest-recording; pydantic-ai's
-//! `tests/**/cassettes/*.yaml`): a mapping with `interactions:`, a list of
+//! `tests/**/cassettes/*.yaml`; Ruby's VCR and R's vcr, whose list is
+//! `http_interactions:`): a mapping with `interactions:`, a list of
 //! `{request: {method, uri, headers, body | parsed_body}, response: {status,
 //! headers, body | parsed_body}}`. The request body is in `parsed_body` (a
 //! YAML mapping, pydantic-ai's custom serializer) or a JSON string in
@@ -44,10 +45,27 @@ use std::sync::Arc;
 /// Format id.
 pub const ID: FormatId = FormatId::new("vcr-cassette");
 
+/// A cassette: vcrpy's `interactions`, or Ruby VCR's and R vcr's
+/// `http_interactions` (the same request/response pairs: VCR's
+/// `lib/vcr/cassette/serializers`, `HTTPInteraction#to_hash`; R vcr writes
+/// `status: 200` and header values as strings).
 #[derive(Deserialize)]
 struct Cassette {
     #[serde(default)]
-    interactions: Vec<Interaction>,
+    interactions: Option<Vec<Interaction>>,
+    #[serde(default)]
+    http_interactions: Option<Vec<Interaction>>,
+}
+
+impl Cassette {
+    /// The interactions and the key that holds them (for pointers).
+    fn interactions(&self) -> (&[Interaction], &'static str) {
+        match (&self.interactions, &self.http_interactions) {
+            (Some(v), _) => (v, "interactions"),
+            (None, Some(v)) => (v, "http_interactions"),
+            (None, None) => (&[], "interactions"),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -344,11 +362,13 @@ pub fn has_interactions(src: &SourceRef) -> Result<bool> {
     struct Top {
         #[serde(default)]
         interactions: Option<IgnoredAny>,
+        #[serde(default)]
+        http_interactions: Option<IgnoredAny>,
     }
     let bytes = src.read_all()?;
     let text = String::from_utf8_lossy(&bytes);
     Ok(match serde_saphyr::from_str_with_options::<Top>(&text, yaml_options()) {
-        Ok(top) => top.interactions.is_some(),
+        Ok(top) => top.interactions.is_some() || top.http_interactions.is_some(),
         Err(_) => true,
     })
 }
@@ -536,7 +556,8 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut interner = Interner::default();
     let mut skipped = 0;
     let mut unread = Vec::new();
-    for (i, it) in cassette.interactions.iter().enumerate() {
+    let (interactions, key) = cassette.interactions();
+    for (i, it) in interactions.iter().enumerate() {
         let Some(req) = &it.request else {
             skipped += 1;
             continue;
@@ -547,7 +568,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         let method = str_of("method").to_ascii_uppercase();
         let uri = str_of("uri");
         let endpoint = uri_path(&uri).to_string();
-        let base = format!("/interactions/{i}/request");
+        let base = format!("/{key}/{i}/request");
         let model_call = !not_a_model_call(&method, &endpoint);
         let body = match (field(req, "parsed_body"), field(req, "body")) {
             (Some(v), _) if v.is_object() || v.is_array() => Some((v.clone(), format!("{base}/parsed_body"))),
@@ -781,7 +802,9 @@ impl<'a> YamlLocator<'a> {
 /// ctxlint does not read ([`NOT_A_CASSETTE`]).
 pub fn sniff_head(t: &[u8]) -> Option<super::Detection> {
     let has = |needle: &[u8]| memchr::memmem::find(t, needle).is_some();
-    if t.starts_with(b"interactions:") || has(b"\ninteractions:") || t.starts_with(b"---") && has(b"interactions:") {
+    // (Ruby VCR and R vcr: `http_interactions:`.)
+    let key = |k: &[u8]| t.starts_with(k) || memchr::memmem::find_iter(t, k).any(|at| t[at - 1] == b'\n');
+    if key(b"interactions:") || key(b"http_interactions:") || t.starts_with(b"---") && has(b"interactions:") {
         if interactions_is_mapping(t) {
             return Some(super::Detection::Unsupported(NOT_A_CASSETTE));
         }
@@ -828,9 +851,9 @@ pub static FORMAT: Format = Format {
     store: None,
     agent_folders: &[],
     about: About {
-        what: "VCR YAML cassette (vcrpy, pytest-recording)",
+        what: "VCR YAML cassette (vcrpy, pytest-recording; Ruby VCR, R vcr)",
         kind: "stream of requests",
-        location: "tests/cassettes/**/*.yaml in the project",
+        location: "tests/cassettes/**/*.yaml, spec/fixtures/vcr_cassettes/*.yml in the project",
     },
 };
 
@@ -879,6 +902,26 @@ mod tests {
             session: None,
         };
         load(&src, &LoadOptions::default()).expect("loads")
+    }
+
+    #[test]
+    fn ruby_and_r_cassettes_hold_their_interactions_under_http_interactions() {
+        // Ruby VCR: `---` first, lower-case method, `body: {encoding, string}`.
+        let ruby = "---\nhttp_interactions:\n- request:\n    method: post\n    uri: https://api.openai.com/v1/chat/completions\n    body:\n      encoding: UTF-8\n      string: '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n  response:\n    status:\n      code: 200\n      message: OK\n    body:\n      encoding: UTF-8\n      string: '{\"id\":\"c1\"}'\n  recorded_at: Mon, 01 Jan 2024 00:00:00 GMT\nrecorded_with: VCR 6.2.0\n";
+        assert!(matches!(sniff_head(ruby.as_bytes()), Some(super::super::Detection::Format(ID))));
+        let inp = load_str(ruby);
+        let Body::Stream(s) = &inp.body else { panic!() };
+        assert_eq!(s.requests.len(), 1);
+        let r = &s.requests[0];
+        assert_eq!(r.pointer, "/http_interactions/0/request/body/string");
+        assert_eq!(r.at(&r.messages[0].pointer), "/http_interactions/0/request/body/string/messages/0");
+        assert_eq!(r.response_id.as_deref(), Some("c1"));
+        // R vcr: no `---`, `status: 200`; an error status is a failed attempt.
+        let r_vcr = "http_interactions:\n- request:\n    method: POST\n    uri: https://api.openai.com/v1/chat/completions\n    body:\n      string: '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n  response:\n    status: 500\n";
+        assert!(matches!(sniff_head(r_vcr.as_bytes()), Some(super::super::Detection::Format(ID))));
+        let inp = load_str(r_vcr);
+        let Body::Stream(s) = &inp.body else { panic!() };
+        assert_eq!(s.requests[0].outcome, Some(Outcome::Failed));
     }
 
     #[test]
