@@ -1077,6 +1077,30 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         // Still sent elsewhere (moved, or rendered as `<system>` text): a change, not a drop.
         let moved = eb.iter().any(|e| e.key == x.key) || b_texts.contains(x.text(a).trim());
         if x.system && !moved && (!y.system || ea.get(i + 1).is_some_and(|n| n.key == y.key)) {
+            // Replaced at a new user turn by a system message placed further
+            // on (ruby_llm's Cohere payload keeps the chat's order: `[user,
+            // assistant, system B, user]` after `with_instructions` replaced
+            // A): a change of prompt, whose cache loss is a rewrite
+            // (docs/spec.md §2: must not fire).
+            if pair.new_user_turn {
+                if let Some(n) = eb[j..].iter().find(|e| e.system && !ea.iter().any(|o| o.key == e.key)) {
+                    if pair.rewrite.is_none() {
+                        pair.rewrite = Some(Rewrite {
+                            level: Level::System,
+                            pointer: b.at(n.pointer),
+                            prev_pointer: Some(a.at(x.pointer)),
+                            what: format!(
+                                "the {} the previous request sent here is replaced by another one later in this request",
+                                x.describe(a)
+                            ),
+                            text: n.text(b),
+                            diff: element_diff(a, x, b, n),
+                        });
+                    }
+                    i += 1;
+                    continue;
+                }
+            }
             // Vanished (not replaced in place): dropped-system-prompt only.
             let standing = ea[..i].iter().all(|e| e.system);
             pair.dropped.push(Dropped { pointer: a.at(x.pointer), text: x.text(a), slot: None, standing });

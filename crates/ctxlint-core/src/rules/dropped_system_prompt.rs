@@ -31,7 +31,9 @@ sends no `instructions`: reported on `req2.json`, pointer `""`.
 ## What it does not flag
 A new conversation; a compaction boundary; a prompt replaced in place by other text (that
 is a change: `history-rewrite`); a pydantic-ai dynamic prompt re-rendered in place
-(`dynamic_ref`); per-run instructions or a system message replaced at a new user turn; a
+(`dynamic_ref`); per-run instructions or a system message replaced at a new user turn (also
+by one placed further on, after the history, as Cohere's chat order puts it: a `history-rewrite`
+warning); a
 slot prompt whose text (at least half of it, cut at a word) is sent in a message of the
 next request under another framing (a summariser given the running summary in its
 instruction); a one-shot question asked again without tools or system prompt after it was
