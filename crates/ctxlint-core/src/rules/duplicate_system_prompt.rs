@@ -21,8 +21,10 @@ re-added at each step of a run. Also one text that is two or more copies of one 
 at least 200 characters joined by whitespace (a `systemInstruction` or `system` text, as a
 runtime that concatenates its system messages writes it: crewAI's Gemini provider joins
 every system message into `systemInstruction`, and after a retry holds the prompt twice),
-reported once at that text; a short text repeated over and over (padding to reach a
-prompt-cache minimum, as test suites write it) is not such copies.
+reported once at that text; a short text repeated over and over, or a prompt written more
+than four times over from the first request that holds it (padding to reach a prompt-cache
+minimum, as test suites write it), is not such copies (copies that grow from request to
+request are).
 
 ## Why it matters
 Every copy costs tokens on every request, and models weight repeated instructions
@@ -63,6 +65,11 @@ fn request_prompts(r: &Request) -> Vec<(Occ, String, String)> {
 
 /// Shortest prompt a repeated copy is judged on (docs/spec.md §2 CTX103).
 const MIN_COPY: usize = 200;
+
+/// Most copies of a prompt in one text judged without an earlier request
+/// holding fewer (a join after a retry or two); more, from the first request
+/// on, is padding.
+const MAX_JOINED: usize = 4;
 
 /// When `text` is two or more copies of one prompt of at least [`MIN_COPY`]
 /// characters joined by whitespace — as a runtime that concatenates its
@@ -125,6 +132,8 @@ pub fn check(cx: &mut RuleContext) {
     let input = cx.input;
     if let Some(stream) = cx.stream {
         let mut memo = StreamMemo::new(stream, cx.conversation.links(stream));
+        // The fewest copies each repeated prompt was first seen with (by hash).
+        let mut first_copies: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
         for r in &stream.requests {
             memo.next_request();
             let mut seen = Dupes::new();
@@ -153,7 +162,15 @@ pub fn check(cx: &mut RuleContext) {
                     }
                 }
                 seen.push(k, occ);
-                if let Some((copy, n)) = repeated_copies(text) {
+                // A prompt written many times over from the first request that
+                // holds it is filler an author wrote to reach a prompt-cache
+                // minimum (`<<~INSTRUCTIONS * 150`); a runtime that joins its
+                // system messages writes a few copies, or more as a run goes on.
+                let copies = repeated_copies(text).filter(|&(copy, n)| {
+                    let first = *first_copies.entry(hash_str(copy)).or_insert(n);
+                    n <= MAX_JOINED || first < n
+                });
+                if let Some((copy, n)) = copies {
                     let rel = ptr.strip_prefix(r.pointer.as_str()).unwrap_or(&ptr).to_string();
                     if memo.is_new(&rel, &format!("copies\0{copy}")) {
                         let mut f = Finding::new(
