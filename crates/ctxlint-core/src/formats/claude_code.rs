@@ -856,7 +856,9 @@ fn attachment_message(v: Option<&RawValue>) -> Option<Message> {
 ///   `content` (a string or strings); `queued_command`: `prompt` (a string or
 ///   text blocks);
 /// - `date_change`: `newDate`; `compact_file_reference`: `filename`; plan-mode
-///   notices: `planFilePath`; any other kind: the record's data as JSON.
+///   notices: `planFilePath` with the reminder's variant (`reminderType`
+///   full or sparse, `planExists`, `isSubAgent`); any other kind: the
+///   record's data as JSON.
 fn attachment_parts(kind: &str, a: &serde_json::Map<String, serde_json::Value>) -> Vec<(String, String, bool)> {
     use serde_json::Value;
     let line = |v: &Value| match v {
@@ -907,7 +909,21 @@ fn attachment_parts(kind: &str, a: &serde_json::Map<String, serde_json::Value>) 
         "edited_text_file" => out.extend(field("snippet")),
         "date_change" => out.extend(field("newDate")),
         "compact_file_reference" => out.extend(field("filename")),
-        "plan_mode" | "plan_mode_exit" | "plan_mode_reentry" => out.extend(field("planFilePath")),
+        "plan_mode" | "plan_mode_exit" | "plan_mode_reentry" => {
+            // Claude Code words a plan-mode reminder by its variant: the full
+            // instructions when plan mode starts, a sparse line on the turns
+            // after (`reminderType`), and other words when the plan file
+            // exists or a sub-agent reads it: the same path in two variants is
+            // two texts, not one sent twice.
+            out.extend(field("planFilePath").map(|(f, mut text, m)| {
+                for k in ["reminderType", "planExists", "isSubAgent"] {
+                    if let Some(v) = a.get(k) {
+                        text.push_str(&format!("\n{k}: {}", line(v)));
+                    }
+                }
+                (f, text, m)
+            }))
+        }
         "queued_command" => out.extend(field("prompt").or_else(|| field("content"))),
         "todo_reminder" | "task_reminder" => {
             let text = a.get("content").map(joined).unwrap_or_default();
