@@ -93,6 +93,19 @@ struct Attempt<'a> {
     last_entry: Option<u32>,
     /// A model call of the attempt showed text (the person read an answer).
     showed_text: bool,
+    /// A tool call of the attempt completed: its result is neither an error
+    /// nor synthetic (the run changed something before it was stopped).
+    did_work: bool,
+}
+
+/// Longest user turn read as a short instruction (bytes of text).
+const SHORT_INSTRUCTION: usize = 160;
+
+/// Whether a user turn is a short instruction (a continuation such as
+/// `keep going`), not a task: its texts hold at most [`SHORT_INSTRUCTION`]
+/// bytes.
+fn short_instruction(m: &crate::model::packed::PackedMessage<'_>) -> bool {
+    m.blocks().filter(|b| b.kind == BlockKind::Text).map(|b| b.text_len as usize).sum::<usize>() <= SHORT_INSTRUCTION
 }
 
 /// Finds replayed user turns in write order (each write-order lane on its own,
@@ -169,6 +182,7 @@ pub fn replays(format: FormatId, t: &Transcript) -> Vec<Replay> {
             if r.synthetic_or_aborted {
                 att.synthetic = true;
             }
+            att.did_work |= !r.synthetic_or_aborted && !r.is_error && !interrupted;
             if interrupted {
                 att.last_final = false;
                 if att.last != Some(Stop::Error) {
@@ -243,8 +257,13 @@ pub fn replays(format: FormatId, t: &Transcript) -> Vec<Replay> {
                         // retry, not a person sending the text again: an error.
                         Some(Stop::Aborted) => match fallback() {
                             Some(f) => Some((false, format!("the attempt was aborted and {f}"))),
-                            // The person cancelled after reading the model's answer (see above).
+                            // The person cancelled after reading the model's answer (see above),
+                            // or stopped a run that had done work (a tool call completed) and
+                            // gave the same short instruction again ("keep going"): it asks
+                            // again of a changed state. A whole task sent again restarts it
+                            // (the model reads the task twice): still a warning.
                             None if gemini_cli && att.showed_text => None,
+                            None if att.did_work && short_instruction(&m) => None,
                             None => Some((true, "the attempt was aborted".to_string())),
                         },
                         _ => fallback().map(|f| (false, f)),

@@ -66,7 +66,10 @@ confirmation): Gemini CLI never resends a turn itself, and the model's answer st
 history, so the words answer what it showed. A copy the person sent after stopping the run
 that is a sibling of the first copy (the same parent: Claude Code's rewind, a pi tree branch):
 a fork, on whose branch the model reads the turn once (a sibling copy after an error, a
-synthetic result or a fallback model is the runtime's retry and is still reported).
+synthetic result or a fallback model is the runtime's retry and is still reported). A short
+instruction (at most 160 bytes: `keep going`) the person gives again after stopping a run
+in which a tool call had completed: it asks again of a changed state (a whole task sent again
+after such a run is still a warning: the model reads the task twice).
 "#,
 };
 
