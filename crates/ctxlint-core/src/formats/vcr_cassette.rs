@@ -3,7 +3,8 @@
 //! `http_interactions:`): a mapping with `interactions:`, a list of
 //! `{request: {method, uri, headers, body | parsed_body}, response: {status,
 //! headers, body | parsed_body}}`. The request body is in `parsed_body` (a
-//! YAML mapping, pydantic-ai's custom serializer) or a JSON string in
+//! YAML mapping, pydantic-ai's custom serializer), in `body` as such a
+//! mapping (pydantic-ai's Hugging Face cassettes), or a JSON string in
 //! `body.string` or `body` (vcrpy's default), or in the state of a body vcrpy
 //! saved as the Python `BytesIO` it was (`body: !!python/object/new:_io.BytesIO
 //! {state: !!python/tuple [!!binary '…', 0, null]}`, pointer `/body/state/0`).
@@ -572,6 +573,14 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         let model_call = !not_a_model_call(&method, &endpoint);
         let body = match (field(req, "parsed_body"), field(req, "body")) {
             (Some(v), _) if v.is_object() || v.is_array() => Some((v.clone(), format!("{base}/parsed_body"))),
+            // The JSON body itself as a YAML mapping, with neither `string` nor
+            // `state` (pydantic-ai's Hugging Face cassettes).
+            (_, Some(b))
+                if b.as_object()
+                    .is_some_and(|o| !["string", "state", "encoding"].iter().any(|k| o.contains_key(*k))) =>
+            {
+                Some((b.clone(), format!("{base}/body")))
+            }
             (_, Some(b)) => {
                 let got = string_body(b).map(|(v, suffix)| (v, format!("{base}{suffix}")));
                 if got.is_none() && model_call {
