@@ -186,7 +186,9 @@ pub fn check(cx: &mut RuleContext) {
                         .request(r.index)
                         .excerpt(copy.to_string())
                         .related(&r.path, r.line, ptr.clone(), "first copy (at the start of this text)")
-                        .help("join each system message into the slot once; do not re-add it on retry");
+                        .help("join each system message into the slot once; do not re-add it on retry")
+                        // Every copy after the first is extra, not one.
+                        .effect(crate::impact::Effect::Added { bytes: ((n - 1) * copy.len()) as u64 });
                         f.line = r.line;
                         cx.report(f);
                     }
