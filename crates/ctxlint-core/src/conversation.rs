@@ -1242,7 +1242,7 @@ fn one_question(r: &Request, es: &[Element]) -> bool {
 /// then streamed without one, on one cassette). A history passed back after
 /// the reply (pydantic-ai issue 1032) carries the reply and is still compared.
 fn asked_again_alone(a: &Request, b: &Request) -> bool {
-    if a.tools.is_some() || b.tools.is_some() || !a.reply.as_ref().is_some_and(|r| !r.carried_by(b)) {
+    if a.tools.is_some() || b.tools.is_some() || a.reply.as_ref().is_none_or(|r| r.carried_by(b)) {
         return false;
     }
     let (ea, eb) = (history_elements(a), history_elements(b));

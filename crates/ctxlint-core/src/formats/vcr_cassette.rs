@@ -183,6 +183,11 @@ pub fn not_a_model_call(method: &str, path: &str) -> bool {
         || p.contains("/files")
         || p.contains("/uploads")
         || p.ends_with("/models")
+        // OpenAI endpoints whose bodies are no chat request (their `input`
+        // would read as a Responses request's).
+        || ["/moderations", "/audio/", "/realtime/", "/assistants", "/images/", "/batches", "/threads"]
+            .iter()
+            .any(|e| p.contains(e))
 }
 
 /// A body given as a JSON string (`body: '…'` or `body: {string: '…'}`), with the pointer suffix.
@@ -199,9 +204,11 @@ fn string_body(b: &Value) -> Option<(Value, &'static str)> {
 fn body_string(b: &Value) -> Option<(&str, &'static str)> {
     match b {
         Value::String(s) => Some((s.as_str(), "/body")),
-        Value::Object(o) => match o.get("string") {
-            Some(s) => Some((s.as_str()?, "/body/string")),
-            None => Some((o.get("state")?.get(0)?.as_str()?, "/body/state/0")),
+        Value::Object(o) => match (o.get("string"), o.get("base64_string")) {
+            (Some(s), _) => Some((s.as_str()?, "/body/string")),
+            // Ruby VCR with `preserve_exact_body_bytes`: the body base64-encoded.
+            (None, Some(s)) => Some((s.as_str()?, "/body/base64_string")),
+            (None, None) => Some((o.get("state")?.get(0)?.as_str()?, "/body/state/0")),
         },
         _ => None,
     }
@@ -345,9 +352,12 @@ pub const NOT_A_CASSETTE: &str = "a YAML file whose `interactions` is a mapping,
 /// not a `- ` item, with no value on the key's own line.
 pub fn interactions_is_mapping(head: &[u8]) -> bool {
     let text = String::from_utf8_lossy(head);
-    let mut lines = text.lines().skip_while(|l| !l.starts_with("interactions:"));
+    fn k(l: &str) -> Option<&str> {
+        l.strip_prefix("interactions:").or_else(|| l.strip_prefix("http_interactions:"))
+    }
+    let mut lines = text.lines().skip_while(|l| k(l).is_none());
     let Some(key) = lines.next() else { return false };
-    let inline = key["interactions:".len()..].trim();
+    let inline = k(key).unwrap_or("").trim();
     if !inline.is_empty() {
         return inline.starts_with('{');
     }
@@ -521,8 +531,24 @@ pub const MAX_YAML_DEPTH: usize = 128;
 /// Loads a cassette as one stream.
 pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let bytes = src.read_all()?;
-    let text = String::from_utf8_lossy(&bytes);
     let bad = |reason: String| Error::BadInput { path: src.display.clone().into(), format: ID.to_string(), reason };
+    // YAML is UTF-8 (PyYAML and Ruby's Psych reject other bytes); a byte
+    // order mark at the start is allowed and read as nothing.
+    let text = match std::str::from_utf8(&bytes) {
+        // (The reader gives a byte order mark as three spaces, which would
+        // indent the document's first line: dropped before a top-level key.)
+        Ok(t) => std::borrow::Cow::Borrowed(match t.strip_prefix("   ") {
+            Some(r) if ["---", "interactions:", "http_interactions:"].iter().any(|k| r.starts_with(k)) => r,
+            _ => t,
+        }),
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+            return Err(bad(format!(
+                "not valid UTF-8 at line {line} (byte {}): no YAML reader reads it",
+                e.valid_up_to()
+            )));
+        }
+    };
     // Nesting is capped well below serde-saphyr's default (2,000): the YAML
     // is deserialised recursively (through `Loose`) on a worker thread's
     // 2 MiB stack, which a ~1,200-level block mapping overflowed (issue 7;
@@ -810,6 +836,7 @@ impl<'a> YamlLocator<'a> {
 /// any line); one whose `interactions` is a mapping is a known kind of file
 /// ctxlint does not read ([`NOT_A_CASSETTE`]).
 pub fn sniff_head(t: &[u8]) -> Option<super::Detection> {
+    let t = t.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(t);
     let has = |needle: &[u8]| memchr::memmem::find(t, needle).is_some();
     // (Ruby VCR and R vcr: `http_interactions:`.)
     let key = |k: &[u8]| t.starts_with(k) || memchr::memmem::find_iter(t, k).any(|at| t[at - 1] == b'\n');
@@ -931,6 +958,33 @@ mod tests {
         let inp = load_str(r_vcr);
         let Body::Stream(s) = &inp.body else { panic!() };
         assert_eq!(s.requests[0].outcome, Some(Outcome::Failed));
+    }
+
+    #[test]
+    fn ruby_vcr_base64_bodies_bom_and_non_chat_endpoints() {
+        use base64::Engine as _;
+        let body = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
+        let b64 = base64::engine::general_purpose::STANDARD.encode(body);
+        let y = format!(
+            "{bom}---\nhttp_interactions:\n- request:\n    method: post\n    uri: https://api.openai.com/v1/chat/completions\n    body:\n      encoding: ASCII-8BIT\n      base64_string: {b64}\n- request:\n    method: post\n    uri: https://api.openai.com/v1/moderations\n    body:\n      string: '{{\"input\":\"hello\"}}'\n",
+            bom = '\u{feff}'
+        );
+        let inp = load_str(&y);
+        let Body::Stream(s) = &inp.body else { panic!() };
+        assert_eq!(s.requests.len(), 1);
+        assert_eq!(s.requests[0].pointer, "/http_interactions/0/request/body/base64_string");
+        assert_eq!(inp.skipped, 1);
+        // Not UTF-8: an error naming the line.
+        let src = SourceRef {
+            display: "bad.yml".into(),
+            origin: Origin::Memory(b"http_interactions:\n- request:\n    body: \xff\n".to_vec().into()),
+            seen: None,
+            session: None,
+        };
+        let e = load(&src, &LoadOptions::default()).err().unwrap().to_string();
+        assert!(e.contains("not valid UTF-8 at line 3"), "{e}");
+        // A mapping under http_interactions is no cassette, as under interactions.
+        assert!(interactions_is_mapping(b"http_interactions:\n  a: 1\n"));
     }
 
     #[test]
