@@ -15,9 +15,21 @@ use std::sync::Arc;
 /// Format id.
 pub const ID: FormatId = FormatId::new("gemini");
 
-/// Whether a body looks like a Gemini request.
+/// Whether a body looks like a Gemini request: `contents` a list, or one
+/// content object with `parts` (the API reads a single value where a list is
+/// expected, and clients send it: sublayer's Ruby cassettes).
 pub fn sniff(v: &Value) -> bool {
-    v.get("contents").is_some_and(Value::is_array)
+    v.get("contents").is_some_and(|c| c.is_array() || c.get("parts").is_some())
+}
+
+/// The items of a repeated field with their pointers: a list's items at
+/// `{ptr}/{i}`, or one object given in its place at `{ptr}`.
+fn items<'v>(v: Option<&'v Value>, ptr: &str) -> Vec<(&'v Value, String)> {
+    match v {
+        Some(Value::Array(a)) => a.iter().enumerate().map(|(i, x)| (x, ptr_idx(ptr, i))).collect(),
+        Some(o @ Value::Object(_)) => vec![(o, ptr.to_string())],
+        _ => Vec::new(),
+    }
 }
 
 /// Parses a body at `base` into a request.
@@ -44,20 +56,20 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         }
     }
     set_tools(&mut r, base, "tools", v.get("tools"));
-    let Some(contents) = v.get("contents").and_then(Value::as_array) else { return r };
+    if !sniff(v) {
+        return r;
+    }
     // Calls without ids pair by order and name: give them synthetic ids.
     let mut pairs = Pairing::default();
-    for (i, c) in contents.iter().enumerate() {
-        let mp = ptr_idx(&ptr_join(base, "contents"), i);
+    for (c, mp) in items(v.get("contents"), &ptr_join(base, "contents")) {
         let (role, kind) = match s(c, "role") {
             "model" | "assistant" => (Role::Assistant, MessageKind::Assistant),
             "function" | "tool" => (Role::User, MessageKind::ToolResults),
             _ => (Role::User, MessageKind::UserTurn),
         };
         let mut m = message(role, kind, mp.clone());
-        let pp = ptr_join(&mp, "parts");
-        for (j, p) in c.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
-            let b = part_block(p, ptr_idx(&pp, j), &mut pairs);
+        for (p, ptr) in items(c.get("parts"), &ptr_join(&mp, "parts")) {
+            let b = part_block(p, ptr, &mut pairs);
             m.blocks.push(b);
         }
         if role == Role::User {
@@ -128,7 +140,7 @@ pub static FORMAT: Format = Format::request_body(
     ID,
     4,
     sniff,
-    |v| (!v.get("contents").is_some_and(Value::is_array)).then_some("no `contents` array"),
+    |v| (!sniff(v)).then_some("no `contents` array"),
     parse,
     About {
         what: "Gemini generateContent request body",
@@ -136,3 +148,24 @@ pub static FORMAT: Format = Format::request_body(
         location: "recorded by the application, a proxy or a test",
     },
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_content_object_in_place_of_the_list() {
+        let v: Value = serde_json::from_str(
+            r#"{"contents": {"role": "user", "parts": {"text": "Provide a four digit passcode"}}, "generationConfig": {}}"#,
+        )
+        .unwrap();
+        assert!(sniff(&v));
+        let r = parse(&v, &Arc::from("b.json"), 0, "");
+        assert_eq!(r.messages.len(), 1);
+        assert_eq!(r.messages[0].pointer.as_ref(), "/contents");
+        assert_eq!(r.messages[0].blocks[0].pointer.as_ref(), "/contents/parts");
+        assert_eq!(&*r.messages[0].blocks[0].text, "Provide a four digit passcode");
+        // A `contents` object without parts is no Gemini request.
+        assert!(!sniff(&serde_json::json!({"contents": {"a": 1}})));
+    }
+}

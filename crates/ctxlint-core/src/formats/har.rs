@@ -142,7 +142,7 @@ fn body_fits(format: FormatId, v: &Value) -> bool {
         super::openai_chat::ID | super::anthropic::ID | super::bedrock::ID => {
             v.get("messages").is_some_and(Value::is_array)
         }
-        super::gemini::ID => v.get("contents").is_some_and(Value::is_array),
+        super::gemini::ID => super::gemini::sniff(v),
         super::openai_responses::ID => super::openai_responses::sniff(v),
         _ => false,
     }
