@@ -450,8 +450,22 @@ fn related_prompts(a: &Agent, b: &Agent) -> bool {
     if a.system_hash == b.system_hash && a.system == b.system {
         return true;
     }
-    let common = a.system.bytes().zip(b.system.bytes()).take_while(|(x, y)| x == y).count();
+    let common = common_prefix(a.system.as_bytes(), b.system.as_bytes());
     2 * common >= a.system.len().min(b.system.len())
+}
+
+/// How many leading items `a` and `b` share. Compared a block at a time
+/// (slice equality: `memcmp` for bytes and integers), then item by item in
+/// the block that differs: system prompts of 8 KB are compared for every
+/// candidate predecessor of every request.
+fn common_prefix<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    i + a[i..n].iter().zip(&b[i..n]).take_while(|(x, y)| x == y).count()
 }
 
 /// Whether two requests are of the same agent (docs/spec.md §1 *Lanes*): system
@@ -485,7 +499,7 @@ fn same_agent(a: &Agent, b: &Agent) -> bool {
         // helpful assistant that can …").
         // (Prompts that share more than an opening — one grown from the
         // other, or live data changed at the end — are one agent's.)
-        let common = a.system.bytes().zip(b.system.bytes()).take_while(|(x, y)| x == y).count();
+        let common = common_prefix(a.system.as_bytes(), b.system.as_bytes());
         let other_instructions = 4 * common < 3 * a.system.len().min(b.system.len());
         let handoff = |x: &Agent, y: &Agent| {
             x.tools.is_empty()
@@ -676,15 +690,17 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
                 }
             }
         }
-        if !same_agent(&agents[i], &agents[j]) {
-            continue;
-        }
+        // (An earlier request that cannot extend `b` further than the best
+        // so far is passed over before the agents are compared.)
         let ha = &agents[i].hist;
         let bound = ha.len().min(hb.len());
         if best.is_some_and(|(c, _)| bound < c || (bound == c && best_carried)) {
             continue;
         }
-        let common = ha.iter().zip(hb).take_while(|(x, y)| x == y).count();
+        if !same_agent(&agents[i], &agents[j]) {
+            continue;
+        }
+        let common = common_prefix(ha, hb);
         let carried = || a.reply.as_ref().is_some_and(|r| r.carried_by(b));
         if best.is_none_or(|(c, _)| common > c) {
             best = Some((common, i));
@@ -745,9 +761,14 @@ impl Lane {
 /// its predecessor (a continuation, a compaction or a recovery after a
 /// failure) is in its predecessor's lane; any other starts a lane.
 pub fn lanes(s: &Stream) -> Vec<Lane> {
+    lanes_of(s, &links(s))
+}
+
+/// [`lanes`] of `s` from its [`links`] (`links`: `links(s)`).
+fn lanes_of(s: &Stream, links: &[Link]) -> Vec<Lane> {
     let mut out: Vec<Lane> = Vec::with_capacity(s.requests.len());
     let mut n = 0;
-    for (j, l) in links(s).into_iter().enumerate() {
+    for (j, &l) in links.iter().enumerate() {
         let (lane, compared_with) = match l {
             Link::Continues { prev, .. } | Link::AfterFailure { prev } => (out[prev].lane, Some(prev)),
             Link::Compaction { prev } => (out[prev].lane, None),
@@ -910,15 +931,17 @@ fn pairs_of(s: &Stream, links: &[Link]) -> Vec<Pair> {
         .collect()
 }
 
-/// The [`links`] and [`pairs`] of one stream, each computed once, when first
-/// asked, and shared by the rules that read them (which run in parallel:
+/// The [`links`], [`pairs`] and [`lanes`] of one stream, each computed once,
+/// when first asked, and shared by the rules that read them, the recorded
+/// usage and the HTML report's page (which run in parallel:
 /// [`OnceLock`](std::sync::OnceLock)). Eight rule passes asked for the links
 /// of the same stream; on a stream of long conversations that was most of
-/// `check`'s time.
+/// `check`'s time, and the HTML report asked twice more.
 #[derive(Debug, Default)]
 pub struct Facts {
     links: std::sync::OnceLock<Vec<Link>>,
     pairs: std::sync::OnceLock<Vec<Pair>>,
+    lanes: std::sync::OnceLock<Vec<Lane>>,
 }
 
 impl Facts {
@@ -930,6 +953,11 @@ impl Facts {
     /// [`pairs`] of `s` (the same stream on every call).
     pub fn pairs(&self, s: &Stream) -> &[Pair] {
         self.pairs.get_or_init(|| pairs_of(s, self.links(s)))
+    }
+
+    /// [`lanes`] of `s` (the same stream on every call).
+    pub fn lanes(&self, s: &Stream) -> &[Lane] {
+        self.lanes.get_or_init(|| lanes_of(s, self.links(s)))
     }
 }
 
@@ -1017,7 +1045,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
             continue;
         }
         if !chained && pair.rewrite.is_none() {
-            let i = ka.iter().zip(&kb).take_while(|(x, y)| x == y).count();
+            let i = common_prefix(&ka, &kb);
             let (pa, pb) = (sa.parts.get(i), sb.parts.get(i));
             if let (Some(pa), Some(pb)) = (pa, pb) {
                 if copies_again(&pa.text, &pb.text) {

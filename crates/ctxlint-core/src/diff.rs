@@ -133,9 +133,10 @@ pub struct Side {
     /// Description, e.g. "user text block", "`system` part", "tools".
     pub what: String,
     /// Its text for display (tool calls: name, id and pretty-printed
-    /// arguments), secrets masked. Empty for a message element both requests
-    /// send alike ([`Op::Same`]): no output shows it, and building it for
-    /// every unchanged element was most of a report's request diffs.
+    /// arguments), secrets masked. Empty for an element (tools, system part,
+    /// message) both requests send alike ([`Op::Same`]): no output shows it,
+    /// and building it for every unchanged element was most of a report's
+    /// request diffs.
     pub text: String,
     /// Length in bytes of its text as sent.
     pub bytes: usize,
@@ -432,21 +433,23 @@ fn is_retry(a: &Request, b: &Request) -> bool {
 }
 
 fn tools(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
-    let side = |r: &Request, t: &(String, u64, String)| Side {
+    // (Equal tools have no text: see [`Side::text`].)
+    let side_with = |r: &Request, t: &(String, u64, String), text: bool| Side {
         pointer: r.at(&t.0),
         what: "tools".into(),
-        text: mask_secrets(&t.2),
+        text: if text { mask_secrets(&t.2) } else { String::new() },
         bytes: t.2.len(),
     };
+    let side = |r: &Request, t: &(String, u64, String)| side_with(r, t, true);
     match (&a.tools, &b.tools) {
         (None, None) => {}
         (Some(x), None) => out.push(change(Op::Removed, Level::Tools, Some(side(a, x)), None)),
         (None, Some(y)) => out.push(change(Op::Added, Level::Tools, None, Some(side(b, y)))),
         (Some(x), Some(y)) => {
-            let (sa, sb) = (side(a, x), side(b, y));
             if x.1 == y.1 {
-                out.push(change(Op::Same, Level::Tools, Some(sa), Some(sb)));
+                out.push(change(Op::Same, Level::Tools, Some(side_with(a, x, false)), Some(side_with(b, y, false))));
             } else {
+                let (sa, sb) = (side(a, x), side(b, y));
                 let d = text_change_until(&sa.text, &sb.text, deadline);
                 out.push(Change {
                     op: Op::Changed,
@@ -479,12 +482,13 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
         let pa: Vec<&Block> = a.slots.iter().filter(|s| s.kind == kind).flat_map(|s| &s.parts).collect();
         let pb: Vec<&Block> = b.slots.iter().filter(|s| s.kind == kind).flat_map(|s| &s.parts).collect();
         let key = |p: &&Block| if p.json_hash != 0 { p.json_hash } else { p.text_hash };
-        let side = |r: &Request, p: &Block| Side {
+        let side_with = |r: &Request, p: &Block, text: bool| Side {
             pointer: r.at(&p.pointer),
             what: format!("`{}` part", kind.as_str()),
-            text: mask_secrets(&p.text),
+            text: if text { mask_secrets(&p.text) } else { String::new() },
             bytes: p.text_len as usize,
         };
+        let side = |r: &Request, p: &Block| side_with(r, p, true);
         for pairing in align(
             &pa.iter().map(key).collect::<Vec<_>>(),
             &pb.iter().map(key).collect::<Vec<_>>(),
@@ -492,7 +496,9 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
             &vec![0; pb.len()],
         ) {
             out.push(match pairing {
-                Pairing::Same(i, j) => change(Op::Same, Level::System, Some(side(a, pa[i])), Some(side(b, pb[j]))),
+                Pairing::Same(i, j) => {
+                    change(Op::Same, Level::System, Some(side_with(a, pa[i], false)), Some(side_with(b, pb[j], false)))
+                }
                 Pairing::Removed(i) => change(Op::Removed, Level::System, Some(side(a, pa[i])), None),
                 Pairing::Added(j) => change(Op::Added, Level::System, None, Some(side(b, pb[j]))),
                 Pairing::Changed(i, j) => {

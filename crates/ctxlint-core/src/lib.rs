@@ -139,10 +139,21 @@ pub fn check_input(input: &Input, job: &Job, config: &config::Config) -> Vec<Fin
 /// [`rules::MAX_LISTED`] of one rule), each group under the path and with the
 /// severity of the last finding of its rule that is listed.
 pub fn check_input_counted(input: &Input, job: &Job, config: &config::Config) -> (Vec<Finding>, Vec<Unlisted>) {
+    check_input_with(input, job, config, &conversation::Facts::default())
+}
+
+/// [`check_input_counted`], the rules reading and filling `facts` (the
+/// stream facts of `input` shared with what runs beside them).
+pub fn check_input_with(
+    input: &Input,
+    job: &Job,
+    config: &config::Config,
+    facts: &conversation::Facts,
+) -> (Vec<Finding>, Vec<Unlisted>) {
     let settings = config.settings_for(&input.path);
     // Rules turned off (by selection or per-file ignores) are not run at all.
     let enabled = |r: RuleId| config.enabled(r) && settings.level(r).is_some();
-    let found = rules::run_selected(input, &settings, &enabled);
+    let found = rules::run_selected_with(input, &settings, &enabled, facts);
     let mut findings = found.findings;
     for f in &mut findings {
         if let (Some(s), true) = (settings.level(f.rule), settings.levels.contains_key(&f.rule)) {
@@ -233,10 +244,11 @@ pub trait InputObserver: Sync {
     /// Which texts the loader keeps ([`model::packed::Texts`]).
     fn texts(&self) -> model::packed::Texts;
     /// Starts on `input` (beside the rules); `session`: the session it is,
-    /// in a store that holds several ([`inputs::Job::session`]).
-    fn begin(&self, input: &Input, session: Option<&str>) -> Self::Out;
+    /// in a store that holds several ([`inputs::Job::session`]); `facts`:
+    /// the stream facts the rules compute too (each computed once).
+    fn begin(&self, input: &Input, session: Option<&str>, facts: &conversation::Facts) -> Self::Out;
     /// Completes `out` once the input's `findings` are known.
-    fn end(&self, out: &mut Self::Out, input: &Input, findings: &[Finding]);
+    fn end(&self, out: &mut Self::Out, input: &Input, findings: &[Finding], facts: &conversation::Facts);
 }
 
 /// The observer of a plain check: keeps nothing, texts compact.
@@ -247,8 +259,8 @@ impl InputObserver for Nothing {
     fn texts(&self) -> model::packed::Texts {
         model::packed::Texts::Compact
     }
-    fn begin(&self, _: &Input, _: Option<&str>) {}
-    fn end(&self, _: &mut (), _: &Input, _: &[Finding]) {}
+    fn begin(&self, _: &Input, _: Option<&str>, _: &conversation::Facts) {}
+    fn end(&self, _: &mut (), _: &Input, _: &[Finding], _: &conversation::Facts) {}
 }
 
 /// [`check_plan_with`], also building what `observer` makes of each input
@@ -290,15 +302,19 @@ pub fn check_plan_observed<O: InputObserver>(
             // The page's steps need no findings: they are built beside the rules.
             // The calls' recorded usage is gathered beside the rules too; the
             // findings' impact once they are known.
-            let rules = || check_input_counted(&input, &job, &config);
-            let beside = || (observer.begin(&input, job.session()), impact::Calls::of(&input));
+            // The stream facts (links, lanes) are computed once, by whichever
+            // side asks first.
+            let facts = conversation::Facts::default();
+            let rules = || check_input_with(&input, &job, &config, &facts);
+            let beside = || (observer.begin(&input, job.session(), &facts), impact::Calls::of(&input, &facts));
             // (A small input on the calling thread: when many files are
             // checked, the files themselves keep every thread busy.)
             let ((mut findings, unlisted), (mut out, mut calls)) =
                 if is_large(&input) { rayon::join(rules, beside) } else { (rules(), beside()) };
             let usage = impact::assess(&mut calls, &mut findings, &config.prices);
             drop(calls);
-            observer.end(&mut out, &input, &findings);
+            observer.end(&mut out, &input, &findings, &facts);
+            drop(facts);
             page = Some(out);
             // A store's findings name their session (their fingerprints too).
             if let Some(id) = job.session() {

@@ -320,6 +320,19 @@ pub fn show_each_texts(
     text_chars: usize,
     sink: &mut dyn Sink,
 ) -> crate::Result<()> {
+    show_each_with(input, only, mode, text_chars, sink, &crate::conversation::Facts::default())
+}
+
+/// [`show_each_texts`], a stream's lanes read from (or computed into)
+/// `facts` (shared with the rules when the HTML report is built during a check).
+pub fn show_each_with(
+    input: &Input,
+    only: Option<usize>,
+    mode: Mode,
+    text_chars: usize,
+    sink: &mut dyn Sink,
+    facts: &crate::conversation::Facts,
+) -> crate::Result<()> {
     let mut shown = Shown {
         path: mask_secrets(&input.path),
         format: input.format,
@@ -352,7 +365,7 @@ pub fn show_each_texts(
                 sink.begin(&shown)?;
                 let mut u = request_unit(r, usize::MAX);
                 let pos = s.requests.iter().position(|x| std::ptr::eq(x, r)).unwrap_or(0);
-                u.lane = lane_of(s, &crate::conversation::lanes(s), pos);
+                u.lane = lane_of(s, facts.lanes(s), pos);
                 sink.units(&shown, vec![u])?;
                 return sink.end(&shown);
             }
@@ -362,12 +375,12 @@ pub fn show_each_texts(
             let mut prev: Option<(usize, Vec<String>)> = None;
             let mut batch = Vec::new();
             let mut listed = 0;
-            let lanes = crate::conversation::lanes(s);
+            let lanes = facts.lanes(s);
             let chars = if sink.wants_texts() { text_chars } else { 0 };
             for (pos, r) in s.requests.iter().enumerate() {
                 if !compact {
                     let mut u = request_unit(r, chars);
-                    u.lane = lane_of(s, &lanes, pos);
+                    u.lane = lane_of(s, lanes, pos);
                     listed += u.messages.len() + 1;
                     batch.push(u);
                 } else {
@@ -398,7 +411,7 @@ pub fn show_each_texts(
                         None => (None, 0, 0),
                     };
                     let mut u = request_unit_from(r, chars, carried);
-                    u.lane = lane_of(s, &lanes, pos);
+                    u.lane = lane_of(s, lanes, pos);
                     let tools_of = |r: &Request| r.tools.as_ref().map(|t| t.1);
                     if predecessor.is_some_and(|p| tools_of(&s.requests[p]) == tools_of(r)) {
                         u.tools = None;

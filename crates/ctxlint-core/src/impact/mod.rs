@@ -193,13 +193,14 @@ impl<'a> Calls<'a> {
     /// The calls of `input`. A stream's are its requests (with their models,
     /// for prices, even without usage); a transcript that records no usage
     /// is numbered later, only if a finding has an impact to price.
-    pub fn of(input: &'a Input) -> Calls<'a> {
+    /// A stream's links are read from (or computed into) `facts`.
+    pub fn of(input: &'a Input, facts: &crate::conversation::Facts) -> Calls<'a> {
         let mut c = match &input.body {
             Body::Transcript(t) if !t.usage.iter().any(Option::is_some) => {
                 return Calls { later: Some(t), ..Calls::default() };
             }
             Body::Transcript(t) => transcript_calls(t),
-            Body::Stream(s) => stream_calls(s),
+            Body::Stream(s) => stream_calls(s, facts),
         };
         c.has_usage = match &input.body {
             Body::Transcript(_) => true,
@@ -297,7 +298,7 @@ fn transcript_calls(t: &Transcript) -> Calls<'_> {
 
 /// The requests of a stream as calls, by request index, each with the
 /// request it continues (its conversation's previous request).
-fn stream_calls(s: &Stream) -> Calls<'_> {
+fn stream_calls<'a>(s: &'a Stream, facts: &crate::conversation::Facts) -> Calls<'a> {
     let n = s.requests.iter().map(|r| r.index + 1).max().unwrap_or(0);
     let mut calls: Vec<Call> = vec![Call::default(); n];
     let mut models = Models::default();
@@ -312,7 +313,7 @@ fn stream_calls(s: &Stream) -> Calls<'_> {
         };
     }
     if s.requests.iter().any(|r| r.usage.is_some()) {
-        for (j, l) in crate::conversation::links(s).iter().enumerate() {
+        for (j, l) in facts.links(s).iter().enumerate() {
             if let crate::conversation::Link::Continues { prev, .. } = *l {
                 calls[s.requests[j].index].prev = s.requests[prev].index as u32;
             }

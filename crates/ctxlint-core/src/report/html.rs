@@ -367,11 +367,17 @@ impl crate::InputObserver for Pages {
     fn texts(&self) -> crate::model::packed::Texts {
         crate::model::packed::Texts::AsLoaded
     }
-    fn begin(&self, input: &crate::model::Input, session: Option<&str>) -> Page {
-        Page { session: session.map(str::to_string), ..Page::units(input) }
+    fn begin(&self, input: &crate::model::Input, session: Option<&str>, facts: &crate::conversation::Facts) -> Page {
+        Page { session: session.map(str::to_string), ..Page::units(input, facts) }
     }
-    fn end(&self, page: &mut Page, input: &crate::model::Input, findings: &[Finding]) {
-        page.add_diffs(input, findings);
+    fn end(
+        &self,
+        page: &mut Page,
+        input: &crate::model::Input,
+        findings: &[Finding],
+        facts: &crate::conversation::Facts,
+    ) {
+        page.add_diffs(input, findings, facts);
     }
 }
 
@@ -391,16 +397,18 @@ impl Page {
     /// request pairs of a long stream are diffed. An input `show` cannot
     /// list (none today) gives a page with no steps.
     pub fn build(input: &crate::model::Input, findings: &[Finding]) -> Page {
-        let mut page = Page::units(input);
-        page.add_diffs(input, findings);
+        let facts = crate::conversation::Facts::default();
+        let mut page = Page::units(input, &facts);
+        page.add_diffs(input, findings, &facts);
         page
     }
 
     /// The part of [`Page::build`] that needs no findings (every step's
     /// sizes, texts and cache usage), so it can run beside the rules.
-    pub fn units(input: &crate::model::Input) -> Page {
+    /// `facts`: the input's stream facts, shared with the rules.
+    pub fn units(input: &crate::model::Input, facts: &crate::conversation::Facts) -> Page {
         let mut sink = PageSink { page: Page::default(), sums: vec![0], chunk: Vec::new(), text_bytes: 0 };
-        let listed = crate::show::show_each_texts(input, None, Mode::Compact, SNIPPET_CHARS, &mut sink);
+        let listed = crate::show::show_each_with(input, None, Mode::Compact, SNIPPET_CHARS, &mut sink, facts);
         let mut page = sink.page;
         if listed.is_err() {
             page = Page { notes: vec!["its contexts could not be listed".into()], ..Page::default() };
@@ -418,19 +426,20 @@ impl Page {
 
     /// Adds the request diffs of a stream: every pair when it is short,
     /// else the pairs whose later request has one of `findings`.
-    pub fn add_diffs(&mut self, input: &crate::model::Input, findings: &[Finding]) {
+    /// `facts`: the input's stream facts, shared with the rules.
+    pub fn add_diffs(&mut self, input: &crate::model::Input, findings: &[Finding], facts: &crate::conversation::Facts) {
         let page = self;
         if let crate::model::Body::Stream(s) = &input.body {
             let hot: BTreeSet<usize> = findings.iter().filter_map(|f| f.request).collect();
             let all = s.requests.len() <= DIFF_ALL_UNDER;
             // Each request is diffed with the request the rules compare it
             // with (its lane's predecessor, docs/spec.md §1 Lanes), else the one before.
-            let lanes = crate::conversation::lanes(s);
+            let lanes = facts.lanes(s);
             for k in 1..s.requests.len() {
                 if all || hot.contains(&s.requests[k].index) {
                     let p = lanes.get(k).and_then(|l| l.compared_with).unwrap_or(k - 1);
                     let mut d = crate::diff::diff(&s.requests[p], &s.requests[k]);
-                    d.lanes = crate::diff::lanes_of(s, &lanes, &s.requests[p], &s.requests[k]);
+                    d.lanes = crate::diff::lanes_of(s, lanes, &s.requests[p], &s.requests[k]);
                     page.diffs.push((k, diff_value(&d).to_string()));
                 }
             }

@@ -190,6 +190,18 @@ pub fn run_all(input: &Input, settings: &Settings) -> Vec<Finding> {
 /// returning the findings and, per rule, how many were found past
 /// [`MAX_LISTED`].
 pub fn run_selected(input: &Input, settings: &Settings, enabled: &(dyn Fn(RuleId) -> bool + Sync)) -> Found {
+    run_selected_with(input, settings, enabled, &crate::conversation::Facts::default())
+}
+
+/// [`run_selected`], reading and filling `conversation`: the stream facts of
+/// `input` that others computing beside the rules share (the HTML report's
+/// page, the recorded usage).
+pub fn run_selected_with(
+    input: &Input,
+    settings: &Settings,
+    enabled: &(dyn Fn(RuleId) -> bool + Sync),
+    conversation: &crate::conversation::Facts,
+) -> Found {
     let analysis;
     let (transcript, stream) = match &input.body {
         Body::Transcript(t) => {
@@ -198,8 +210,6 @@ pub fn run_selected(input: &Input, settings: &Settings, enabled: &(dyn Fn(RuleId
         }
         Body::Stream(s) => (None, Some(s)),
     };
-    let conversation = crate::conversation::Facts::default();
-    let conversation = &conversation;
     let pairings = crate::analysis::pairing::StreamPairings::default();
     let pairings = &pairings;
     let run = |&(rule, check): &(RuleId, Check)| {
