@@ -840,12 +840,39 @@ fn link(a: &Request, b: &Request, prev: usize) -> Link {
         return Link::Compaction { prev };
     }
     if fa.key == fb.key {
+        if another_run(a, b, &ha, &hb) {
+            return Link::NewConversation { prev };
+        }
         Link::Continues { prev, chained: false }
     } else if is_summary(b, fb) {
         Link::Compaction { prev }
     } else {
         Link::NewConversation { prev }
     }
+}
+
+/// Whether `b` is another run of `a`'s opening rather than its next step
+/// (`ha`, `hb`: their history elements, system ones left out): `b` sends
+/// `a`'s whole history and then, where `a`'s recorded reply would be, an
+/// assistant message of its own, while `a`'s reply is nowhere in `b`. Ruby
+/// VCR's `record: :new_episodes` appends a second test run to a cassette
+/// (boxcars' `sql_active_record2.yml`: a 2023 run on one model, then a 2026
+/// run on another, whose schema prompt lists its tables in another order):
+/// both open with the same question, but the second run's history holds
+/// its own answers, so what differs between them is no rewrite. Only a
+/// recorded reply that names something ([`crate::model::Reply::known`]) is
+/// evidence, and only when the two requests name different models: a
+/// runtime may send its own rendering of the reply back on the same model
+/// (chatlas turns Bedrock's forced `_structured_tool_call` into an
+/// assistant text, then swaps the schema: a true tools rewrite).
+fn another_run(a: &Request, b: &Request, ha: &[&Element], hb: &[&Element]) -> bool {
+    let Some(reply) = &a.reply else { return false };
+    let Some(next) = hb.get(ha.len()) else { return false };
+    let models_differ = matches!((&a.model, &b.model), (Some(x), Some(y)) if x != y);
+    models_differ
+        && b.messages[next.msg].role == Role::Assistant
+        && ha.iter().zip(hb).all(|(x, y)| x.key == y.key)
+        && !reply.carried_by(b)
 }
 
 /// Where the cache prefix first diverges.

@@ -52,7 +52,10 @@ the tools, whose history called the previous agent's `transfer_to_…` tool, is 
 handoff called (the OpenAI Agents SDK), even when both prompts open with the same words; nor
 a one-shot call that shares nothing before its question with a previous one-shot call that
 sent no system prompt, and asks another question with a system prompt (two separate calls
-that happen to send the same image). A system prompt that disappears is
+that happen to send the same image); nor another run of the same opening on another model
+(a second test run appended to a VCR cassette): a request that sends the previous one's
+history, then — where its recorded reply would be — an assistant message of its own, and
+none of that reply. A system prompt that disappears is
 `dropped-system-prompt` only.
 "#,
 };
