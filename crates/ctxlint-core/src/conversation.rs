@@ -868,11 +868,27 @@ fn link(a: &Request, b: &Request, prev: usize) -> Link {
 fn another_run(a: &Request, b: &Request, ha: &[&Element], hb: &[&Element]) -> bool {
     let Some(reply) = &a.reply else { return false };
     let Some(next) = hb.get(ha.len()) else { return false };
-    let models_differ = matches!((&a.model, &b.model), (Some(x), Some(y)) if x != y);
+    let models_differ = matches!((&a.model, &b.model), (Some(x), Some(y)) if !same_model(x, y));
     models_differ
         && b.messages[next.msg].role == Role::Assistant
         && ha.iter().zip(hb).all(|(x, y)| x.key == y.key)
         && !reply.carried_by(b)
+}
+
+/// Whether two model names name one model: equal after any provider prefix
+/// (`openai/`), or one the other's dated snapshot (`gpt-5` and
+/// `gpt-5-2025-08-07`: a Responses cassette records the alias a request
+/// asked for and the snapshot its response names). `gpt-4o` and
+/// `gpt-4o-mini` are two models.
+fn same_model(x: &str, y: &str) -> bool {
+    let bare = |m: &str| m.rsplit('/').next().unwrap_or(m).to_ascii_lowercase();
+    let (x, y) = (bare(x), bare(y));
+    let (short, long) = if x.len() <= y.len() { (&x, &y) } else { (&y, &x) };
+    match long.strip_prefix(short.as_str()) {
+        Some("") => true,
+        Some(rest) => rest.strip_prefix('-').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())),
+        None => false,
+    }
 }
 
 /// Where the cache prefix first diverges.
@@ -1642,6 +1658,15 @@ mod tests {
             b["tools"] = tools.iter().map(|t| json!({"type": "function", "function": {"name": t}})).collect();
         }
         b
+    }
+
+    #[test]
+    fn a_dated_snapshot_is_its_alias_model() {
+        assert!(same_model("gpt-5", "gpt-5-2025-08-07"));
+        assert!(same_model("claude-sonnet-4-5-20250929", "claude-sonnet-4-5"));
+        assert!(same_model("openai/gpt-4o", "gpt-4o"));
+        assert!(!same_model("gpt-4o", "gpt-4o-mini"));
+        assert!(!same_model("gpt-3.5-turbo", "gpt-4o-mini"));
     }
 
     #[test]
