@@ -45,14 +45,16 @@ fn feed(h: &mut Xxh3, v: &Value, ignore: &[&str]) {
             }
         }
         Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().filter(|k| !ignore.contains(&k.as_str())).collect();
-            keys.sort();
+            // (Entries sorted by key, not keys then looked up: the map's
+            // lookups hash each key with SipHash.)
+            let mut entries: Vec<(&String, &Value)> = m.iter().filter(|(k, _)| !ignore.contains(&k.as_str())).collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
             h.update(b"{");
-            h.update(&(keys.len() as u64).to_le_bytes());
-            for k in keys {
+            h.update(&(entries.len() as u64).to_le_bytes());
+            for (k, v) in entries {
                 h.update(&(k.len() as u64).to_le_bytes());
                 h.update(k.as_bytes());
-                feed(h, &m[k.as_str()], ignore);
+                feed(h, v, ignore);
             }
         }
     }

@@ -22,24 +22,24 @@ pub const ID: FormatId = FormatId::new("anthropic-messages");
 
 /// Whether a body looks like an Anthropic Messages request.
 pub fn sniff(v: &Value) -> bool {
-    let Some(msgs) = v.get("messages").and_then(Value::as_array) else { return false };
-    if v.get("contents").is_some() {
+    let Some(msgs) = v.field("messages").and_then(Value::as_array) else { return false };
+    if v.field("contents").is_some() {
         return false;
     }
-    if v.get("system")
-        .is_some_and(|s| s.is_string() || s.as_array().is_some_and(|a| a.iter().all(|b| b.get("type").is_some())))
+    if v.field("system")
+        .is_some_and(|s| s.is_string() || s.as_array().is_some_and(|a| a.iter().all(|b| b.field("type").is_some())))
     {
         return true;
     }
     // Block content with typed blocks and no OpenAI-only fields.
     let mut typed_blocks = false;
     for m in msgs {
-        if m.get("tool_calls").is_some() || matches!(s(m, "role"), "system" | "developer" | "tool" | "function") {
+        if m.field("tool_calls").is_some() || matches!(s(m, "role"), "system" | "developer" | "tool" | "function") {
             return false;
         }
-        if let Some(a) = m.get("content").and_then(Value::as_array) {
+        if let Some(a) = m.field("content").and_then(Value::as_array) {
             for b in a {
-                match b.get("type").and_then(Value::as_str) {
+                match b.field("type").and_then(Value::as_str) {
                     Some("image_url" | "input_text" | "output_text" | "input_image") => return false,
                     Some(_) => typed_blocks = true,
                     None => return false,
@@ -48,14 +48,14 @@ pub fn sniff(v: &Value) -> bool {
         }
     }
     typed_blocks
-        || v.get("max_tokens").is_some()
-            && v.get("model").is_some_and(|m| m.as_str().is_some_and(|s| s.contains("claude")))
+        || v.field("max_tokens").is_some()
+            && v.field("model").is_some_and(|m| m.as_str().is_some_and(|s| s.contains("claude")))
 }
 
 /// Parses a body at `base` into a request.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
-    if let Some(sys) = v.get("system") {
+    if let Some(sys) = v.field("system") {
         let ptr = ptr_join(base, "system");
         let mut slot = Slot { kind: SlotKind::System, pointer: ptr.clone(), parts: Vec::new() };
         match sys {
@@ -73,14 +73,14 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         }
         r.slots.push(slot);
     }
-    set_tools(&mut r, base, "tools", v.get("tools"));
+    set_tools(&mut r, base, "tools", v.field("tools"));
     r.session_id = v
-        .get("metadata")
-        .and_then(|m| m.get("user_id"))
+        .field("metadata")
+        .and_then(|m| m.field("user_id"))
         .and_then(Value::as_str)
         .and_then(claude_code_session_id)
         .map(Into::into);
-    if let Some(msgs) = v.get("messages").and_then(Value::as_array) {
+    if let Some(msgs) = v.field("messages").and_then(Value::as_array) {
         for (i, m) in msgs.iter().enumerate() {
             let mp = ptr_idx(&ptr_join(base, "messages"), i);
             r.messages.push(Arc::new(parse_message(m, mp)));
@@ -103,7 +103,7 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
         _ => MessageKind::UserTurn,
     };
     let mut msg = message(role, kind, mp.clone());
-    let content = m.get("content").unwrap_or(&Value::Null);
+    let content = m.field("content").unwrap_or(&Value::Null);
     match content {
         Value::String(t) => {
             // Hashed as `[{"type":"text","text":t}]` would hash its block:
@@ -148,7 +148,7 @@ pub fn claude_code_session_id(user_id: &str) -> Option<String> {
     let u = user_id.trim();
     if u.starts_with('{') {
         let v: Value = serde_json::from_str(u).ok()?;
-        let id = v.get("session_id")?.as_str()?;
+        let id = v.field("session_id")?.as_str()?;
         return (!id.is_empty()).then(|| id.to_string());
     }
     let rest = u.strip_prefix("user_")?;
@@ -167,18 +167,18 @@ pub fn parse_block(b: &Value, p: String) -> Block {
         "text" => (BlockKind::Text, s(b, "text").to_string()),
         "thinking" => (BlockKind::Thinking, s(b, "thinking").to_string()),
         "redacted_thinking" => (BlockKind::Thinking, s(b, "data").to_string()),
-        "tool_use" => (BlockKind::ToolCall, b.get("input").map(Value::to_string).unwrap_or_default()),
+        "tool_use" => (BlockKind::ToolCall, b.field("input").map(Value::to_string).unwrap_or_default()),
         // Server-side calls run by the provider (web search, code execution, MCP
         // connector): they carry their own `*_tool_result` blocks, may be in
         // flight when a turn pauses (`stop_reason: "pause_turn"`), and are never
         // the client's to answer (Anthropic docs: server tools, MCP connector).
         "server_tool_use" | "mcp_tool_use" => {
-            (BlockKind::Other, b.get("input").map(Value::to_string).unwrap_or_default())
+            (BlockKind::Other, b.field("input").map(Value::to_string).unwrap_or_default())
         }
         // Server tool results (`web_search_tool_result`, `tool_search_tool_result`, …)
         // answer the `server_tool_use` block of the same id, inline.
         t if t == "tool_result" || t.ends_with("_tool_result") => {
-            (BlockKind::ToolResult, flatten_text(b.get("content").unwrap_or(&Value::Null)))
+            (BlockKind::ToolResult, flatten_text(b.field("content").unwrap_or(&Value::Null)))
         }
         "image" | "document" | "file" => (BlockKind::Media, String::new()),
         "compaction" => (BlockKind::Compaction, s(b, "content").to_string()),
@@ -187,15 +187,15 @@ pub fn parse_block(b: &Value, p: String) -> Block {
     let mut bl = text_block(kind, p, &text, b);
     match kind {
         BlockKind::ToolCall => {
-            bl.tool_id = b.get("id").and_then(Value::as_str).map(Into::into);
-            bl.tool_name = b.get("name").and_then(Value::as_str).map(Into::into);
+            bl.tool_id = b.field("id").and_then(Value::as_str).map(Into::into);
+            bl.tool_name = b.field("name").and_then(Value::as_str).map(Into::into);
         }
         BlockKind::Other if matches!(ty, "server_tool_use" | "mcp_tool_use") => {
-            bl.tool_id = b.get("id").and_then(Value::as_str).map(Into::into);
-            bl.tool_name = b.get("name").and_then(Value::as_str).map(Into::into);
+            bl.tool_id = b.field("id").and_then(Value::as_str).map(Into::into);
+            bl.tool_name = b.field("name").and_then(Value::as_str).map(Into::into);
         }
         BlockKind::ToolResult => {
-            bl.tool_id = b.get("tool_use_id").and_then(Value::as_str).map(Into::into);
+            bl.tool_id = b.field("tool_use_id").and_then(Value::as_str).map(Into::into);
         }
         _ => {}
     }

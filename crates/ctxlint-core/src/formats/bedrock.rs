@@ -18,51 +18,51 @@ pub const ID: FormatId = FormatId::new("bedrock-converse");
 /// Whether a body looks like a Converse request: `content` entries are
 /// untyped objects keyed by `text` / `toolUse` / `toolResult`.
 pub fn sniff(v: &Value) -> bool {
-    let Some(msgs) = v.get("messages").and_then(Value::as_array) else { return false };
+    let Some(msgs) = v.field("messages").and_then(Value::as_array) else { return false };
     let mut any = false;
     for m in msgs {
-        if let Some(a) = m.get("content").and_then(Value::as_array) {
+        if let Some(a) = m.field("content").and_then(Value::as_array) {
             for b in a {
-                if b.get("type").is_some() {
+                if b.field("type").is_some() {
                     return false;
                 }
-                if b.get("text").is_some()
-                    || b.get("toolUse").is_some()
-                    || b.get("toolResult").is_some()
-                    || b.get("image").is_some()
-                    || b.get("reasoningContent").is_some()
+                if b.field("text").is_some()
+                    || b.field("toolUse").is_some()
+                    || b.field("toolResult").is_some()
+                    || b.field("image").is_some()
+                    || b.field("reasoningContent").is_some()
                 {
                     any = true;
                 }
             }
-        } else if m.get("content").is_some() {
+        } else if m.field("content").is_some() {
             return false;
         }
     }
-    any || v.get("toolConfig").is_some() || v.get("inferenceConfig").is_some()
+    any || v.field("toolConfig").is_some() || v.field("inferenceConfig").is_some()
 }
 
 /// Parses a body at `base` into a request.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
-    if let Some(sys) = v.get("system").and_then(Value::as_array) {
+    if let Some(sys) = v.field("system").and_then(Value::as_array) {
         let ptr = ptr_join(base, "system");
         let mut slot = Slot { kind: SlotKind::System, pointer: ptr.clone(), parts: Vec::new() };
         for (i, b) in sys.iter().enumerate() {
-            if let Some(t) = b.get("text").and_then(Value::as_str) {
+            if let Some(t) = b.field("text").and_then(Value::as_str) {
                 slot.parts.push(text_block(BlockKind::Text, ptr_idx(&ptr, i), t, b));
             }
         }
         r.slots.push(slot);
     }
     // The tool definitions (`toolChoice` is not part of the cached prefix).
-    if let Some(tc) = v.get("toolConfig") {
-        match tc.get("tools") {
+    if let Some(tc) = v.field("toolConfig") {
+        match tc.field("tools") {
             Some(t) => set_tools(&mut r, &ptr_join(base, "toolConfig"), "tools", Some(t)),
             None => set_tools(&mut r, base, "toolConfig", Some(tc)),
         }
     }
-    let Some(msgs) = v.get("messages").and_then(Value::as_array) else { return r };
+    let Some(msgs) = v.field("messages").and_then(Value::as_array) else { return r };
     for (i, m) in msgs.iter().enumerate() {
         let mp = ptr_idx(&ptr_join(base, "messages"), i);
         let assistant = s(m, "role") == "assistant";
@@ -72,25 +72,26 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
             mp.clone(),
         );
         let cp = ptr_join(&mp, "content");
-        for (j, b) in m.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
-            if b.get("cachePoint").is_some() {
+        for (j, b) in m.field("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate()
+        {
+            if b.field("cachePoint").is_some() {
                 continue;
             }
             let p = ptr_idx(&cp, j);
-            let bl = if let Some(tu) = b.get("toolUse") {
+            let bl = if let Some(tu) = b.field("toolUse") {
                 let mut bl =
-                    text_block(BlockKind::ToolCall, p, &tu.get("input").map(Value::to_string).unwrap_or_default(), b);
-                bl.tool_id = tu.get("toolUseId").and_then(Value::as_str).map(Into::into);
-                bl.tool_name = tu.get("name").and_then(Value::as_str).map(Into::into);
+                    text_block(BlockKind::ToolCall, p, &tu.field("input").map(Value::to_string).unwrap_or_default(), b);
+                bl.tool_id = tu.field("toolUseId").and_then(Value::as_str).map(Into::into);
+                bl.tool_name = tu.field("name").and_then(Value::as_str).map(Into::into);
                 bl
-            } else if let Some(tr) = b.get("toolResult") {
+            } else if let Some(tr) = b.field("toolResult") {
                 let mut bl =
-                    text_block(BlockKind::ToolResult, p, &flatten_text(tr.get("content").unwrap_or(&Value::Null)), b);
-                bl.tool_id = tr.get("toolUseId").and_then(Value::as_str).map(Into::into);
+                    text_block(BlockKind::ToolResult, p, &flatten_text(tr.field("content").unwrap_or(&Value::Null)), b);
+                bl.tool_id = tr.field("toolUseId").and_then(Value::as_str).map(Into::into);
                 bl
-            } else if let Some(t) = b.get("text").and_then(Value::as_str) {
+            } else if let Some(t) = b.field("text").and_then(Value::as_str) {
                 text_block(BlockKind::Text, p, t, b)
-            } else if b.get("reasoningContent").is_some() {
+            } else if b.field("reasoningContent").is_some() {
                 text_block(BlockKind::Thinking, p, "", b)
             } else {
                 text_block(BlockKind::Media, p, "", b)

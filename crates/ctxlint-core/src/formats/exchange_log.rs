@@ -14,6 +14,7 @@
 //! name proxies read (gproxy's session affinity reads both on Claude
 //! Messages). It becomes [`Request::session_id`], over one read from the body.
 
+use super::body::Field;
 use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Repro, Shape, Sniffer};
 use super::{LoadOptions, jsonl};
 use crate::error::Result;
@@ -86,8 +87,8 @@ fn load_document(src: &SourceRef, _opts: &LoadOptions) -> Result<Option<Input>> 
 /// `{provider, request: <OpenAI Chat body>, baseURL}` pretty-printed,
 /// bytedance/UI-TARS-desktop `multimodal/tarko/agent-snapshot`).
 pub fn is_exchange_document(v: &Value) -> bool {
-    let Some(req) = v.get("request").and_then(Value::as_object) else { return false };
-    let http = v.get("response").is_some()
+    let Some(req) = v.field("request").and_then(Value::as_object) else { return false };
+    let http = v.field("response").is_some()
         && req.contains_key("body")
         && ["method", "url", "uri", "path"].iter().any(|k| req.get(*k).is_some_and(Value::is_string));
     http || super::sniff_body(&v["request"]).is_some_and(|f| f != super::pydantic_ai::ID)
@@ -105,7 +106,7 @@ struct Acc {
 impl Acc {
     /// Reads exchange `i` (`v`), its body at 1-based `line`.
     fn exchange(&mut self, mut v: Value, i: usize, line: u32) {
-        if v.get("request").is_none() {
+        if v.field("request").is_none() {
             self.skipped += 1;
             return;
         }
@@ -146,7 +147,7 @@ impl Acc {
             return;
         };
         r.line = Some(line);
-        r.endpoint = req.get("path").or_else(|| req.get("url")).and_then(Value::as_str).map(|u| {
+        r.endpoint = req.field("path").or_else(|| req.field("url")).and_then(Value::as_str).map(|u| {
             let p = u.split('?').next().unwrap_or(u);
             let p = p
                 .find("://")
@@ -155,15 +156,15 @@ impl Acc {
                 .unwrap_or(p);
             p.into()
         });
-        if let Some(id) = session_header(req.get("headers")) {
+        if let Some(id) = session_header(req.field("headers")) {
             r.session_id = Some(id.into());
         }
-        let resp = v.get("response");
+        let resp = v.field("response");
         if super::body::response_failed(resp) {
             r.outcome = Some(Outcome::Failed);
         }
         r.response_id = resp
-            .and_then(|r| r.get("body").and_then(|b| b.get("id")).or_else(|| r.get("id")))
+            .and_then(|r| r.field("body").and_then(|b| b.field("id")).or_else(|| r.field("id")))
             .and_then(Value::as_str)
             .map(Into::into);
         let facts = resp.map(response_facts).unwrap_or_default();
@@ -212,7 +213,7 @@ fn session_header(headers: Option<&Value>) -> Option<&str> {
 
 /// An exchange-log line: an object with a `request` object.
 pub fn is_exchange(v: &Value) -> bool {
-    v.get("request").is_some_and(Value::is_object)
+    v.field("request").is_some_and(Value::is_object)
 }
 
 /// The format's descriptor ([`super::REGISTRY`]).
@@ -248,10 +249,10 @@ pub static FORMAT: Format = Format {
 /// `body_raw` (the streamed text).
 fn response_facts(resp: &Value) -> super::usage::Response {
     use super::usage::Response;
-    match resp.get("body") {
+    match resp.field("body") {
         Some(b @ Value::Object(_)) => Response::of_value(b),
         Some(Value::String(t)) => Response::of_text(t),
-        _ => resp.get("body_raw").and_then(Value::as_str).map(Response::of_text).unwrap_or_default(),
+        _ => resp.field("body_raw").and_then(Value::as_str).map(Response::of_text).unwrap_or_default(),
     }
 }
 
@@ -259,7 +260,7 @@ fn response_facts(resp: &Value) -> super::usage::Response {
 /// `request.timestamp` (seconds, a number), else the line's `logged_at` or
 /// `timestamp` (RFC 3339); 0 when none is recorded.
 fn sent_at(req: &Value, line: &Value) -> u32 {
-    if let Some(t) = req.get("timestamp").and_then(Value::as_f64).filter(|t| t.is_finite() && *t > 0.0) {
+    if let Some(t) = req.field("timestamp").and_then(Value::as_f64).filter(|t| t.is_finite() && *t > 0.0) {
         // Milliseconds when too large to be seconds.
         let secs = if t > 1e11 { t / 1000.0 } else { t };
         return secs.min(u32::MAX as f64) as u32;

@@ -19,7 +19,7 @@ pub const ID: FormatId = FormatId::new("gemini");
 /// content object with `parts` (the API reads a single value where a list is
 /// expected, and clients send it: sublayer's Ruby cassettes).
 pub fn sniff(v: &Value) -> bool {
-    v.get("contents").is_some_and(|c| c.is_array() || c.get("parts").is_some())
+    v.field("contents").is_some_and(|c| c.is_array() || c.field("parts").is_some())
 }
 
 /// The items of a repeated field with their pointers: a list's items at
@@ -39,7 +39,7 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         if let Some(si) = v.get(key) {
             let ptr = ptr_join(base, key);
             let mut slot = Slot { kind: SlotKind::SystemInstruction, pointer: ptr.clone(), parts: Vec::new() };
-            match si.get("parts").and_then(Value::as_array) {
+            match si.field("parts").and_then(Value::as_array) {
                 Some(parts) => {
                     for (i, p) in parts.iter().enumerate() {
                         slot.parts.push(text_block(
@@ -55,20 +55,20 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
             r.slots.push(slot);
         }
     }
-    set_tools(&mut r, base, "tools", v.get("tools"));
+    set_tools(&mut r, base, "tools", v.field("tools"));
     if !sniff(v) {
         return r;
     }
     // Calls without ids pair by order and name: give them synthetic ids.
     let mut pairs = Pairing::default();
-    for (c, mp) in items(v.get("contents"), &ptr_join(base, "contents")) {
+    for (c, mp) in items(v.field("contents"), &ptr_join(base, "contents")) {
         let (role, kind) = match s(c, "role") {
             "model" | "assistant" => (Role::Assistant, MessageKind::Assistant),
             "function" | "tool" => (Role::User, MessageKind::ToolResults),
             _ => (Role::User, MessageKind::UserTurn),
         };
         let mut m = message(role, kind, mp.clone());
-        for (p, ptr) in items(c.get("parts"), &ptr_join(&mp, "parts")) {
+        for (p, ptr) in items(c.field("parts"), &ptr_join(&mp, "parts")) {
             let b = part_block(p, ptr, &mut pairs);
             m.blocks.push(b);
         }
@@ -94,10 +94,11 @@ pub struct Pairing {
 /// `{functionResponse}`, `{inlineData}`/`{fileData}`, snake_case too) as a
 /// block at `ptr`; calls and responses without `id` are paired by `pairs`.
 pub fn part_block(p: &Value, ptr: String, pairs: &mut Pairing) -> Block {
-    if let Some(fc) = p.get("functionCall").or_else(|| p.get("function_call")) {
-        let mut b = text_block(BlockKind::ToolCall, ptr, &fc.get("args").map(Value::to_string).unwrap_or_default(), p);
+    if let Some(fc) = p.field("functionCall").or_else(|| p.field("function_call")) {
+        let mut b =
+            text_block(BlockKind::ToolCall, ptr, &fc.field("args").map(Value::to_string).unwrap_or_default(), p);
         let name = s(fc, "name").to_string();
-        b.tool_id = Some(match fc.get("id").and_then(Value::as_str) {
+        b.tool_id = Some(match fc.field("id").and_then(Value::as_str) {
             Some(id) => id.into(),
             None => {
                 pairs.counter += 1;
@@ -108,27 +109,27 @@ pub fn part_block(p: &Value, ptr: String, pairs: &mut Pairing) -> Block {
         });
         b.tool_name = Some(name.into());
         b
-    } else if let Some(fr) = p.get("functionResponse").or_else(|| p.get("function_response")) {
+    } else if let Some(fr) = p.field("functionResponse").or_else(|| p.field("function_response")) {
         let mut b =
-            text_block(BlockKind::ToolResult, ptr, &fr.get("response").map(Value::to_string).unwrap_or_default(), p);
+            text_block(BlockKind::ToolResult, ptr, &fr.field("response").map(Value::to_string).unwrap_or_default(), p);
         let name = s(fr, "name").to_string();
         // The Gemini API returns calls without ids; Gemini CLI gives the
         // call an id of its own (`<name>-<ms>-<hex>`) that only the response
         // carries (core `scheduler`, `convertToFunctionResponse`): a response
         // with an id answers the oldest call of its name sent without one.
         let pending = pairs.pending.iter().position(|(n, _)| *n == name);
-        b.tool_id = Some(match (fr.get("id").and_then(Value::as_str), pending) {
+        b.tool_id = Some(match (fr.field("id").and_then(Value::as_str), pending) {
             (_, Some(k)) => pairs.pending.remove(k).1.into(),
             (Some(id), None) => id.into(),
             (None, None) => format!("#gemini-unmatched-{name}").into(),
         });
         b.tool_name = Some(name.into());
         b
-    } else if p.get("thought").and_then(Value::as_bool) == Some(true) {
+    } else if p.field("thought").and_then(Value::as_bool) == Some(true) {
         text_block(BlockKind::Thinking, ptr, s(p, "text"), p)
-    } else if let Some(t) = p.get("text").and_then(Value::as_str) {
+    } else if let Some(t) = p.field("text").and_then(Value::as_str) {
         text_block(BlockKind::Text, ptr, t, p)
-    } else if p.get("inlineData").is_some() || p.get("fileData").is_some() || p.get("inline_data").is_some() {
+    } else if p.field("inlineData").is_some() || p.field("fileData").is_some() || p.field("inline_data").is_some() {
         text_block(BlockKind::Media, ptr, "", p)
     } else {
         text_block(BlockKind::Other, ptr, "", p)

@@ -21,17 +21,17 @@ pub const ID: FormatId = FormatId::new("openai-chat");
 
 /// Whether a body looks like a Chat Completions request.
 pub fn sniff(v: &Value) -> bool {
-    v.get("messages")
+    v.field("messages")
         .and_then(Value::as_array)
-        .is_some_and(|a| a.iter().all(|m| m.get("role").is_some()) && !a.is_empty() || v.get("model").is_some())
-        && v.get("contents").is_none()
+        .is_some_and(|a| a.iter().all(|m| m.field("role").is_some()) && !a.is_empty() || v.field("model").is_some())
+        && v.field("contents").is_none()
 }
 
 /// Parses a body at `base` into a request.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
-    set_tools(&mut r, base, "tools", v.get("tools").or_else(|| v.get("functions")));
-    let Some(msgs) = v.get("messages").and_then(Value::as_array) else { return r };
+    set_tools(&mut r, base, "tools", v.field("tools").or_else(|| v.field("functions")));
+    let Some(msgs) = v.field("messages").and_then(Value::as_array) else { return r };
     for (i, m) in msgs.iter().enumerate() {
         let mp = ptr_idx(&ptr_join(base, "messages"), i);
         r.messages.push(Arc::new(parse_message(m, mp)));
@@ -52,12 +52,12 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
         _ => (Role::User, MessageKind::UserTurn),
     };
     let mut msg = message(role, kind, mp.clone());
-    let content = m.get("content").unwrap_or(&Value::Null);
+    let content = m.field("content").unwrap_or(&Value::Null);
     if role == Role::Tool {
         let text = flatten_text(content);
         let mut b = text_block(BlockKind::ToolResult, mp.clone(), &text, m);
-        b.tool_id = m.get("tool_call_id").and_then(Value::as_str).map(Into::into);
-        b.tool_name = m.get("name").and_then(Value::as_str).map(Into::into);
+        b.tool_id = m.field("tool_call_id").and_then(Value::as_str).map(Into::into);
+        b.tool_name = m.field("name").and_then(Value::as_str).map(Into::into);
         msg.blocks.push(b);
         msg.json_hash = chash(m);
         return msg;
@@ -69,7 +69,7 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
             let mut b = text_block(BlockKind::Text, mp.clone(), t, content);
             b.json_hash = text_block_hash(t);
             msg.blocks.push(b);
-            if m.get("tool_calls").is_none() {
+            if m.field("tool_calls").is_none() {
                 msg.json_hash = chash(m);
             }
         }
@@ -77,7 +77,7 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
             // A list of exactly one plain text part is the string content
             // serialised another way (docs/spec.md §1): the message is one element,
             // hashed as if its content were that string.
-            if let Some(t) = single_text_block(content).filter(|_| m.get("tool_calls").is_none()) {
+            if let Some(t) = single_text_block(content).filter(|_| m.field("tool_calls").is_none()) {
                 let mut as_string = m.clone();
                 if let Some(o) = as_string.as_object_mut() {
                     o.insert("content".into(), Value::String(t.to_string()));
@@ -101,19 +101,19 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
         }
         _ => {}
     }
-    if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+    if let Some(calls) = m.field("tool_calls").and_then(Value::as_array) {
         let tp = ptr_join(&mp, "tool_calls");
         for (j, c) in calls.iter().enumerate() {
-            let f = c.get("function").unwrap_or(&Value::Null);
+            let f = c.field("function").unwrap_or(&Value::Null);
             let mut b = text_block(BlockKind::ToolCall, ptr_idx(&tp, j), s(f, "arguments"), c);
-            b.tool_id = c.get("id").and_then(Value::as_str).map(Into::into);
-            b.tool_name = f.get("name").and_then(Value::as_str).map(Into::into);
+            b.tool_id = c.field("id").and_then(Value::as_str).map(Into::into);
+            b.tool_name = f.field("name").and_then(Value::as_str).map(Into::into);
             msg.blocks.push(b);
         }
     }
-    if let Some(fc) = m.get("function_call") {
+    if let Some(fc) = m.field("function_call") {
         let mut b = text_block(BlockKind::ToolCall, ptr_join(&mp, "function_call"), s(fc, "arguments"), fc);
-        b.tool_name = fc.get("name").and_then(Value::as_str).map(Into::into);
+        b.tool_name = fc.field("name").and_then(Value::as_str).map(Into::into);
         msg.blocks.push(b);
     }
     match role {

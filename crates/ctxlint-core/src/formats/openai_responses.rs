@@ -22,7 +22,7 @@ pub const ID: FormatId = FormatId::new("openai-responses");
 pub fn sniff(v: &Value) -> bool {
     // A response object (`"object": "response"`, saved by a test or a
     // tracer) echoes the request's `instructions`: it is no request.
-    v.get("object").and_then(Value::as_str) != Some("response")
+    v.field("object").and_then(Value::as_str) != Some("response")
         // The API's parameters are snake_case names: a map of span
         // attributes (`gen_ai.operation.name`, and an `input` string) or an
         // Agents SDK run state (`$schemaVersion`, `original_input`, …) that
@@ -30,18 +30,18 @@ pub fn sniff(v: &Value) -> bool {
         && v.as_object().is_some_and(|o| {
             o.keys().all(|k| k.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_'))
         })
-        && v.get("original_input").is_none()
-        && v.get("messages").is_none()
-        && v.get("contents").is_none()
-        && (v.get("input").is_some_and(|i| i.is_array() || i.is_string())
-            || v.get("instructions").is_some_and(Value::is_string)
-            || v.get("previous_response_id").is_some())
+        && v.field("original_input").is_none()
+        && v.field("messages").is_none()
+        && v.field("contents").is_none()
+        && (v.field("input").is_some_and(|i| i.is_array() || i.is_string())
+            || v.field("instructions").is_some_and(Value::is_string)
+            || v.field("previous_response_id").is_some())
 }
 
 /// Parses a body at `base` into a request.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
-    if let Some(ins) = v.get("instructions").filter(|i| !i.is_null()) {
+    if let Some(ins) = v.field("instructions").filter(|i| !i.is_null()) {
         let ptr = ptr_join(base, "instructions");
         let text = flatten_text(ins);
         r.slots.push(Slot {
@@ -50,18 +50,18 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
             parts: vec![text_block(BlockKind::Text, ptr, &text, ins)],
         });
     }
-    set_tools(&mut r, base, "tools", v.get("tools"));
-    r.previous_response_id = v.get("previous_response_id").and_then(Value::as_str).map(Into::into);
-    r.conversation_id = match v.get("conversation") {
+    set_tools(&mut r, base, "tools", v.field("tools"));
+    r.previous_response_id = v.field("previous_response_id").and_then(Value::as_str).map(Into::into);
+    r.conversation_id = match v.field("conversation") {
         Some(Value::String(s)) => Some(s.as_str().into()),
-        Some(o @ Value::Object(_)) => o.get("id").and_then(Value::as_str).map(Into::into),
+        Some(o @ Value::Object(_)) => o.field("id").and_then(Value::as_str).map(Into::into),
         _ => None,
     };
     let ip = ptr_join(base, "input");
-    match v.get("input") {
+    match v.field("input") {
         Some(Value::String(t)) => {
             let mut m = message(Role::User, MessageKind::UserTurn, ip.clone());
-            m.blocks.push(text_block(BlockKind::Text, ip, t, v.get("input").unwrap_or(&Value::Null)));
+            m.blocks.push(text_block(BlockKind::Text, ip, t, v.field("input").unwrap_or(&Value::Null)));
             // The same element as the one-item list `[{"role": "user", "content": t}]`.
             m.json_hash = plain_message_hash("user", t);
             r.messages.push(Arc::new(m));
@@ -78,7 +78,8 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
 
 /// Parses one input item (also used for Codex rollout `response_item` payloads).
 pub fn parse_item(it: &Value, p: String) -> Message {
-    let ty = it.get("type").and_then(Value::as_str).unwrap_or(if it.get("role").is_some() { "message" } else { "" });
+    let ty =
+        it.field("type").and_then(Value::as_str).unwrap_or(if it.field("role").is_some() { "message" } else { "" });
     let mut m;
     match ty {
         "message" => {
@@ -89,7 +90,7 @@ pub fn parse_item(it: &Value, p: String) -> Message {
                 _ => (Role::User, MessageKind::UserTurn),
             };
             m = message(role, kind, p.clone());
-            match it.get("content") {
+            match it.field("content") {
                 Some(Value::String(t)) => m.blocks.push(text_block(BlockKind::Text, p.clone(), t, it)),
                 Some(Value::Array(parts)) => {
                     let cp = ptr_join(&p, "content");
@@ -101,7 +102,7 @@ pub fn parse_item(it: &Value, p: String) -> Message {
                             _ => BlockKind::Other,
                         };
                         let text =
-                            part.get("text").or_else(|| part.get("refusal")).and_then(Value::as_str).unwrap_or("");
+                            part.field("text").or_else(|| part.field("refusal")).and_then(Value::as_str).unwrap_or("");
                         m.blocks.push(text_block(kind, ptr_idx(&cp, j), text, part));
                     }
                 }
@@ -115,14 +116,14 @@ pub fn parse_item(it: &Value, p: String) -> Message {
         | "web_search_call" | "file_search_call" | "tool_search_call" => {
             m = message(Role::Assistant, MessageKind::Assistant, p.clone());
             let args = it
-                .get("arguments")
-                .or_else(|| it.get("input"))
-                .or_else(|| it.get("action"))
+                .field("arguments")
+                .or_else(|| it.field("input"))
+                .or_else(|| it.field("action"))
                 .map(|a| a.as_str().map(str::to_string).unwrap_or_else(|| a.to_string()))
                 .unwrap_or_default();
             let mut b = text_block(BlockKind::ToolCall, p.clone(), &args, it);
-            b.tool_id = it.get("call_id").or_else(|| it.get("id")).and_then(Value::as_str).map(Into::into);
-            b.tool_name = it.get("name").and_then(Value::as_str).map(Into::into).or_else(|| Some(ty.into()));
+            b.tool_id = it.field("call_id").or_else(|| it.field("id")).and_then(Value::as_str).map(Into::into);
+            b.tool_name = it.field("name").and_then(Value::as_str).map(Into::into).or_else(|| Some(ty.into()));
             // Hosted tool calls (web search, MCP) carry their own results.
             if matches!(ty, "web_search_call" | "file_search_call" | "mcp_call" | "tool_search_call") {
                 b.kind = BlockKind::Other;
@@ -136,9 +137,9 @@ pub fn parse_item(it: &Value, p: String) -> Message {
         | "computer_call_output"
         | "tool_search_output" => {
             m = message(Role::Tool, MessageKind::ToolResult, p.clone());
-            let out = it.get("output").map(flatten_text).unwrap_or_default();
+            let out = it.field("output").map(flatten_text).unwrap_or_default();
             let mut b = text_block(BlockKind::ToolResult, p.clone(), &out, it);
-            b.tool_id = it.get("call_id").and_then(Value::as_str).map(Into::into);
+            b.tool_id = it.field("call_id").and_then(Value::as_str).map(Into::into);
             if ty == "tool_search_output" {
                 b.kind = BlockKind::Other;
             }
@@ -146,7 +147,7 @@ pub fn parse_item(it: &Value, p: String) -> Message {
         }
         "reasoning" => {
             m = message(Role::Assistant, MessageKind::Assistant, p.clone());
-            let text = it.get("summary").map(flatten_text).unwrap_or_default();
+            let text = it.field("summary").map(flatten_text).unwrap_or_default();
             m.blocks.push(text_block(BlockKind::Thinking, p.clone(), &text, it));
             m.assistant = assistant_info(None);
         }
@@ -182,18 +183,21 @@ fn plain_message_text(it: &Value) -> Option<(&str, &str)> {
     if o.keys().any(|k| !matches!(k.as_str(), "role" | "content" | "type")) {
         return None;
     }
-    if o.get("type").is_some_and(|t| t != "message") {
+    if o.field("type").is_some_and(|t| t != "message") {
         return None;
     }
-    let role = o.get("role")?.as_str()?;
-    let text = match o.get("content")? {
+    let role = o.field("role")?.as_str()?;
+    let text = match o.field("content")? {
         Value::String(t) => t.as_str(),
         Value::Array(a) => match a.as_slice() {
             [Value::Object(p)]
                 if p.keys().all(|k| k == "type" || k == "text")
-                    && matches!(p.get("type").and_then(Value::as_str), Some("input_text" | "output_text" | "text")) =>
+                    && matches!(
+                        p.field("type").and_then(Value::as_str),
+                        Some("input_text" | "output_text" | "text")
+                    ) =>
             {
-                p.get("text")?.as_str()?
+                p.field("text")?.as_str()?
             }
             _ => return None,
         },
@@ -208,9 +212,9 @@ pub static FORMAT: Format = Format::request_body(
     5,
     sniff,
     |v| {
-        let fits = v.get("input").is_some_and(|i| i.is_array() || i.is_string())
-            || v.get("instructions").is_some_and(Value::is_string)
-            || v.get("previous_response_id").is_some();
+        let fits = v.field("input").is_some_and(|i| i.is_array() || i.is_string())
+            || v.field("instructions").is_some_and(Value::is_string)
+            || v.field("previous_response_id").is_some();
         (!fits).then_some("no `input`, `instructions` or `previous_response_id`")
     },
     parse,
