@@ -881,14 +881,18 @@ fn another_run(a: &Request, b: &Request, ha: &[&Element], hb: &[&Element]) -> bo
 /// asked for and the snapshot its response names). `gpt-4o` and
 /// `gpt-4o-mini` are two models.
 fn same_model(x: &str, y: &str) -> bool {
-    let bare = |m: &str| m.rsplit('/').next().unwrap_or(m).to_ascii_lowercase();
-    let (x, y) = (bare(x), bare(y));
-    let (short, long) = if x.len() <= y.len() { (&x, &y) } else { (&y, &x) };
-    match long.strip_prefix(short.as_str()) {
-        Some("") => true,
-        Some(rest) => rest.strip_prefix('-').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())),
-        None => false,
+    fn bare(m: &str) -> &[u8] {
+        m.rsplit('/').next().unwrap_or(m).as_bytes()
     }
+    let (x, y) = (bare(x), bare(y));
+    let (short, long) = if x.len() <= y.len() { (x, y) } else { (y, x) };
+    let (head, rest) = long.split_at(short.len());
+    head.eq_ignore_ascii_case(short)
+        && match rest {
+            [] => true,
+            [b'-', d, ..] => d.is_ascii_digit(),
+            _ => false,
+        }
 }
 
 /// Where the cache prefix first diverges.
