@@ -99,8 +99,17 @@ pub const ID: FormatId = FormatId::new("otel-genai");
 
 /// Whether a record (a JSONL line or a whole document) is OpenTelemetry data
 /// this format reads: an OTLP/JSON export (`resourceSpans` or `resourceLogs`
-/// array) or an SDK dump record carrying GenAI or OpenInference attributes.
+/// array) or an SDK dump record carrying GenAI or OpenInference attributes,
+/// or an array holding such records (Arize Phoenix's saved spans) among its
+/// first 64 elements.
 pub fn sniff(v: &Value) -> bool {
+    match v {
+        Value::Array(items) => items.iter().take(64).any(sniff_object),
+        _ => sniff_object(v),
+    }
+}
+
+fn sniff_object(v: &Value) -> bool {
     let Some(o) = v.as_object() else { return false };
     if o.get("resourceSpans").is_some_and(Value::is_array) || o.get("resourceLogs").is_some_and(Value::is_array) {
         return true;
@@ -518,5 +527,34 @@ mod tests {
         );
         assert!(sniff_concatenated(two.as_bytes()));
         assert!(!sniff_concatenated(b"{\"a\":1}\n{\"b\":2}"));
+        // An array of span objects (Arize Phoenix), not any array.
+        assert!(sniff(&json!([{"name":"agent","context":{"trace_id":"t","span_id":"a"},"attributes":{}},
+                    {"name":"chat","context":{"trace_id":"t","span_id":"b"},"attributes":{"llm.model_name":"m"}}])));
+        assert!(!sniff(&json!([{"role":"user","content":"hi"}])));
+    }
+
+    #[test]
+    fn an_array_of_spans_is_read_span_by_span_with_pointers_at_their_index() {
+        let doc = serde_json::to_string_pretty(&json!([
+            {"name":"agent","context":{"trace_id":"t-1","span_id":"s-1"},"start_time":"2026-01-01T00:00:00+00:00",
+             "status_code":"OK","attributes":{"openinference.span.kind":"AGENT"}},
+            {"name":"ChatCompletion","context":{"trace_id":"t-1","span_id":"s-2"},"start_time":"2026-01-01T00:00:01+00:00",
+             "status_code":"OK","attributes":{
+                "llm.input_messages.0.message.role":"system","llm.input_messages.0.message.content":"Be brief.",
+                "llm.input_messages.1.message.role":"user","llm.input_messages.1.message.content":"Hi?"}},
+            {"name":"ChatCompletion","context":{"trace_id":"t-1","span_id":"s-3"},"start_time":"2026-01-01T00:00:02+00:00",
+             "status_code":"ERROR","attributes":{
+                "llm.input_messages.0.message.role":"user","llm.input_messages.0.message.content":"Hi?"}}
+        ]))
+        .unwrap();
+        let input = load_text(&doc);
+        let rs = requests(&input);
+        assert_eq!(rs.len(), 2);
+        assert_eq!(rs[0].pointer, "/1");
+        assert_eq!(rs[1].pointer, "/2");
+        assert_eq!(rs[0].messages[0].pointer.as_ref(), "/1/attributes/llm.input_messages.0.message.role");
+        // (Phoenix's `status_code` beside the span's fields.)
+        assert_eq!(rs[1].outcome, Some(Outcome::PromptError));
+        assert!(input.bad_lines.is_empty());
     }
 }

@@ -52,7 +52,9 @@ fn arr(v: Option<&Value>) -> &[Value] {
 }
 
 /// Reads one record (at 1-based `line`; `multi`: its bytes when it spans
-/// several lines, to find the line of each span within it).
+/// several lines, to find the line of each span within it). A record that
+/// is a JSON array holds records (Arize Phoenix saves a trace's spans as one
+/// array of span objects): each is read at its index (`/3/attributes/…`).
 pub(super) fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, multi: Option<&[u8]>) {
     let line_of = |ptr: &str| -> u32 {
         match multi.and_then(|b| crate::locate::locate(b, located_pointer(ptr)).map(|at| (b, at))) {
@@ -60,13 +62,25 @@ pub(super) fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, mult
             None => line,
         }
     };
+    match v {
+        Value::Array(items) => {
+            for (i, x) in items.iter().enumerate() {
+                record_at(st, path, x, &format!("/{i}"), &line_of);
+            }
+        }
+        _ => record_at(st, path, v, "", &line_of),
+    }
+}
+
+/// [`record`] of one value at pointer `at` in its record (`""`: the record).
+fn record_at(st: &mut State, path: &Arc<str>, v: &Value, at: &str, line_of: &dyn Fn(&str) -> u32) {
     if v.get("resourceSpans").is_some() || v.get("resourceLogs").is_some() {
         for (i, rs) in arr(v.get("resourceSpans")).iter().enumerate() {
             let scopes = rs.get("scopeSpans").or_else(|| rs.get("instrumentationLibrarySpans"));
             let sk = if rs.get("scopeSpans").is_some() { "scopeSpans" } else { "instrumentationLibrarySpans" };
             for (j, ss) in arr(scopes).iter().enumerate() {
                 for (k, sp) in arr(ss.get("spans")).iter().enumerate() {
-                    let base = format!("/resourceSpans/{i}/{sk}/{j}/spans/{k}");
+                    let base = format!("{at}/resourceSpans/{i}/{sk}/{j}/spans/{k}");
                     let ids = (
                         sp.get("traceId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
                         sp.get("spanId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
@@ -77,7 +91,7 @@ pub(super) fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, mult
                         .is_some_and(|c| c.as_str() == Some("STATUS_CODE_ERROR") || c.as_i64() == Some(2));
                     let name = sp.get("name").and_then(Value::as_str).unwrap_or("").to_string();
                     let time = nanos(sp.get("startTimeUnixNano"));
-                    span(st, path, Enc::Otlp, sp, &base, ids, name, time, ok, &line_of);
+                    span(st, path, Enc::Otlp, sp, &base, ids, name, time, ok, line_of);
                 }
             }
         }
@@ -86,7 +100,7 @@ pub(super) fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, mult
             let sk = if rl.get("scopeLogs").is_some() { "scopeLogs" } else { "instrumentationLibraryLogs" };
             for (j, sl) in arr(scopes).iter().enumerate() {
                 for (k, lr) in arr(sl.get("logRecords")).iter().enumerate() {
-                    let base = format!("/resourceLogs/{i}/{sk}/{j}/logRecords/{k}");
+                    let base = format!("{at}/resourceLogs/{i}/{sk}/{j}/logRecords/{k}");
                     let ids = (
                         lr.get("traceId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
                         lr.get("spanId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
@@ -95,7 +109,7 @@ pub(super) fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, mult
                         .filter(|t| *t > 0)
                         .or_else(|| nanos(lr.get("observedTimeUnixNano")));
                     let event = lr.get("eventName").and_then(Value::as_str).map(str::to_string);
-                    log(st, path, Enc::Otlp, lr, &base, ids, event, time, &line_of);
+                    log(st, path, Enc::Otlp, lr, &base, ids, event, time, line_of);
                 }
             }
         }
@@ -119,14 +133,15 @@ pub(super) fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, mult
             .or_else(|| nanos(o.get("observed_timestamp")));
         let event =
             ["eventName", "event_name"].iter().find_map(|k| o.get(*k).and_then(Value::as_str)).map(str::to_string);
-        log(st, path, Enc::Plain, v, "", ids, event, time, &line_of);
+        log(st, path, Enc::Plain, v, at, ids, event, time, line_of);
     } else {
         let name = o.get("name").and_then(Value::as_str).unwrap_or("").to_string();
         let time = nanos(o.get("startTime")).or_else(|| nanos(o.get("start_time")));
+        // (Phoenix writes `status_code` beside the span's other fields.)
         let err = o.get("status").is_some_and(|s| {
             let c = s.get("code").or_else(|| s.get("status_code"));
             c.and_then(Value::as_i64) == Some(2) || c.and_then(Value::as_str).is_some_and(|c| c.ends_with("ERROR"))
-        });
-        span(st, path, Enc::Plain, v, "", ids, name, time, err, &line_of);
+        }) || o.get("status_code").and_then(Value::as_str).is_some_and(|c| c.ends_with("ERROR"));
+        span(st, path, Enc::Plain, v, at, ids, name, time, err, line_of);
     }
 }
