@@ -24,8 +24,9 @@
 //! (`/i/parts/j`); an assistant `UIMessage` is one message per step, and the
 //! step's tool results one tool-role message after it, each result a block at
 //! `/i/parts/j/output` (`/errorText`; v4 `/toolInvocation/result`). Ids, timestamps, `state` and `providerMetadata`
-//! are not compared. The first user or assistant message's `id` names the chat:
-//! snapshots whose first such messages differ in id are different conversations.
+//! are not compared. The first user or assistant message that has an `id`
+//! names the chat: snapshots whose first such ids differ are different
+//! conversations, and a snapshot without any id is a conversation of its own.
 
 use super::body::*;
 use super::format::{About, Detect, Encoding, Fit, Format, Locate, Read, Shape, Sniffer};
@@ -38,11 +39,21 @@ pub const ID: FormatId = FormatId::new("ai-sdk-ui-messages");
 
 /// Whether a document is a `UIMessage[]`: a non-empty array of objects with
 /// `role` (system, user, assistant) and `parts`, every part an object with a
-/// string `type`, and at least one message with an `id`.
+/// string `type`, and at least one message with an `id` or one part of a
+/// type only the AI SDK writes (tool parts, `step-start`, `reasoning`,
+/// `source-*`, `data-*`: an ai 4 chat saved without its messages' ids).
 pub fn sniff(v: &Value) -> bool {
     let Some(a) = v.as_array() else { return false };
+    let sdk_part = |p: &Value| {
+        let t = s(p, "type");
+        matches!(t, "tool-invocation" | "step-start" | "reasoning" | "dynamic-tool")
+            || ["tool-", "source-", "data-"].iter().any(|x| t.starts_with(x))
+    };
     !a.is_empty()
-        && a.iter().any(|m| m.get("id").is_some_and(Value::is_string))
+        && a.iter().any(|m| {
+            m.get("id").is_some_and(Value::is_string)
+                || m.get("parts").and_then(Value::as_array).is_some_and(|ps| ps.iter().any(sdk_part))
+        })
         && a.iter().all(|m| {
             matches!(m.get("role").and_then(Value::as_str), Some("system" | "user" | "assistant"))
                 && m.get("parts")
@@ -88,14 +99,18 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
     let Some(msgs) = v.as_array() else { return r };
     // A chat's messages keep their ids: snapshots whose first user or
-    // assistant messages differ in id are different chats (a folder of one
-    // file per chat).
-    r.conversation_id = msgs
-        .iter()
-        .find(|m| s(m, "role") != "system")
-        .and_then(|m| m.get("id"))
-        .and_then(Value::as_str)
-        .map(|id| format!("ui-message:{id}").into());
+    // assistant messages that have an id differ in it are different chats
+    // (a folder of one file per chat; ai 4's `appendResponseMessages` gives
+    // the assistant's messages ids and an application may keep the user's
+    // without). A snapshot without any id is a chat of its own: nothing
+    // tells it from another chat that opens with the same words.
+    r.conversation_id = Some(
+        msgs.iter()
+            .filter(|m| s(m, "role") != "system")
+            .find_map(|m| m.get("id").and_then(Value::as_str))
+            .map_or_else(|| format!("ui-file:{path}:{base}"), |id| format!("ui-message:{id}"))
+            .into(),
+    );
     for (i, m) in msgs.iter().enumerate() {
         let mp = ptr_idx(base, i);
         let pp = ptr_join(&mp, "parts");
@@ -250,5 +265,31 @@ mod tests {
         // A pydantic-ai history or a Gemini `contents` list is not one.
         assert!(!sniff(&json!([{"kind": "request", "parts": []}])));
         assert!(!sniff(&json!([{"role": "user", "parts": [{"text": "hi"}]}])));
+        // Without any id, only with a part only the AI SDK writes.
+        assert!(!sniff(&json!([{"role": "user", "parts": [{"type": "text", "text": "hi"}]}])));
+    }
+
+    #[test]
+    fn a_chat_is_named_by_its_first_message_id_else_by_its_file() {
+        let chat = |first: Value| {
+            json!([
+                {"role": "user", "parts": [{"type": "text", "text": "hello"}]},
+                first,
+                {"id": "u9", "role": "user", "parts": [{"type": "text", "text": "bye"}]}
+            ])
+        };
+        // ai 4's appendResponseMessages: the user's message saved without an id.
+        let v = chat(json!({"id": "msg-A", "role": "assistant", "parts": [{"type": "text", "text": "Hi"}]}));
+        let r = parse(&v, &Arc::from("a.json"), 0, "");
+        assert_eq!(r.conversation_id.as_deref(), Some("ui-message:msg-A"));
+        // No id at all (an ai 4 chat with tool calls, saved without them): its file.
+        let v = json!([
+            {"role": "user", "parts": [{"type": "text", "text": "weather?"}]},
+            {"role": "assistant", "parts": [{"type": "tool-invocation", "toolInvocation":
+                {"state": "result", "toolCallId": "c1", "toolName": "w", "args": {}, "result": "rain"}}]}
+        ]);
+        assert!(sniff(&v));
+        let r = parse(&v, &Arc::from("chats/b.json"), 0, "");
+        assert_eq!(r.conversation_id.as_deref(), Some("ui-file:chats/b.json:"));
     }
 }
