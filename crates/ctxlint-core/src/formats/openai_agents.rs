@@ -11,7 +11,11 @@
 //! content}`, `message` (`output_text` parts), `function_call` (`call_id`,
 //! `name`, `arguments`), `function_call_output` (`call_id`, `output`),
 //! `reasoning`, hosted-tool calls — and the runner sends them, in order, as
-//! the next request's `input`.
+//! the next request's `input`. The SDK for JavaScript (openai/openai-agents-js
+//! `packages/agents-core/src/types/protocol.ts`) writes the same items with
+//! `callId` for `call_id` and its results as `function_call_result` (`output`
+//! `{type: "text", text}`) and `computer_call_result`: read as the Responses
+//! items it sends for them.
 //!
 //! One file is one history snapshot (docs/spec.md §1): each item is one message
 //! (pointer `/i`), read as the Responses loader reads input items. A list
@@ -59,17 +63,56 @@ const ITEM_TYPES: &[&str] = &[
     "compaction",
 ];
 
+/// The result item types of the OpenAI Agents SDK for JavaScript
+/// (openai/openai-agents-js `packages/agents-core/src/types/protocol.ts`),
+/// whose items are otherwise the Responses ones with `callId` for `call_id`.
+const JS_RESULT_TYPES: &[(&str, &str)] =
+    &[("function_call_result", "function_call_output"), ("computer_call_result", "computer_call_output")];
+
+fn known_type(t: &str) -> bool {
+    ITEM_TYPES.contains(&t) || JS_RESULT_TYPES.iter().any(|(js, _)| *js == t)
+}
+
+/// A JavaScript Agents SDK item (see [`JS_RESULT_TYPES`]) as the Responses
+/// input item the SDK sends for it: `callId` read as `call_id`, a
+/// `function_call_result` as a `function_call_output` whose `output` is the
+/// result's text (`{"type":"text","text":…}`) or, otherwise, the result as
+/// it is. `None` for an item already in the Responses shape.
+fn js_item(v: &Value) -> Option<Value> {
+    let o = v.as_object()?;
+    let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
+    let result = JS_RESULT_TYPES.iter().find(|(js, _)| *js == ty).map(|(_, r)| *r);
+    if result.is_none() && !(o.contains_key("callId") && !o.contains_key("call_id")) {
+        return None;
+    }
+    let mut out = o.clone();
+    if let Some(id) = out.remove("callId") {
+        out.entry("call_id").or_insert(id);
+    }
+    if let Some(r) = result {
+        out.insert("type".into(), Value::String(r.into()));
+        if let Some(Value::Object(res)) = out.get("output") {
+            if res.get("type").and_then(Value::as_str) == Some("text") {
+                if let Some(t) = res.get("text").cloned() {
+                    out.insert("output".into(), t);
+                }
+            }
+        }
+    }
+    Some(Value::Object(out))
+}
+
 /// Whether a document is a list of Responses input items: every element an
-/// item with a known `type`, or an easy message (`role` and `content`, no
-/// `type`), and at least one element carries a `type` or an assistant /
-/// tool-call shape (a bare list of `{role, content}` chat messages alone is
-/// not claimed).
+/// item with a known `type` (the JavaScript SDK's result items too), or an
+/// easy message (`role` and `content`, no `type`), and at least one element
+/// carries a `type` or an assistant / tool-call shape (a bare list of
+/// `{role, content}` chat messages alone is not claimed).
 pub fn sniff(v: &Value) -> bool {
     let Some(a) = v.as_array() else { return false };
     !a.is_empty()
-        && a.iter().any(|it| it.get("type").and_then(Value::as_str).is_some_and(|t| ITEM_TYPES.contains(&t)))
+        && a.iter().any(|it| it.get("type").and_then(Value::as_str).is_some_and(known_type))
         && a.iter().all(|it| match it.get("type").and_then(Value::as_str) {
-            Some(t) => ITEM_TYPES.contains(&t),
+            Some(t) => known_type(t),
             None => {
                 it.get("role").is_some_and(Value::is_string) && it.get("content").is_some() && it.get("parts").is_none()
             }
@@ -125,7 +168,8 @@ fn read_items_with_gaps(r: &mut Request, items: &[(String, &Value)], gaps: &[usi
         if copy.contains(&i) {
             continue;
         }
-        let mut m = parse_item(it, ptr.clone());
+        let js = js_item(it);
+        let mut m = parse_item(js.as_ref().unwrap_or(it), ptr.clone());
         if m.kind == MessageKind::ToolResult {
             m.result = Some(Box::default());
         }
@@ -531,6 +575,26 @@ pub static FORMAT: Format = Format {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn javascript_sdk_items_are_read_as_the_responses_items_they_are_sent_as() {
+        let v = json!([
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Book a hotel"}]},
+            {"type": "function_call", "id": "fc_1", "callId": "call_A", "name": "transfer", "status": "completed", "arguments": "{}"},
+            {"type": "function_call_result", "name": "transfer", "callId": "call_A", "status": "completed",
+             "output": {"type": "text", "text": "{\"assistant\":\"Hotel Agent\"}"}},
+            {"id": "msg_2", "type": "message", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": "Which dates?"}]}
+        ]);
+        assert!(sniff(&v));
+        let r = parse(&v, &Arc::from("history.json"), 0, "");
+        let kinds: Vec<MessageKind> = r.messages.iter().map(|m| m.kind).collect();
+        assert_eq!(kinds[2], MessageKind::ToolResult);
+        assert_eq!(r.messages[1].blocks[0].tool_id.as_deref(), Some("call_A"));
+        assert_eq!(r.messages[2].blocks[0].tool_id.as_deref(), Some("call_A"));
+        assert_eq!(&*r.messages[2].blocks[0].text, "{\"assistant\":\"Hotel Agent\"}");
+        assert_eq!(&*r.messages[2].pointer, "/2");
+    }
 
     #[test]
     fn items_and_a_history_saved_after_itself() {
