@@ -12,7 +12,9 @@
 //! `messages` are sent as the next model call's history, after the system
 //! prompt the graph adds), checked against state and history JSON a real
 //! `langgraph dev` server returned (langgraph 1.2.24, langgraph-api 0.16.7).
-//! Messages of `messages_to_dict` (`{type, data: {...}}`) are read too.
+//! Messages of `messages_to_dict` (`{type, data: {...}}`) are read too, and
+//! messages serialised as constructors (`{lc: 1, type: "constructor", id:
+//! [..., "HumanMessage"], kwargs: {...}}`, `langchain_core/load/serializable.py`).
 //!
 //! One file is one history snapshot (docs/spec.md §1): message `i` is at
 //! `/values/messages/i`, content blocks at `…/content/j`, tool calls at
@@ -37,11 +39,38 @@ fn messages(v: &Value) -> Option<&Vec<Value>> {
     v.get("values")?.get("messages")?.as_array()
 }
 
+/// The message `type` of a message in LangChain's serialised form
+/// (`dumpd`/`Serializable.to_json()`: `{"lc": 1, "type": "constructor", "id":
+/// ["langchain_core", "messages", "HumanMessage"], "kwargs": {…}}`, as a
+/// checkpointer's JSON serde writes messages), from its class name
+/// (`AIMessageChunk` too); `None` for anything else.
+fn constructor_type(m: &Value) -> Option<&'static str> {
+    if m.get("lc").is_none() || s(m, "type") != "constructor" || !m.get("kwargs").is_some_and(Value::is_object) {
+        return None;
+    }
+    let class = m.get("id")?.as_array()?.last()?.as_str()?;
+    let class = class.strip_suffix("Chunk").unwrap_or(class);
+    Some(match class {
+        "HumanMessage" => "human",
+        "AIMessage" => "ai",
+        "ToolMessage" => "tool",
+        "SystemMessage" => "system",
+        "FunctionMessage" => "function",
+        "ChatMessage" => "chat",
+        "RemoveMessage" => "remove",
+        _ => return None,
+    })
+}
+
 /// Whether a document is a thread state or checkpoint: `values.messages` of
-/// LangChain messages (each with a known `type`).
+/// LangChain messages (each with a known `type`, or serialised as a
+/// constructor of a message class).
 pub fn sniff(v: &Value) -> bool {
-    messages(v)
-        .is_some_and(|ms| ms.iter().all(|m| m.get("type").and_then(Value::as_str).is_some_and(|t| TYPES.contains(&t))))
+    messages(v).is_some_and(|ms| {
+        ms.iter().all(|m| {
+            m.get("type").and_then(Value::as_str).is_some_and(|t| TYPES.contains(&t)) || constructor_type(m).is_some()
+        })
+    })
 }
 
 /// Parses a thread state at `base` into one request-like element.
@@ -56,12 +85,13 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let list = ptr_join(&ptr_join(base, "values"), "messages");
     for (i, raw) in ms.iter().enumerate() {
         let mp = ptr_idx(&list, i);
-        // `messages_to_dict` wraps the fields in `data`.
-        let (m, fp) = match raw.get("data").filter(|d| d.is_object()) {
-            Some(d) => (d, ptr_join(&mp, "data")),
-            None => (raw, mp.clone()),
+        // `messages_to_dict` wraps the fields in `data`; a serialised
+        // constructor in `kwargs`.
+        let (m, fp, ty) = match (constructor_type(raw), raw.get("data").filter(|d| d.is_object())) {
+            (Some(t), _) => (&raw["kwargs"], ptr_join(&mp, "kwargs"), t),
+            (None, Some(d)) => (d, ptr_join(&mp, "data"), s(raw, "type")),
+            (None, None) => (raw, mp.clone(), s(raw, "type")),
         };
-        let ty = s(raw, "type");
         let (role, kind, bk) = match ty {
             "human" | "chat" => (Role::User, MessageKind::UserTurn, BlockKind::Text),
             "system" => (Role::System, MessageKind::SystemPrompt, BlockKind::Text),
@@ -170,5 +200,22 @@ mod tests {
         assert_eq!(r.messages[2].blocks[0].tool_id.as_deref(), Some("c1"));
         assert_eq!(r.conversation_id.as_deref(), Some("th1"));
         assert!(!sniff(&json!({"values": {"messages": [{"role": "user", "content": "x"}]}})));
+    }
+
+    #[test]
+    fn messages_serialised_as_constructors_are_read_from_their_kwargs() {
+        let v = json!({"values": {"messages": [
+            {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "SystemMessage"], "kwargs": {"content": "Be brief."}},
+            {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "HumanMessage"], "kwargs": {"content": "hi"}},
+            {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessageChunk"], "kwargs": {"content": "hello"}}
+        ]}});
+        assert!(sniff(&v));
+        let r = parse(&v, &Arc::from("state.json"), 0, "");
+        let roles: Vec<Role> = r.messages.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [Role::System, Role::User, Role::Assistant]);
+        assert_eq!(&*r.messages[1].blocks[0].pointer, "/values/messages/1/kwargs/content");
+        // A constructor of another class is no message.
+        assert!(!sniff(&json!({"values": {"messages": [
+            {"lc": 1, "type": "constructor", "id": ["langchain_core", "documents", "Document"], "kwargs": {}}]}})));
     }
 }
