@@ -336,7 +336,7 @@ fn verbose_report(r: &ctxlint::CheckReport, discovered: std::time::Duration, tot
         } else {
             format!("{} request{}", f.requests, if f.requests == 1 { "" } else { "s" })
         };
-        let n = r.findings.iter().filter(|x| x.path == f.path).count();
+        let n = f.findings;
         say!(
             "ctxlint: checked {} ({}, {size}, {}): {n} finding{}; load {:.1} ms, rules {:.1} ms",
             f.path,

@@ -111,6 +111,11 @@ fn quiet_and_verbose_before_the_subcommand() {
     assert!(err.contains("mixed-session.jsonl") && err.contains("pi-session"), "{err}");
     let (code, _, err) = run(ctxlint().args(["-q", "-v", "check", MIXED]));
     assert_eq!(code, 2, "{err}");
+    // A stream joined from a folder's request bodies counts its findings,
+    // which are at its member files' paths.
+    let (code, _, err) = run(ctxlint().args(["-v", "check", "fixtures/cases/litellm-36559-system-hoist"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("(anthropic-messages, 3 requests, 8.8 KB): 2 findings;"), "{err}");
 }
 
 /// The rules of the findings of `check ARGS --output-format json` in `dir`.

@@ -53,6 +53,10 @@ pub struct FileSummary {
     /// Time the rules took on it (`--verbose`).
     #[serde(skip)]
     pub rules_time: std::time::Duration,
+    /// Findings on it, listed ones (`--verbose`): a stream joined from the
+    /// files of a folder has its findings at its member files' paths.
+    #[serde(skip)]
+    pub findings: usize,
 }
 
 impl FileSummary {

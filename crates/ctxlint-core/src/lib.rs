@@ -330,6 +330,7 @@ pub fn check_plan_observed<O: InputObserver>(
                 bytes: job.stored_bytes(),
                 load_time: loaded,
                 rules_time: started.elapsed() - loaded,
+                findings: findings.len(),
                 usage,
                 impact: impact::InputImpact::of(&findings),
                 ..FileSummary::of(&input)
