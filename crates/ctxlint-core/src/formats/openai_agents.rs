@@ -82,7 +82,8 @@ fn js_item(v: &Value) -> Option<Value> {
     let o = v.as_object()?;
     let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
     let result = JS_RESULT_TYPES.iter().find(|(js, _)| *js == ty).map(|(_, r)| *r);
-    if result.is_none() && !(o.contains_key("callId") && !o.contains_key("call_id")) {
+    let renamed_id = o.contains_key("callId") && !o.contains_key("call_id");
+    if result.is_none() && !renamed_id {
         return None;
     }
     let mut out = o.clone();
