@@ -877,9 +877,11 @@ fn another_run(a: &Request, b: &Request, ha: &[&Element], hb: &[&Element]) -> bo
 
 /// Whether two model names name one model: equal after any provider prefix
 /// (`openai/`), or one the other's dated snapshot (`gpt-5` and
-/// `gpt-5-2025-08-07`: a Responses cassette records the alias a request
-/// asked for and the snapshot its response names). `gpt-4o` and
-/// `gpt-4o-mini` are two models.
+/// `gpt-5-2025-08-07`, `gpt-4` and `gpt-4-0613`: a Responses cassette
+/// records the alias a request asked for and the snapshot its response
+/// names) — a date of four digits or more, not a version (`claude-3` and
+/// `claude-3-5-sonnet`, as `impact::prices::matches` tells a minor version
+/// from a date). `gpt-4o` and `gpt-4o-mini` are two models.
 fn same_model(x: &str, y: &str) -> bool {
     fn bare(m: &str) -> &[u8] {
         m.rsplit('/').next().unwrap_or(m).as_bytes()
@@ -890,7 +892,7 @@ fn same_model(x: &str, y: &str) -> bool {
     head.eq_ignore_ascii_case(short)
         && match rest {
             [] => true,
-            [b'-', d, ..] => d.is_ascii_digit(),
+            [b'-', date @ ..] => date.iter().take_while(|c| c.is_ascii_digit()).count() >= 4,
             _ => false,
         }
 }
@@ -1671,6 +1673,8 @@ mod tests {
         assert!(same_model("openai/gpt-4o", "gpt-4o"));
         assert!(!same_model("gpt-4o", "gpt-4o-mini"));
         assert!(!same_model("gpt-3.5-turbo", "gpt-4o-mini"));
+        assert!(same_model("gpt-4", "gpt-4-0613"));
+        assert!(!same_model("claude-3", "claude-3-5-sonnet"));
     }
 
     #[test]

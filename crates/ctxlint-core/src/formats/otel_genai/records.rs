@@ -63,7 +63,8 @@ pub(super) fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, mult
         }
     };
     match v {
-        Value::Array(items) => {
+        // (Any other array is one record skipped, as before.)
+        Value::Array(items) if super::sniff(v) => {
             for (i, x) in items.iter().enumerate() {
                 record_at(st, path, x, &format!("/{i}"), &line_of);
             }
