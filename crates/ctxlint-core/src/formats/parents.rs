@@ -22,6 +22,10 @@ pub struct ParentIds {
     pending: Vec<(u32, Box<str>)>,
     /// (entry, first entry with the same id).
     repeats: Vec<(u32, u32)>,
+    /// The entry whose id was registered last (the first with that id): most
+    /// entries name the entry just before them as their parent, found here
+    /// without a table lookup.
+    last: Option<u32>,
 }
 
 impl ParentIds {
@@ -46,7 +50,11 @@ impl ParentIds {
         // The parent first, among the entries before this one.
         e.parent = match parent {
             None => Parent::Root,
-            Some(pid) => match self.find(entries, pid) {
+            Some(pid) => match self
+                .last
+                .filter(|&k| entries.get(k as usize).is_some_and(|x| x.id.as_deref() == Some(pid)))
+                .or_else(|| self.find(entries, pid))
+            {
                 Some(j) => Parent::Entry(j),
                 // An entry naming itself is kept (context.rs detects cycles).
                 None if e.id.as_deref() == Some(pid) => Parent::Entry(i),
@@ -57,16 +65,24 @@ impl ParentIds {
             },
         };
         if let Some(id) = e.id.as_deref() {
-            match self.find(entries, id) {
-                Some(first) => self.repeats.push((i, first)),
-                None => match self.first.entry(crate::hash::hash_str(id)) {
-                    std::collections::hash_map::Entry::Occupied(_) => {
+            // One probe of the table: an id seen before, an id whose hash
+            // another id took, or a new one.
+            match self.first.entry(crate::hash::hash_str(id)) {
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    let j = *o.get();
+                    if entries[j as usize].id.as_deref() == Some(id) {
+                        self.repeats.push((i, j));
+                    } else if let Some(&first) = self.collided.get(id) {
+                        self.repeats.push((i, first));
+                    } else {
                         self.collided.insert(id.into(), i);
+                        self.last = Some(i);
                     }
-                    std::collections::hash_map::Entry::Vacant(v) => {
-                        v.insert(i);
-                    }
-                },
+                }
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(i);
+                    self.last = Some(i);
+                }
             }
         }
     }

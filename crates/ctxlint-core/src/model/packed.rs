@@ -644,8 +644,15 @@ impl MessageArena {
                 }
             }
         }
-        let mut len = Vec::with_capacity(5);
-        put_varint(&mut len, bytes.len() as u64);
+        // (The length prefix on the stack: at most 10 bytes.)
+        let (mut len, mut n, mut v) = ([0u8; 10], 0, bytes.len() as u64);
+        while v >= 0x80 {
+            len[n] = (v as u8) | 0x80;
+            v >>= 7;
+            n += 1;
+        }
+        len[n] = v as u8;
+        let len = &len[..=n];
         let need = len.len() + bytes.len();
         let fits = self.chunks.last().is_some_and(|c| c.capacity() - c.len() >= need);
         if !fits {
@@ -656,7 +663,7 @@ impl MessageArena {
         let chunk = self.chunks.len() - 1;
         let c = &mut self.chunks[chunk];
         let r = MsgRef { chunk: chunk as u32, at: c.len() as u32 };
-        c.extend_from_slice(&len);
+        c.extend_from_slice(len);
         c.extend_from_slice(bytes);
         if shared {
             self.seen.entry(h).or_insert(r);
