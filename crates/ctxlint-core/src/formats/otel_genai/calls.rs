@@ -4,7 +4,7 @@
 
 use super::ID;
 use super::attrs::{Attr, Enc, attr_str, attrs, decode, ptr_into};
-use super::messages::{legacy_message, openinference, semconv};
+use super::messages::{answers_own_calls, legacy_message, openinference, semconv};
 use crate::formats::body::*;
 use crate::model::*;
 use foldhash::HashMap;
@@ -17,6 +17,10 @@ pub(super) struct Call {
     pub(super) time: Option<i64>,
     /// The call carries prompt content (messages or system instructions).
     pub(super) content: bool,
+    /// Its input holds the result of a tool call its own output makes: what
+    /// the span recorded is not the request that was sent
+    /// ([`answers_own_calls`]).
+    pub(super) delta: bool,
     /// Per-message events: the next message index.
     events: usize,
 }
@@ -83,7 +87,7 @@ pub(super) fn span(
         if failed {
             req.outcome = Some(Outcome::PromptError);
         }
-        push_call(st, ids, Call { req, time, content, events: 0 });
+        push_call(st, ids, Call { req, time, content, delta: false, events: 0 });
         return;
     }
     let inference = is_inference_op(op.as_deref()) && (genai || op.is_some());
@@ -101,6 +105,7 @@ pub(super) fn span(
             let mut req = new_call(path, enc, &a, base, &ids, &name, line_of);
             semconv(&mut req, enc, &a);
             req.outcome = c.req.outcome;
+            c.delta = answers_own_calls(enc, &a, &req);
             c.req = req;
             c.content = true;
             c.time = time.or(c.time);
@@ -118,7 +123,8 @@ pub(super) fn span(
     if failed {
         req.outcome = Some(Outcome::PromptError);
     }
-    push_call(st, ids, Call { req, time, content: genai, events: 0 });
+    let delta = answers_own_calls(enc, &a, &req);
+    push_call(st, ids, Call { req, time, content: genai, delta, events: 0 });
 }
 
 fn push_call(st: &mut State, ids: (String, String), mut c: Call) {
@@ -201,6 +207,7 @@ pub(super) fn log(
         }
         let mut req = new_call(path, enc, &a, base, &ids, &name, line_of);
         semconv(&mut req, enc, &a);
+        let delta = answers_own_calls(enc, &a, &req);
         match known {
             // The span came first (without content): the event is its content.
             Some(i) => {
@@ -208,8 +215,9 @@ pub(super) fn log(
                 req.outcome = c.req.outcome;
                 c.req = req;
                 c.content = true;
+                c.delta = delta;
             }
-            None => push_call(st, ids, Call { req, time, content: true, events: 0 }),
+            None => push_call(st, ids, Call { req, time, content: true, delta, events: 0 }),
         }
         return;
     }
@@ -231,7 +239,7 @@ pub(super) fn log(
         Some(&i) if !st.calls[i].content || st.calls[i].events > 0 => i,
         _ => {
             let req = new_call(path, enc, &a, base, &ids, &name, line_of);
-            push_call(st, ids.clone(), Call { req, time, content: false, events: 0 });
+            push_call(st, ids.clone(), Call { req, time, content: false, delta: false, events: 0 });
             st.calls.len() - 1
         }
     };

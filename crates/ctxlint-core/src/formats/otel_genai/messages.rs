@@ -56,6 +56,47 @@ pub(super) fn semconv(r: &mut Request, enc: Enc, a: &[Attr<'_>]) {
     }
 }
 
+/// Whether a call's input messages (read into `r`) hold the result of a
+/// tool call that the call's own output (`gen_ai.output.messages`) makes,
+/// and not that call. No
+/// model is sent the result of a call it has not made yet, so such a span
+/// did not record the request that was sent. GitHub Copilot CLI 1.0.12's
+/// `chat` spans (`service.name` `github-copilot`, scope `github.copilot`)
+/// record what each step added (the new user message, if any) together with
+/// the results of that step's own tool calls, and no earlier history: read
+/// as requests, every result was an orphan (113 false `orphan-tool-result`
+/// errors on a real trace, `MattGertz/OTEL-test` `watson-output/otel-raw.jsonl`).
+pub(super) fn answers_own_calls(enc: Enc, a: &[Attr<'_>], r: &Request) -> bool {
+    // (Only results whose call the input does not hold: an instrumentation
+    // that numbers calls per step may reuse an id the history answered.)
+    let calls: Vec<&str> = r
+        .messages
+        .iter()
+        .flat_map(|m| m.blocks.iter())
+        .filter(|b| b.kind == BlockKind::ToolCall)
+        .filter_map(|b| b.tool_id.as_deref())
+        .collect();
+    let results: Vec<&str> = r
+        .messages
+        .iter()
+        .flat_map(|m| m.blocks.iter())
+        .filter(|b| b.kind == BlockKind::ToolResult)
+        .filter_map(|b| b.tool_id.as_deref())
+        .filter(|id| !calls.contains(id))
+        .collect();
+    if results.is_empty() {
+        return false;
+    }
+    let Some(at) = a.iter().find(|x| x.key == "gen_ai.output.messages") else { return false };
+    let Value::Array(msgs) = decode(enc, at.raw) else { return false };
+    msgs.iter()
+        .filter_map(|m| m.get("parts").and_then(Value::as_array))
+        .flatten()
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool_call"))
+        .filter_map(|p| p.get("id").and_then(Value::as_str))
+        .any(|id| results.contains(&id))
+}
+
 /// The text of a part: `content` (text, reasoning), else the part serialised.
 fn part_text(p: &Value) -> String {
     match p.get("content") {

@@ -24,7 +24,10 @@
 //!   [{key, value: AnyValue}], status}]}]}]}` and `{"resourceLogs":[{scopeLogs:
 //!   [{logRecords:[{timeUnixNano, observedTimeUnixNano, eventName?, attributes,
 //!   body: AnyValue, traceId, spanId}]}]}]}`, as the collector's `file` exporter
-//!   writes them (one export per line) or as one whole document. `AnyValue` is
+//!   writes them (one export per line) or as one whole document; also one
+//!   element of `resourceSpans` / `resourceLogs` on its own (`{resource,
+//!   scopeSpans, schemaUrl}`, as an OTLP receiver that dumps each one it is
+//!   sent writes it, pretty-printed: pointers start at the element). `AnyValue` is
 //!   `{stringValue|boolValue|intValue|doubleValue|bytesValue|arrayValue:{values}|
 //!   kvlistValue:{values:[{key,value}]}}`.
 //! - SDK dumps with plain JSON attributes: the GitHub Copilot CLI file exporter
@@ -45,7 +48,13 @@
 //!   log event carrying them (for the span it names, when that span carried none);
 //! - the per-message events of one span (grouped by trace and span id, in record
 //!   order); `gen_ai.choice` is the output and is not sent;
-//! - an OpenInference LLM span with `llm.input_messages.*`.
+//! - an OpenInference LLM span with `llm.input_messages.*`;
+//!
+//! but not a span whose input holds the result of a tool call that its own
+//! `gen_ai.output.messages` makes (and the input does not): it recorded a
+//! step's additions, not the request sent (GitHub Copilot CLI 1.0.12's `chat`
+//! spans), so neither it nor the other spans of its conversation are read;
+//! they are counted and said once ([`Input::unread`]).
 //!
 //! Mapping: `gen_ai.system_instructions` (parts) → the `system` slot;
 //! `gen_ai.input.messages` `[{role, parts:[…]}]` → messages (`system`,
@@ -112,6 +121,9 @@ pub fn sniff(v: &Value) -> bool {
 fn sniff_object(v: &Value) -> bool {
     let Some(o) = v.as_object() else { return false };
     if o.get("resourceSpans").is_some_and(Value::is_array) || o.get("resourceLogs").is_some_and(Value::is_array) {
+        return true;
+    }
+    if records::is_resource_spans(v) || records::is_resource_logs(v) {
         return true;
     }
     dump_ids(o).is_some()
@@ -222,10 +234,21 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
 fn finish(src: &SourceRef, st: State, bad: BadLines) -> Input {
     let (mut calls, mut skipped, mut interner) = st.into_parts();
     let (mut no_content, mut first_no_content) = (0, None);
+    // A conversation one of whose spans recorded a step's delta (its input
+    // answers its own output's tool calls) is not read at all: its other
+    // spans recorded deltas too, though nothing shows it.
+    let delta_conversations: foldhash::HashSet<Box<str>> =
+        calls.iter().filter(|c| c.content && c.delta).filter_map(|c| c.req.session_id.clone()).collect();
+    let (mut deltas, mut first_delta) = (0, None);
     // In place: the calls are the largest thing a trace holds (a 96 MB
     // trace's 39,000 were 21 MB), and a second vector of them doubled it.
     calls.retain_mut(|c| {
-        if c.content {
+        if c.content && (c.delta || c.req.session_id.as_ref().is_some_and(|s| delta_conversations.contains(s))) {
+            skipped += 1;
+            deltas += 1;
+            first_delta.get_or_insert((c.req.line.unwrap_or(1), c.req.pointer.clone()));
+            false
+        } else if c.content {
             interner.request(&mut c.req);
             true
         } else {
@@ -255,6 +278,15 @@ fn finish(src: &SourceRef, st: State, bad: BadLines) -> Input {
             pointer,
             what: format!(
                 "{no_content} inference span(s) or event(s) carry no prompt content (capture was off: set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, and OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental for the latest conventions), so they were not checked"
+            ),
+        });
+    }
+    if let Some((line, pointer)) = first_delta.filter(|_| deltas > 0) {
+        unread.push(Unread {
+            line: Some(line),
+            pointer,
+            what: format!(
+                "{deltas} inference span(s) record only what each step added, with the results of the span's own tool calls (as GitHub Copilot CLI's chat spans do), not the request that was sent, so they were not checked"
             ),
         });
     }
@@ -356,6 +388,74 @@ mod tests {
         let attrs: Vec<Value> = attrs.into_iter().map(|(k, v)| json!({"key": k, "value": v})).collect();
         json!({"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"s"},"spans":[
             {"traceId":trace,"spanId":span,"name":"chat m","startTimeUnixNano":start,"attributes":attrs,"status":{}}]}]}]})
+    }
+
+    #[test]
+    fn a_span_whose_input_answers_its_own_calls_is_no_request_and_its_conversation_is_not_read() {
+        let span = |id: &str, start: &str, conv: &str, input: &str, output: &str| {
+            otlp_span(
+                "ab01",
+                id,
+                start,
+                vec![
+                    ("gen_ai.operation.name", sv("chat")),
+                    ("gen_ai.conversation.id", sv(conv)),
+                    ("gen_ai.input.messages", sv(input)),
+                    ("gen_ai.output.messages", sv(output)),
+                ],
+            )
+        };
+        let call =
+            |id: &str| format!(r#"{{"role":"assistant","parts":[{{"type":"tool_call","id":"{id}","name":"ls"}}]}}"#);
+        let result = |id: &str| {
+            format!(r#"{{"role":"tool","parts":[{{"type":"tool_call_response","id":"{id}","response":"a"}}]}}"#)
+        };
+        let user = r#"{"role":"user","parts":[{"type":"text","content":"hi"}]}"#;
+        let text = r#"[{"role":"assistant","parts":[{"type":"text","content":"done"}]}]"#;
+        // Copilot CLI: the step's input holds the results of its own output's calls.
+        let a = span("a1", "100", "copilot", &format!("[{user},{}]", result("t1")), &format!("[{}]", call("t1")));
+        // Its next step says nothing of it, but is in the same conversation.
+        let b = span("a2", "200", "copilot", &format!("[{user}]"), text);
+        // An instrumentation that numbers calls per step: the history answers
+        // call "0" and the output makes a call "0" again; a request.
+        let c =
+            span("b1", "300", "other", &format!("[{user},{},{}]", call("0"), result("0")), &format!("[{}]", call("0")));
+        let input = load_text(&format!("{a}\n{b}\n{c}\n"));
+        let rs = requests(&input);
+        assert_eq!(rs.iter().map(|r| r.session_id.as_deref()).collect::<Vec<_>>(), [Some("other")]);
+        assert_eq!(input.skipped, 2);
+        assert_eq!(input.unread.len(), 1);
+        assert_eq!(
+            (input.unread[0].line, input.unread[0].pointer.as_str()),
+            (Some(1), "/resourceSpans/0/scopeSpans/0/spans/0")
+        );
+        assert!(
+            input.unread[0].what.starts_with("2 inference span(s) record only what each step added"),
+            "{}",
+            input.unread[0].what
+        );
+    }
+
+    #[test]
+    fn a_bare_resource_spans_record_is_read_with_pointers_from_it() {
+        let v = otlp_span(
+            "ab01",
+            "cd02",
+            "100",
+            vec![
+                ("gen_ai.operation.name", sv("chat")),
+                ("gen_ai.input.messages", sv(r#"[{"role":"user","parts":[{"type":"text","content":"hi"}]}]"#)),
+            ],
+        );
+        let bare = &v["resourceSpans"][0];
+        assert!(sniff(bare));
+        let input = load_text(&format!("{}\n", serde_json::to_string_pretty(bare).unwrap()));
+        let rs = requests(&input);
+        assert_eq!(rs.len(), 1);
+        assert_eq!(rs[0].pointer, "/scopeSpans/0/spans/0");
+        assert_eq!(&*rs[0].messages[0].pointer, "/scopeSpans/0/spans/0/attributes/1/value/stringValue/0");
+        // (An object with `scopeSpans` but no `resource` is not taken for one.)
+        assert!(!sniff(&json!({"scopeSpans": []})));
     }
 
     #[test]

@@ -77,43 +77,21 @@ pub(super) fn record(st: &mut State, path: &Arc<str>, v: &Value, line: u32, mult
 fn record_at(st: &mut State, path: &Arc<str>, v: &Value, at: &str, line_of: &dyn Fn(&str) -> u32) {
     if v.get("resourceSpans").is_some() || v.get("resourceLogs").is_some() {
         for (i, rs) in arr(v.get("resourceSpans")).iter().enumerate() {
-            let scopes = rs.get("scopeSpans").or_else(|| rs.get("instrumentationLibrarySpans"));
-            let sk = if rs.get("scopeSpans").is_some() { "scopeSpans" } else { "instrumentationLibrarySpans" };
-            for (j, ss) in arr(scopes).iter().enumerate() {
-                for (k, sp) in arr(ss.get("spans")).iter().enumerate() {
-                    let base = format!("{at}/resourceSpans/{i}/{sk}/{j}/spans/{k}");
-                    let ids = (
-                        sp.get("traceId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
-                        sp.get("spanId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
-                    );
-                    let ok = sp
-                        .get("status")
-                        .and_then(|s| s.get("code"))
-                        .is_some_and(|c| c.as_str() == Some("STATUS_CODE_ERROR") || c.as_i64() == Some(2));
-                    let name = sp.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-                    let time = nanos(sp.get("startTimeUnixNano"));
-                    span(st, path, Enc::Otlp, sp, &base, ids, name, time, ok, line_of);
-                }
-            }
+            resource_spans(st, path, rs, &format!("{at}/resourceSpans/{i}"), line_of);
         }
         for (i, rl) in arr(v.get("resourceLogs")).iter().enumerate() {
-            let scopes = rl.get("scopeLogs").or_else(|| rl.get("instrumentationLibraryLogs"));
-            let sk = if rl.get("scopeLogs").is_some() { "scopeLogs" } else { "instrumentationLibraryLogs" };
-            for (j, sl) in arr(scopes).iter().enumerate() {
-                for (k, lr) in arr(sl.get("logRecords")).iter().enumerate() {
-                    let base = format!("{at}/resourceLogs/{i}/{sk}/{j}/logRecords/{k}");
-                    let ids = (
-                        lr.get("traceId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
-                        lr.get("spanId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
-                    );
-                    let time = nanos(lr.get("timeUnixNano"))
-                        .filter(|t| *t > 0)
-                        .or_else(|| nanos(lr.get("observedTimeUnixNano")));
-                    let event = lr.get("eventName").and_then(Value::as_str).map(str::to_string);
-                    log(st, path, Enc::Otlp, lr, &base, ids, event, time, line_of);
-                }
-            }
+            resource_logs(st, path, rl, &format!("{at}/resourceLogs/{i}"), line_of);
         }
+        return;
+    }
+    // One element of those arrays on its own (an OTLP receiver that dumps
+    // each `ResourceSpans` it is sent: `{resource, scopeSpans, schemaUrl}`).
+    if is_resource_spans(v) {
+        resource_spans(st, path, v, at, line_of);
+        return;
+    }
+    if is_resource_logs(v) {
+        resource_logs(st, path, v, at, line_of);
         return;
     }
     let Some(o) = v.as_object() else {
@@ -144,5 +122,60 @@ fn record_at(st: &mut State, path: &Arc<str>, v: &Value, at: &str, line_of: &dyn
             c.and_then(Value::as_i64) == Some(2) || c.and_then(Value::as_str).is_some_and(|c| c.ends_with("ERROR"))
         }) || o.get("status_code").and_then(Value::as_str).is_some_and(|c| c.ends_with("ERROR"));
         span(st, path, Enc::Plain, v, at, ids, name, time, err, line_of);
+    }
+}
+
+/// Whether a value is one OTLP `ResourceSpans` (`scopeSpans`, or the older
+/// `instrumentationLibrarySpans`, an array beside `resource`).
+pub(super) fn is_resource_spans(v: &Value) -> bool {
+    v.get("resource").is_some_and(Value::is_object)
+        && ["scopeSpans", "instrumentationLibrarySpans"].iter().any(|k| v.get(*k).is_some_and(Value::is_array))
+}
+
+/// Whether a value is one OTLP `ResourceLogs` (`scopeLogs`, or the older
+/// `instrumentationLibraryLogs`, an array beside `resource`).
+pub(super) fn is_resource_logs(v: &Value) -> bool {
+    v.get("resource").is_some_and(Value::is_object)
+        && ["scopeLogs", "instrumentationLibraryLogs"].iter().any(|k| v.get(*k).is_some_and(Value::is_array))
+}
+
+/// The spans of one `ResourceSpans` at pointer `base`.
+fn resource_spans(st: &mut State, path: &Arc<str>, rs: &Value, base: &str, line_of: &dyn Fn(&str) -> u32) {
+    let scopes = rs.get("scopeSpans").or_else(|| rs.get("instrumentationLibrarySpans"));
+    let sk = if rs.get("scopeSpans").is_some() { "scopeSpans" } else { "instrumentationLibrarySpans" };
+    for (j, ss) in arr(scopes).iter().enumerate() {
+        for (k, sp) in arr(ss.get("spans")).iter().enumerate() {
+            let base = format!("{base}/{sk}/{j}/spans/{k}");
+            let ids = (
+                sp.get("traceId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
+                sp.get("spanId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
+            );
+            let ok = sp
+                .get("status")
+                .and_then(|s| s.get("code"))
+                .is_some_and(|c| c.as_str() == Some("STATUS_CODE_ERROR") || c.as_i64() == Some(2));
+            let name = sp.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+            let time = nanos(sp.get("startTimeUnixNano"));
+            span(st, path, Enc::Otlp, sp, &base, ids, name, time, ok, line_of);
+        }
+    }
+}
+
+/// The log records of one `ResourceLogs` at pointer `base`.
+fn resource_logs(st: &mut State, path: &Arc<str>, rl: &Value, base: &str, line_of: &dyn Fn(&str) -> u32) {
+    let scopes = rl.get("scopeLogs").or_else(|| rl.get("instrumentationLibraryLogs"));
+    let sk = if rl.get("scopeLogs").is_some() { "scopeLogs" } else { "instrumentationLibraryLogs" };
+    for (j, sl) in arr(scopes).iter().enumerate() {
+        for (k, lr) in arr(sl.get("logRecords")).iter().enumerate() {
+            let base = format!("{base}/{sk}/{j}/logRecords/{k}");
+            let ids = (
+                lr.get("traceId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
+                lr.get("spanId").and_then(Value::as_str).map(norm_id).unwrap_or_default(),
+            );
+            let time =
+                nanos(lr.get("timeUnixNano")).filter(|t| *t > 0).or_else(|| nanos(lr.get("observedTimeUnixNano")));
+            let event = lr.get("eventName").and_then(Value::as_str).map(str::to_string);
+            log(st, path, Enc::Otlp, lr, &base, ids, event, time, line_of);
+        }
     }
 }
