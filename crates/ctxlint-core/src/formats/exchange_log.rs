@@ -41,8 +41,7 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             Err(e) => return jsonl::LineVerdict::Malformed(jsonl::describe_json_error(&e)),
         };
         let i = index;
-        index += 1;
-        acc.exchange(v, i, line.no);
+        index += acc.exchange(v, i, line.no);
         jsonl::LineVerdict::Ok
     })?;
     Ok(acc.finish(src, bad_lines.kept, bad_lines.more))
@@ -104,8 +103,83 @@ struct Acc {
 }
 
 impl Acc {
-    /// Reads exchange `i` (`v`), its body at 1-based `line`.
-    fn exchange(&mut self, mut v: Value, i: usize, line: u32) {
+    /// Reads exchange `v`, its body at 1-based `line`, as request `i` (and
+    /// on, for a WebSocket exchange of several requests: [`Acc::ws_frames`]).
+    /// Returns how many request indices it took (at least 1).
+    fn exchange(&mut self, v: Value, i: usize, line: u32) -> usize {
+        if let Some(n) = self.ws_frames(&v, i, line) {
+            return n;
+        }
+        self.http(v, i, line);
+        1
+    }
+
+    /// The requests of a WebSocket exchange, as claude-tap records Codex over
+    /// the Responses WebSocket (liaohch3/claude-tap `claude_tap/ws_proxy.py`,
+    /// `_build_ws_record`): every client frame is kept in `request.ws_events`,
+    /// and `request.body` is those frames merged into one
+    /// (`_reconstruct_ws_request_body`: their `input` and `tools` lists joined,
+    /// the other keys from the later frames), a body that was never sent.
+    /// Each `response.create` frame is one request, in order, at
+    /// `/request/ws_events/<k>` (a `generate: false` frame too: it sent its
+    /// context to warm the prompt cache, and the next frame chains to it by
+    /// `previous_response_id`); the server's events in `response.ws_events`
+    /// give each its response when there is one per frame (the n-th
+    /// `response.completed`, `response.failed` or `response.incomplete`).
+    /// `None` when `request.ws_events` holds no `response.create` frame.
+    fn ws_frames(&mut self, v: &Value, i: usize, line: u32) -> Option<usize> {
+        let req = v.field("request")?;
+        let frames = req.field("ws_events")?.as_array()?;
+        let kind = |e: &Value| e.field("type").and_then(Value::as_str).map(str::to_string);
+        let creates: Vec<(usize, &Value)> =
+            frames.iter().enumerate().filter(|(_, f)| kind(f).as_deref() == Some("response.create")).collect();
+        if creates.is_empty() {
+            return None;
+        }
+        let events = v.field("response").and_then(|r| r.field("ws_events")).and_then(Value::as_array);
+        let ends: Vec<&Value> = events
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|e| {
+                matches!(kind(e).as_deref(), Some("response.completed" | "response.failed" | "response.incomplete"))
+            })
+            .collect();
+        for (n, &(k, frame)) in creates.iter().enumerate() {
+            let ptr = format!("/request/ws_events/{k}");
+            let parsed = super::sniff_body(frame)
+                .filter(|f| *f != super::pydantic_ai::ID)
+                .and_then(|format| super::parse_body(format, frame, &self.path, i + n, &ptr));
+            let Some(mut r) = parsed else {
+                self.skipped += 1;
+                continue;
+            };
+            r.line = Some(line);
+            r.endpoint = endpoint(req);
+            if let Some(id) = session_header(req.field("headers")) {
+                r.session_id = Some(id.into());
+            }
+            if let Some(end) = ends.get(n).filter(|_| ends.len() == creates.len()) {
+                if kind(end).as_deref() == Some("response.failed") {
+                    r.outcome = Some(Outcome::Failed);
+                }
+                let facts = super::usage::Response::of_value(end.field("response").unwrap_or(&Value::Null));
+                r.response_id = facts.id;
+                r.usage = facts.usage;
+                if facts.model.is_some() {
+                    r.model = facts.model;
+                }
+                r.reply = facts.reply.known();
+            }
+            r.time = sent_at(req, v);
+            self.interner.request(&mut r);
+            self.requests.push(r);
+        }
+        Some(creates.len())
+    }
+
+    /// Reads HTTP exchange `i` (`v`), its body at 1-based `line`.
+    fn http(&mut self, mut v: Value, i: usize, line: u32) {
         if v.field("request").is_none() {
             self.skipped += 1;
             return;
@@ -147,15 +221,7 @@ impl Acc {
             return;
         };
         r.line = Some(line);
-        r.endpoint = req.field("path").or_else(|| req.field("url")).and_then(Value::as_str).map(|u| {
-            let p = u.split('?').next().unwrap_or(u);
-            let p = p
-                .find("://")
-                .map(|k| &p[k + 3..])
-                .map(|rest| rest.find('/').map(|s| &rest[s..]).unwrap_or("/"))
-                .unwrap_or(p);
-            p.into()
-        });
+        r.endpoint = endpoint(req);
         if let Some(id) = session_header(req.field("headers")) {
             r.session_id = Some(id.into());
         }
@@ -190,6 +256,20 @@ impl Acc {
             unread: self.unread,
         }
     }
+}
+
+/// The path a recorded request was sent to (`path`, else `url` without
+/// its scheme, host and query).
+fn endpoint(req: &Value) -> Option<Box<str>> {
+    req.field("path").or_else(|| req.field("url")).and_then(Value::as_str).map(|u| {
+        let p = u.split('?').next().unwrap_or(u);
+        let p = p
+            .find("://")
+            .map(|k| &p[k + 3..])
+            .map(|rest| rest.find('/').map(|s| &rest[s..]).unwrap_or("/"))
+            .unwrap_or(p);
+        p.into()
+    })
 }
 
 /// Request header names that carry a client session id, lower case.
@@ -275,6 +355,40 @@ fn sent_at(req: &Value, line: &Value) -> u32 {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn each_websocket_response_create_frame_is_a_request_with_its_response() {
+        let frame = |prev: Option<&str>, text: &str| {
+            let mut f = json!({"type": "response.create", "model": "gpt-5", "instructions": "I",
+                "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}]});
+            if let Some(p) = prev {
+                f["previous_response_id"] = json!(p);
+            }
+            f
+        };
+        let done = |id: &str| json!({"type": "response.completed", "response": {"id": id, "output": []}});
+        let line = json!({"transport": "websocket", "request": {"path": "/v1/responses", "headers": {"session_id": "s"},
+            "body": frame(Some("r1"), "merged, never sent"),
+            "ws_events": [frame(None, "a"), {"type": "session.update"}, frame(Some("r1"), "b")]},
+            "response": {"status": 101, "ws_events": [{"type": "response.created", "response": {"id": "r1"}}, done("r1"), done("r2")]}});
+        let plain = json!({"request": {"path": "/v1/responses", "body": frame(None, "c")}});
+        let input = crate::formats::load_str_for_test(load, "t.jsonl", &format!("{line}\n{plain}\n"));
+        let Body::Stream(s) = &input.body else { panic!("a stream") };
+        let got: Vec<(usize, &str, Option<&str>, Option<&str>)> = s
+            .requests
+            .iter()
+            .map(|r| (r.index, r.pointer.as_str(), r.response_id.as_deref(), r.session_id.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, "/request/ws_events/0", Some("r1"), Some("s")),
+                (1, "/request/ws_events/2", Some("r2"), Some("s")),
+                (2, "/request/body", None, None),
+            ]
+        );
+        assert_eq!(s.requests[1].endpoint.as_deref(), Some("/v1/responses"));
+    }
 
     #[test]
     fn session_header_is_read_case_insensitively() {
