@@ -148,10 +148,15 @@ pub fn request(r: &Request) -> Vec<Pairing> {
 }
 
 /// Whether the request's history is partly held by the provider (a Responses
-/// `conversation` object): a result whose call is not in the request answers
-/// the server-held prefix, as with `previous_response_id` (docs/spec.md §2 CTX302).
+/// `conversation` object, or `item_reference` items naming stored items): a
+/// result whose call is not in the request answers the server-held part, as
+/// with `previous_response_id` (docs/spec.md §2 CTX302). (An item reference
+/// names the call's item id, `fc_…`, not its `call_id`: which result it
+/// answers is not known here.)
 fn server_held(r: &Request) -> bool {
-    r.body_format == crate::formats::openai_responses::ID && r.conversation_id.is_some()
+    r.body_format == crate::formats::openai_responses::ID
+        && (r.conversation_id.is_some()
+            || r.messages.iter().any(|m| crate::formats::openai_responses::is_item_reference(m)))
 }
 
 fn result_ids(m: crate::model::packed::PackedMessage<'_>) -> impl Iterator<Item = (u32, &str)> {

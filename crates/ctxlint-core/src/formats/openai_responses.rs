@@ -76,6 +76,16 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     r
 }
 
+/// The item type of a Responses `item_reference`, kept as its block's tool name.
+const ITEM_REFERENCE: &str = "item_reference";
+
+/// Whether a message read by [`parse_item`] is an `item_reference`: a stored
+/// item named by id, which the request does not send (the provider holds it).
+pub fn is_item_reference(m: &Message) -> bool {
+    m.kind == MessageKind::Meta
+        && matches!(m.blocks.as_slice(), [b] if b.kind == BlockKind::Other && b.tool_name.as_deref() == Some(ITEM_REFERENCE))
+}
+
 /// Parses one input item (also used for Codex rollout `response_item` payloads).
 pub fn parse_item(it: &Value, p: String) -> Message {
     let ty =
@@ -154,6 +164,16 @@ pub fn parse_item(it: &Value, p: String) -> Message {
         "compaction" | "compaction_summary" => {
             m = message(Role::User, MessageKind::CompactionSummary, p.clone());
             m.blocks.push(text_block(BlockKind::Compaction, p.clone(), s(it, "encrypted_content"), it));
+        }
+        "item_reference" => {
+            // A stored item named by id (`{type: item_reference, id}`): the
+            // Vercel AI SDK's OpenAI provider replays its earlier tool calls
+            // so when `store` is on. Marked: the request's history is partly
+            // held by the provider ([`is_item_reference`]).
+            m = message(Role::User, MessageKind::Meta, p.clone());
+            let mut b = text_block(BlockKind::Other, p.clone(), "", it);
+            b.tool_name = Some(ITEM_REFERENCE.into());
+            m.blocks.push(b);
         }
         _ => {
             m = message(Role::User, MessageKind::Meta, p.clone());

@@ -26,8 +26,9 @@ history at a fixed count often keep the result of a call they dropped.
 with no `functionCall` of that id anywhere before it.
 
 ## What it does not flag
-With `previous_response_id`, a result whose call is not in the request answers the
-server-held prefix. A result cut off from its call by a reported `broken-parent-chain`.
+With `previous_response_id`, a Responses `conversation`, or `item_reference` items (stored
+items named by id, as the Vercel AI SDK replays its earlier tool calls), a result whose call is
+not in the request answers the server-held part. A result cut off from its call by a reported `broken-parent-chain`.
 A result answering a call of a pi assistant message that ended with `error` or `aborted` *is*
 reported: pi never sends that call again. In an OpenClaw session (its header's `cwd` in an
 OpenClaw workspace), the result `Tool NAME not found`, alone in its message, of a call to a
