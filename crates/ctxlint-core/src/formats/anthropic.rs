@@ -52,6 +52,21 @@ pub fn sniff(v: &Value) -> bool {
             && v.field("model").is_some_and(|m| m.as_str().is_some_and(|s| s.contains("claude")))
 }
 
+/// Whether a system block is Claude Code's billing attribution line and
+/// nothing else: `x-anthropic-billing-header: cc_version=2.1.141.535;
+/// cc_entrypoint=sdk-ts; cch=11a93;`, which Claude Code 2.1 sends as
+/// `system[0]` of every request with a `cch` that changes from request to
+/// request (anthropics/claude-code#68900). Anthropic's API reads it as a
+/// header, not as prompt: a recorded Claude Agent SDK session read its whole
+/// previous prefix from the prompt cache though the block had changed
+/// (braintrustdata/braintrust-sdk-javascript, `claude-agent-sdk` cassette).
+/// It is not read as a part of the system prompt (a changed `cch` was
+/// reported as a history rewrite).
+fn is_billing_header(text: &str) -> bool {
+    let t = text.trim();
+    t.starts_with("x-anthropic-billing-header:") && !t.contains('\n')
+}
+
 /// Parses a body at `base` into a request.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
@@ -66,6 +81,9 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
             }
             Value::Array(a) => {
                 for (i, b) in a.iter().enumerate() {
+                    if is_billing_header(s(b, "text")) {
+                        continue;
+                    }
                     slot.parts.push(text_block(BlockKind::Text, ptr_idx(&ptr, i), s(b, "text"), b));
                 }
             }
@@ -221,6 +239,20 @@ pub static FORMAT: Format = Format::request_body(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_billing_header_block_is_no_part_of_the_system_prompt() {
+        let path: Arc<str> = "b.json".into();
+        let v = json!({"system": [
+            {"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.141.535; cc_entrypoint=sdk-ts; cch=11a93;"},
+            {"type": "text", "text": "You are Claude Code."},
+            {"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.87.1a2;\nAnd the prompt on the next line."}],
+            "messages": [{"role": "user", "content": "hi"}]});
+        let r = parse(&v, &path, 0, "");
+        let parts: Vec<&str> = r.slots[0].parts.iter().map(|b| &*b.pointer).collect();
+        // (A block that holds more than the header line is prompt.)
+        assert_eq!(parts, ["/system/1", "/system/2"]);
+    }
 
     #[test]
     fn session_id_from_both_claude_code_user_id_shapes() {
