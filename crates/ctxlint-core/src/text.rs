@@ -20,22 +20,26 @@ pub fn prefix(s: &str, max: usize) -> &str {
 }
 
 /// [`KEY_PATTERN`] but its last shape, credentials in a URL ([`URL_CREDENTIALS`]).
+/// Word boundaries are ASCII ones (`(?-u:\b)`; a key is ASCII): with a
+/// Unicode `\b` the regex engine leaves its DFAs for its slowest search on
+/// any text that holds one non-ASCII character (`show` of a real 1 MB tool
+/// result holding a `’` took 20 times as long as without it).
 macro_rules! key_shapes {
     () => { concat!(
     // Anthropic (gitleaks anthropic-api-key, anthropic-admin-api-key), OpenAI
     // project and service-account keys (openai-api-key), OpenRouter `sk-or-v1-`.
     r"(?:sk-ant-(?:api|admin|oat|sid)\d{2}|sk-(?:proj|svcacct)|sk-or-v1)-[A-Za-z0-9_\-]{16,}",
     // Any other `sk-`/`rk-`/`pk-` key (OpenAI, DeepSeek, …), at a word start.
-    r"|\b(?:sk|rk|pk)-(?:[A-Za-z0-9_]+-)*[A-Za-z0-9_\-]{16,}",
+    r"|(?-u:\b)(?:sk|rk|pk)-(?:[A-Za-z0-9_]+-)*[A-Za-z0-9_\-]{16,}",
     // Stripe secret and restricted keys (gitleaks stripe-access-token).
     r"|(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}",
     // AWS access key ids (gitleaks aws-access-token). `AKIA` starts no word:
     // its key is masked even with more characters glued after it.
-    r"|(?:A3T[A-Z0-9]|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b|AKIA[A-Z0-9]{16}[A-Za-z0-9]*",
+    r"|(?:A3T[A-Z0-9]|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?-u:\b)|AKIA[A-Z0-9]{16}[A-Za-z0-9]*",
     // Bearer tokens: `Bearer x`, `Bearer: x`, `bearer=x` (RFC 6750 §2.1).
     r"|(?i:bearer)(?:\s*[:=]\s*|\s+)[A-Za-z0-9\-._~+/]{12,}=*",
     // GitHub tokens (gitleaks github-pat, github-fine-grained-pat, github-oauth, github-app-token).
-    r"|\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}",
+    r"|(?-u:\b)(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}",
     r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}",
     // GitLab tokens (gitleaks gitlab-pat, gitlab-deploy-token, gitlab-runner-authentication-token, …).
     r"|gl(?:pat|dt|rt|ptt|soat|cbt|imt|agent|oas)-[A-Za-z0-9_\-]{20,}",
@@ -60,7 +64,7 @@ macro_rules! key_shapes {
     // tokens (gitleaks digitalocean-pat, -access-token, -refresh-token);
     // Telegram bot tokens (gitleaks telegram-bot-api-token).
     r"|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}|do[opr]_v1_[a-f0-9]{64}",
-    r"|\b\d{8,10}:AA[0-9A-Za-z_\-]{33}",
+    r"|(?-u:\b)\d{8,10}:AA[0-9A-Za-z_\-]{33}",
     // JWTs (gitleaks jwt): replaced whole, header and payload too.
     r"|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
     // PEM private-key blocks (gitleaks private-key), also cut off before their end line.
@@ -131,7 +135,7 @@ static URL: LazyLock<Regex> = LazyLock::new(|| Regex::new(URL_CREDENTIALS).expec
 /// in part, a torn line): its prefix is known, the rest is masked.
 static CUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?:\b(?:sk|rk|pk)-|(?:sk|rk)_(?:live|test|prod)_|AKIA|ASIA|gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|soat)-",
+        r"(?:(?-u:\b)(?:sk|rk|pk)-|(?:sk|rk)_(?:live|test|prod)_|AKIA|ASIA|gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|soat)-",
         r"|xox[abprse][.\-]|xapp-|AIza|ya29\.|GOCSPX-|hf_|npm_|SG\.|gsk_|eyJ)",
         // A digit in what is left: `thighs_and_legs` at the end of a text is no key.
         r"[A-Za-z0-9_\-.+/]*\d[A-Za-z0-9_\-.+/]*\z",
@@ -751,6 +755,18 @@ mod tests {
             let new: Vec<String> = paragraphs(s).map(String::from).collect();
             assert_eq!(new, old(s), "{s:?}");
         }
+    }
+
+    #[test]
+    fn keys_in_text_with_non_ascii_characters_are_masked_at_ascii_word_starts() {
+        // The same keys, in ASCII text and beside non-ASCII characters.
+        assert_eq!(mask_cow("it’s sk-abcdefghijklmnopqrstuvwx, ok"), "it’s sk-a****, ok");
+        assert_eq!(mask_cow("clé ghp_abcdefghijklmnopqrstuvwxyz0123"), "clé ghp_****");
+        assert_eq!(mask_cow("é 12345678:AA0123456789abcdefghijklmnopqrstuvw"), "é 1234****");
+        // Glued to a word (ASCII or not) a generic prefix is no key start.
+        assert_eq!(mask_cow("task-abcdefghijklmnopqrstuvwx"), "task-abcdefghijklmnopqrstuvwx");
+        // (A non-ASCII letter is no ASCII word character: the key after it is masked.)
+        assert_eq!(mask_cow("ésk-abcdefghijklmnopqrstuvwx"), "ésk-a****");
     }
 
     #[test]
