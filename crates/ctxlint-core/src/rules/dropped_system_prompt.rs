@@ -39,7 +39,8 @@ next request under another framing (a summariser given the running summary in it
 instruction); a one-shot question asked again without tools or system prompt after it was
 answered, carrying nothing of that answer (the same question put to the model as a call of
 its own, a client test's next setting — a chat app's first turn regenerated without its prompt
-is missed for it).
+is missed for it), or in a request-body file of its own after one that sent it with a system
+prompt (no reply is recorded: two tests' expected bodies).
 Transcripts' rebuilt steps are not compared (a rebuilt path can only fork).
 "#,
 };
