@@ -59,6 +59,9 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
   untagged paragraph of a person's prompt whose first copy was in a prompt of theirs too:
   their own text sent again (a pasted log, a custom prompt expanded again, a scheduled
   prompt resumed daily with a new run id before it); these runtimes tag what they inject;
+  in Gemini CLI / Qwen Code, a file the person referenced with `@` (between `--- Content from
+  referenced files ---` and `--- End of content ---`) counts as their text even when it starts
+  with a tag (an SVG, an HTML page);
 - per-event wrapper text a runtime puts around every event of a kind by design (the
   built-in list below, with the upstream source of each), and text matching a
   `context-block-allow` pattern in `ctxlint.toml`;
@@ -241,6 +244,31 @@ const EVENT_MARKERS: &[&str] =
 /// begins ([`sender_start`]).
 fn after_envelope(m: &Message) -> bool {
     m.blocks.iter().any(|b| b.kind == BlockKind::Text && sender_start(&b.text).is_some())
+}
+
+/// The marker lines around the files a Gemini CLI or Qwen Code prompt
+/// references with `@`: each file's content follows the first under a
+/// `Content from @<path>:` line, up to the second
+/// (google-gemini/gemini-cli `packages/cli/src/ui/hooks/atCommandProcessor.ts`;
+/// each its own part of the user message, or one text).
+const REFERENCED_START: &str = "--- Content from referenced files ---";
+const REFERENCED_END: &str = "--- End of content ---";
+
+/// Whether context block `cb` of block `j` (text `text`) of user message `m`
+/// is the content of a file the person referenced with `@`: the block comes
+/// after a [`REFERENCED_START`] part and before the next [`REFERENCED_END`]
+/// one, or lies between the two in its own text.
+fn referenced_file(m: &Message, j: u32, text: &str, cb: &str) -> bool {
+    let marker = m.blocks[..(j as usize).min(m.blocks.len())].iter().rev().find_map(|b| match b.text.trim() {
+        REFERENCED_START => Some(true),
+        REFERENCED_END => Some(false),
+        _ => None,
+    });
+    if marker == Some(true) {
+        return true;
+    }
+    let (Some(start), Some(at)) = (text.find(REFERENCED_START), text.rfind(cb)) else { return false };
+    at > start && text[start..].find(REFERENCED_END).is_none_or(|end| at < start + end)
 }
 
 /// Whether the paragraph `cb` of `text` comes after the place where what the
@@ -790,10 +818,14 @@ pub fn check(cx: &mut RuleContext) {
                     // In an OpenClaw message, only what follows the envelope is the sender's.
                     let sender_part =
                         input.format != crate::formats::pi_session::ID || after_the_envelope(&b.text, &cb);
+                    // A file the person referenced with `@` (Gemini CLI, Qwen
+                    // Code) is theirs whatever its first character (an SVG).
+                    let referenced =
+                        input.format == crate::formats::gemini_cli::ID && referenced_file(m, j, &b.text, &cb);
                     if own_words
                         && sender_part
                         && fm.kind() == MessageKind::UserTurn
-                        && !cb.trim_start().starts_with(tags)
+                        && (referenced || !cb.trim_start().starts_with(tags))
                     {
                         continue; // the person's own text, sent again (a tagged section is injected)
                     }
@@ -941,6 +973,25 @@ pub fn check(cx: &mut RuleContext) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_referenced_with_at_is_found_by_its_part_or_in_one_text() {
+        use crate::formats::body::{message, text_block};
+        let mut m = message(Role::User, MessageKind::UserTurn, "/0".into());
+        for (i, t) in
+            ["see @a.svg", "\n--- Content from referenced files ---", "<svg/>", "\n--- End of content ---", "<tag/>"]
+                .iter()
+                .enumerate()
+        {
+            m.blocks.push(text_block(BlockKind::Text, format!("/0/parts/{i}"), t, &serde_json::Value::Null));
+        }
+        assert!(referenced_file(&m, 2, "<svg/>", "<svg/>"));
+        assert!(!referenced_file(&m, 4, "<tag/>", "<tag/>"));
+        assert!(!referenced_file(&m, 0, "see @a.svg", "see @a.svg"));
+        let one = "see @a.svg\n--- Content from referenced files ---\nContent from @a.svg:\n<svg/>\n--- End of content ---\n\n<tag/>";
+        assert!(referenced_file(&m, 0, one, "<svg/>"));
+        assert!(!referenced_file(&m, 0, one, "<tag/>"));
+    }
 
     /// Copilot's wrappers take only their own text: a paragraph of the
     /// person's between a nudge's first and last lines, or between two
