@@ -331,17 +331,37 @@ pub fn legacy_storage(path: &std::path::Path) -> Option<&std::path::Path> {
 
 /// Whether `path` is a file of a legacy `storage/` tree that a session file
 /// stands for (its messages, parts, project, diffs and migration marker):
-/// read with the session, not an input of its own.
+/// read with the session, not an input of its own. Beside a database
+/// (`opencode*.db`, `kilo*.db` next to `storage/`), OpenCode still writes
+/// each session's file diffs to `storage/session_diff/<session id>.json`
+/// (`storage.write(["session_diff", sessionID], diffs)`, sst/opencode
+/// `packages/opencode/src/session/summary.ts`) and keeps the `storage/migration`
+/// marker: the store's own files, not inputs either.
 pub fn is_legacy_member(path: &std::path::Path) -> bool {
     let mut dir = path.parent();
     while let Some(d) = dir {
-        if d.file_name().is_some_and(|n| n == "storage") && d.join("session").is_dir() && d.join("message").is_dir() {
+        if d.file_name().is_some_and(|n| n == "storage") {
             let top = path.strip_prefix(d).ok().and_then(|r| r.components().next()).map(|c| c.as_os_str().to_owned());
-            return top.is_some_and(|t| t != "session");
+            if d.join("session").is_dir() && d.join("message").is_dir() {
+                return top.is_some_and(|t| t != "session");
+            }
+            return top.is_some_and(|t| t == "session_diff" || t == "migration") && beside_a_database(d);
         }
         dir = d.parent();
     }
     false
+}
+
+/// Whether the folder holding `storage` also holds an OpenCode or Kilo CLI
+/// database (`opencode.db`, `opencode-stable.db`, `kilo.db`, …).
+fn beside_a_database(storage: &std::path::Path) -> bool {
+    let Some(parent) = storage.parent() else { return false };
+    let Ok(entries) = std::fs::read_dir(parent) else { return false };
+    entries.filter_map(|e| e.ok()).any(|e| {
+        let name = e.file_name();
+        let n = name.to_string_lossy();
+        (n.starts_with("opencode") || n.starts_with("kilo")) && n.ends_with(".db")
+    })
 }
 
 /// Most bytes read from one message or part file of a legacy tree: OpenCode
@@ -811,3 +831,27 @@ pub static FORMAT: Format = Format {
         location: "~/.local/share/opencode/opencode.db (legacy: opencode/storage/session/*/*.json), Kilo CLI: ~/.local/share/kilo/kilo.db (or $XDG_DATA_HOME)",
     },
 };
+
+#[cfg(test)]
+mod tests {
+    use super::is_legacy_member;
+
+    #[test]
+    fn session_diffs_and_the_migration_marker_beside_a_database_are_the_stores_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = dir.path().join("opencode/storage");
+        std::fs::create_dir_all(storage.join("session_diff")).unwrap();
+        let diff = storage.join("session_diff/ses_A.json");
+        let marker = storage.join("migration");
+        let other = storage.join("notes.json");
+        for p in [&diff, &marker, &other] {
+            std::fs::write(p, "[]").unwrap();
+        }
+        // No database beside `storage/`: nothing says whose files they are.
+        assert!(!is_legacy_member(&diff));
+        std::fs::write(dir.path().join("opencode/opencode-stable.db"), b"").unwrap();
+        assert!(is_legacy_member(&diff));
+        assert!(is_legacy_member(&marker));
+        assert!(!is_legacy_member(&other));
+    }
+}
