@@ -79,6 +79,25 @@ pub fn unparsed_json(text: &str) -> String {
     }
 }
 
+/// Whether a body text is newline-delimited JSON (two or more lines, each
+/// one JSON value: an `application/x-ndjson` upload such as a Hugging Face
+/// Hub commit, a batch file), which no model endpoint takes as a request
+/// body: not one JSON request that failed to parse.
+pub fn is_ndjson(text: &str) -> bool {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
+    let mut n = 0;
+    while let Some(l) = lines.next() {
+        if serde_json::from_str::<serde::de::IgnoredAny>(l).is_err() {
+            return false;
+        }
+        n += 1;
+        if n > 1 && lines.peek().is_none() {
+            return true;
+        }
+    }
+    false
+}
+
 /// A request with no content yet.
 pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &str) -> Request {
     Request {
@@ -222,6 +241,16 @@ pub fn missing_messages(v: &Value) -> Option<&'static str> {
 mod tests {
     use serde_json::json;
     use std::sync::Arc;
+
+    #[test]
+    fn newline_delimited_json_is_told_from_one_broken_body() {
+        use super::is_ndjson;
+        assert!(is_ndjson("{\"key\":\"header\"}\n{\"key\":\"file\",\"path\":\"a.py\"}\n"));
+        assert!(!is_ndjson("{\"model\":\"m\",}"));
+        assert!(!is_ndjson("{\"a\":1}"));
+        assert!(!is_ndjson("{\"a\":1}\n{\"b\":"));
+        assert!(!is_ndjson(""));
+    }
 
     fn tools_hash(tools: serde_json::Value) -> u64 {
         let body =

@@ -203,7 +203,7 @@ impl Acc {
                     self.skipped += 1;
                     // Text that starts like JSON and does not parse; a form or
                     // multipart body is simply not a JSON model call.
-                    if matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
+                    if matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')) && !super::body::is_ndjson(s) {
                         let what = super::body::unparsed_json(s);
                         self.unread.push(Unread { line: Some(line), pointer: ptr.to_string(), what });
                     }

@@ -224,7 +224,8 @@ fn unreadable_body(b: &Value) -> Option<(String, &'static str)> {
     let (s, suffix) = body_string(b)?;
     let looks_json = |b: &[u8]| matches!(b.iter().find(|c| !c.is_ascii_whitespace()), Some(b'{' | b'['));
     if looks_json(s.as_bytes()) {
-        return Some((super::body::unparsed_json(s), suffix));
+        // (Newline-delimited JSON is an upload or a batch, not a model call.)
+        return (!super::body::is_ndjson(s)).then(|| (super::body::unparsed_json(s), suffix));
     }
     let what = {
         match base64_decode(s) {
