@@ -3,7 +3,7 @@
 
 use crate::agents::agent_folders;
 use crate::args::{CheckArgs, ColorChoice, FailOn, OutputFormat};
-use crate::output::{emit, emit_masked, mask_output, refuse_overwrite, use_color, write_out_masked};
+use crate::output::{emit, emit_masked, refuse_overwrite, use_color, write_out_masked};
 use crate::{LARGE_INPUT, return_freed_memory_at_once};
 
 /// Past the run's cap of listed findings, the inputs whose findings were
@@ -288,7 +288,7 @@ pub(crate) fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32
         for u in report.unlisted.iter().filter(|u| !u.per_run || per_run <= UNLISTED_LINES) {
             say!(
                 "ctxlint: warning: {}: {}",
-                ctxlint::escape::escape_controls(&mask_output(&u.path)),
+                ctxlint::escape::escape_controls(&ctxlint::text::mask_path(&u.path)),
                 ctxlint::report::unlisted_message(u)
             );
         }
@@ -453,7 +453,7 @@ fn print_failures(failed: &[ctxlint::Failed]) {
         if !inputs.contains_key(&m) {
             order.push(m.clone());
         }
-        inputs.entry(m).or_default().push(ctxlint::text::mask_secrets(&f.path));
+        inputs.entry(m).or_default().push(ctxlint::text::mask_path(&f.path).into_owned());
     }
     for m in order {
         say_lines!("ctxlint: error: {m}");

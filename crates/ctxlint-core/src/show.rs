@@ -334,7 +334,7 @@ pub fn show_each_with(
     facts: &crate::conversation::Facts,
 ) -> crate::Result<()> {
     let mut shown = Shown {
-        path: mask_secrets(&input.path),
+        path: crate::text::mask_path(&input.path).into_owned(),
         format: input.format,
         transcript: false,
         notes: Vec::new(),
@@ -846,7 +846,7 @@ fn request_unit_from(r: &Request, text_chars: usize, skip: usize) -> Unit {
     Unit {
         index: r.index,
         pointer: Some(r.pointer.clone()),
-        path: Some(mask_secrets(&r.path)),
+        path: Some(crate::text::mask_path(&r.path).into_owned()),
         line: r.line,
         entry_id: None,
         model: None,

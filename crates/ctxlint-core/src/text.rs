@@ -280,8 +280,9 @@ fn hits(s: &str) -> Vec<Hit<'_>> {
     out
 }
 
-/// The ranges of `s` to mask, sorted and disjoint.
-fn spans(s: &str) -> Vec<Span> {
+/// The ranges of `s` to mask, sorted and disjoint; `cut`: also the start of
+/// a key cut off by the end of `s` ([`CUT`]).
+fn spans(s: &str, cut: bool) -> Vec<Span> {
     let mut out = Vec::new();
     for hit in hits(s) {
         let c = match hit {
@@ -323,7 +324,7 @@ fn spans(s: &str) -> Vec<Span> {
             }
         }
     }
-    if let Some(m) = CUT.find(s) {
+    if let Some(m) = CUT.find(s).filter(|_| cut) {
         if out.last().is_none_or(|l| l.end <= m.start()) {
             out.push(span(s, m.start(), m.end()));
         }
@@ -423,6 +424,19 @@ pub fn mask_secrets(s: &str) -> String {
 /// JSON escapes decoded, so that a key after `\n` or spelled with `\u` escapes
 /// is found; the mask then replaces the escaped bytes.
 pub fn mask_cow(s: &str) -> Cow<'_, str> {
+    mask_with(s, true)
+}
+
+/// [`mask_cow`] for a file path: a whole key in it is masked, but not what
+/// only looks like the start of a key cut off by the end of a text ([`CUT`]):
+/// a path is never cut short, and `hf_ndjson_1.json` is a file name (it was
+/// reported as `hf_n****`).
+pub fn mask_path(s: &str) -> Cow<'_, str> {
+    mask_with(s, false)
+}
+
+/// [`mask_cow`]; `cut`: also keys cut off by the end of the text.
+fn mask_with(s: &str, cut: bool) -> Cow<'_, str> {
     let mut decoded: Option<(String, Vec<usize>)> = None;
     if memchr::memchr(b'\\', s.as_bytes()).is_some() {
         let (d, map) = decode(s);
@@ -442,7 +456,7 @@ pub fn mask_cow(s: &str) -> Cow<'_, str> {
     if !TRIGGERS.is_match(text) {
         return Cow::Borrowed(s);
     }
-    let found = spans(text);
+    let found = spans(text, cut);
     if found.is_empty() {
         return Cow::Borrowed(s);
     }
@@ -755,6 +769,16 @@ mod tests {
             let new: Vec<String> = paragraphs(s).map(String::from).collect();
             assert_eq!(new, old(s), "{s:?}");
         }
+    }
+
+    #[test]
+    fn a_path_is_masked_for_whole_keys_only() {
+        // What looks like a key cut off at the end of a text is a file name.
+        assert_eq!(mask_path("logs/hf_ndjson_1.json"), "logs/hf_ndjson_1.json");
+        assert_eq!(mask_path("d8_hf_ndjson_1broken.json"), "d8_hf_ndjson_1broken.json");
+        assert_eq!(mask_cow("d8_hf_ndjson_1broken.json"), "d8_hf_n****");
+        // A whole key in a file name is still masked.
+        assert_eq!(mask_path("keys/AKIAIOSFODNN7EXAMPLE_test.json"), "keys/AKIA****_test.json");
     }
 
     #[test]

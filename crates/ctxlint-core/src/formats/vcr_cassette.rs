@@ -8,6 +8,9 @@
 //! `body.string` or `body` (vcrpy's default), or in the state of a body vcrpy
 //! saved as the Python `BytesIO` it was (`body: !!python/object/new:_io.BytesIO
 //! {state: !!python/tuple [!!binary '…', 0, null]}`, pointer `/body/state/0`).
+//! Also vcrpy's cassette dict as a custom serializer writes it: parallel
+//! `requests:` and `responses:` lists (LangChain's `langchain_tests`
+//! `CustomSerializer`, `*.yaml.gz`), pointers `/requests/<i>/body`.
 //!
 //! One cassette is one stream; the request index is the 0-based interaction
 //! index, counting interactions skipped because they are not model calls
@@ -50,21 +53,45 @@ pub const ID: FormatId = FormatId::new("vcr-cassette");
 /// `http_interactions` (the same request/response pairs: VCR's
 /// `lib/vcr/cassette/serializers`, `HTTPInteraction#to_hash`; R vcr writes
 /// `status: 200` and header values as strings).
+///
+/// Also vcrpy's cassette dict as a custom serializer is handed it:
+/// parallel `requests` and `responses` lists, request `i` answered by
+/// response `i` (LangChain's `langchain_tests` `CustomSerializer`, which
+/// every LangChain partner package's integration tests register for
+/// `*.yaml.gz`: `yaml.dump(cassette_dict)`, gzip'd, bodies as `!!binary`).
 #[derive(Deserialize)]
 struct Cassette {
     #[serde(default)]
     interactions: Option<Vec<Interaction>>,
     #[serde(default)]
     http_interactions: Option<Vec<Interaction>>,
+    #[serde(default)]
+    requests: Option<Vec<serde_saphyr::Spanned<Loose>>>,
+    #[serde(default)]
+    responses: Option<Vec<Loose>>,
+}
+
+/// One request and its response, from either layout.
+struct Pair<'a> {
+    request: Option<&'a serde_saphyr::Spanned<Loose>>,
+    response: Option<&'a Loose>,
 }
 
 impl Cassette {
-    /// The interactions and the key that holds them (for pointers).
-    fn interactions(&self) -> (&[Interaction], &'static str) {
-        match (&self.interactions, &self.http_interactions) {
-            (Some(v), _) => (v, "interactions"),
-            (None, Some(v)) => (v, "http_interactions"),
-            (None, None) => (&[], "interactions"),
+    /// The request/response pairs, and the pointer of pair `i`'s request.
+    fn pairs(&self) -> (Vec<Pair<'_>>, fn(usize) -> String) {
+        fn of(v: &[Interaction]) -> Vec<Pair<'_>> {
+            v.iter().map(|it| Pair { request: it.request.as_ref(), response: it.response.as_ref() }).collect()
+        }
+        match (&self.interactions, &self.http_interactions, &self.requests) {
+            (Some(v), _, _) => (of(v), |i| format!("/interactions/{i}/request")),
+            (None, Some(v), _) => (of(v), |i| format!("/http_interactions/{i}/request")),
+            (None, None, Some(reqs)) => {
+                let resps = self.responses.as_deref().unwrap_or(&[]);
+                let pairs = reqs.iter().enumerate().map(|(i, r)| Pair { request: Some(r), response: resps.get(i) });
+                (pairs.collect(), |i| format!("/requests/{i}"))
+            }
+            (None, None, None) => (Vec::new(), |i| format!("/interactions/{i}/request")),
         }
     }
 }
@@ -376,11 +403,19 @@ pub fn has_interactions(src: &SourceRef) -> Result<bool> {
         interactions: Option<IgnoredAny>,
         #[serde(default)]
         http_interactions: Option<IgnoredAny>,
+        #[serde(default)]
+        requests: Option<IgnoredAny>,
+        #[serde(default)]
+        responses: Option<IgnoredAny>,
     }
     let bytes = src.read_all()?;
     let text = String::from_utf8_lossy(&bytes);
     Ok(match serde_saphyr::from_str_with_options::<Top>(&text, yaml_options()) {
-        Ok(top) => top.interactions.is_some() || top.http_interactions.is_some(),
+        Ok(top) => {
+            top.interactions.is_some()
+                || top.http_interactions.is_some()
+                || (top.requests.is_some() && top.responses.is_some())
+        }
         Err(_) => true,
     })
 }
@@ -584,9 +619,9 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     let mut interner = Interner::default();
     let mut skipped = 0;
     let mut unread = Vec::new();
-    let (interactions, key) = cassette.interactions();
-    for (i, it) in interactions.iter().enumerate() {
-        let Some(req) = &it.request else {
+    let (pairs, request_pointer) = cassette.pairs();
+    for (i, it) in pairs.iter().enumerate() {
+        let Some(req) = it.request else {
             skipped += 1;
             continue;
         };
@@ -596,7 +631,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         let method = str_of("method").to_ascii_uppercase();
         let uri = str_of("uri");
         let endpoint = uri_path(&uri).to_string();
-        let base = format!("/{key}/{i}/request");
+        let base = request_pointer(i);
         let model_call = !not_a_model_call(&method, &endpoint);
         let body = match (field(req, "parsed_body"), field(req, "body")) {
             (Some(v), _) if v.is_object() || v.is_array() => Some((v.clone(), format!("{base}/parsed_body"))),
@@ -635,7 +670,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
         if !uri.is_empty() {
             r.endpoint = Some(endpoint.into());
         }
-        if let Some(facts) = it.response.as_ref().map(response_facts) {
+        if let Some(facts) = it.response.map(response_facts) {
             r.response_id = facts.id;
             r.reply = facts.reply.known();
             r.usage = facts.usage;
@@ -644,7 +679,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             }
         }
         // An HTTP error status is a failed attempt (docs/spec.md §1).
-        if let Some(resp) = &it.response {
+        if let Some(resp) = it.response {
             if super::body::response_failed(Some(&resp.0)) {
                 r.outcome = Some(Outcome::Failed);
             }
@@ -847,6 +882,11 @@ pub fn sniff_head(t: &[u8]) -> Option<super::Detection> {
         }
         return Some(super::Detection::Format(ID));
     }
+    // vcrpy's cassette dict as a custom serializer writes it (see [`Cassette`]):
+    // `requests:` first (keys sorted), a list of requests with a `uri`.
+    if t.starts_with(b"requests:\n- ") && (has(b"\n  uri: ") || has(b"\n  method: ")) && key(b"responses:") {
+        return Some(super::Detection::Format(ID));
+    }
     None
 }
 
@@ -888,7 +928,7 @@ pub static FORMAT: Format = Format {
     store: None,
     agent_folders: &[],
     about: About {
-        what: "VCR YAML cassette (vcrpy, pytest-recording; Ruby VCR, R vcr)",
+        what: "VCR YAML cassette (vcrpy, pytest-recording; Ruby VCR, R vcr; LangChain's langchain_tests *.yaml.gz)",
         kind: "stream of requests",
         location: "tests/cassettes/**/*.yaml, spec/fixtures/vcr_cassettes/*.yml in the project",
     },

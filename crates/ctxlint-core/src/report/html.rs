@@ -413,7 +413,7 @@ impl Page {
         if listed.is_err() {
             page = Page { notes: vec!["its contexts could not be listed".into()], ..Page::default() };
         }
-        page.path = crate::text::mask_secrets(&input.path);
+        page.path = crate::text::mask_path(&input.path).into_owned();
         page.format = input.format;
         if let crate::model::Body::Transcript(t) = &input.body {
             if t.usage.iter().any(Option::is_some) {
@@ -571,13 +571,13 @@ pub fn write(r: &CheckReport, pages: &[Page], out: Out<'_>) -> std::io::Result<(
     let by_path: std::collections::HashMap<(&str, Option<&str>), usize> =
         pages.iter().enumerate().rev().map(|(i, p)| ((p.path.as_str(), p.session.as_deref()), i)).collect();
     let page_of =
-        |path: &str, session: Option<&str>| by_path.get(&(crate::text::mask_secrets(path).as_str(), session)).copied();
+        |path: &str, session: Option<&str>| by_path.get(&(crate::text::mask_path(path).as_ref(), session)).copied();
     let files: Vec<Value> = r
         .files
         .iter()
         .map(|f| {
             let mut v = json!({
-                "path": crate::text::mask_secrets(&f.path),
+                "path": crate::text::mask_path(&f.path),
                 "format": f.format,
                 "requests": f.requests,
                 "entries": f.entries,
@@ -595,12 +595,12 @@ pub fn write(r: &CheckReport, pages: &[Page], out: Out<'_>) -> std::io::Result<(
     let skipped: Vec<Value> = r
         .skipped
         .iter()
-        .map(|s| json!({"path": crate::text::mask_secrets(&s.path), "reason": crate::text::mask_secrets(&s.reason)}))
+        .map(|s| json!({"path": crate::text::mask_path(&s.path), "reason": crate::text::mask_secrets(&s.reason)}))
         .collect();
     let unlisted: Vec<Value> = r
         .unlisted
         .iter()
-        .map(|u| json!({"path": crate::text::mask_secrets(&u.path), "message": super::unlisted_message(u)}))
+        .map(|u| json!({"path": crate::text::mask_path(&u.path), "message": super::unlisted_message(u)}))
         .collect();
     let index = Index {
         version: 1,

@@ -52,7 +52,7 @@ pub fn summary_of(findings: &[Finding], files: usize, skipped: usize, failed: us
 /// masked, as every message is).
 pub fn failed(r: &CheckReport) -> Value {
     Value::Array(
-        r.errors.iter().map(|f| json!({"path": crate::text::mask_secrets(&f.path), "error": f.message()})).collect(),
+        r.errors.iter().map(|f| json!({"path": crate::text::mask_path(&f.path), "error": f.message()})).collect(),
     )
 }
 
@@ -73,7 +73,7 @@ pub fn write(r: &CheckReport, out: Out<'_>) -> std::io::Result<()> {
         "tool_version": env!("CARGO_PKG_VERSION"),
         "findings": SLOT,
         "files": FILES,
-        "skipped": r.skipped.iter().map(|s| json!({"path": crate::text::mask_secrets(&s.path), "reason": crate::text::mask_secrets(&s.reason)})).collect::<Vec<_>>(),
+        "skipped": r.skipped.iter().map(|s| json!({"path": crate::text::mask_path(&s.path), "reason": crate::text::mask_secrets(&s.reason)})).collect::<Vec<_>>(),
         "failed": failed(r),
         "unlisted": r.unlisted,
         "summary": summary(r),

@@ -72,13 +72,18 @@ pub fn mask_finding(f: &mut crate::Finding) {
             *s = x;
         }
     }
+    fn p(s: &mut String) {
+        if let std::borrow::Cow::Owned(x) = crate::text::mask_path(s) {
+            *s = x;
+        }
+    }
     m(&mut f.message);
-    m(&mut f.path);
+    p(&mut f.path);
     if let Some(e) = &mut f.entry_id {
         m(e);
     }
     for r in &mut f.related {
-        m(&mut r.path);
+        p(&mut r.path);
         m(&mut r.message);
     }
     if let Some(h) = &mut f.help {

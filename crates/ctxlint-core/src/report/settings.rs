@@ -88,7 +88,7 @@ pub fn files(plan: &Plan) -> String {
         }
     }
     for s in &plan.skipped {
-        out.push_str(&format!("{}: skipped: {}\n", esc(&crate::text::mask_secrets(&s.path)), esc(&s.reason)));
+        out.push_str(&format!("{}: skipped: {}\n", esc(&crate::text::mask_path(&s.path)), esc(&s.reason)));
     }
     for e in &plan.errors {
         out.push_str(&format!("error: {}\n", esc(&e.to_string())));

@@ -145,7 +145,7 @@ pub fn inputs_table(r: &CheckReport) -> String {
         });
         let u = f.usage.as_ref();
         t.add_row(vec![
-            crate::escape::escape_controls(&crate::text::mask_secrets(&f.path)).into_owned(),
+            crate::escape::escape_controls(&crate::text::mask_path(&f.path)).into_owned(),
             tokens,
             cost,
             u.and_then(|u| u.cost_usd).map_or_else(dash, |c| format!("~{}", super::impact::usd(c))),

@@ -286,7 +286,8 @@ fn finish(src: &SourceRef, st: State, bad: BadLines) -> Input {
             line: Some(line),
             pointer,
             what: format!(
-                "{deltas} inference span(s) record only what each step added, with the results of the span's own tool calls (as GitHub Copilot CLI's chat spans do), not the request that was sent, so they were not checked"
+                "{deltas} inference span(s) of {} conversation(s) whose spans record only what each step added, with the results of the span's own tool calls (as GitHub Copilot CLI's chat spans do), not the request that was sent, were not checked",
+                delta_conversations.len()
             ),
         });
     }
@@ -430,7 +431,9 @@ mod tests {
             (Some(1), "/resourceSpans/0/scopeSpans/0/spans/0")
         );
         assert!(
-            input.unread[0].what.starts_with("2 inference span(s) record only what each step added"),
+            input.unread[0]
+                .what
+                .starts_with("2 inference span(s) of 1 conversation(s) whose spans record only what each step added"),
             "{}",
             input.unread[0].what
         );
