@@ -150,32 +150,53 @@ impl Acc {
             let parsed = super::sniff_body(frame)
                 .filter(|f| *f != super::pydantic_ai::ID)
                 .and_then(|format| super::parse_body(format, frame, &self.path, i + n, &ptr));
-            let Some(mut r) = parsed else {
+            let Some(r) = parsed else {
                 self.skipped += 1;
                 continue;
             };
-            r.line = Some(line);
-            r.endpoint = endpoint(req);
-            if let Some(id) = session_header(req.field("headers")) {
-                r.session_id = Some(id.into());
-            }
-            if let Some(end) = ends.get(n).filter(|_| ends.len() == creates.len()) {
-                if kind(end).as_deref() == Some("response.failed") {
-                    r.outcome = Some(Outcome::Failed);
-                }
-                let facts = super::usage::Response::of_value(end.field("response").unwrap_or(&Value::Null));
-                r.response_id = facts.id;
-                r.usage = facts.usage;
-                if facts.model.is_some() {
-                    r.model = facts.model;
-                }
-                r.reply = facts.reply.known();
-            }
-            r.time = sent_at(req, v);
-            self.interner.request(&mut r);
-            self.requests.push(r);
+            let (facts, failed) = match ends.get(n).filter(|_| ends.len() == creates.len()) {
+                Some(end) => (
+                    super::usage::Response::of_value(end.field("response").unwrap_or(&Value::Null)),
+                    kind(end).as_deref() == Some("response.failed"),
+                ),
+                None => Default::default(),
+            };
+            let id = facts.id.clone();
+            self.keep(r, v, line, id, facts, failed);
         }
         Some(creates.len())
+    }
+
+    /// Keeps request `r` of exchange `v` (its body at 1-based `line`) with
+    /// what the exchange records around it (endpoint, client session, time)
+    /// and what its response says: its id, `facts`, whether it `failed`.
+    fn keep(
+        &mut self,
+        mut r: Request,
+        v: &Value,
+        line: u32,
+        response_id: Option<Box<str>>,
+        facts: super::usage::Response,
+        failed: bool,
+    ) {
+        let req = &v["request"];
+        r.line = Some(line);
+        r.endpoint = endpoint(req);
+        if let Some(id) = session_header(req.field("headers")) {
+            r.session_id = Some(id.into());
+        }
+        if failed {
+            r.outcome = Some(Outcome::Failed);
+        }
+        r.response_id = response_id;
+        r.usage = facts.usage;
+        if facts.model.is_some() {
+            r.model = facts.model;
+        }
+        r.reply = facts.reply.known();
+        r.time = sent_at(req, v);
+        self.interner.request(&mut r);
+        self.requests.push(r);
     }
 
     /// Reads HTTP exchange `i` (`v`), its body at 1-based `line`.
@@ -216,32 +237,18 @@ impl Acc {
             self.skipped += 1;
             return;
         };
-        let Some(mut r) = super::parse_body(format, body, &self.path, i, ptr) else {
+        let Some(r) = super::parse_body(format, body, &self.path, i, ptr) else {
             self.skipped += 1;
             return;
         };
-        r.line = Some(line);
-        r.endpoint = endpoint(req);
-        if let Some(id) = session_header(req.field("headers")) {
-            r.session_id = Some(id.into());
-        }
         let resp = v.field("response");
-        if super::body::response_failed(resp) {
-            r.outcome = Some(Outcome::Failed);
-        }
-        r.response_id = resp
+        let failed = super::body::response_failed(resp);
+        let id = resp
             .and_then(|r| r.field("body").and_then(|b| b.field("id")).or_else(|| r.field("id")))
             .and_then(Value::as_str)
             .map(Into::into);
         let facts = resp.map(response_facts).unwrap_or_default();
-        r.usage = facts.usage;
-        if facts.model.is_some() {
-            r.model = facts.model;
-        }
-        r.reply = facts.reply.known();
-        r.time = sent_at(req, &v);
-        self.interner.request(&mut r);
-        self.requests.push(r);
+        self.keep(r, &v, line, id, facts, failed);
     }
 
     fn finish(self, src: &SourceRef, bad_lines: Vec<BadLine>, more_bad_lines: usize) -> Input {

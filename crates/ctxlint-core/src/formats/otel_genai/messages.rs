@@ -69,21 +69,15 @@ pub(super) fn semconv(r: &mut Request, enc: Enc, a: &[Attr<'_>]) {
 pub(super) fn answers_own_calls(enc: Enc, a: &[Attr<'_>], r: &Request) -> bool {
     // (Only results whose call the input does not hold: an instrumentation
     // that numbers calls per step may reuse an id the history answered.)
-    let calls: Vec<&str> = r
-        .messages
-        .iter()
-        .flat_map(|m| m.blocks.iter())
-        .filter(|b| b.kind == BlockKind::ToolCall)
-        .filter_map(|b| b.tool_id.as_deref())
-        .collect();
-    let results: Vec<&str> = r
-        .messages
-        .iter()
-        .flat_map(|m| m.blocks.iter())
-        .filter(|b| b.kind == BlockKind::ToolResult)
-        .filter_map(|b| b.tool_id.as_deref())
-        .filter(|id| !calls.contains(id))
-        .collect();
+    let ids = |kind: BlockKind| {
+        r.messages
+            .iter()
+            .flat_map(|m| m.blocks.iter())
+            .filter(move |b| b.kind == kind)
+            .filter_map(|b| b.tool_id.as_deref())
+    };
+    let calls: Vec<&str> = ids(BlockKind::ToolCall).collect();
+    let results: Vec<&str> = ids(BlockKind::ToolResult).filter(|id| !calls.contains(id)).collect();
     if results.is_empty() {
         return false;
     }
