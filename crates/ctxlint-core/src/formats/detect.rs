@@ -904,4 +904,26 @@ mod detect_tests {
         let pointer = r#"{"traceSchema":"openclaw-trajectory-pointer","schemaVersion":1,"sessionId":"s1","runtimeFile":"/x.jsonl"}"#;
         assert_eq!(sniff_jsonl_record(&serde_json::from_str(pointer).unwrap()), None);
     }
+
+    /// A `messages` list none of whose messages carries `content`,
+    /// `tool_calls` or `function_call` is no Chat Completions request (DSPy's
+    /// request snapshot, `stanfordnlp/dspy` `tests/predict/snapshots/`, was
+    /// read as one and every message checked empty): skipped with the reason
+    /// when its messages hold `parts`, else matching no format. One message
+    /// that sends something keeps the body a request.
+    #[test]
+    fn a_messages_list_without_content_is_no_chat_request() {
+        use crate::formats::openai_chat;
+        let dspy = r#"{"model":"m","messages":[{"role":"system","parts":[{"type":"text","text":"Be terse."}]},{"role":"user","parts":[{"type":"text","text":"Say hi."}]}]}"#;
+        assert_eq!(detect_str(dspy), Detection::Unsupported(openai_chat::PARTS_NOT_CONTENT));
+        let bare = r#"{"model":"m","messages":[{"role":"user","text":"Say hi."}]}"#;
+        assert_eq!(detect_str(bare), Detection::Unknown);
+        for body in [
+            r#"{"model":"m","messages":[{"role":"user","parts":[]},{"role":"user","content":"hi"}]}"#,
+            r#"{"model":"m","messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#,
+            r#"{"model":"m","messages":[]}"#,
+        ] {
+            assert_eq!(detect_str(body), Detection::Format(openai_chat::ID), "{body}");
+        }
+    }
 }

@@ -394,6 +394,14 @@ impl Format {
         self
     }
 
+    /// The same descriptor, skipping a JSON document `test` recognises as
+    /// this format's writer's but not read, with the reason `why`
+    /// ([`Detect::unsupported_document`]).
+    pub const fn with_unsupported_document(mut self, test: ValueTest, why: &'static str) -> Format {
+        self.detect.unsupported_document = Some((test, why));
+        self
+    }
+
     /// Whether inputs are transcripts.
     pub fn is_transcript(&self) -> bool {
         self.shape == Shape::Transcript

@@ -25,7 +25,38 @@ pub fn sniff(v: &Value) -> bool {
         .and_then(Value::as_array)
         .is_some_and(|a| a.iter().all(|m| m.field("role").is_some()) && !a.is_empty() || v.field("model").is_some())
         && v.field("contents").is_none()
+        && !says_nothing(v)
 }
+
+/// Whether a message carries something a Chat Completions request sends:
+/// `content`, `tool_calls` or the legacy `function_call`.
+fn sends_something(m: &Value) -> bool {
+    m.field("content").is_some() || m.field("tool_calls").is_some() || m.field("function_call").is_some()
+}
+
+/// Whether a body's `messages` list is not empty and none of its messages
+/// carries `content`, `tool_calls` or `function_call`: no Chat Completions
+/// request (the API requires `content` unless there are tool calls), but a
+/// framework's own message shape — DSPy's request snapshots store
+/// `{role, parts: [{type, text}]}` (`tests/predict/snapshots/*.json`), as
+/// does the AI SDK's `useChat` body. Read as a request, every message would be
+/// empty and nothing checked: such a document is skipped with
+/// [`PARTS_NOT_CONTENT`] (messages with `parts`), or as matching no format.
+fn says_nothing(v: &Value) -> bool {
+    v.field("messages").and_then(Value::as_array).is_some_and(|a| !a.is_empty() && !a.iter().any(sends_something))
+}
+
+/// [`says_nothing`] of a document whose messages hold `parts` instead
+/// (skipped with [`PARTS_NOT_CONTENT`]).
+fn parts_not_content(v: &Value) -> bool {
+    says_nothing(v)
+        && v.field("messages")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().all(|m| m.field("role").is_some() && m.field("parts").is_some()))
+}
+
+/// Why a document of [`parts_not_content`] is skipped.
+pub const PARTS_NOT_CONTENT: &str = "a `messages` list whose messages hold `parts`, not `content` (a framework's own message shape, such as DSPy's request snapshots or an AI SDK `useChat` body), not a request ctxlint reads";
 
 /// Parses a body at `base` into a request.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
@@ -137,4 +168,5 @@ pub static FORMAT: Format = Format::request_body(
         location: "recorded by the application, a proxy or a test",
     },
 )
-.with_elements("messages", parse_message);
+.with_elements("messages", parse_message)
+.with_unsupported_document(parts_not_content, PARTS_NOT_CONTENT);
