@@ -706,3 +706,24 @@ fn show_compares_a_stream_request_with_its_predecessor_in_its_lane() {
     assert_eq!(previous, compared);
     assert_eq!(compared, [&Value::Null, &Value::Null, &json!(1), &json!(0), &Value::Null]);
 }
+
+/// A request chained to its predecessor's response (`previous_response_id`)
+/// sends only what is new: `show` says the provider holds the rest, not
+/// that the context was rebuilt with every earlier message "no longer
+/// sent" (as `diff` already said: "B chains to A's response").
+#[test]
+fn show_says_a_chained_request_sends_only_what_is_new() {
+    const CODEX: &str = "fixtures/cases/codex-1207-instructions-dropped";
+    let (code, out, _) = run(&["show", CODEX, "--color", "never"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("chained to request 0's response: its context is held by the provider, not sent again; 1 new"),
+        "{out}"
+    );
+    assert!(!out.contains("context rebuilt"), "{out}");
+    let (_, v) = run_json(&["show", CODEX]);
+    assert_eq!(
+        v["requests"][1]["delta"],
+        json!({"previous": 0, "carried": 0, "dropped": 0, "rebuilt": "chained to its response", "kept": []})
+    );
+}

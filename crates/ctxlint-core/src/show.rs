@@ -153,7 +153,8 @@ pub struct Delta {
     /// Messages of the previous context no longer sent.
     pub dropped: usize,
     /// Why the context is not the previous one extended: `compaction`,
-    /// `another branch`, `context carrier dropped`, `history differs`.
+    /// `another branch`, `context carrier dropped`, `history differs`, or
+    /// [`CHAINED`] (nothing carried, nothing dropped).
     pub rebuilt: Option<&'static str>,
     /// Messages of the previous context sent again in this one after the
     /// carried ones (a compaction keeps the latest entries after its
@@ -161,6 +162,12 @@ pub struct Delta {
     /// In order of `at`; empty when the context was not rebuilt.
     pub kept: Vec<Kept>,
 }
+
+/// [`Delta::rebuilt`] of a request chained to its predecessor's response
+/// (`previous_response_id`, or a stored Responses `conversation`): the
+/// provider holds the predecessor's context, so the request sends only
+/// what is new (docs/spec.md §1 *continues*).
+pub const CHAINED: &str = "chained to its response";
 
 /// A run of messages of the previous context sent again further on in a
 /// rebuilt one: positions `from..from + count` of the previous context (its
@@ -395,7 +402,16 @@ pub fn show_each_with(
                         Some(l) => l.compared_with,
                         None => pos.checked_sub(1),
                     };
+                    // Chained to its predecessor's response (`previous_response_id`,
+                    // a stored Responses `conversation`): the provider holds
+                    // that history, so nothing of it is sent and none of it
+                    // dropped.
+                    let chained = matches!(
+                        facts.links(s).get(pos),
+                        Some(&crate::conversation::Link::Continues { prev, chained: true }) if Some(prev) == predecessor
+                    );
                     let (previous, carried, dropped) = match predecessor {
+                        Some(p) if chained => (Some(s.requests[p].index), 0, 0),
                         Some(p) => {
                             let computed;
                             let ph = match &prev {
@@ -420,7 +436,7 @@ pub fn show_each_with(
                         previous,
                         carried,
                         dropped,
-                        rebuilt: (dropped > 0).then_some("history differs"),
+                        rebuilt: if chained { Some(CHAINED) } else { (dropped > 0).then_some("history differs") },
                         kept: Vec::new(),
                     });
                     prev = Some((pos, hashes));

@@ -126,7 +126,7 @@ struct Index<'a> {
     token_estimate: &'static str,
     snippet_chars: usize,
     text_budget: usize,
-    rebuilt: [&'static str; 6],
+    rebuilt: [&'static str; 7],
     summary: Value,
     files: Vec<Value>,
     skipped: Vec<Value>,
@@ -173,8 +173,8 @@ struct Meta<'a> {
 }
 
 /// Why a context was rebuilt, as coded in [`Page::rebuilt`].
-pub const REBUILT: [&str; 6] =
-    ["", "compaction", "another branch", "context carrier dropped", "history differs", "rebuilt"];
+pub const REBUILT: [&str; 7] =
+    ["", "compaction", "another branch", "context carrier dropped", "history differs", crate::show::CHAINED, "rebuilt"];
 
 fn rebuilt_code(r: Option<&str>) -> u8 {
     match r {

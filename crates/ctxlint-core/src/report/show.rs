@@ -77,6 +77,9 @@ fn delta_line(s: &Shown, u: &Unit, d: &Delta) -> Option<String> {
     let kept: usize = d.kept.iter().map(|r| r.count).sum();
     Some(match d.rebuilt {
         None => format!("{} carried over from {what} {prev}, {new}", m(d.carried)),
+        Some(crate::show::CHAINED) => {
+            format!("chained to {what} {prev}'s response: its context is held by the provider, not sent again; {new}")
+        }
         Some(why) if kept > 0 => format!(
             "context rebuilt ({why}): {} carried over from {what} {prev}, {kept} sent again further on (not listed), {} no longer sent, {new}",
             m(d.carried),

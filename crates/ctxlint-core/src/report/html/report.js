@@ -441,6 +441,10 @@
     const c = p.carried[pos];
     const reason = D.rebuilt[p.rebuilt[pos]];
     const kept = keptCount(p, pos);
+    if (reason === "chained to its response") {
+      out.push(h("p", null, `Chained to an earlier response (previous_response_id, or a stored conversation): that context is held by the provider, not sent again; ${fmt(p.new[pos])} new.`));
+      return out;
+    }
     out.push(h("p", null, `${fmt(c)} message${c === 1 ? "" : "s"} carried over from ${what(p)} ${unitIndex(p, pos - 1)}; ${kept ? fmt(kept) + " sent again further on; " : ""}${fmt(p.dropped[pos])} no longer sent; ${fmt(p.new[pos])} new${reason ? " (context " + (reason === "history differs" ? "differs: " : "rebuilt: ") + reason + ")" : ""}.`));
     // No longer sent: the previous context's messages past the carried ones
     // that this one does not send again; new: this unit's own.
