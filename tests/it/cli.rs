@@ -478,8 +478,8 @@ fn an_openclaw_trajectory_beside_a_session_is_checked_not_skipped() {
         v["files"],
         serde_json::json!([
             {"path": "agents/main/sessions/session.jsonl", "format": "claude-code", "requests": 0, "entries": 8, "skipped_exchanges": 0,
-             "usage": {"calls": 2, "input": 52, "cache_read": 0, "cache_write": 0, "output": 33, "cache_read_ratio": 0.0,
-                       "cost_usd": 0.000651, "unpriced_models": [], "unpriced_calls": 0, "unexplained_cache_breaks": []},
+             "usage": {"calls": 1, "input": 12, "cache_read": 0, "cache_write": 0, "output": 30, "cache_read_ratio": 0.0,
+                       "cost_usd": 0.000486, "unpriced_models": [], "unpriced_calls": 0, "unexplained_cache_breaks": []},
              "impact": null},
             // `model.completed` usage (pi-ai's, `input` without the 1,200 cached
             // tokens): 1480×3 + 1200×0.30 + 96×15 per million = $0.00624.

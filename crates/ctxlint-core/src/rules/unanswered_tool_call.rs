@@ -42,6 +42,13 @@ call left open before the next assistant message or user message a "No result pr
 error result, and OpenClaw's `sanitizeToolUseResultPairing`
 (`src/agents/session-transcript-repair.ts`) inserts its own synthetic result first. A call
 left open by a gateway restart or a crash is then an ordinary failed call to the model.
+Claude Code too: before each request its `ensureToolResultPairing` gives a `tool_use` left
+without a result the result `[Tool result missing due to internal error]` (seen by its
+users, anthropics/claude-code#46767, #63678; the step is named in #32234), and the
+Anthropic API refuses a request holding an unanswered `tool_use` — so a model call that
+succeeded after the call shows what was sent. In a Claude Code session file a call is
+reported only when the first model call after it on its path is an API error (the
+request was refused: an older Claude Code that did not repair it).
 "#,
 };
 
@@ -55,16 +62,57 @@ fn call_excerpt(b: &crate::model::Block) -> String {
     }
 }
 
+/// How far past a call [`next_call_refused`] looks for the next model call
+/// on its path (entries).
+const NEXT_CALL_SCAN: usize = 20_000;
+
+/// Whether the first model call on the path after entry `unit` (among its
+/// descendants, in file order) is an API error: the request holding the
+/// unanswered call was refused. `false` when it succeeded, and when there is
+/// none (the run ended, or it is more than [`NEXT_CALL_SCAN`] entries on).
+fn next_call_refused(t: &crate::model::Transcript, unit: usize) -> bool {
+    use crate::model::{MessageKind, Parent};
+    let end = t.entries.len().min(unit + 1 + NEXT_CALL_SCAN);
+    let mut on_path = vec![false; end - unit];
+    on_path[0] = true;
+    for j in unit + 1..end {
+        let e = &t.entries[j];
+        let below = match e.parent {
+            Parent::Entry(p) => (p as usize) >= unit && (p as usize) < j && on_path[p as usize - unit],
+            _ => false,
+        };
+        if !below {
+            continue;
+        }
+        on_path[j - unit] = true;
+        if e.kind() != Some(MessageKind::Assistant) {
+            continue;
+        }
+        if e.assistant_facts().is_some_and(|a| a.api_error) {
+            return true;
+        }
+        if e.is_model_call {
+            return false;
+        }
+    }
+    false
+}
+
 /// Reports unanswered calls in requests and transcripts.
 pub fn check(cx: &mut RuleContext) {
     let input = cx.input;
     // pi-ai and OpenClaw repair every open call before they send (see the docs).
     let repaired = input.format == crate::formats::pi_session::ID;
+    // Claude Code repairs one too; only a refused next call shows it did not.
+    let repairs_unless_refused = input.format == crate::formats::claude_code::ID;
     if let Some((t, an)) = cx.transcript.filter(|_| !repaired) {
         // One entry may hold many unanswered calls: unpack it once.
         let mut cached: Option<(u32, crate::model::Message)> = None;
         for p in an.pairing(input, t) {
             if let Pairing::Unanswered { unit, block } = *p {
+                if repairs_unless_refused && !next_call_refused(t, unit as usize) {
+                    continue;
+                }
                 let e = &t.entries[unit as usize];
                 if cached.as_ref().map(|c| c.0) != Some(unit) {
                     // Read again for the call's arguments (`check` keeps only their hash);
