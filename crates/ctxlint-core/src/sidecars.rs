@@ -153,6 +153,65 @@ pub const KNOWN: &[Sidecar] = &[
         unopened: false,
     },
     Sidecar {
+        runtime: "Copilot CLI",
+        what: "rewind backups `rewind-snapshots/backups/<hash>-<ms>` (byte copies of the workspace's files before an edit, listed in `rewind-snapshots/index.json`: a copy of a session file is no session), the checkpoint history `checkpoints/*.md` and the per-session store `session.db` (in `session-state/<id>/`)",
+        source: "GitHub Copilot CLI `~/.copilot/session-state/<id>/` (1.0.x, as written by real sessions of 2026; the CLI's source is not public)",
+        matches: |p| {
+            let session_dir = |d: Option<&Path>| {
+                d.is_some_and(|d| {
+                    sibling_file(&d.join("x"), "events.jsonl") || folder(&d.join("x"), 2) == "session-state"
+                })
+            };
+            if folder(p, 1) == "backups" && folder(p, 2) == "rewind-snapshots" {
+                return session_dir(p.parent().and_then(Path::parent).and_then(Path::parent));
+            }
+            if folder(p, 1) == "checkpoints" && name(p).ends_with(".md") {
+                return session_dir(p.parent().and_then(Path::parent));
+            }
+            name(p) == "session.db" && session_dir(p.parent())
+        },
+        unopened: true,
+    },
+    Sidecar {
+        runtime: "Claude Code",
+        what: "the live-session registry `sessions/<pid>.json` (in `~/.claude`: one per running process, `pid`, `sessionId`, `cwd`, `startedAt`)",
+        source: "Claude Code `~/.claude/sessions/<pid>.json` (2.1.x, as seen in real `~/.claude` backups)",
+        matches: |p| {
+            folder(p, 1) == "sessions"
+                && folder(p, 2) == ".claude"
+                && name(p).strip_suffix(".json").is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+        },
+        unopened: false,
+    },
+    Sidecar {
+        runtime: "Codex",
+        what: "its home's own files: `version.json` (update check), `config.toml`, `auth.json` and the logs in `log/` (in `~/.codex` or `$CODEX_HOME`)",
+        source: "openai/codex codex-rs/tui/src/updates.rs (version.json), codex-rs/core/src/config (config.toml), codex-rs/login (auth.json), codex-rs/tui/src/lib.rs (log/codex-tui.log)",
+        matches: |p| {
+            (folder(p, 1) == ".codex" && matches!(name(p), "version.json" | "config.toml" | "auth.json"))
+                || (folder(p, 1) == "log" && folder(p, 2) == ".codex")
+        },
+        unopened: true,
+    },
+    Sidecar {
+        runtime: "Gemini CLI / Qwen Code",
+        what: "its home's own files: `settings.json`, `installation_id`, `user_id`, `projects.json`, `google_accounts.json`, `oauth_creds.json` and `mcp-oauth-tokens*.json` (in `~/.gemini` or `~/.qwen`)",
+        source: "google-gemini/gemini-cli packages/core/src/config/storage.ts (Storage: getGlobalSettingsPath, getInstallationIdPath, getGoogleAccountsPath, getMcpOAuthTokensPath; OAUTH_FILE), packages/core/src/config/projectRegistry.ts",
+        matches: |p| {
+            matches!(folder(p, 1), ".gemini" | ".qwen")
+                && (matches!(
+                    name(p),
+                    "settings.json"
+                        | "installation_id"
+                        | "user_id"
+                        | "projects.json"
+                        | "google_accounts.json"
+                        | "oauth_creds.json"
+                ) || (name(p).starts_with("mcp-oauth-tokens") && name(p).ends_with(".json")))
+        },
+        unopened: true,
+    },
+    Sidecar {
         runtime: "OpenClaw",
         what: "session store index `sessions.json` (and its `sessions.json.*` companions), trajectory pointers `*.trajectory-path.json` and session locks `*.jsonl.lock` (in `agents/<id>/sessions/`)",
         source: "openclaw/openclaw src/config/sessions/store.ts, src/agents/session-write-lock.ts, src/trajectory (traceSchema `openclaw-trajectory-pointer`)",
@@ -289,5 +348,35 @@ mod tests {
         // Another tool's report, a transcript mentioning ctxlint: no.
         assert_eq!(own_report(br#"{"version": 1, "tool": "ruff", "findings": []}"#), None);
         assert_eq!(own_report(br#"{"type":"message","message":{"content":"\"tool\": \"ctxlint\""}}"#), None);
+    }
+
+    /// An agent's own files in its home and session folders (seen in real
+    /// backups of `~/.copilot`, `~/.claude`, `~/.codex`, `~/.gemini`) are
+    /// sidecars: a Copilot rewind backup that is a byte copy of a session file
+    /// is not opened; a session file or a name in another place is none.
+    #[test]
+    fn agent_home_and_session_state_files_are_sidecars() {
+        let d = tempfile::tempdir().unwrap();
+        let state = d.path().join(".copilot/session-state/b87feda8-379e-4f8c-aa42-b4f7d12f253a");
+        std::fs::create_dir_all(state.join("rewind-snapshots/backups")).unwrap();
+        std::fs::create_dir_all(state.join("checkpoints")).unwrap();
+        std::fs::write(state.join("events.jsonl"), "").unwrap();
+        let is = |rel: &str| known(&d.path().join(rel)).map(|s| s.runtime);
+        let cp = ".copilot/session-state/b87feda8-379e-4f8c-aa42-b4f7d12f253a";
+        for rel in ["rewind-snapshots/backups/caebba4ef5c59c3a-1780886298702", "checkpoints/index.md", "session.db"] {
+            let s = known(&d.path().join(cp).join(rel)).expect(rel);
+            assert_eq!((s.runtime, s.unopened), ("Copilot CLI", true), "{rel}");
+        }
+        assert_eq!(is(&format!("{cp}/events.jsonl")), None);
+        assert_eq!(is("work/rewind-snapshots/backups/a-1"), None);
+        assert_eq!(is(".claude/sessions/1442014.json"), Some("Claude Code"));
+        assert_eq!(is(".claude/sessions/notes.json"), None);
+        assert_eq!(is(".codex/version.json"), Some("Codex"));
+        assert_eq!(is(".codex/log/codex-tui.log"), Some("Codex"));
+        assert_eq!(is("proj/version.json"), None);
+        assert_eq!(is(".gemini/installation_id"), Some("Gemini CLI / Qwen Code"));
+        assert_eq!(is(".gemini/settings.json"), Some("Gemini CLI / Qwen Code"));
+        assert_eq!(is(".qwen/oauth_creds.json"), Some("Gemini CLI / Qwen Code"));
+        assert_eq!(is("app/settings.json"), None);
     }
 }
