@@ -793,12 +793,24 @@ const LEGACY_SESSION_CONTEXT: &str = "This is the Gemini CLI. We are setting up 
 /// a model call.
 const LEGACY_CONTEXT_ACK: &str = "Got it. Thanks for the context!";
 
+/// How a `functionResponse` part reads once a `Part[]` is flattened to
+/// text (`[Function Response: <name>]`, gemini-cli
+/// `packages/core/src/utils/partUtils.ts` `partToString`): the legacy
+/// whole-file chats (Sept–Oct 2025, no `toolCalls` recorded) store a tool's
+/// output — `read_many_files`' `--- <path> ---` sections — as a `user`
+/// record with that text. It is a tool result, not the person's text nor
+/// injected context.
+const FUNCTION_RESPONSE: &str = "[Function Response: ";
+
 /// User text the runtime never sends as a user turn
 /// (`isIgnoredUserContent`): commands are not sent at all, injected
-/// context is sent but is not user-authored.
+/// context is sent but is not user-authored; a tool's output flattened to
+/// text ([`FUNCTION_RESPONSE`]) is a tool result.
 fn user_kind(text: &str) -> (Class, MessageKind) {
     let t = text.trim();
-    if t.starts_with('/') || t.starts_with('?') {
+    if t.starts_with(FUNCTION_RESPONSE) {
+        (Class::Conversation, MessageKind::ToolResults)
+    } else if t.starts_with('/') || t.starts_with('?') {
         (Class::Hidden, MessageKind::Meta)
     } else if t.starts_with("<session_context>")
         || t.starts_with("<hook_context>")
