@@ -183,7 +183,13 @@ fn injected_user_text(text: &str) -> bool {
 /// the duplicate rules look for a copy only inside the same run (the same
 /// collaboration mode written twice in one run is still one too many). A
 /// run that sends only some of them again (permissions and environment at
-/// every turn) is compared as usual.
+/// every turn) is compared as usual — unless it opens with a
+/// `<model_switch>` message: on a `/model` change Codex sends its settings
+/// update, the model-switch instructions and the collaboration mode again
+/// (the mode carries the model and reasoning effort, so it counts as
+/// changed even when its text is not: codex-rs
+/// `core/src/context_manager/updates.rs`, `build_settings_update_items`),
+/// by design, once per switch.
 pub fn context_bursts(t: &Transcript) -> Vec<u32> {
     const CONTEXT: &[&str] =
         &["# AGENTS.md instructions", "<user_instructions>", "<environment_context>", "<INSTRUCTIONS>"];
@@ -225,8 +231,16 @@ pub fn context_bursts(t: &Transcript) -> Vec<u32> {
     }
     let mut out = vec![u32::MAX; t.entries.len()];
     let Some(first) = runs.first().map(|r| r.1.clone()) else { return out };
+    let switch = |entries: &[usize]| {
+        t.message(&t.entries[entries[0]]).is_some_and(|m| {
+            m.blocks
+                .iter()
+                .find(|b| b.kind == BlockKind::Text)
+                .is_some_and(|b| b.text.trim_start().starts_with("<model_switch>"))
+        })
+    };
     for (entries, kinds) in &runs {
-        if kinds.is_superset(&first) {
+        if kinds.is_superset(&first) || switch(entries) {
             for &i in entries {
                 out[i] = entries[0] as u32;
             }
