@@ -329,6 +329,35 @@ const KNOWN_BOOKKEEPING: &[&str] = &[
     "teleported-from",
 ];
 
+/// Claude Code: the prompt a slash command expands to — an `isMeta` user
+/// record (a `Meta` message) parented on the command's own record
+/// (`<command-message>…<command-name>/name</command-name>`). For a custom,
+/// plugin or skill command the expanded prompt is sent as the person's
+/// request (Claude Code's slash-commands documentation), so the model's
+/// answer to it is a new turn's reply. A built-in command run locally
+/// (`/model`, `/clear`) is followed by its `<local-command-stdout>` output
+/// instead, which is a marker, not a prompt.
+pub fn expands_command(t: &crate::model::Transcript, e: &crate::model::Entry) -> bool {
+    use crate::model::{BlockKind, Entry, MessageKind, Parent};
+    let Parent::Entry(p) = e.parent else { return false };
+    let pe = &t.entries[p as usize];
+    if e.kind() != Some(MessageKind::Meta) || pe.kind() != Some(MessageKind::Meta) {
+        return false;
+    }
+    let first_text = |x: &Entry| -> Option<String> {
+        let m = t.packed(x)?;
+        let b = m.blocks().find(|b| b.kind == BlockKind::Text)?;
+        Some(b.text().trim_start().chars().take(64).collect())
+    };
+    let Some(command) = first_text(pe) else { return false };
+    if !(command.starts_with("<command-message>") || command.starts_with("<command-name>")) {
+        return false;
+    }
+    // (A command file may open with a tag of its own: only Claude Code's markers are no prompt.)
+    const MARKERS: [&str; 5] = ["<command-", "<local-command-", "<bash-", "Caveat:", "[Request interrupted"];
+    first_text(e).is_some_and(|p| !p.is_empty() && !MARKERS.iter().any(|m| p.starts_with(m)))
+}
+
 /// Texts Claude Code writes as user content that no person typed as a prompt.
 fn is_command_or_marker(text: &str) -> bool {
     let t = text.trim_start();

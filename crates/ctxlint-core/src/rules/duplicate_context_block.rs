@@ -53,6 +53,9 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
   `[OpenClaw heartbeat poll]` turns) — and a user turn reported by `duplicate-user-turn` (a runtime event delivered
   as a user message, such as an OpenClaw task-completion event, is no prompt: the same event
   delivered twice is reported);
+- in Claude Code, the prompt a custom, plugin or skill slash command expands to (an `isMeta`
+  user record parented on the command's `<command-name>` record) when its first copy was in
+  such a prompt or in the person's own: the person ran the command again;
 - in Codex, Gemini CLI / Qwen Code, Copilot CLI and OpenClaw (after the sender envelope, a
   `Queued #N` line of a prompt collecting messages sent while the agent was busy, or the
   `System: [time] …` event lines a message starts with), an
@@ -751,6 +754,12 @@ pub fn check(cx: &mut RuleContext) {
                     || input.format == crate::formats::copilot_cli::ID
                     || input.format == crate::formats::gemini_cli::ID
                     || (input.format == crate::formats::pi_session::ID && after_envelope(m)));
+            // A Claude Code slash command's expanded prompt (a custom, plugin
+            // or skill command the person typed) is the person's request:
+            // typed again, its file's text is sent again by design.
+            let expansion = input.format == crate::formats::claude_code::ID
+                && m.kind == MessageKind::Meta
+                && crate::formats::claude_code::expands_command(t, e);
             let mut quiet: Option<bool> = replayed.contains(&(i as u32)).then_some(true);
             if prompt {
                 turns.list.push(i as u32);
@@ -803,6 +812,11 @@ pub fn check(cx: &mut RuleContext) {
                     let Some(fb) = fm.blocks().nth(first.block as usize) else { continue };
                     if fm.kind() == MessageKind::SystemPrompt && m.kind == MessageKind::SystemPrompt {
                         continue; // two equal system prompts: CTX103's
+                    }
+                    if expansion
+                        && (fm.kind() == MessageKind::UserTurn || crate::formats::claude_code::expands_command(t, fe))
+                    {
+                        continue; // the person's command run again (or their own text in it)
                     }
                     // A scheduled prompt delivered in the runtime-context
                     // carrier of its turn (OpenClaw: a heartbeat poll's user
