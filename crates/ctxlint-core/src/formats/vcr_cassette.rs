@@ -421,9 +421,13 @@ pub fn has_interactions(src: &SourceRef) -> Result<bool> {
 }
 
 /// `text` with every continuation line of a multi-line quoted scalar that is
-/// indented no deeper than the scalar's key indented one space past it
-/// (PyYAML reads such a scalar; see [`load`]); `None` when no line needed it.
-/// Lines are never added or removed, so line numbers stay exact.
+/// indented no deeper than the scalar's key indented one space past it, or
+/// with tabs in its indentation (lmnr-python's Azure cassettes: a JSON error
+/// body indented with tabs), indented with spaces (PyYAML reads such a
+/// scalar: a flow scalar's line breaks fold and the white space that starts
+/// a continuation line is dropped, so no value changes; see [`load`]);
+/// `None` when no line needed it. Lines are never added or removed, so line
+/// numbers stay exact.
 pub fn indent_quoted_continuations(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 256);
     let mut changed = false;
@@ -431,10 +435,17 @@ pub fn indent_quoted_continuations(text: &str) -> Option<String> {
     let mut open: Option<(u8, usize)> = None;
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
+        let mut line = line;
         let from = match open {
             Some((_, need)) => {
+                let lead = body.len() - body.trim_start_matches([' ', '\t']).len();
                 let ind = body.len() - body.trim_start_matches(' ').len();
-                if !body.trim().is_empty() && ind < need {
+                if !body.trim().is_empty() && body[..lead].contains('\t') {
+                    // (White space that starts a continuation line is dropped.)
+                    out.extend(std::iter::repeat_n(' ', need.max(lead)));
+                    line = &line[lead..];
+                    changed = true;
+                } else if !body.trim().is_empty() && ind < need {
                     out.extend(std::iter::repeat_n(' ', need - ind));
                     changed = true;
                 }
@@ -453,6 +464,8 @@ pub fn indent_quoted_continuations(text: &str) -> Option<String> {
                         continue;
                     }
                     None if y.dash => y.eff,
+                    // A quoted scalar on a line of its own, after its `key:`.
+                    None if y.rest.starts_with(['\'', '"']) => y.eff,
                     None => {
                         out.push_str(line);
                         continue;
@@ -462,7 +475,8 @@ pub fn indent_quoted_continuations(text: &str) -> Option<String> {
                     Some(&q @ (b'\'' | b'"')) => {
                         // One more than the key's column is not always enough
                         // for the strict reader; two is (and changes no value).
-                        open = Some((q, y.eff + 2));
+                        // A scalar on a line of its own needs only its own column.
+                        open = Some((q, if value_at == y.eff && !y.dash { y.eff } else { y.eff + 2 }));
                         value_at + 1
                     }
                     _ => {
@@ -503,11 +517,16 @@ pub fn indent_quoted_continuations(text: &str) -> Option<String> {
 pub fn yaml_value(text: &str) -> Option<serde_json::Value> {
     let read = |t: &str| serde_saphyr::from_str_with_options::<serde_json::Value>(t, yaml_options());
     match read(text) {
-        Err(e) if e.to_string().contains("invalid indentation in multiline quoted scalar") => {
-            read(&indent_quoted_continuations(text)?).ok()
-        }
+        Err(e) if refused_continuation(&e.to_string()) => read(&indent_quoted_continuations(text)?).ok(),
         other => other.ok(),
     }
+}
+
+/// Whether a YAML reader's error is one [`indent_quoted_continuations`]
+/// mends: a quoted scalar's continuation line indented level with its key,
+/// or with a tab.
+fn refused_continuation(e: &str) -> bool {
+    e.contains("invalid indentation in multiline quoted scalar") || e.contains("tab cannot be used as indentation")
 }
 
 /// A cassette as JSON (its mappings, sequences and scalars) for `repro`
@@ -602,12 +621,10 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
     // line number.
     let first = serde_saphyr::from_str_with_options::<Cassette>(&text, yaml_options());
     let cassette: Cassette = match first {
-        Err(e) if e.to_string().contains("invalid indentation in multiline quoted scalar") => {
-            match indent_quoted_continuations(&text) {
-                Some(fixed) => serde_saphyr::from_str_with_options(&fixed, yaml_options()),
-                None => Err(e),
-            }
-        }
+        Err(e) if refused_continuation(&e.to_string()) => match indent_quoted_continuations(&text) {
+            Some(fixed) => serde_saphyr::from_str_with_options(&fixed, yaml_options()),
+            None => Err(e),
+        },
         other => other,
     }
     .map_err(|e| {
@@ -979,6 +996,26 @@ mod tests {
             session: None,
         };
         load(&src, &LoadOptions::default()).expect("loads")
+    }
+
+    /// A quoted scalar on a line of its own whose continuation lines are
+    /// indented with tabs (lmnr-python's Azure content-filter cassette, a
+    /// JSON error body): PyYAML reads it, the strict reader refused the whole
+    /// cassette. Read with the tabs as spaces, the same value, the same lines.
+    #[test]
+    fn a_quoted_scalar_continued_with_tabs_is_read_as_pyyaml_reads_it() {
+        let y = "interactions:\n- request:\n    body: '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n    method: POST\n    uri: https://x.openai.azure.com/openai/deployments/d/chat/completions\n  response:\n    body:\n      string:\n        '{\n\t\t\"error\": {\n\t\t    \"code\": \"content_filter\"\n\t\t}\n\t\t}\n        '\n    status:\n      code: 400\nversion: 1\n";
+        let fixed = indent_quoted_continuations(y).expect("mended");
+        assert_eq!(fixed.lines().count(), y.lines().count());
+        assert!(!fixed.contains('\t'));
+        let v = yaml_value(y).expect("read");
+        assert_eq!(
+            v["interactions"][0]["response"]["body"]["string"],
+            "{ \"error\": { \"code\": \"content_filter\" } } "
+        );
+        let inp = load_str(y);
+        let Body::Stream(s) = &inp.body else { panic!() };
+        assert_eq!((s.requests.len(), s.requests[0].line), (1, Some(3)));
     }
 
     #[test]
