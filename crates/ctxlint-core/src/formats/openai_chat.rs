@@ -70,6 +70,18 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     r
 }
 
+/// Whether a system message's text is AutoGPT's record of a command it ran,
+/// `Command <name> returned: <result>`: AutoGPT (0.3–0.4) has no tool
+/// messages and adds each command's result to the history as a system
+/// message (`autogpt/agent/agent.py`: `self.history.add("system", result,
+/// "action_result")`). Two runs of one command that give the same output are
+/// two tool results, not a system prompt sent twice.
+fn is_command_result(text: &str) -> bool {
+    text.strip_prefix("Command ")
+        .and_then(|r| r.split_once(" returned: ").or_else(|| r.split_once(" returned:")))
+        .is_some_and(|(name, _)| !name.is_empty() && !name.contains(char::is_whitespace))
+}
+
 /// Parses one Chat message `m` whose JSON Pointer is `mp` (also used by
 /// loaders that rebuild Chat-shaped messages from another rendering, such as
 /// [`super::aider`]).
@@ -82,8 +94,16 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
         "tool" | "function" => (Role::Tool, MessageKind::ToolResult),
         _ => (Role::User, MessageKind::UserTurn),
     };
-    let mut msg = message(role, kind, mp.clone());
     let content = m.field("content").unwrap_or(&Value::Null);
+    if role == Role::System && content.as_str().is_some_and(is_command_result) {
+        // The runtime's record of a command it ran: a tool result, whose
+        // call (a JSON command in the assistant's text) has no id.
+        let mut msg = message(Role::Tool, MessageKind::ToolResult, mp.clone());
+        msg.blocks.push(text_block(BlockKind::Other, mp, content.as_str().unwrap_or(""), content));
+        msg.json_hash = chash(m);
+        return msg;
+    }
+    let mut msg = message(role, kind, mp.clone());
     if role == Role::Tool {
         let text = flatten_text(content);
         let mut b = text_block(BlockKind::ToolResult, mp.clone(), &text, m);
@@ -170,3 +190,27 @@ pub static FORMAT: Format = Format::request_body(
 )
 .with_elements("messages", parse_message)
 .with_unsupported_document(parts_not_content, PARTS_NOT_CONTENT);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// AutoGPT's command results (system messages) are tool results; other
+    /// system messages, and a text that only starts alike, are not.
+    #[test]
+    fn a_command_result_system_message_is_a_tool_result() {
+        let m = parse_message(
+            &serde_json::json!({"role": "system", "content": "Command execute_python_file returned: [0, 1]"}),
+            "/messages/5".into(),
+        );
+        assert_eq!((m.role, m.kind), (Role::Tool, MessageKind::ToolResult));
+        assert_eq!(
+            (m.blocks[0].kind, &*m.blocks[0].text),
+            (BlockKind::Other, "Command execute_python_file returned: [0, 1]")
+        );
+        for text in ["You are Auto-GPT.", "Command the fleet to return: now", "Command  returned: x"] {
+            let m = parse_message(&serde_json::json!({"role": "system", "content": text}), "/messages/0".into());
+            assert_eq!(m.kind, MessageKind::SystemPrompt, "{text}");
+        }
+    }
+}
