@@ -705,21 +705,7 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
         if best.is_none_or(|(c, _)| common > c) {
             best = Some((common, i));
             best_carried = common > 0 && common == ha.len() && carried();
-            if common == hb.len() && ha.len() == hb.len() {
-                break;
-            }
-        } else if let Some((c, k)) =
-            best.filter(|&(c, k)| common == c && c == hb.len() && ha.len() < agents[k].hist.len())
-        {
-            // `b` went back to an earlier point of the conversation (its
-            // history is the start of the latest request's): compared with
-            // the request that sent that point, not with what came after it
-            // (an agent run again from its start keeps replaying one cassette's
-            // first steps; AutoGPT adds its running summary only later on).
-            let _ = k;
-            best = Some((c, i));
-            best_carried = false;
-            if ha.len() == hb.len() {
+            if common == hb.len() {
                 break;
             }
         } else if let Some((c, k)) = best.filter(|&(c, _)| common == c && c > 0) {
@@ -1032,7 +1018,7 @@ fn user_turns(r: &Request) -> usize {
 pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool) -> Pair {
     let new_user_turn = if chained { user_turns(b) > 0 } else { user_turns(b) > user_turns(a) };
     let mut pair = Pair { prev, cur, new_user_turn, dropped: Vec::new(), rewrite: None };
-    if !chained && (asked_again_alone(a, b) || run_again(a, b)) {
+    if !chained && asked_again_alone(a, b) {
         return pair;
     }
     // Tools, in cache order first.
@@ -1350,68 +1336,6 @@ fn asked_again_alone(a: &Request, b: &Request) -> bool {
         return false;
     }
     ea.iter().filter(|e| !e.system).map(|e| e.key).eq(eb.iter().filter(|e| !e.system).map(|e| e.key))
-}
-
-/// Whether `b` runs `a`'s agent again rather than going on with `a`'s
-/// conversation, while still sending the system prompt `a` sent first:
-/// - `b`'s history is `a`'s first element alone — a user turn, after which
-///   `a` had gone on (a reply of the model's in its history, and `a`'s
-///   recorded reply not in `b`): the first step of a run again; or
-/// - `b` sends `a`'s history again, as it was, after `a` was answered (its
-///   reply recorded, and not in `b`): the same point asked again, by
-///   another run; or
-/// - `b` leaves `a`'s history at a tool result — the same call, another
-///   result — and sends nothing of `a`'s from there on, nor `a`'s recorded
-///   reply, nor anything a model wrote after it: the same step of another
-///   run, whose tool gave another result. A runtime that rewrites a result
-///   in place sends the model's reply after it, or what came after it in
-///   `a`; a rewritten message of the model's or the person's is compared as
-///   usual.
-///
-/// An agent loop run again from its first prompt (test runs appended to one
-/// cassette — vcrpy records only the requests that match none recorded
-/// before —, AutoGPT sending the same trigger prompt each cycle), not `a`'s
-/// conversation cut back or rewritten: what only `a`'s run sent (AutoGPT's
-/// running summary, `autogpt/llm/chat.py`, rendered from that run's memory)
-/// is not dropped from `b`. A history rewritten in place keeps the rest of
-/// `a`'s elements, and a retry after a failed call has no reply: both are
-/// compared as usual.
-fn run_again(a: &Request, b: &Request) -> bool {
-    let (ea, eb) = (history_elements(a), history_elements(b));
-    let same = |x: &Slot, y: &Slot| {
-        x.kind == y.kind && x.parts.iter().map(|p| p.text_hash).eq(y.parts.iter().map(|p| p.text_hash))
-    };
-    let prompt_kept = match ea.iter().find(|e| e.system) {
-        Some(p) => eb.iter().any(|e| e.system && e.key == p.key),
-        None => !a.slots.is_empty() && a.slots.iter().all(|sa| b.slots.iter().any(|sb| same(sa, sb))),
-    };
-    let ha: Vec<&Element> = ea.iter().filter(|e| !e.system).collect();
-    let hb: Vec<&Element> = eb.iter().filter(|e| !e.system).collect();
-    let (Some(first_b), Some(first_a)) = (hb.first(), ha.first()) else { return false };
-    if !prompt_kept || first_a.key != first_b.key || b.messages[first_b.msg].kind != MessageKind::UserTurn {
-        return false;
-    }
-    // Where `b` leaves `a`'s history, and whether it sends anything of `a`'s
-    // from there on (the first prompt itself may come again: AutoGPT's
-    // trigger, every cycle).
-    let d = ha.iter().zip(&hb).take_while(|(x, y)| x.key == y.key).count();
-    let nothing_after = !hb[d..].iter().any(|e| e.key != first_b.key && ha[d..].iter().any(|x| x.key == e.key));
-    let answered =
-        a.reply.as_ref().is_some_and(|r| !r.carried_by(b)) && matches!(a.outcome, None | Some(Outcome::Completed));
-    let answered_again = answered && d == ha.len() && d == hb.len();
-    let carried = a.reply.as_ref().is_some_and(|r| r.carried_by(b));
-    let started_over = hb.len() == 1 && !carried && ha[1..].iter().any(|e| a.messages[e.msg].role == Role::Assistant);
-    let result =
-        |r: &Request, e: &Element| matches!(r.messages[e.msg].kind, MessageKind::ToolResult | MessageKind::ToolResults);
-    let model_wrote = |r: &Request, es: &[&Element]| es.iter().any(|e| r.messages[e.msg].role == Role::Assistant);
-    let ran_on_otherwise = answered
-        && d < ha.len()
-        && d < hb.len()
-        && result(a, ha[d])
-        && result(b, hb[d])
-        && nothing_after
-        && !model_wrote(b, &hb[d..]);
-    answered_again || started_over || ran_on_otherwise
 }
 
 /// Whether `b` is a new call from the same point as `a` (docs/spec.md §1): its

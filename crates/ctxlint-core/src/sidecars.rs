@@ -185,17 +185,17 @@ pub const KNOWN: &[Sidecar] = &[
     },
     Sidecar {
         runtime: "Codex",
-        what: "its home's own files: `version.json` (update check), `config.toml`, `auth.json` and the logs in `log/` (in `~/.codex` or `$CODEX_HOME`)",
+        what: "home files `version.json` (update check), `config.toml`, `auth.json` and the logs `log/*.log` (in `~/.codex` or `$CODEX_HOME`)",
         source: "openai/codex codex-rs/tui/src/updates.rs (version.json), codex-rs/core/src/config (config.toml), codex-rs/login (auth.json), codex-rs/tui/src/lib.rs (log/codex-tui.log)",
         matches: |p| {
             (folder(p, 1) == ".codex" && matches!(name(p), "version.json" | "config.toml" | "auth.json"))
-                || (folder(p, 1) == "log" && folder(p, 2) == ".codex")
+                || (folder(p, 1) == "log" && folder(p, 2) == ".codex" && name(p).ends_with(".log"))
         },
-        unopened: true,
+        unopened: false,
     },
     Sidecar {
         runtime: "Gemini CLI / Qwen Code",
-        what: "its home's own files: `settings.json`, `installation_id`, `user_id`, `projects.json`, `google_accounts.json`, `oauth_creds.json` and `mcp-oauth-tokens*.json` (in `~/.gemini` or `~/.qwen`)",
+        what: "home files `settings.json`, `installation_id`, `user_id`, `projects.json`, `google_accounts.json`, `oauth_creds.json` and `mcp-oauth-tokens*.json` (in `~/.gemini` or `~/.qwen`)",
         source: "google-gemini/gemini-cli packages/core/src/config/storage.ts (Storage: getGlobalSettingsPath, getInstallationIdPath, getGoogleAccountsPath, getMcpOAuthTokensPath; OAUTH_FILE), packages/core/src/config/projectRegistry.ts",
         matches: |p| {
             matches!(folder(p, 1), ".gemini" | ".qwen")
@@ -209,7 +209,7 @@ pub const KNOWN: &[Sidecar] = &[
                         | "oauth_creds.json"
                 ) || (name(p).starts_with("mcp-oauth-tokens") && name(p).ends_with(".json")))
         },
-        unopened: true,
+        unopened: false,
     },
     Sidecar {
         runtime: "OpenClaw",
@@ -373,6 +373,7 @@ mod tests {
         assert_eq!(is(".claude/sessions/notes.json"), None);
         assert_eq!(is(".codex/version.json"), Some("Codex"));
         assert_eq!(is(".codex/log/codex-tui.log"), Some("Codex"));
+        assert_eq!(is(".codex/log/session.jsonl"), None);
         assert_eq!(is("proj/version.json"), None);
         assert_eq!(is(".gemini/installation_id"), Some("Gemini CLI / Qwen Code"));
         assert_eq!(is(".gemini/settings.json"), Some("Gemini CLI / Qwen Code"));

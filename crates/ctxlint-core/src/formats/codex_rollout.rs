@@ -189,7 +189,7 @@ fn injected_user_text(text: &str) -> bool {
 /// (the mode carries the model and reasoning effort, so it counts as
 /// changed even when its text is not: codex-rs
 /// `core/src/context_manager/updates.rs`, `build_settings_update_items`),
-/// by design, once per switch.
+/// by design, once per switch (a run of those two kinds only).
 pub fn context_bursts(t: &Transcript) -> Vec<u32> {
     const CONTEXT: &[&str] =
         &["# AGENTS.md instructions", "<user_instructions>", "<environment_context>", "<INSTRUCTIONS>"];
@@ -231,16 +231,19 @@ pub fn context_bursts(t: &Transcript) -> Vec<u32> {
     }
     let mut out = vec![u32::MAX; t.entries.len()];
     let Some(first) = runs.first().map(|r| r.1.clone()) else { return out };
-    let switch = |entries: &[usize]| {
-        t.message(&t.entries[entries[0]]).is_some_and(|m| {
-            m.blocks
-                .iter()
-                .find(|b| b.kind == BlockKind::Text)
-                .is_some_and(|b| b.text.trim_start().starts_with("<model_switch>"))
-        })
+    // (Only the switch and the collaboration mode: instructions or an
+    // environment written again after it are compared as usual.)
+    let switch = |entries: &[usize], kinds: &std::collections::BTreeSet<String>| {
+        kinds.iter().all(|k| k.starts_with("<model_switch>") || k.starts_with("<collaboration_mode>"))
+            && t.message(&t.entries[entries[0]]).is_some_and(|m| {
+                m.blocks
+                    .iter()
+                    .find(|b| b.kind == BlockKind::Text)
+                    .is_some_and(|b| b.text.trim_start().starts_with("<model_switch>"))
+            })
     };
     for (entries, kinds) in &runs {
-        if kinds.is_superset(&first) || switch(entries) {
+        if kinds.is_superset(&first) || switch(entries, kinds) {
             for &i in entries {
                 out[i] = entries[0] as u32;
             }

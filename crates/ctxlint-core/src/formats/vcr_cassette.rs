@@ -433,8 +433,19 @@ pub fn indent_quoted_continuations(text: &str) -> Option<String> {
     let mut changed = false;
     // Inside a quoted scalar: (quote, indent its continuation lines need).
     let mut open: Option<(u8, usize)> = None;
+    // Inside a block scalar (`|`, `>`): the column of its key; its lines,
+    // more indented, are text (a quote there opens nothing).
+    let mut block: Option<usize> = None;
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
+        if let Some(col) = block {
+            let ind = body.len() - body.trim_start_matches(' ').len();
+            if body.trim().is_empty() || ind > col {
+                out.push_str(line);
+                continue;
+            }
+            block = None;
+        }
         let mut line = line;
         let from = match open {
             Some((_, need)) => {
@@ -457,6 +468,20 @@ pub fn indent_quoted_continuations(text: &str) -> Option<String> {
                     continue;
                 };
                 // The value after `key:` (or after the `- ` markers).
+                let block_value = |v: &str| v.starts_with(['|', '>']);
+                match ykey(y.rest) {
+                    Some((_, v)) if block_value(v) => {
+                        block = Some(y.eff);
+                        out.push_str(line);
+                        continue;
+                    }
+                    None if y.dash && block_value(y.rest) => {
+                        block = Some(y.eff.saturating_sub(1));
+                        out.push_str(line);
+                        continue;
+                    }
+                    _ => {}
+                }
                 let value_at = match ykey(y.rest) {
                     Some((_, v)) if !v.is_empty() => y.eff + (v.as_ptr() as usize - y.rest.as_ptr() as usize),
                     Some(_) => {
@@ -1016,6 +1041,18 @@ mod tests {
         let inp = load_str(y);
         let Body::Stream(s) = &inp.body else { panic!() };
         assert_eq!((s.requests.len(), s.requests[0].line), (1, Some(3)));
+    }
+
+    /// A block scalar's lines are text: a line of one that starts with a
+    /// quote opens no quoted scalar, and its tabs are kept (the mending is
+    /// for the quoted scalar continued with tabs further on). Values as PyYAML
+    /// reads them.
+    #[test]
+    fn a_block_scalar_is_left_as_it_is_when_a_cassette_is_mended() {
+        let y = "interactions:\n- request:\n    body: |\n      'quoted line\n      \tkept tab\n    method: POST\n    uri: https://x/v1/chat/completions\n  response:\n    body:\n      string:\n        '{\n\t\t\"id\": \"c\"\n\t\t}'\nversion: 1\n";
+        let v = yaml_value(y).expect("read");
+        assert_eq!(v["interactions"][0]["request"]["body"], "'quoted line\n\tkept tab\n");
+        assert_eq!(v["interactions"][0]["response"]["body"]["string"], "{ \"id\": \"c\" }");
     }
 
     #[test]

@@ -38,7 +38,8 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 ```
 
 ## What it does not flag
-- tool results and assistant text (also the output of a tool call carried in a message of
+- tool results and assistant text (also a tool's output a runtime records in a user message:
+  Gemini CLI's legacy `[Function Response: <name>]` records; also the output of a tool call carried in a message of
   its own: a skill's body, which Claude Code loads again each time the model calls the
   `Skill` tool for it), and text the model wrote that is fed back to it (in a
   stream, a block at least half of whose characters are lines of an assistant message of
@@ -55,7 +56,8 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
   delivered twice is reported);
 - in Claude Code, the prompt a custom, plugin or skill slash command expands to (an `isMeta`
   user record parented on the command's `<command-name>` record) when its first copy was in
-  such a prompt or in the person's own: the person ran the command again;
+  such a prompt or in the person's own: the person ran the command again (a
+  `<system-reminder>` Claude Code put inside it is still its own);
 - in Codex, Gemini CLI / Qwen Code, Copilot CLI and OpenClaw (after the sender envelope, a
   `Queued #N` line of a prompt collecting messages sent while the agent was busy, or the
   `System: [time] …` event lines a message starts with), an
@@ -814,6 +816,7 @@ pub fn check(cx: &mut RuleContext) {
                         continue; // two equal system prompts: CTX103's
                     }
                     if expansion
+                        && !cb.starts_with("<system-reminder>")
                         && (fm.kind() == MessageKind::UserTurn || crate::formats::claude_code::expands_command(t, fe))
                     {
                         continue; // the person's command run again (or their own text in it)

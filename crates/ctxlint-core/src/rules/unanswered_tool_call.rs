@@ -72,6 +72,9 @@ const NEXT_CALL_SCAN: usize = 20_000;
 /// none (the run ended, or it is more than [`NEXT_CALL_SCAN`] entries on).
 fn next_call_refused(t: &crate::model::Transcript, unit: usize) -> bool {
     use crate::model::{MessageKind, Parent};
+    // (Parallel calls and a text before a call are entries of one model
+    // call, sharing its `message.id`: not the next call.)
+    let group = t.entries[unit].call_group();
     let end = t.entries.len().min(unit + 1 + NEXT_CALL_SCAN);
     let mut on_path = vec![false; end - unit];
     on_path[0] = true;
@@ -91,7 +94,7 @@ fn next_call_refused(t: &crate::model::Transcript, unit: usize) -> bool {
         if e.assistant_facts().is_some_and(|a| a.api_error) {
             return true;
         }
-        if e.is_model_call {
+        if e.is_model_call && (group.is_none() || e.call_group() != group) {
             return false;
         }
     }
