@@ -46,9 +46,12 @@ Claude Code too: before each request its `ensureToolResultPairing` gives a `tool
 without a result the result `[Tool result missing due to internal error]` (seen by its
 users, anthropics/claude-code#46767, #63678; the step is named in #32234), and the
 Anthropic API refuses a request holding an unanswered `tool_use` — so a model call that
-succeeded after the call shows what was sent. In a Claude Code session file a call is
-reported only when the first model call after it on its path is an API error (the
-request was refused: an older Claude Code that did not repair it).
+succeeded after the call shows what was sent. In a Claude Code session file an unanswered
+call (one a later user turn or model call passed by) is not reported when the first model
+call after it on its path succeeded — entries of its own model call (parallel calls
+sharing a `message.id`) aside; it is when that call is an API error (the request was
+refused: an older Claude Code that did not repair it). A call still pending at the end of
+the path, an API error right after it included, is in flight as above.
 "#,
 };
 
