@@ -158,9 +158,7 @@ pub const KNOWN: &[Sidecar] = &[
         source: "GitHub Copilot CLI `~/.copilot/session-state/<id>/` (1.0.x, as written by real sessions of 2026; the CLI's source is not public)",
         matches: |p| {
             let session_dir = |d: Option<&Path>| {
-                d.is_some_and(|d| {
-                    sibling_file(&d.join("x"), "events.jsonl") || folder(&d.join("x"), 2) == "session-state"
-                })
+                d.is_some_and(|d| d.join("events.jsonl").is_file() || d.parent().map(name) == Some("session-state"))
             };
             if folder(p, 1) == "backups" && folder(p, 2) == "rewind-snapshots" {
                 return session_dir(p.parent().and_then(Path::parent).and_then(Path::parent));

@@ -469,7 +469,8 @@ pub fn indent_quoted_continuations(text: &str) -> Option<String> {
                 };
                 // The value after `key:` (or after the `- ` markers).
                 let block_value = |v: &str| v.starts_with(['|', '>']);
-                match ykey(y.rest) {
+                let key = ykey(y.rest);
+                match &key {
                     Some((_, v)) if block_value(v) => {
                         block = Some(y.eff);
                         out.push_str(line);
@@ -482,7 +483,7 @@ pub fn indent_quoted_continuations(text: &str) -> Option<String> {
                     }
                     _ => {}
                 }
-                let value_at = match ykey(y.rest) {
+                let value_at = match key {
                     Some((_, v)) if !v.is_empty() => y.eff + (v.as_ptr() as usize - y.rest.as_ptr() as usize),
                     Some(_) => {
                         out.push_str(line);
