@@ -189,7 +189,10 @@ fn injected_user_text(text: &str) -> bool {
 /// (the mode carries the model and reasoning effort, so it counts as
 /// changed even when its text is not: codex-rs
 /// `core/src/context_manager/updates.rs`, `build_settings_update_items`),
-/// by design, once per switch (a run of those two kinds only).
+/// by design, once per switch (a run of those two kinds only). A developer
+/// message Codex writes on a change of state or on request outside such a
+/// run — a collaboration mode, a model switch, a plugin's hint
+/// ([`is_state_update`]) — is a run of its own.
 pub fn context_bursts(t: &Transcript) -> Vec<u32> {
     const CONTEXT: &[&str] =
         &["# AGENTS.md instructions", "<user_instructions>", "<environment_context>", "<INSTRUCTIONS>"];
@@ -249,7 +252,40 @@ pub fn context_bursts(t: &Transcript) -> Vec<u32> {
             }
         }
     }
+    // A settings update or a hint Codex writes by design each time: compared
+    // only within its own message (see [`is_state_update`]).
+    for (i, e) in t.entries.iter().enumerate() {
+        if out[i] == u32::MAX
+            && e.kind() == Some(MessageKind::SystemPrompt)
+            && t.message(e).is_some_and(|m| {
+                m.blocks.iter().find(|b| b.kind == BlockKind::Text).is_some_and(|b| is_state_update(&b.text))
+            })
+        {
+            out[i] = i as u32;
+        }
+    }
     out
+}
+
+/// Whether a developer message that opens with `text` is one Codex writes
+/// again by design, each time its state changes or the person asks for it,
+/// so that a copy of an earlier one is that state again, not a prompt sent
+/// twice (codex-rs `core/src/context_manager/updates.rs`,
+/// `build_settings_update_items`; `core/src/plugins/injection.rs`):
+/// - `<collaboration_mode>`: written only when the turn's collaboration mode
+///   differs from the previous turn's (`build_collaboration_mode_update_item`;
+///   the mode carries the model and reasoning effort, so the same text comes
+///   again after a switch to Plan mode and back, or an effort change);
+/// - `<model_switch>`: a `/model` change, with the collaboration mode (and
+///   the other sections that changed) in the same message;
+/// - ``Capabilities from the `<plugin>` plugin:``: the hint for each explicit
+///   mention of a plugin (`build_plugin_injections`), like a skill expanded
+///   again.
+fn is_state_update(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("<collaboration_mode>")
+        || t.starts_with("<model_switch>")
+        || (t.starts_with("Capabilities from the `") && t.lines().next().is_some_and(|l| l.ends_with("` plugin:")))
 }
 
 /// The current model response being assembled.
