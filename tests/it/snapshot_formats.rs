@@ -114,6 +114,11 @@ fn ai_sdk_ui_messages() {
                 "unanswered-tool-call.v4.json",
                 &[("unanswered-tool-call", "unanswered-tool-call.v4.json", 34, "/1/parts/1")],
             ),
+            // The body `useChat` posts to the application's route: its `messages`.
+            (
+                "unanswered-tool-call.use-chat-body.json",
+                &[("unanswered-tool-call", "unanswered-tool-call.use-chat-body.json", 21, "/messages/1/parts/1")],
+            ),
             (
                 "duplicate-context-block.v5.json",
                 &[("duplicate-context-block", "duplicate-context-block.v5.json", 54, "/2/parts/1")],

@@ -1,5 +1,8 @@
 //! `ai-sdk-ui-messages`: a Vercel AI SDK chat as the application persists it,
-//! a JSON array of `UIMessage`s (`{id, role, parts[], metadata?}`).
+//! a JSON array of `UIMessage`s (`{id, role, parts[], metadata?}`), and the
+//! request body `useChat` posts to the application's route (`{id, messages:
+//! UIMessage[], trigger, messageId, …}`: [`ui_messages`]; pointers then start
+//! `/messages`).
 //!
 //! Format facts from vercel/ai `packages/ai/src/ui/ui-messages.ts` (v5:
 //! `UIMessagePart`) and `convert-to-model-messages.ts` (how the history is
@@ -37,13 +40,35 @@ use std::sync::Arc;
 /// Format id.
 pub const ID: FormatId = FormatId::new("ai-sdk-ui-messages");
 
-/// Whether a document is a `UIMessage[]`: a non-empty array of objects with
+/// Whether a document is a `UIMessage[]`, or the body `useChat` sends to the
+/// application's route (an object whose `messages` is one: [`ui_messages`]).
+pub fn sniff(v: &Value) -> bool {
+    ui_messages(v).is_some()
+}
+
+/// The `UIMessage[]` of a document and the pointer of that list: the document
+/// itself (`""`), or the `messages` of the request body the AI SDK's
+/// `useChat` posts to the application's route — `{...body, id: <chat id>,
+/// messages, trigger: "submit-message" | "regenerate-message", messageId}`
+/// (vercel/ai `packages/ai/src/ui/http-chat-transport.ts`,
+/// `HttpChatTransport.sendMessages`; the history the server sends on, with
+/// `convertToModelMessages`, as it does a persisted chat's). `None` unless
+/// that list is a `UIMessage[]` ([`is_ui_messages`]).
+pub fn ui_messages(v: &Value) -> Option<(&Vec<Value>, &'static str)> {
+    let (a, at) = match v {
+        Value::Array(a) => (a, ""),
+        Value::Object(o) => (o.get("messages")?.as_array()?, "/messages"),
+        _ => return None,
+    };
+    is_ui_messages(a).then_some((a, at))
+}
+
+/// Whether a list is a `UIMessage[]`: not empty, objects with
 /// `role` (system, user, assistant) and `parts`, every part an object with a
 /// string `type`, and at least one message with an `id` or one part of a
 /// type only the AI SDK writes (tool parts, `step-start`, `reasoning`,
 /// `source-*`, `data-*`: an ai 4 chat saved without its messages' ids).
-pub fn sniff(v: &Value) -> bool {
-    let Some(a) = v.as_array() else { return false };
+fn is_ui_messages(a: &[Value]) -> bool {
     let sdk_part = |p: &Value| {
         let t = s(p, "type");
         matches!(t, "tool-invocation" | "step-start" | "reasoning" | "dynamic-tool")
@@ -97,7 +122,8 @@ fn tool_part(p: &Value) -> Option<ToolPart<'_>> {
 /// Parses a `UIMessage[]` document at `base` into one request-like element.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
-    let Some(msgs) = v.as_array() else { return r };
+    let Some((msgs, at)) = ui_messages(v) else { return r };
+    let list = format!("{base}{at}");
     // A chat's messages keep their ids: snapshots whose first user or
     // assistant messages that have an id differ in it are different chats
     // (a folder of one file per chat; ai 4's `appendResponseMessages` gives
@@ -112,7 +138,7 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
             .into(),
     );
     for (i, m) in msgs.iter().enumerate() {
-        let mp = ptr_idx(base, i);
+        let mp = ptr_idx(&list, i);
         let pp = ptr_join(&mp, "parts");
         let parts = m.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
         match s(m, "role") {
@@ -216,7 +242,7 @@ pub static FORMAT: Format = Format {
     fit: Fit::Document {
         test: |v| {
             (!sniff(v)).then_some(
-                "not an array of UI messages with `role` (system, user, assistant), `parts` of typed parts, and an `id`",
+                "not an array of UI messages with `role` (system, user, assistant), `parts` of typed parts, and an `id` (nor a `useChat` body whose `messages` is one)",
             )
         },
         noun: "no request body",
@@ -228,7 +254,7 @@ pub static FORMAT: Format = Format {
     store: None,
     agent_folders: &[],
     about: About {
-        what: "Vercel AI SDK UIMessage[] JSON (parts with tool-* / tool-invocation states)",
+        what: "Vercel AI SDK UIMessage[] JSON (parts with tool-* / tool-invocation states), or a useChat request body",
         kind: "history snapshot",
         location: "wherever the application persists its chats",
     },
@@ -267,6 +293,28 @@ mod tests {
         assert!(!sniff(&json!([{"role": "user", "parts": [{"text": "hi"}]}])));
         // Without any id, only with a part only the AI SDK writes.
         assert!(!sniff(&json!([{"role": "user", "parts": [{"type": "text", "text": "hi"}]}])));
+    }
+
+    /// The body `useChat` posts (vercel/ai `http-chat-transport.ts`): its
+    /// `messages` are read as the chat, pointers under `/messages`; DSPy's
+    /// `{role, parts}` snapshot is still not one.
+    #[test]
+    fn a_use_chat_body_is_its_messages() {
+        let v = json!({"id": "chat-1", "trigger": "submit-message", "messageId": null, "messages": [
+            {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "weather?"}]},
+            {"id": "a1", "role": "assistant", "parts": [
+                {"type": "step-start"},
+                {"type": "tool-getWeather", "toolCallId": "c1", "state": "output-available", "input": {}, "output": 21}]},
+            {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "and Rome?"}]}
+        ]});
+        assert!(sniff(&v));
+        let r = parse(&v, &Arc::from("body.json"), 0, "");
+        let ptrs: Vec<&str> = r.messages.iter().map(|m| &*m.pointer).collect();
+        assert_eq!(ptrs, ["/messages/0", "/messages/1/parts/1", "/messages/1/parts/1/output", "/messages/2"]);
+        assert_eq!(r.conversation_id.as_deref(), Some("ui-message:u1"));
+        let dspy = json!({"model": "m", "messages": [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]});
+        assert!(!sniff(&dspy));
+        assert!(!sniff(&json!({"messages": []})));
     }
 
     #[test]

@@ -38,25 +38,28 @@ fn sends_something(m: &Value) -> bool {
 /// carries `content`, `tool_calls` or `function_call`: no Chat Completions
 /// request (the API requires `content` unless there are tool calls), but a
 /// framework's own message shape — DSPy's request snapshots store
-/// `{role, parts: [{type, text}]}` (`tests/predict/snapshots/*.json`), as
-/// does the AI SDK's `useChat` body. Read as a request, every message would be
-/// empty and nothing checked: such a document is skipped with
-/// [`PARTS_NOT_CONTENT`] (messages with `parts`), or as matching no format.
+/// `{role, parts: [{type, text}]}` (`tests/predict/snapshots/*.json`). Read
+/// as a request, every message would be empty and nothing checked: such a
+/// document is skipped with [`PARTS_NOT_CONTENT`] (messages with `parts`), or
+/// as matching no format. (The AI SDK's `useChat` body, whose `messages` are
+/// `UIMessage`s, is read as [`super::ai_sdk`]'s.)
 fn says_nothing(v: &Value) -> bool {
     v.field("messages").and_then(Value::as_array).is_some_and(|a| !a.is_empty() && !a.iter().any(sends_something))
 }
 
 /// [`says_nothing`] of a document whose messages hold `parts` instead
-/// (skipped with [`PARTS_NOT_CONTENT`]).
+/// (skipped with [`PARTS_NOT_CONTENT`]), unless they are the AI SDK's
+/// `UIMessage`s (a `useChat` body: [`super::ai_sdk::ui_messages`]).
 fn parts_not_content(v: &Value) -> bool {
     says_nothing(v)
+        && super::ai_sdk::ui_messages(v).is_none()
         && v.field("messages")
             .and_then(Value::as_array)
             .is_some_and(|a| a.iter().all(|m| m.field("role").is_some() && m.field("parts").is_some()))
 }
 
 /// Why a document of [`parts_not_content`] is skipped.
-pub const PARTS_NOT_CONTENT: &str = "a `messages` list whose messages hold `parts`, not `content` (a framework's own message shape, such as DSPy's request snapshots or an AI SDK `useChat` body), not a request ctxlint reads";
+pub const PARTS_NOT_CONTENT: &str = "a `messages` list whose messages hold `parts`, not `content` (a framework's own message shape, such as DSPy's request snapshots), not a request ctxlint reads";
 
 /// Parses a body at `base` into a request.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
