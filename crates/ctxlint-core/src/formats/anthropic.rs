@@ -31,7 +31,17 @@ pub fn sniff(v: &Value) -> bool {
     {
         return true;
     }
-    // Block content with typed blocks and no OpenAI-only fields.
+    // Block content with typed blocks and no OpenAI-only fields: Chat
+    // Completions' own body fields, tools in its shape (`{type: "function",
+    // function}`: Cohere v2 and Mistral take them too; Anthropic's are
+    // `{name, input_schema}`), or a Mistral `thinking` part (a list of text
+    // chunks; Anthropic's `thinking` is a string with a `signature`).
+    const CHAT_ONLY: &[&str] = &["reasoning_effort", "response_format", "max_completion_tokens", "frequency_penalty"];
+    if CHAT_ONLY.iter().any(|k| v.field(k).is_some())
+        || v.field("tools").and_then(Value::as_array).is_some_and(|a| a.iter().any(|t| t.field("function").is_some()))
+    {
+        return false;
+    }
     let mut typed_blocks = false;
     for m in msgs {
         if m.field("tool_calls").is_some() || matches!(s(m, "role"), "system" | "developer" | "tool" | "function") {
@@ -41,6 +51,7 @@ pub fn sniff(v: &Value) -> bool {
             for b in a {
                 match b.field("type").and_then(Value::as_str) {
                     Some("image_url" | "input_text" | "output_text" | "input_image") => return false,
+                    Some("thinking") if b.field("thinking").is_some_and(Value::is_array) => return false,
                     Some(_) => typed_blocks = true,
                     None => return false,
                 }

@@ -905,6 +905,28 @@ mod detect_tests {
         assert_eq!(sniff_jsonl_record(&serde_json::from_str(pointer).unwrap()), None);
     }
 
+    /// Typed content blocks alone do not make a body Anthropic's: a Cohere v2
+    /// body with Chat Completions tools (`{type: "function", function}`), a
+    /// Mistral body with a `thinking` part holding a list of chunks or with
+    /// `reasoning_effort` (crmne/ruby_llm cassettes) are Chat bodies; the
+    /// Mistral thinking chunks are read as the part's text.
+    #[test]
+    fn typed_blocks_with_chat_tools_or_mistral_thinking_are_chat() {
+        use crate::formats::openai_chat;
+        let cohere = r#"{"model":"command-a-03-2025","messages":[{"role":"user","content":[{"type":"text","text":"Weather in Berlin?"}]}],"tools":[{"type":"function","function":{"name":"weather","parameters":{}}}]}"#;
+        assert_eq!(detect_str(cohere), Detection::Format(openai_chat::ID));
+        let mistral = r#"{"model":"mistral-small-latest","messages":[{"role":"user","content":"12*12?"},{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"12 times 12 is 144."}]},{"type":"text","text":"144"}]},{"role":"user","content":"Add 10."}]}"#;
+        assert_eq!(detect_str(mistral), Detection::Format(openai_chat::ID));
+        let effort = r#"{"model":"m","reasoning_effort":"high","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}"#;
+        assert_eq!(detect_str(effort), Detection::Format(openai_chat::ID));
+        let v: Value = serde_json::from_str(mistral).unwrap();
+        let r = openai_chat::parse(&v, &std::sync::Arc::from("b.json"), 0, "");
+        assert_eq!(&*r.messages[1].blocks[0].text, "12 times 12 is 144.");
+        // Anthropic's own typed blocks and tools stay Anthropic's.
+        let claude = r#"{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s"},{"type":"text","text":"yo"}]}],"tools":[{"name":"w","input_schema":{}}]}"#;
+        assert_eq!(detect_str(claude), Detection::Format(crate::formats::anthropic::ID));
+    }
+
     /// A `messages` list none of whose messages carries `content`,
     /// `tool_calls` or `function_call` is no Chat Completions request (DSPy's
     /// request snapshot, `stanfordnlp/dspy` `tests/predict/snapshots/`, was

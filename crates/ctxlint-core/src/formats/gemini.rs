@@ -39,15 +39,14 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
         if let Some(si) = v.get(key) {
             let ptr = ptr_join(base, key);
             let mut slot = Slot { kind: SlotKind::SystemInstruction, pointer: ptr.clone(), parts: Vec::new() };
-            match si.field("parts").and_then(Value::as_array) {
+            // `parts` a list, or one part as an object (ellmer sends
+            // `{"parts": {"text": …}}`: R `list(parts = list(text = …))`
+            // unboxed by jsonlite, `R/provider-google.R`; the API takes it,
+            // as it takes one `contents` object).
+            match si.field("parts").filter(|p| p.is_array() || p.is_object()) {
                 Some(parts) => {
-                    for (i, p) in parts.iter().enumerate() {
-                        slot.parts.push(text_block(
-                            BlockKind::Text,
-                            ptr_idx(&ptr_join(&ptr, "parts"), i),
-                            s(p, "text"),
-                            p,
-                        ));
+                    for (p, pp) in items(Some(parts), &ptr_join(&ptr, "parts")) {
+                        slot.parts.push(text_block(BlockKind::Text, pp, s(p, "text"), p));
                     }
                 }
                 None => slot.parts.push(text_block(BlockKind::Text, ptr.clone(), &flatten_text(si), si)),
@@ -153,6 +152,22 @@ pub static FORMAT: Format = Format::request_body(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ellmer's `"systemInstruction": {"parts": {"text": …}}` (one part as an
+    /// object, `R/provider-google.R`): the slot holds the prompt's text, not
+    /// the JSON of the slot, at the part's pointer.
+    #[test]
+    fn one_system_part_object_in_place_of_the_list() {
+        let v: Value = serde_json::from_str(
+            r#"{"systemInstruction": {"parts": {"text": "Always use a tool."}}, "contents": [{"role": "user", "parts": [{"text": "Date?"}]}]}"#,
+        )
+        .unwrap();
+        let r = parse(&v, &Arc::from("b.json"), 0, "");
+        let slot = &r.slots[0];
+        assert_eq!(slot.parts.len(), 1);
+        assert_eq!(&*slot.parts[0].text, "Always use a tool.");
+        assert_eq!(&*slot.parts[0].pointer, "/systemInstruction/parts");
+    }
 
     #[test]
     fn one_content_object_in_place_of_the_list() {

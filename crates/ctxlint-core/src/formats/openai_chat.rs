@@ -61,6 +61,20 @@ fn parts_not_content(v: &Value) -> bool {
 /// Why a document of [`parts_not_content`] is skipped.
 pub const PARTS_NOT_CONTENT: &str = "a `messages` list whose messages hold `parts`, not `content` (a framework's own message shape, such as DSPy's request snapshots), not a request ctxlint reads";
 
+/// The text of a `thinking` content part: a string, or Mistral's list of
+/// text chunks (`{"type": "thinking", "thinking": [{"type": "text", "text":
+/// …}]}`, the shape Mistral's reasoning models return and take back; Mistral
+/// API docs, "Reasoning"), joined by line breaks.
+fn thinking_text(part: &Value) -> std::borrow::Cow<'_, str> {
+    match part.field("thinking") {
+        Some(Value::String(t)) => std::borrow::Cow::Borrowed(t),
+        Some(Value::Array(chunks)) => {
+            std::borrow::Cow::Owned(chunks.iter().map(|c| s(c, "text")).collect::<Vec<_>>().join("\n"))
+        }
+        _ => std::borrow::Cow::Borrowed(""),
+    }
+}
+
 /// Parses a body at `base` into a request.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
@@ -146,7 +160,7 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
                     "image_url" | "input_audio" | "file" | "image" | "document" => {
                         text_block(BlockKind::Media, pp, "", part)
                     }
-                    "thinking" | "reasoning" => text_block(BlockKind::Thinking, pp, s(part, "thinking"), part),
+                    "thinking" | "reasoning" => text_block(BlockKind::Thinking, pp, &thinking_text(part), part),
                     "tool_use" | "tool_result" => anthropic::parse_block(part, pp),
                     _ => text_block(BlockKind::Other, pp, s(part, "text"), part),
                 };
