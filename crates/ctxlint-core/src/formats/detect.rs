@@ -126,6 +126,14 @@ pub const EMPTY: &str = "empty (no bytes, or white space only): nothing to check
 /// writes `[]` to `api_conversation_history.json` when a task starts).
 pub const EMPTY_DOCUMENT: &str = "an empty JSON array or object (`[]` or `{}`): nothing to check";
 
+/// Why a Git LFS pointer file is skipped ([`Detection::Unsupported`]): a
+/// repository that keeps its sessions in Git LFS checks out, without
+/// `git lfs pull`, a three-line text (`version https://git-lfs.github.com/spec/v1`,
+/// `oid sha256:…`, `size …`; the Git LFS specification, `docs/spec.md` of
+/// git-lfs/git-lfs) in place of each file.
+pub const LFS_POINTER: &str =
+    "a Git LFS pointer, not the file itself (its content is in Git LFS: `git lfs pull` fetches it)";
+
 /// Detects the format of an input by its content (docs/spec.md §1).
 ///
 /// JSONL: records are read until one decides, at least the first
@@ -158,6 +166,9 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
     let t = &body[start..];
     if head.len() < PEEK && is_empty_document(t) {
         return Ok(Detection::Unsupported(EMPTY_DOCUMENT));
+    }
+    if t.starts_with(b"version https://git-lfs.github.com/spec/") {
+        return Ok(Detection::Unsupported(LFS_POINTER));
     }
     if t[0] == b'{' || t[0] == b'[' {
         if let Some(d) = one_long_line(src, &head) {
@@ -903,6 +914,13 @@ mod detect_tests {
         // The pointer file OpenClaw writes beside a session is another schema.
         let pointer = r#"{"traceSchema":"openclaw-trajectory-pointer","schemaVersion":1,"sessionId":"s1","runtimeFile":"/x.jsonl"}"#;
         assert_eq!(sniff_jsonl_record(&serde_json::from_str(pointer).unwrap()), None);
+    }
+
+    /// A Git LFS pointer checked out in place of a session is named as one.
+    #[test]
+    fn a_git_lfs_pointer_is_named() {
+        let p = "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n";
+        assert_eq!(detect_str(p), Detection::Unsupported(LFS_POINTER));
     }
 
     /// Typed content blocks alone do not make a body Anthropic's: a Cohere v2
