@@ -183,16 +183,15 @@ fn injected_user_text(text: &str) -> bool {
 /// the duplicate rules look for a copy only inside the same run (the same
 /// collaboration mode written twice in one run is still one too many). A
 /// run that sends only some of them again (permissions and environment at
-/// every turn) is compared as usual — unless it opens with a
-/// `<model_switch>` message: on a `/model` change Codex sends its settings
-/// update, the model-switch instructions and the collaboration mode again
-/// (the mode carries the model and reasoning effort, so it counts as
-/// changed even when its text is not: codex-rs
-/// `core/src/context_manager/updates.rs`, `build_settings_update_items`),
-/// by design, once per switch (a run of those two kinds only). A developer
-/// message Codex writes on a change of state or on request outside such a
-/// run — a collaboration mode, a model switch, a plugin's hint
-/// ([`is_state_update`]) — is a run of its own.
+/// every turn) is compared as usual. A developer message made only of
+/// settings updates Codex writes when a setting changed (codex-rs
+/// `core/src/context_manager/updates.rs`, `build_settings_update_items`: the
+/// collaboration mode — which carries the model and reasoning effort, so it
+/// comes again with the same text after Plan mode and back, an effort change
+/// or a `/model` switch —, the model-switch instructions, the permissions),
+/// each of which did change between the `turn_context` before it and the
+/// one after it ([`Transcript::turn_settings`]), or of a plugin's hint for
+/// an @mention, is compared only within its own turn ([`Section`]).
 pub fn context_bursts(t: &Transcript) -> Vec<u32> {
     const CONTEXT: &[&str] =
         &["# AGENTS.md instructions", "<user_instructions>", "<environment_context>", "<INSTRUCTIONS>"];
@@ -233,59 +232,116 @@ pub fn context_bursts(t: &Transcript) -> Vec<u32> {
         runs.push(run);
     }
     let mut out = vec![u32::MAX; t.entries.len()];
-    let Some(first) = runs.first().map(|r| r.1.clone()) else { return out };
-    // (Only the switch and the collaboration mode: instructions or an
-    // environment written again after it are compared as usual.)
-    let switch = |entries: &[usize], kinds: &std::collections::BTreeSet<String>| {
-        kinds.iter().all(|k| k.starts_with("<model_switch>") || k.starts_with("<collaboration_mode>"))
-            && t.message(&t.entries[entries[0]]).is_some_and(|m| {
-                m.blocks
-                    .iter()
-                    .find(|b| b.kind == BlockKind::Text)
-                    .is_some_and(|b| b.text.trim_start().starts_with("<model_switch>"))
-            })
-    };
-    for (entries, kinds) in &runs {
-        if kinds.is_superset(&first) || switch(entries, kinds) {
-            for &i in entries {
-                out[i] = entries[0] as u32;
+    if let Some(first) = runs.first().map(|r| r.1.clone()) {
+        for (entries, kinds) in &runs {
+            if kinds.is_superset(&first) {
+                for &i in entries {
+                    out[i] = entries[0] as u32;
+                }
             }
         }
     }
-    // A settings update or a hint Codex writes by design each time: compared
-    // only within its own message (see [`is_state_update`]).
+    // A settings update Codex writes because the setting changed, or a
+    // plugin's hint for a mention: compared only within its own turn.
     for (i, e) in t.entries.iter().enumerate() {
-        if out[i] == u32::MAX
-            && e.kind() == Some(MessageKind::SystemPrompt)
-            && t.message(e).is_some_and(|m| {
-                m.blocks.iter().find(|b| b.kind == BlockKind::Text).is_some_and(|b| is_state_update(&b.text))
-            })
-        {
-            out[i] = i as u32;
+        if out[i] != u32::MAX || e.kind() != Some(MessageKind::SystemPrompt) {
+            continue;
+        }
+        let Some(m) = t.message(e) else { continue };
+        let sections: Vec<Section> =
+            m.blocks.iter().filter(|b| b.kind == BlockKind::Text).map(|b| section(&b.text)).collect();
+        if sections.is_empty() || sections.contains(&Section::Other) {
+            continue;
+        }
+        let (before, after) = turn_settings_around(t, i as u32);
+        let changed = |s: &Section| match s {
+            Section::Plugin => true,
+            Section::CollaborationMode => setting_changed(before, after, |x| x.collaboration_mode),
+            Section::ModelSwitch => setting_changed(before, after, |x| x.model),
+            Section::Permissions => setting_changed(before, after, |x| x.permissions),
+            Section::Other => false,
+        };
+        if sections.iter().all(changed) {
+            out[i] = turn_start(t, i, before);
         }
     }
     out
 }
 
-/// Whether a developer message that opens with `text` is one Codex writes
-/// again by design, each time its state changes or the person asks for it,
-/// so that a copy of an earlier one is that state again, not a prompt sent
-/// twice (codex-rs `core/src/context_manager/updates.rs`,
-/// `build_settings_update_items`; `core/src/plugins/injection.rs`):
-/// - `<collaboration_mode>`: written only when the turn's collaboration mode
-///   differs from the previous turn's (`build_collaboration_mode_update_item`;
-///   the mode carries the model and reasoning effort, so the same text comes
-///   again after a switch to Plan mode and back, or an effort change);
-/// - `<model_switch>`: a `/model` change, with the collaboration mode (and
-///   the other sections that changed) in the same message;
-/// - ``Capabilities from the `<plugin>` plugin:``: the hint for each explicit
-///   mention of a plugin (`build_plugin_injections`), like a skill expanded
-///   again.
-fn is_state_update(text: &str) -> bool {
-    let t = text.trim_start();
-    t.starts_with("<collaboration_mode>")
-        || t.starts_with("<model_switch>")
-        || (t.starts_with("Capabilities from the `") && t.lines().next().is_some_and(|l| l.ends_with("` plugin:")))
+/// What a section of a Codex developer message is (by its opening).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    /// `<collaboration_mode>`: written when the turn's collaboration mode
+    /// differs from the previous turn's (`build_collaboration_mode_update_item`;
+    /// the mode carries the model and reasoning effort).
+    CollaborationMode,
+    /// `<model_switch>`: a `/model` change (`build_model_instructions_update_item`).
+    ModelSwitch,
+    /// `<permissions instructions>`: a sandbox or approval policy change
+    /// (`build_permissions_update_item`).
+    Permissions,
+    /// ``Capabilities from the `<plugin>` plugin:``: the hint for an explicit
+    /// mention of a plugin (`core/src/plugins/injection.rs`,
+    /// `build_plugin_injections`), once per plugin per turn.
+    Plugin,
+    /// Anything else.
+    Other,
+}
+
+fn section(text: &str) -> Section {
+    let t = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    if t.starts_with("<collaboration_mode>") {
+        Section::CollaborationMode
+    } else if t.starts_with("<model_switch>") {
+        Section::ModelSwitch
+    } else if t.starts_with("<permissions instructions>") {
+        Section::Permissions
+    } else if t
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("Capabilities from the `"))
+        .and_then(|l| l.strip_suffix("` plugin:"))
+        .is_some_and(|name| !name.trim().is_empty())
+    {
+        Section::Plugin
+    } else {
+        Section::Other
+    }
+}
+
+/// The `turn_context` records around entry `i`: the last one before it and
+/// the first one after it (Codex records a turn's settings updates, then its
+/// `turn_context`, around the person's message: `codex-rs/core`
+/// `record_context_updates_and_set_reference_context_item`).
+fn turn_settings_around(t: &Transcript, i: u32) -> (Option<&TurnSettings>, Option<&TurnSettings>) {
+    let k = t.turn_settings.partition_point(|s| s.entry < i);
+    (k.checked_sub(1).map(|k| &t.turn_settings[k]), t.turn_settings.get(k))
+}
+
+/// Whether a setting differs between the turn before an update and the
+/// turn it was written for — the only time Codex writes that update. Not
+/// recorded on either side (no `turn_context` yet or after, an older CLI
+/// that does not record the setting): taken as changed, as Codex writes it
+/// only then.
+fn setting_changed(
+    before: Option<&TurnSettings>,
+    after: Option<&TurnSettings>,
+    get: impl Fn(&TurnSettings) -> Option<u64>,
+) -> bool {
+    match (before.and_then(&get), after.and_then(&get)) {
+        (Some(b), Some(a)) => a != b,
+        _ => true,
+    }
+}
+
+/// Where the turn of entry `i` starts, for the comparison window of an
+/// update written in it: after the later of the last `turn_context` and
+/// the last message of the person before `i` (two copies within one turn
+/// are still found).
+fn turn_start(t: &Transcript, i: usize, before: Option<&TurnSettings>) -> u32 {
+    let tc = before.map_or(0, |s| s.entry as usize + 1);
+    let user = t.entries[..i].iter().rposition(|e| e.kind() == Some(MessageKind::UserTurn)).map_or(0, |u| u + 1);
+    tc.max(user) as u32
 }
 
 /// The current model response being assembled.
@@ -457,6 +513,15 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             }
             "turn_context" => {
                 let v = value(payload).unwrap_or(Value::Null);
+                let h = |x: Option<&Value>| x.filter(|x| !x.is_null()).map(|x| crate::hash::hash_str(&x.to_string()));
+                let permissions = (v.get("approval_policy").is_some() || v.get("sandbox_policy").is_some())
+                    .then(|| crate::hash::hash_str(&format!("{}{}", v["approval_policy"], v["sandbox_policy"])));
+                t.turn_settings.push(TurnSettings {
+                    entry: t.entries.len() as u32,
+                    model: h(v.get("model")),
+                    permissions,
+                    collaboration_mode: h(v.get("collaboration_mode")),
+                });
                 if let Some(m) = v.get("model").and_then(Value::as_str) {
                     if turn_model.as_deref() != Some(m) {
                         turn_model = Some(m.into());

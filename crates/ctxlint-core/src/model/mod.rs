@@ -548,6 +548,27 @@ pub struct Transcript {
     /// The model named beside the usage, by entry index, where the entry's
     /// message does not name it (a Codex `turn_context` `model`); empty otherwise.
     pub usage_models: Vec<Option<Arc<str>>>,
+    /// The per-turn settings a runtime records (Codex `turn_context`), in
+    /// write order; empty for other formats.
+    pub turn_settings: Vec<TurnSettings>,
+}
+
+/// One turn's settings as a Codex `turn_context` record gives them, each as
+/// a hash of its JSON value (`None`: not recorded), to tell whether a setting
+/// changed from the turn before (openai/codex `codex-rs/protocol`
+/// `TurnContextItem`: `model`, `approval_policy`, `sandbox_policy`,
+/// `collaboration_mode`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnSettings {
+    /// The `turn_context` record's entry index.
+    pub entry: u32,
+    /// `model`.
+    pub model: Option<u64>,
+    /// `approval_policy` and `sandbox_policy` together.
+    pub permissions: Option<u64>,
+    /// `collaboration_mode` (its mode and settings: model, reasoning effort,
+    /// developer instructions).
+    pub collaboration_mode: Option<u64>,
 }
 
 /// The tokens of one model call as the provider reported them: what was

@@ -44,11 +44,13 @@ its own); empty prompts. Each later copy is reported once, with the first as rel
 Codex rollout, the developer messages Codex writes whole again to re-establish its context
 on a resume or a rollback (the run of permissions, collaboration-mode, `AGENTS.md` and
 environment messages; openai/codex #8990, #27836) are compared only within their own run,
-and so are the developer messages Codex writes again by design on a change of state or on
-request: the collaboration mode, written whenever the mode changes (after Plan mode and back,
-on a reasoning-effort change, with `<model_switch>` on a `/model` change: the mode carries the
-model and effort, `updates.rs`), and a plugin's ``Capabilities from the `…` plugin`` hint for
-each @mention (`plugins/injection.rs`). A system message that is a
+and so are the settings updates Codex writes when a setting changed — the collaboration
+mode, the `<model_switch>` instructions, the permissions — when the `turn_context` records
+before and after them show that setting changed (the mode carries the model and reasoning
+effort, so its text comes again after Plan mode and back, on an effort change or a `/model`
+switch: `updates.rs`), and a plugin's ``Capabilities from the `…` plugin`` hint for each
+@mention (`plugins/injection.rs`): those are compared within their own turn (the same update
+twice in one turn, or with nothing changed, is still reported). A system message that is a
 runtime's record of a command it ran — AutoGPT's `Command <name> returned: …`
 (`autogpt/agent/agent.py`, `history.add("system", result, "action_result")`) — is a tool
 result: two runs with the same output are not a prompt sent twice.
