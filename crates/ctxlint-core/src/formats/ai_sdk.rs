@@ -81,10 +81,27 @@ fn is_ui_messages(a: &[Value]) -> bool {
         })
         && a.iter().all(|m| {
             matches!(m.get("role").and_then(Value::as_str), Some("system" | "user" | "assistant"))
-                && m.get("parts")
-                    .and_then(Value::as_array)
-                    .is_some_and(|ps| ps.iter().all(|p| p.get("type").is_some_and(Value::is_string)))
+                && m.get("parts").and_then(Value::as_array).is_some_and(|ps| ps.iter().all(is_ui_part))
         })
+}
+
+/// Whether a part has the keys the AI SDK gives its type (`ui-messages.ts`):
+/// a string `type`; a `text` or `reasoning` part a `text`; a tool part
+/// (`tool-<name>`, `dynamic-tool`) a `toolCallId`, a v4 `tool-invocation`
+/// a `toolInvocation` object. (TanStack AI's messages look alike from afar — `{id,
+/// role, parts}` — but hold `{type: "text", content}` and `tool-call` /
+/// `tool-result` parts with `id` and `toolCallId` elsewhere: not these.)
+fn is_ui_part(p: &Value) -> bool {
+    let Some(t) = p.get("type").and_then(Value::as_str) else { return false };
+    // (Present, whatever its value: a damaged chat is still read, and says so.)
+    let has = |k: &str| p.get(k).is_some();
+    match t {
+        "text" | "reasoning" => has("text"),
+        "tool-invocation" => p.get("toolInvocation").is_some_and(Value::is_object),
+        "dynamic-tool" => has("toolCallId"),
+        t if t.starts_with("tool-") => has("toolCallId"),
+        _ => true,
+    }
 }
 
 /// A tool part's call and result, whichever version wrote it:
@@ -314,6 +331,14 @@ mod tests {
         assert_eq!(r.conversation_id.as_deref(), Some("ui-message:u1"));
         let dspy = json!({"model": "m", "messages": [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]});
         assert!(!sniff(&dspy));
+        // TanStack AI's body (`{messages, data}`): text in `content`, `tool-call` / `tool-result` parts.
+        let tanstack = json!({"messages": [
+            {"id": "m1", "role": "user", "parts": [{"type": "text", "content": "weather?"}]},
+            {"id": "m2", "role": "assistant", "parts": [
+                {"type": "tool-call", "id": "call_abc", "name": "weather", "arguments": "{}", "state": "input-complete"},
+                {"type": "tool-result", "toolCallId": "call_abc", "content": "21", "state": "complete"}]}
+        ], "data": {}});
+        assert!(!sniff(&tanstack));
         assert!(!sniff(&json!({"messages": []})));
     }
 

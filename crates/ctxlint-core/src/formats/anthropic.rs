@@ -58,9 +58,10 @@ pub fn sniff(v: &Value) -> bool {
             }
         }
     }
-    typed_blocks
-        || v.field("max_tokens").is_some()
-            && v.field("model").is_some_and(|m| m.as_str().is_some_and(|s| s.contains("claude")))
+    // (The Messages API requires `max_tokens`: typed text blocks without it
+    // are another provider's, a Mistral or Cohere body of user messages.)
+    v.field("max_tokens").is_some()
+        && (typed_blocks || v.field("model").is_some_and(|m| m.as_str().is_some_and(|s| s.contains("claude"))))
 }
 
 /// Whether a system block is Claude Code's billing attribution line and

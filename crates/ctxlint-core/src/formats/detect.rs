@@ -926,8 +926,9 @@ mod detect_tests {
     /// Typed content blocks alone do not make a body Anthropic's: a Cohere v2
     /// body with Chat Completions tools (`{type: "function", function}`), a
     /// Mistral body with a `thinking` part holding a list of chunks or with
-    /// `reasoning_effort` (crmne/ruby_llm cassettes) are Chat bodies; the
-    /// Mistral thinking chunks are read as the part's text.
+    /// `reasoning_effort` (crmne/ruby_llm cassettes), one without the
+    /// `max_tokens` Anthropic requires, are Chat bodies; the Mistral thinking
+    /// chunks are read as the part's text.
     #[test]
     fn typed_blocks_with_chat_tools_or_mistral_thinking_are_chat() {
         use crate::formats::openai_chat;
@@ -940,8 +941,12 @@ mod detect_tests {
         let v: Value = serde_json::from_str(mistral).unwrap();
         let r = openai_chat::parse(&v, &std::sync::Arc::from("b.json"), 0, "");
         assert_eq!(&*r.messages[1].blocks[0].text, "12 times 12 is 144.");
+        // Typed text blocks alone, without the `max_tokens` the Messages API
+        // requires: another provider's (Magistral's first request).
+        let magistral = r#"{"model":"magistral-medium-latest","messages":[{"role":"user","content":[{"type":"text","text":"12*12?"}]}]}"#;
+        assert_eq!(detect_str(magistral), Detection::Format(openai_chat::ID));
         // Anthropic's own typed blocks and tools stay Anthropic's.
-        let claude = r#"{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s"},{"type":"text","text":"yo"}]}],"tools":[{"name":"w","input_schema":{}}]}"#;
+        let claude = r#"{"model":"m","max_tokens":1024,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s"},{"type":"text","text":"yo"}]}],"tools":[{"name":"w","input_schema":{}}]}"#;
         assert_eq!(detect_str(claude), Detection::Format(crate::formats::anthropic::ID));
     }
 

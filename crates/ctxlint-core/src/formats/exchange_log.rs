@@ -233,7 +233,11 @@ impl Acc {
             },
             b => b,
         };
-        let Some(format) = super::sniff_body(body).filter(|f| *f != super::pydantic_ai::ID) else {
+        let format = match endpoint(req) {
+            Some(e) => super::har::body_format(&e, body),
+            None => super::sniff_body(body).filter(|f| *f != super::pydantic_ai::ID),
+        };
+        let Some(format) = format else {
             self.skipped += 1;
             return;
         };

@@ -102,7 +102,8 @@ pub fn located_pointer(pointer: &str) -> &str {
 
 /// The body format a known provider endpoint serves, from the URL path
 /// (lower-cased; any host, any prefix such as Azure's `/openai/deployments/…`
-/// or OpenRouter's `/api/v1`): `…/chat/completions` OpenAI Chat, `…/responses`
+/// or OpenRouter's `/api/v1`): `…/chat/completions` OpenAI Chat (and Cohere's
+/// `…/v2/chat`, a Chat-shaped body), `…/responses`
 /// OpenAI Responses, `…/messages` Anthropic Messages, `…:generateContent` /
 /// `…:streamGenerateContent` Gemini, Bedrock `…/model/{id}/converse` (and
 /// `converse-stream`) Converse, `…/model/{id}/invoke` (and
@@ -114,7 +115,7 @@ pub fn endpoint_format(path: &str) -> Option<FormatId> {
     let bedrock = |verbs: &[&str]| {
         verbs.iter().any(|v| p.ends_with(&format!("/{v}"))) && p.rsplit('/').nth(2).is_some_and(|m| m == "model")
     };
-    Some(if p.ends_with("/chat/completions") {
+    Some(if p.ends_with("/chat/completions") || p.ends_with("/v2/chat") {
         super::openai_chat::ID
     } else if p.ends_with("/responses") {
         super::openai_responses::ID
@@ -137,6 +138,22 @@ pub fn endpoint_format(path: &str) -> Option<FormatId> {
 
 /// Whether `v` has the fields a body of `format` needs (so that a path's
 /// format is used only for a body that is one).
+/// The body format of a request sent to `endpoint` (a URL path): the
+/// endpoint's ([`endpoint_format`]) when the body fits it, else the body's
+/// own ([`super::sniff_body`], never a pydantic-ai history). A body alone can
+/// be ambiguous — a Mistral or Cohere request whose messages are typed text
+/// blocks reads like an Anthropic one — and the path it was sent to is not.
+///
+/// The endpoint's format is taken only when its own body test accepts the
+/// body too (a reduced or hand-made body that merely has `messages` keeps
+/// the format its content gives, wherever it was sent).
+pub fn body_format(endpoint: &str, v: &Value) -> Option<FormatId> {
+    let accepts = |f: &FormatId| {
+        body_fits(*f, v) && super::descriptor(*f).and_then(|d| d.detect.body).is_none_or(|s| (s.test)(v))
+    };
+    endpoint_format(endpoint).filter(accepts).or_else(|| super::sniff_body(v).filter(|f| *f != super::pydantic_ai::ID))
+}
+
 fn body_fits(format: FormatId, v: &Value) -> bool {
     match format {
         super::openai_chat::ID | super::anthropic::ID | super::bedrock::ID => {

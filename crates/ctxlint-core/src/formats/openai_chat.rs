@@ -64,13 +64,13 @@ pub const PARTS_NOT_CONTENT: &str = "a `messages` list whose messages hold `part
 /// The text of a `thinking` content part: a string, or Mistral's list of
 /// text chunks (`{"type": "thinking", "thinking": [{"type": "text", "text":
 /// …}]}`, the shape Mistral's reasoning models return and take back; Mistral
-/// API docs, "Reasoning"), joined by line breaks.
+/// API docs, "Reasoning"), the chunks' texts joined by line breaks.
 fn thinking_text(part: &Value) -> std::borrow::Cow<'_, str> {
     match part.field("thinking") {
         Some(Value::String(t)) => std::borrow::Cow::Borrowed(t),
-        Some(Value::Array(chunks)) => {
-            std::borrow::Cow::Owned(chunks.iter().map(|c| s(c, "text")).collect::<Vec<_>>().join("\n"))
-        }
+        Some(Value::Array(chunks)) => std::borrow::Cow::Owned(
+            chunks.iter().map(|c| s(c, "text")).filter(|t| !t.is_empty()).collect::<Vec<_>>().join("\n"),
+        ),
         _ => std::borrow::Cow::Borrowed(""),
     }
 }
@@ -112,7 +112,9 @@ pub fn parse_message(m: &Value, mp: String) -> Message {
         _ => (Role::User, MessageKind::UserTurn),
     };
     let content = m.field("content").unwrap_or(&Value::Null);
-    if role == Role::System && content.as_str().is_some_and(is_command_result) {
+    // (Never the first message: a result follows the command it answers,
+    // and a system prompt that opens with those words is still one.)
+    if role == Role::System && !mp.ends_with("/messages/0") && content.as_str().is_some_and(is_command_result) {
         // The runtime's record of a command it ran: a tool result, whose
         // call (a JSON command in the assistant's text) has no id.
         let mut msg = message(Role::Tool, MessageKind::ToolResult, mp.clone());
@@ -226,8 +228,14 @@ mod tests {
             (BlockKind::Other, "Command execute_python_file returned: [0, 1]")
         );
         for text in ["You are Auto-GPT.", "Command the fleet to return: now", "Command  returned: x"] {
-            let m = parse_message(&serde_json::json!({"role": "system", "content": text}), "/messages/0".into());
+            let m = parse_message(&serde_json::json!({"role": "system", "content": text}), "/messages/3".into());
             assert_eq!(m.kind, MessageKind::SystemPrompt, "{text}");
         }
+        // The first message is the system prompt, whatever its words.
+        let first = parse_message(
+            &serde_json::json!({"role": "system", "content": "Command run returned: nothing yet; plan the next step."}),
+            "/messages/0".into(),
+        );
+        assert_eq!(first.kind, MessageKind::SystemPrompt);
     }
 }

@@ -699,7 +699,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
             _ => None,
         };
         let parsed = body.filter(|_| model_call).and_then(|(v, ptr)| {
-            let f = super::sniff_body(&v).filter(|f| *f != super::pydantic_ai::ID)?;
+            let f = super::har::body_format(&endpoint, &v)?;
             let mut r = super::parse_body(f, &v, &path, i, "")?;
             r.pointer = ptr;
             r.relative = true;
