@@ -121,7 +121,10 @@ pub fn request(r: &Request) -> Vec<Pairing> {
         // result answers its call wherever it sits among the message's blocks
         // (Anthropic puts `tool_result` blocks first and may follow them with
         // text such as a `<system-reminder>`; docs/spec.md §2 CTX301).
-        if m.kind == MessageKind::UserTurn {
+        // (A user message with nothing in it is no user turn, docs/spec.md
+        // §1: simonw/llm-openai-plugin sends `{"role": "user", "content": ""}`
+        // before the tool results of every tool round, `_build_messages`.)
+        if m.kind == MessageKind::UserTurn && !says_nothing(m) {
             flush(&mut open, &mut out);
         }
         prev_assistant = is_assistant;
@@ -145,6 +148,11 @@ pub fn request(r: &Request) -> Vec<Pairing> {
         });
     }
     out
+}
+
+/// Whether a message holds no block but empty or white-space text.
+fn says_nothing(m: &crate::model::Message) -> bool {
+    m.blocks.iter().all(|b| b.kind == BlockKind::Text && b.text.trim().is_empty())
 }
 
 /// Whether the request's history is partly held by the provider (a Responses

@@ -51,7 +51,10 @@ call (one a later user turn or model call passed by) is not reported when the fi
 call after it on its path succeeded — entries of its own model call (parallel calls
 sharing a `message.id`) aside; it is when that call is an API error (the request was
 refused: an older Claude Code that did not repair it). A call still pending at the end of
-the path, an API error right after it included, is in flight as above.
+the path, an API error right after it included, is in flight as above. In a request, a user
+message with nothing in it (`{"role": "user", "content": ""}`, which simonw/llm-openai-plugin
+sends before the results of every tool round) is no user turn: a result after it still
+answers the call.
 "#,
 };
 
