@@ -1134,6 +1134,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
     // Messages.
     let (mut ea, mut eb) = (history_elements(a), history_elements(b));
     trailing_instructions_move_down(&mut ea, &mut eb);
+    trailing_instructions_before_trigger(a, &mut ea, b, &mut eb);
     // A history that is a prefix of the previous one's (a retry, or a fresh run
     // of the same prompt) still reads the cache: never a rewrite (docs/spec.md §1);
     // its system prompts are still compared below.
@@ -1298,6 +1299,54 @@ fn trailing_instructions_move_down(ea: &mut Vec<Element<'_>>, eb: &mut Vec<Eleme
     if same && !eb[..eb.len() - n].last().is_some_and(|e| e.system) {
         ea.truncate(ea.len() - n);
         eb.truncate(eb.len() - n);
+    }
+}
+
+/// [`trailing_instructions_move_down`] for instructions followed by a user
+/// message the runtime asks with on every request: system or developer
+/// messages right before `a`'s last message, a user turn, that come again,
+/// unchanged, right before `b`'s last message, a user turn, after a history
+/// that grew. AutoGPT (2023) ends every request with its response-format
+/// instruction (a system message) and then its cycle trigger ("Determine
+/// exactly one command to use…"), and keeps only the trigger in the history
+/// (`autogpt/agents/base.py`, `construct_base_prompt`: "append_messages —
+/// messages to insert after the message history", then the cycle
+/// instruction; `on_response` stores the last message). The instructions'
+/// old place is no rewrite; the messages around them are still compared.
+fn trailing_instructions_before_trigger(
+    a: &Request,
+    ea: &mut Vec<Element<'_>>,
+    b: &Request,
+    eb: &mut Vec<Element<'_>>,
+) {
+    // (The last message's elements, and the system run before them.)
+    let tail = |es: &[Element], r: &Request| -> Option<(usize, usize)> {
+        let last = es.last()?;
+        if last.system || r.messages[last.msg].kind != MessageKind::UserTurn {
+            return None;
+        }
+        let t = es.iter().rev().take_while(|e| e.msg == last.msg && !e.system).count();
+        let n = es[..es.len() - t].iter().rev().take_while(|e| e.system).count();
+        (n > 0).then_some((t, n))
+    };
+    // `b`'s run, after its grown history, is the end of `a`'s run (which
+    // may follow the system prompt itself, when `a` had no history yet).
+    let (Some((ta, na)), Some((tb, nb))) = (tail(ea, a), tail(eb, b)) else { return };
+    // (`b` that sends all of `a` first moved nothing: what it adds after is
+    // judged as sent — crewAI's reused executor appends its system prompt
+    // and task again, a prompt sent twice.)
+    if nb > na || eb.len() <= ea.len() || ea.iter().zip(eb.iter()).all(|(x, y)| x.key == y.key) {
+        return;
+    }
+    let (sa, sb) = (ea.len() - ta - nb, eb.len() - tb - nb);
+    let same = ea[sa..sa + nb].iter().zip(&eb[sb..sb + nb]).all(|(x, y)| x.key == y.key);
+    // (What comes before `a`'s run — its system prompt at least — `b` sends
+    // first too: a run that is `a`'s whole system prompt, sent again after
+    // the history, is a prompt sent twice, not an instruction moving down.)
+    let kept = sa > 0 && ea[..sa].iter().zip(&eb[..sa]).all(|(x, y)| x.key == y.key);
+    if same && kept && sb > 0 && !eb[sb - 1].system {
+        ea.drain(sa..sa + nb);
+        eb.drain(sb..sb + nb);
     }
 }
 

@@ -43,7 +43,8 @@ reply, and its `system_reminder` sent again at the end: as a last system message
 the last user message's text, which the next request re-sends without it — and with the
 trailing blanks of the person's input that Aider dropped before appending it; a system message
 that ends every request after the history, such as a LangGraph supervisor's routing
-instruction). A new call from an earlier point is no rewrite either: a request that keeps
+instruction, or comes right before a user message asked on every request, such as AutoGPT's
+response-format instruction before its cycle trigger). A new call from an earlier point is no rewrite either: a request that keeps
 the previous one's history up to its last user turn and replaces what follows (another
 candidate graded), or — when the previous request's response is recorded — one that carries
 none of that response nor the user turn it answered, and asks no more turns (a tree
