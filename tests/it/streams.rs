@@ -421,19 +421,21 @@ fn anthropic_string_and_one_text_block_are_the_same_element_but_not_other_shapes
         );
         assert_eq!(got, vec![], "{x} {y}");
     }
-    // A real change of text is a rewrite (at the string message, or at the block).
+    // A real change of text is a rewrite (at the string message, or at the block). (Bodies
+    // of plain text blocks carry the `max_tokens` every Messages request has: without it
+    // they may be another provider's.)
     let (got, _) = check_dir(
         &bodies(&[
-            json!({"messages":[string("u"), a, blocks("q")]}),
-            json!({"messages":[string("u"), a, string("q!"), a, next]}),
+            json!({"max_tokens":1024,"messages":[string("u"), a, blocks("q")]}),
+            json!({"max_tokens":1024,"messages":[string("u"), a, string("q!"), a, next]}),
         ]),
         false,
     );
     assert_eq!(got, vec![f("history-rewrite", 1, "/messages/2", "warning")]);
     let (got, _) = check_dir(
         &bodies(&[
-            json!({"messages":[string("u"), a, string("q")]}),
-            json!({"messages":[string("u"), a, blocks("q!"), a, next]}),
+            json!({"max_tokens":1024,"messages":[string("u"), a, string("q")]}),
+            json!({"max_tokens":1024,"messages":[string("u"), a, blocks("q!"), a, next]}),
         ]),
         false,
     );
@@ -445,8 +447,8 @@ fn anthropic_string_and_one_text_block_are_the_same_element_but_not_other_shapes
     for (x, y, ptr) in [(two, string("q\nr"), "/messages/2"), (string("q"), cited, "/messages/2/content/0")] {
         let (got, _) = check_dir(
             &bodies(&[
-                json!({"messages":[string("u"), a, x.clone()]}),
-                json!({"messages":[string("u"), a, y.clone(), a, next]}),
+                json!({"max_tokens":1024,"messages":[string("u"), a, x.clone()]}),
+                json!({"max_tokens":1024,"messages":[string("u"), a, y.clone(), a, next]}),
             ]),
             false,
         );

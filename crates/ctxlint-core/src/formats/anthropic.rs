@@ -42,7 +42,7 @@ pub fn sniff(v: &Value) -> bool {
     {
         return false;
     }
-    let mut typed_blocks = false;
+    let (mut typed_blocks, mut own_blocks) = (false, false);
     for m in msgs {
         if m.field("tool_calls").is_some() || matches!(s(m, "role"), "system" | "developer" | "tool" | "function") {
             return false;
@@ -52,17 +52,41 @@ pub fn sniff(v: &Value) -> bool {
                 match b.field("type").and_then(Value::as_str) {
                     Some("image_url" | "input_text" | "output_text" | "input_image") => return false,
                     Some("thinking") if b.field("thinking").is_some_and(Value::is_array) => return false,
-                    Some(_) => typed_blocks = true,
+                    Some(t) => {
+                        typed_blocks = true;
+                        own_blocks |= ANTHROPIC_BLOCKS.contains(&t)
+                            || b.field("cache_control").is_some()
+                            || (t == "thinking" && b.field("thinking").is_some_and(Value::is_string));
+                    }
                     None => return false,
                 }
             }
         }
     }
-    // (The Messages API requires `max_tokens`: typed text blocks without it
-    // are another provider's, a Mistral or Cohere body of user messages.)
-    v.field("max_tokens").is_some()
-        && (typed_blocks || v.field("model").is_some_and(|m| m.as_str().is_some_and(|s| s.contains("claude"))))
+    // Blocks only Anthropic's API takes decide; plain typed text blocks need
+    // the `max_tokens` the Messages API requires (without it they are another
+    // provider's: a Mistral or Cohere body of user messages).
+    own_blocks
+        || v.field("max_tokens").is_some()
+            && (typed_blocks || v.field("model").is_some_and(|m| m.as_str().is_some_and(|s| s.contains("claude"))))
 }
+
+/// Content block types only the Anthropic Messages API takes (its
+/// `ContentBlockParam` union, anthropic-sdk-python `types/`; a `thinking`
+/// block with a string `thinking` and a block with `cache_control` too).
+const ANTHROPIC_BLOCKS: &[&str] = &[
+    "tool_use",
+    "tool_result",
+    "redacted_thinking",
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "mcp_tool_use",
+    "mcp_tool_result",
+    "container_upload",
+    "search_result",
+];
 
 /// Whether a system block is Claude Code's billing attribution line and
 /// nothing else: `x-anthropic-billing-header: cc_version=2.1.141.535;

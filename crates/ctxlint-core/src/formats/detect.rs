@@ -948,6 +948,11 @@ mod detect_tests {
         // Anthropic's own typed blocks and tools stay Anthropic's.
         let claude = r#"{"model":"m","max_tokens":1024,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s"},{"type":"text","text":"yo"}]}],"tools":[{"name":"w","input_schema":{}}]}"#;
         assert_eq!(detect_str(claude), Detection::Format(crate::formats::anthropic::ID));
+        // Blocks only Anthropic takes decide without `max_tokens` (a hand-made body).
+        let own = r#"{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"x","input":{}}]}]}"#;
+        assert_eq!(detect_str(own), Detection::Format(crate::formats::anthropic::ID));
+        let cached = r#"{"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]}"#;
+        assert_eq!(detect_str(cached), Detection::Format(crate::formats::anthropic::ID));
     }
 
     /// A `messages` list none of whose messages carries `content`,
