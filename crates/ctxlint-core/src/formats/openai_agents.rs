@@ -148,16 +148,25 @@ pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
 
 /// Reads a session's items (each with its JSON Pointer) into `r`'s messages.
 fn read_items(r: &mut Request, items: &[(String, &Value)]) {
-    read_items_with_gaps(r, items, &[]);
+    read_items_with_gaps(r, items, &[], &[]);
 }
 
 /// [`read_items`], with `gaps`: for each item that could not be read, how
 /// many readable items came before it (ascending); they become
 /// [`Request::gaps`].
-fn read_items_with_gaps(r: &mut Request, items: &[(String, &Value)], gaps: &[usize]) {
+fn read_items_with_gaps(r: &mut Request, items: &[(String, &Value)], gaps: &[usize], times: &[Option<i64>]) {
     let hashes: Vec<u64> = items.iter().map(|(_, it)| chash(it)).collect();
-    // A history with a gap is not judged as saved again after itself.
-    let copy = if gaps.is_empty() { resaved_at(&hashes) } else { None }.map_or(0..0, |(at, n)| {
+    // A history with a gap is not judged as saved again after itself; nor
+    // one whose copy was written long after the item before it: a re-save
+    // follows the run that wrote that item (`add_items` right after
+    // `Runner.run`), and items written minutes later are a new run of the
+    // same prompts that got the same answers (a demo script run again).
+    let later_run = |at: usize| match (times.get(at.wrapping_sub(1)), times.get(at)) {
+        (Some(Some(a)), Some(Some(b))) => b - a > RERUN_GAP_SECONDS,
+        _ => false,
+    };
+    let copy = if gaps.is_empty() { resaved_at(&hashes) } else { None }.filter(|&(at, _)| !later_run(at));
+    let copy = copy.map_or(0..0, |(at, n)| {
         r.resaved = Some((items[at].0.clone(), items[0].0.clone(), n));
         at..at + n
     });
@@ -201,6 +210,8 @@ struct StoredRow {
     id: String,
     session: Option<String>,
     item: Result<Value, String>,
+    /// `created_at` in seconds (when the table has it and it reads as a time).
+    time: Option<i64>,
 }
 
 impl StoredRow {
@@ -228,8 +239,31 @@ impl StoredRow {
             Ok(_) => Err("`message_data` is not text".to_string()),
             Err(e) => Err(format!("`message_data` cannot be read ({e})")),
         };
-        StoredRow { rowid, id, session, item }
+        let time = match row.get_ref(3) {
+            Ok(V::Text(t)) => std::str::from_utf8(t).ok().and_then(sql_time),
+            Ok(V::Integer(i)) => Some(i),
+            Ok(V::Real(f)) if f.is_finite() => Some(f as i64),
+            _ => None,
+        };
+        StoredRow { rowid, id, session, item, time }
     }
+}
+
+/// Seconds since 0000-03-01 (a monotonic count, not an epoch) of an SQLite
+/// `CURRENT_TIMESTAMP` text (`YYYY-MM-DD HH:MM:SS`, a `T` or fractions
+/// allowed), as the SDK's `created_at` default writes it; `None` for
+/// anything else.
+fn sql_time(t: &str) -> Option<i64> {
+    let b = t.as_bytes();
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b' ' | b'T') || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| t.get(r)?.parse::<i64>().ok();
+    let (y, mo, d, h, mi, se) = (n(0..4)?, n(5..7)?, n(8..10)?, n(11..13)?, n(14..16)?, n(17..19)?);
+    // Days from a civil date (Howard Hinnant's algorithm, shifted to March).
+    let (y, m) = if mo <= 2 { (y - 1, mo + 9) } else { (y, mo - 3) };
+    let days = 365 * y + y / 4 - y / 100 + y / 400 + (153 * m + 2) / 5 + d - 1;
+    Some(((days * 24 + h) * 60 + mi) * 60 + se)
 }
 
 /// The rows read so far: per session its id, its items (pointer, item) and
@@ -243,12 +277,13 @@ struct Rows<'a> {
     unread: Vec<Unread>,
 }
 
-/// A session's id, its items (pointer, item) and its gaps.
-type SessionRows = (String, Vec<(String, Value)>, Vec<usize>);
+/// A session's id, its items (pointer, item), its gaps, and its items'
+/// `created_at` seconds (aligned with the items).
+type SessionRows = (String, Vec<(String, Value)>, Vec<usize>, Vec<Option<i64>>);
 
 impl Rows<'_> {
     fn gap_everywhere(&mut self) {
-        for (_, items, gaps) in &mut self.sessions {
+        for (_, items, gaps, _) in &mut self.sessions {
             gaps.push(items.len());
         }
     }
@@ -274,13 +309,16 @@ impl Rows<'_> {
             Some(&k) => k,
             None => {
                 self.at.insert(sid.clone(), self.sessions.len());
-                self.sessions.push((sid, Vec::new(), Vec::new()));
+                self.sessions.push((sid, Vec::new(), Vec::new(), Vec::new()));
                 self.sessions.len() - 1
             }
         };
-        let (_, items, gaps) = &mut self.sessions[at];
+        let (_, items, gaps, times) = &mut self.sessions[at];
         match r.item {
-            Ok(v) => items.push((ptr, v)),
+            Ok(v) => {
+                items.push((ptr, v));
+                times.push(r.time);
+            }
             Err(why) => {
                 self.unread.push(Unread { line: None, pointer: ptr, what: format!("row {id} of `{table}`: {why}") });
                 gaps.push(items.len());
@@ -351,7 +389,11 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
                 .into(),
         });
     };
-    let sql = format!("SELECT id, session_id, message_data FROM {} ORDER BY id", sqlite::ident(table));
+    // `created_at` when the table has it (`SQLiteSession` and
+    // `SQLAlchemySession` do): a re-save is told from a new run by it.
+    let has_time = tables.iter().any(|(t, cols)| t == table && cols.iter().any(|c| c == "created_at"));
+    let cols = if has_time { "id, session_id, message_data, created_at" } else { "id, session_id, message_data" };
+    let sql = format!("SELECT {cols} FROM {} ORDER BY id", sqlite::ident(table));
     let mut st = db.conn.prepare(&sql).map_err(bad)?;
     // Any cell of any type is read (`StoredRow::of`): a value that is not
     // what the SDK writes is a warning about that row, never an error about
@@ -371,7 +413,7 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
         // session.
         let t = sqlite::ident(table);
         let seek = format!("SELECT id FROM {t} WHERE id >= ?1 ORDER BY id LIMIT 1");
-        let scan = format!("SELECT id, session_id, message_data FROM {t} WHERE id >= ?1 ORDER BY id");
+        let scan = format!("SELECT {cols} FROM {t} WHERE id >= ?1 ORDER BY id");
         // The next row id at or after `p` (Ok(None): none), or Err when the seek meets damage.
         let probe = |p: i64| -> Result<Option<i64>, ()> {
             db.conn.query_row(&seek, [p], |r| r.get::<_, i64>(0)).map(Some).or_else(|err| match err {
@@ -441,10 +483,10 @@ pub fn load_db(src: &crate::source::SourceRef) -> crate::error::Result<Input> {
     let path: Arc<str> = src.display.as_str().into();
     let mut requests = Vec::with_capacity(sessions.len());
     let mut interner = Interner::default();
-    for (i, (sid, items, gaps)) in sessions.iter().enumerate() {
+    for (i, (sid, items, gaps, times)) in sessions.iter().enumerate() {
         let mut r = new_request(&path, ID, i, &format!("/{}", sqlite::pointer_token(table)));
         let refs: Vec<(String, &Value)> = items.iter().map(|(p, v)| (p.clone(), v)).collect();
-        read_items_with_gaps(&mut r, &refs, gaps);
+        read_items_with_gaps(&mut r, &refs, gaps, times);
         r.session_id = Some(sid.as_str().into());
         r.label = Some(format!("session `{sid}`").into());
         interner.request(&mut r);
@@ -529,6 +571,10 @@ fn json_kind(v: &Value) -> &'static str {
     }
 }
 
+/// How long after the item before it (seconds, by `created_at`) a copy of a
+/// session's beginning is taken for a new run rather than a re-save.
+const RERUN_GAP_SECONDS: i64 = 60;
+
 /// Where the list repeats its own beginning: `(start of the copy, items
 /// copied)` for the first `k` at which `hashes[k..k+n] == hashes[..n]` with
 /// `n = min(k, len - k)` of at least 2 items — a history saved again after
@@ -574,6 +620,17 @@ pub static FORMAT: Format = Format {
 
 #[cfg(test)]
 mod tests {
+    /// `created_at` as SQLite's `CURRENT_TIMESTAMP` writes it, to seconds.
+    #[test]
+    fn sql_times() {
+        let t = |x| super::sql_time(x);
+        assert_eq!(t("2025-07-10 15:30:41").unwrap() - t("2025-07-10 15:22:10").unwrap(), 511);
+        assert_eq!(t("2025-03-01 00:00:00").unwrap() - t("2025-02-28 23:59:59").unwrap(), 1);
+        assert_eq!(t("2025-07-10T15:30:41.123").unwrap(), t("2025-07-10 15:30:41").unwrap());
+        assert_eq!(t("yesterday"), None);
+        assert_eq!(t("2025-07-10"), None);
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -41,7 +41,10 @@ header in the middle of the file.
 ## What it does not flag
 Claude Code records without `uuid` (`permission-mode`, `last-prompt`,
 `file-history-snapshot`, …): they are state snapshots written again by design. An id that
-repeats with *different* content is `broken-parent-chain`, not this rule. Blank lines.
+repeats with *different* content is `broken-parent-chain`, not this rule. Blank lines. In an
+OpenAI Agents SDK session database, a repeat of the session's first items written more than a
+minute after the item before it (`created_at`): a new run of the same prompts that got the
+same answers (a demo script run again), not the history saved again after a run.
 "#,
 };
 
