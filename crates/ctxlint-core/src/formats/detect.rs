@@ -916,6 +916,17 @@ mod detect_tests {
         assert_eq!(sniff_jsonl_record(&serde_json::from_str(pointer).unwrap()), None);
     }
 
+    /// A LangGraph thread state whose graph keeps no messages is named as
+    /// one (langchain-ai/social-media-agent's `generate_post` state); with a
+    /// `values.messages` list it is read.
+    #[test]
+    fn a_langgraph_state_without_messages_is_named() {
+        let s = r#"{"values":{"links":["https://x"],"report":""},"next":["generatePost"],"tasks":[],"metadata":{"graph_id":"generate_post"},"checkpoint":{"thread_id":"t"}}"#;
+        assert_eq!(detect_str(s), Detection::Unsupported(crate::formats::langgraph::NO_MESSAGES));
+        let m = r#"{"values":{"messages":[{"type":"human","content":"hi"}]},"next":[],"tasks":[],"metadata":{},"checkpoint":{}}"#;
+        assert_eq!(detect_str(m), Detection::Format(crate::formats::langgraph::ID));
+    }
+
     /// A Git LFS pointer checked out in place of a session is named as one.
     #[test]
     fn a_git_lfs_pointer_is_named() {

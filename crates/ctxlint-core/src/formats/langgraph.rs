@@ -73,6 +73,19 @@ pub fn sniff(v: &Value) -> bool {
     })
 }
 
+/// Whether a document is a LangGraph thread state (the API's `ThreadState`:
+/// `values`, `next`, `checkpoint`, `metadata`, …; langchain-ai/langgraph
+/// `libs/sdk-py/langgraph_sdk/schema.py`) whose graph has no `messages`
+/// channel: no model context to rebuild (skipped with [`NO_MESSAGES`]).
+fn is_state_without_messages(v: &Value) -> bool {
+    v.get("values").is_some_and(|x| x.is_object() && x.get("messages").is_none())
+        && v.get("next").is_some_and(Value::is_array)
+        && (v.get("checkpoint").is_some() || v.get("metadata").is_some())
+}
+
+/// Why a LangGraph thread state without a `messages` channel is skipped.
+pub const NO_MESSAGES: &str = "a LangGraph thread state whose graph has no `messages` channel (`values` holds other state): no model context to check";
+
 /// Parses a thread state at `base` into one request-like element.
 pub fn parse(v: &Value, path: &Arc<str>, index: usize, base: &str) -> Request {
     let mut r = new_request(path, ID, index, base);
@@ -159,7 +172,11 @@ pub static FORMAT: Format = Format {
     id: ID,
     shape: Shape::Snapshot { joins: true },
     encoding: Encoding::Json,
-    detect: Detect { body: Some(Sniffer { rank: 3, test: sniff }), ..Detect::NONE },
+    detect: Detect {
+        body: Some(Sniffer { rank: 3, test: sniff }),
+        unsupported_document: Some((is_state_without_messages, NO_MESSAGES)),
+        ..Detect::NONE
+    },
     fit: Fit::Document {
         test: |v| {
             (!sniff(v)).then_some("no `values.messages` list of LangChain messages (`type` human, ai, tool, system)")
