@@ -243,7 +243,12 @@ pub fn context_bursts(t: &Transcript) -> Vec<u32> {
     }
     // A settings update Codex writes because the setting changed, or a
     // plugin's hint for a mention: compared only within its own turn.
+    // (The person's last message so far: where a turn starts.)
+    let mut after_user = 0usize;
     for (i, e) in t.entries.iter().enumerate() {
+        if e.kind() == Some(MessageKind::UserTurn) {
+            after_user = i + 1;
+        }
         if out[i] != u32::MAX || e.kind() != Some(MessageKind::SystemPrompt) {
             continue;
         }
@@ -262,7 +267,7 @@ pub fn context_bursts(t: &Transcript) -> Vec<u32> {
             Section::Other => false,
         };
         if sections.iter().all(changed) {
-            out[i] = turn_start(t, i, before);
+            out[i] = turn_start(before, after_user);
         }
     }
     out
@@ -334,14 +339,13 @@ fn setting_changed(
     }
 }
 
-/// Where the turn of entry `i` starts, for the comparison window of an
-/// update written in it: after the later of the last `turn_context` and
-/// the last message of the person before `i` (two copies within one turn
-/// are still found).
-fn turn_start(t: &Transcript, i: usize, before: Option<&TurnSettings>) -> u32 {
+/// Where the turn of an update starts, for its comparison window: after the
+/// later of the last `turn_context` before it and the person's last message
+/// before it (`after_user`: that message's index + 1, or 0), so two copies
+/// within one turn are still found.
+fn turn_start(before: Option<&TurnSettings>, after_user: usize) -> u32 {
     let tc = before.map_or(0, |s| s.entry as usize + 1);
-    let user = t.entries[..i].iter().rposition(|e| e.kind() == Some(MessageKind::UserTurn)).map_or(0, |u| u + 1);
-    tc.max(user) as u32
+    tc.max(after_user) as u32
 }
 
 /// The current model response being assembled.
