@@ -152,7 +152,7 @@ pub fn request(r: &Request) -> Vec<Pairing> {
 
 /// Whether a message holds no block but empty or white-space text.
 fn says_nothing(m: &crate::model::Message) -> bool {
-    m.blocks.iter().all(|b| b.kind == BlockKind::Text && b.text.trim().is_empty())
+    m.blocks.iter().all(|b| b.kind == BlockKind::Text && b.is_blank())
 }
 
 /// Whether the request's history is partly held by the provider (a Responses

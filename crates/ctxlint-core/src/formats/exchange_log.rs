@@ -233,11 +233,7 @@ impl Acc {
             },
             b => b,
         };
-        let format = match endpoint(req) {
-            Some(e) => super::har::body_format(&e, body),
-            None => super::sniff_body(body).filter(|f| *f != super::pydantic_ai::ID),
-        };
-        let Some(format) = format else {
+        let Some(format) = super::har::body_format(endpoint(req).as_deref().unwrap_or(""), body) else {
             self.skipped += 1;
             return;
         };

@@ -136,9 +136,8 @@ pub fn endpoint_format(path: &str) -> Option<FormatId> {
     })
 }
 
-/// Whether `v` has the fields a body of `format` needs (so that a path's
-/// format is used only for a body that is one).
-/// The body format of a request sent to `endpoint` (a URL path): the
+/// The body format of a request sent to `endpoint` (a URL path: a
+/// cassette's or an exchange log's, or `""` when not recorded): the
 /// endpoint's ([`endpoint_format`]) when the body fits it, else the body's
 /// own ([`super::sniff_body`], never a pydantic-ai history). A body alone can
 /// be ambiguous — a Mistral or Cohere request whose messages are typed text
@@ -154,6 +153,8 @@ pub fn body_format(endpoint: &str, v: &Value) -> Option<FormatId> {
     endpoint_format(endpoint).filter(accepts).or_else(|| super::sniff_body(v).filter(|f| *f != super::pydantic_ai::ID))
 }
 
+/// Whether `v` has the fields a body of `format` needs (so that a path's
+/// format is used only for a body that is one).
 fn body_fits(format: FormatId, v: &Value) -> bool {
     match format {
         super::openai_chat::ID | super::anthropic::ID | super::bedrock::ID => {
@@ -319,6 +320,11 @@ impl Acc {
                 return;
             }
         };
+        // (The path decides whenever the body has what its format needs: a
+        // HAR is a capture of the traffic itself, and a Messages body of
+        // string contents reads like a Chat body. `body_format` also asks the
+        // format's own body test, for recordings whose requests a test
+        // suite or `repro` may have reshaped.)
         let format = known
             .filter(|f| body_fits(*f, &v))
             .or_else(|| super::sniff_body(&v).filter(|f| *f != super::pydantic_ai::ID));
