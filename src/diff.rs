@@ -1,7 +1,7 @@
 //! `ctxlint diff`: the structural diff of two requests.
 
 use crate::args::{ColorChoice, DiffArgs, ViewFormat};
-use crate::load::load_path;
+use crate::load::load_path_texts;
 use crate::output::{emit, refuse_overwrite, use_color};
 use ctxlint::Error;
 use ctxlint::error::exit_code;
@@ -21,9 +21,16 @@ pub(crate) fn cmd_diff(a: DiffArgs, color: ColorChoice) -> ctxlint::Result<i32> 
         not_inputs: a.output_file.iter().cloned().collect(),
         ..Default::default()
     };
-    let load = |p: &str| load_path(p, &discover).map_err(|e| store_error(p).unwrap_or(e));
+    // A large body's long assistant and tool texts are kept as their first
+    // bytes: elements compare by hash, and one shown is read again whole.
+    let texts = ctxlint::model::packed::Texts::Prefixes;
+    let load = |p: &str| load_path_texts(p, &discover, texts).map_err(|e| store_error(p).unwrap_or(e));
+    // Freed load buffers (a detection's document, an element's parse) go
+    // back at once while the requests load (peak RSS, issue 35), as `show` does.
+    crate::return_freed_memory_at_once();
     let first = load(&a.a)?;
     let second = a.b.as_deref().map(load).transpose()?;
+    crate::restore_purge_delay();
     let (ra, rb) = match (&second, a.request.as_deref()) {
         (Some(s), Some(&[i, j])) => (diff::pick(&first, i)?, diff::pick(s, j)?),
         (Some(s), _) => (diff::only(&first)?, diff::only(s)?),

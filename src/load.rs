@@ -1,15 +1,8 @@
 //! Loading the one input `diff` and `show` name, saying on standard error
 //! which walked files were skipped.
 
-/// Loads the one input PATH names; says on stderr which walked files were skipped.
-pub(crate) fn load_path(
-    path: &str,
-    discover: &ctxlint::inputs::DiscoverOptions,
-) -> ctxlint::Result<ctxlint::model::Input> {
-    load_path_texts(path, discover, ctxlint::model::packed::Texts::AsLoaded)
-}
-
-/// [`load_path`] keeping a transcript's `texts`.
+/// Loads the one input PATH names, keeping the `texts` the command needs;
+/// says on stderr which walked files were skipped.
 pub(crate) fn load_path_texts(
     path: &str,
     discover: &ctxlint::inputs::DiscoverOptions,

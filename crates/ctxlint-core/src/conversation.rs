@@ -1497,6 +1497,14 @@ mod tests {
         Stream { requests }
     }
 
+    /// `diff` keeps a large body's long assistant and tool texts as their
+    /// first bytes ([`crate::formats::ELEMENT_PREFIX`]): enough to tell a
+    /// compaction summary by its opening.
+    #[test]
+    fn kept_prefixes_hold_every_summary_opening() {
+        assert!(SUMMARY_OPENINGS.iter().all(|o| o.len() < crate::formats::ELEMENT_PREFIX));
+    }
+
     #[test]
     fn same_first_element_continues_different_starts_new() {
         let s = stream(

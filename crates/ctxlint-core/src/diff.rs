@@ -130,7 +130,9 @@ impl Op {
 pub struct Side {
     /// JSON Pointer of the element in its document.
     pub pointer: String,
-    /// Description, e.g. "user text block", "`system` part", "tools".
+    /// Description, e.g. "user text block", "`system` part", "tools". Empty,
+    /// as [`Side::text`] is, for an element both requests send alike
+    /// ([`Op::Same`]): no output shows it.
     pub what: String,
     /// Its text for display (tool calls: name, id and pretty-printed
     /// arguments), secrets masked. Empty for an element (tools, system part,
@@ -436,7 +438,7 @@ fn tools(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
     // (Equal tools have no text: see [`Side::text`].)
     let side_with = |r: &Request, t: &(String, u64, String), text: bool| Side {
         pointer: r.at(&t.0),
-        what: "tools".into(),
+        what: if text { "tools".into() } else { String::new() },
         text: if text { mask_secrets(&t.2) } else { String::new() },
         bytes: t.2.len(),
     };
@@ -484,7 +486,7 @@ fn slots(a: &Request, b: &Request, out: &mut Vec<Change>, deadline: Instant) {
         let key = |p: &&Block| if p.json_hash != 0 { p.json_hash } else { p.text_hash };
         let side_with = |r: &Request, p: &Block, text: bool| Side {
             pointer: r.at(&p.pointer),
-            what: format!("`{}` part", kind.as_str()),
+            what: if text { format!("`{}` part", kind.as_str()) } else { String::new() },
             text: if text { mask_secrets(&p.text) } else { String::new() },
             bytes: p.text_len as usize,
         };
@@ -525,19 +527,28 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>, dead
     let (ea, eb) = (conversation::elements(a), conversation::elements(b));
     let side_with = |r: &Request, e: &conversation::Element, text: bool| {
         let m = &r.messages[e.msg];
-        let blocks: Vec<&Block> = match e.block {
-            Some(i) => vec![&m.blocks[i]],
-            None => m.blocks.iter().collect(),
+        let pick = |m| element_blocks(m, e.block);
+        let blocks = pick(m);
+        let bytes = blocks.iter().map(|b| b.text_len as usize).sum();
+        // A text kept only as its first bytes (a large body loaded for
+        // `diff`): the element is read again, whole, to be shown.
+        let again = (text && blocks.iter().any(|b| !b.has_full_text()))
+            .then(|| crate::formats::element_again(r, e.msg))
+            .flatten()
+            .filter(|x| same_texts(x, m));
+        let blocks = match &again {
+            Some(x) => pick(x),
+            None => blocks,
         };
         Side {
             pointer: r.at(e.pointer),
-            what: e.describe(r),
+            what: if text { e.describe(r) } else { String::new() },
             text: if text {
                 mask_secrets(&blocks.iter().map(|b| display_text(b)).collect::<Vec<_>>().join("\n"))
             } else {
                 String::new()
             },
-            bytes: blocks.iter().map(|b| b.text_len as usize).sum(),
+            bytes,
         }
     };
     let side = |r: &Request, e: &conversation::Element| side_with(r, e, true);
@@ -574,7 +585,11 @@ fn messages(a: &Request, b: &Request, chained: bool, out: &mut Vec<Change>, dead
     };
     let da: Vec<u32> = ea.iter().map(|e| id(class(a, e))).collect();
     let db: Vec<u32> = eb.iter().map(|e| id(class(b, e))).collect();
-    for pairing in align(&ka, &kb, &da, &db) {
+    let pairings = align(&ka, &kb, &da, &db);
+    // One change per pairing: room for them at once (grown by doubling,
+    // a 90,000-element pair of bodies held 15 MB for 10).
+    out.reserve_exact(pairings.len());
+    for pairing in pairings {
         let mut c = match pairing {
             Pairing::Same(i, j) => {
                 change(Op::Same, level(&ea[i]), Some(side_with(a, &ea[i], false)), Some(side_with(b, &eb[j], false)))
@@ -638,12 +653,35 @@ fn other_fields(a: &Request, pa: &str, b: &Request, pb: &str, d: &mut TextChange
     "same text; the elements differ in other fields (e.g. ids, types or signatures)".into()
 }
 
-/// The canonical JSON of the element at `pointer`, from the kept document text.
+/// The canonical JSON of the element at `pointer`: read from the file's
+/// element that holds it when the request keeps its elements' places (a
+/// large body, not held whole), else from the kept document text.
 fn element_json(r: &Request, pointer: &str) -> Option<String> {
-    let raw = r.raw.as_deref()?.text()?;
-    let (at, end) = crate::locate::locate_span(raw.as_bytes(), pointer)?;
-    let v: serde_json::Value = serde_json::from_str(raw.get(at..end)?).ok()?;
+    let v: serde_json::Value = match crate::formats::element_json_again(r, pointer) {
+        Some(text) => serde_json::from_str(&text).ok()?,
+        None => {
+            let raw = r.raw.as_deref()?.text()?;
+            let (at, end) = crate::locate::locate_span(raw.as_bytes(), pointer)?;
+            serde_json::from_str(raw.get(at..end)?).ok()?
+        }
+    };
     Some(crate::hash::canonical_string(&v, crate::formats::IGNORED_KEYS))
+}
+
+/// The blocks of message `m` an element is: block `block`, or all of them.
+fn element_blocks(m: &Message, block: Option<usize>) -> Vec<&Block> {
+    match block {
+        Some(i) => m.blocks.get(i).into_iter().collect(),
+        None => m.blocks.iter().collect(),
+    }
+}
+
+/// Whether `again` (a message read again from its file) has the texts of
+/// `loaded`: as many blocks, each of the same length and hash (the file has
+/// not changed since it was loaded).
+fn same_texts(again: &Message, loaded: &Message) -> bool {
+    again.blocks.len() == loaded.blocks.len()
+        && again.blocks.iter().zip(&loaded.blocks).all(|(x, y)| x.text_len == y.text_len && x.text_hash == y.text_hash)
 }
 
 /// How two element lists align.
@@ -908,5 +946,55 @@ mod tests {
         assert_eq!(p, vec![Pairing::Same(0, 0), Pairing::Changed(1, 1), Pairing::Same(2, 2)]);
         let p = align(&[1, 2, 3], &[1, 9, 3], &[0, 1, 0], &[0, 2, 0]);
         assert_eq!(p, vec![Pairing::Same(0, 0), Pairing::Removed(1), Pairing::Added(1), Pairing::Same(2, 2)]);
+    }
+
+    /// Two large Chat bodies (read as they stream) whose long assistant and
+    /// tool texts `diff` keeps as their first bytes: the report is the one
+    /// of the bodies held whole, the changed texts read again from the files.
+    #[test]
+    fn a_large_body_diffed_with_prefixes_reads_shown_elements_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = |t: &str, i: usize| format!("{t} {i} ") + &"the agent reads the file and answers ".repeat(20);
+        let mut msgs = vec![json!({"role": "system", "content": "You are terse."})];
+        let mut i = 0;
+        while serde_json::to_string(&msgs).unwrap().len() < (1 << 20) + 4096 {
+            msgs.push(json!({"role": "user", "content": long("ask", i)}));
+            msgs.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": format!("call_{i}"),
+                "type": "function", "function": {"name": "read", "arguments": format!("{{\"path\": \"{}\"}}", long("f", i))}}]}));
+            msgs.push(json!({"role": "tool", "tool_call_id": format!("call_{i}"), "content": long("out", i)}));
+            msgs.push(json!({"role": "assistant", "content": long("reply", i)}));
+            i += 1;
+        }
+        let mut b = msgs.clone();
+        // A changed reply text, a changed tool result, a call whose id alone changed.
+        b[4]["content"] = json!(long("edited reply", 0));
+        b[7]["content"] = json!(long("other output", 1));
+        b[10]["tool_calls"][0]["id"] = json!("call_x");
+        b.push(json!({"role": "user", "content": "go on"}));
+        let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        std::fs::write(&pa, serde_json::to_vec(&json!({"model": "gpt-4o", "messages": msgs})).unwrap()).unwrap();
+        std::fs::write(&pb, serde_json::to_vec(&json!({"model": "gpt-4o", "messages": b})).unwrap()).unwrap();
+        let report = |texts| {
+            let load = |p: &std::path::Path| {
+                crate::load_path_texts(p.to_str().unwrap(), &Default::default(), texts).unwrap().0
+            };
+            let (a, b) = (load(&pa), load(&pb));
+            let d = diff(only(&a).unwrap(), only(&b).unwrap());
+            let rb = only(&b).unwrap();
+            let cut = rb.messages.iter().flat_map(|m| &m.blocks).filter(|x| !x.has_full_text()).count();
+            let id = crate::formats::element_json_again(rb, "/messages/10/tool_calls/0/id");
+            (crate::report::diff::full(&d, false), crate::report::diff::json(&d), cut, id)
+        };
+        let (full_whole, json_whole, cut_whole, id_whole) = report(crate::model::packed::Texts::AsLoaded);
+        let (full_cut, json_cut, cut, id) = report(crate::model::packed::Texts::Prefixes);
+        assert_eq!((cut_whole, id_whole), (0, None));
+        assert_eq!(id.as_deref(), Some("\"call_x\""));
+        assert!(cut > 3 * i - 10, "{cut} texts cut of {i} rounds");
+        assert_eq!(full_cut, full_whole);
+        assert_eq!(json_cut, json_whole);
+        // The shown texts are whole, and the id-only change shows its JSON.
+        assert!(full_whole.contains("edited reply 0 the agent reads the file and answers the agent"), "{full_whole}");
+        assert!(full_whole.contains(&"the agent reads the file and answers ".repeat(19)), "{full_whole}");
+        assert!(full_whole.contains("call_x"), "{full_whole}");
     }
 }

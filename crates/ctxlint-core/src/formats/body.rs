@@ -127,6 +127,7 @@ pub fn new_request(path: &Arc<str>, format: FormatId, index: usize, pointer: &st
         model: None,
         time: 0,
         relative: false,
+        elements: None,
     }
 }
 

@@ -369,7 +369,7 @@ fn streamed_archive(src: &SourceRef) -> bool {
         return false;
     }
     let Ok(mut r) = src.open() else { return false };
-    let valid = |_: usize, bytes: &[u8], _: u64| serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
+    let valid = |_: usize, bytes: &[u8], _: u64, _: u64| serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
     crate::source::stream_array(&mut r, &["log", "entries"], 256 * 1024, valid)
         .is_some_and(|outline| matches!(document_detection(&outline, None), Some(Detection::Format(f)) if f == har::ID))
 }

@@ -401,7 +401,7 @@ pub fn load(src: &SourceRef, _opts: &LoadOptions) -> Result<Input> {
 /// `None` when it does not read so.
 fn stream(src: &SourceRef, mut acc: Acc) -> Option<Acc> {
     let mut r = src.open().ok()?;
-    let outline = crate::source::stream_array(&mut r, &["log", "entries"], 256 * 1024, |i, bytes, feeds| {
+    let outline = crate::source::stream_array(&mut r, &["log", "entries"], 256 * 1024, |i, bytes, feeds, _| {
         let Ok(e) = serde_json::from_slice::<Value>(bytes) else { return false };
         let text_line = || {
             let at = crate::locate::locate(bytes, TEXT).unwrap_or(0);

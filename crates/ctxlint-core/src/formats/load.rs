@@ -267,7 +267,7 @@ pub fn load_body_file(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> 
     };
     let streamed = elements
         .filter(|_| src.size().is_some_and(|n| (STREAM_FROM..=crate::source::MAX_DOCUMENT).contains(&n)))
-        .and_then(|el| stream_body(src, format, el, &path));
+        .and_then(|el| stream_body(src, format, el, &path, opts.texts == crate::model::packed::Texts::Prefixes));
     if let Some(mut req) = streamed {
         if opts.texts != crate::model::packed::Texts::Compact {
             req.raw = Some(Arc::new(crate::model::RawDocument::read_again(src.clone())));
@@ -316,28 +316,135 @@ const STREAM_FROM: u64 = 1 << 20;
 /// Reads a body file's message list one element at a time as the file is
 /// read ([`crate::source::stream_array`]), then the rest of the document as
 /// [`parse_body_by_elements`] does: the file is never held whole, only the
-/// request made of it. `None` when the document does not read so (the
-/// caller reads it whole, which gives the same request or the error).
-fn stream_body(src: &SourceRef, format: FormatId, el: super::format::Elements, path: &Arc<str>) -> Option<Request> {
+/// request made of it. With `prefixes` (and an uncompressed input, which can
+/// be read again by offset) the long texts of assistant and tool messages are
+/// kept as their first bytes ([`cut_shown_texts`]) and each element's place
+/// in the file is kept ([`Request::elements`]). `None` when the document does
+/// not read so (the caller reads it whole, which gives the same request or
+/// the error).
+fn stream_body(
+    src: &SourceRef,
+    format: FormatId,
+    el: super::format::Elements,
+    path: &Arc<str>,
+    prefixes: bool,
+) -> Option<Request> {
+    let prefixes = prefixes && !src.is_compressed();
     let mut r = src.open().ok()?;
     let at = ptr_join("", el.key);
     let mut messages = Vec::new();
+    let mut spans = Vec::new();
     let outline =
-        crate::source::stream_array(&mut r, &[el.key], 256 * 1024, |i, bytes, _| {
-            match serde_json::from_slice::<Value>(bytes) {
+        crate::source::stream_array(
+            &mut r,
+            &[el.key],
+            256 * 1024,
+            |i, bytes, _, offset| match serde_json::from_slice::<Value>(bytes) {
                 Ok(v) => {
-                    messages.push(Arc::new((el.parse)(&v, ptr_idx(&at, i))));
+                    let mut m = (el.parse)(&v, ptr_idx(&at, i));
+                    if prefixes {
+                        cut_shown_texts(&mut m);
+                        spans.push((offset, bytes.len() as u64));
+                    }
+                    messages.push(element_message(m));
                     true
                 }
                 Err(_) => false,
-            }
-        })?;
+            },
+        )?;
     // The document's other members, as parse_body_by_elements reads them
     // (its list is empty here), then the elements, in that order as there.
     let mut req = parse_body_by_elements(format, el, &outline, path)?;
+    if prefixes {
+        let first = req.messages.len();
+        req.elements = Some(Arc::new(ElementSpans { source: src.clone(), list: at, first, spans }));
+    }
     req.messages.reserve_exact(messages.len());
     req.messages.append(&mut messages);
     Some(req)
+}
+
+/// Bytes of a long text [`cut_shown_texts`] keeps (after its leading white
+/// space): more than the longest opening of a compaction summary the request
+/// comparison looks for (`conversation.rs`, 85 bytes).
+pub const ELEMENT_PREFIX: usize = 128;
+
+/// Keeps the long texts of an assistant or tool message only as their first
+/// [`ELEMENT_PREFIX`] bytes (after leading white space), their lengths and
+/// hashes as they were: the texts `diff` compares by hash and shows only
+/// when the element changed, reading it again ([`element_again`]). Left
+/// whole: messages of other roles and texts of other kinds (the request
+/// comparison reads user and system texts, and the openings of compaction
+/// summaries), a tool message's plain texts, and an assistant text holding
+/// `<system>` (a system prompt rendered into the history, which the
+/// comparison looks for).
+fn cut_shown_texts(m: &mut Message) {
+    if !matches!(m.role, Role::Assistant | Role::Tool) {
+        return;
+    }
+    for b in &mut m.blocks {
+        let cut = match b.kind {
+            BlockKind::Text => m.role == Role::Assistant && !b.text.contains("<system>"),
+            BlockKind::ToolCall | BlockKind::ToolResult | BlockKind::Thinking => true,
+            _ => false,
+        };
+        if !cut {
+            continue;
+        }
+        let lead = b.text.len() - b.text.trim_start().len();
+        let kept = crate::text::prefix(&b.text, lead + ELEMENT_PREFIX);
+        if kept.len() < b.text.len() {
+            b.text = kept.into();
+        }
+    }
+}
+
+/// Message `msg` of `r` read again, whole, from the element of the body's
+/// message list it was read from ([`Request::elements`], set by a load with
+/// [`crate::model::packed::Texts::Prefixes`]): the same message with every
+/// text as in the file. `None` when `r` keeps no element places, `msg` is
+/// not an element of the list, or the element cannot be read or parsed
+/// again. A file changed since gives the message as it is now: callers
+/// compare its texts' hashes with the ones loaded.
+pub fn element_again(r: &Request, msg: usize) -> Option<Message> {
+    let e = r.elements.as_deref()?;
+    let i = msg.checked_sub(e.first)?;
+    let &(offset, len) = e.spans.get(i)?;
+    let bytes = e.source.bytes_at(offset, usize::try_from(len).ok()?)?;
+    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    let Some(Read::Body { elements: Some(el), .. }) = descriptor(r.body_format).map(|d| d.read) else {
+        return None;
+    };
+    Some((el.parse)(&v, ptr_idx(&e.list, i)))
+}
+
+/// The JSON text of the value at `pointer` (a JSON Pointer in the file of
+/// `r`) read from the element of its message list that holds it
+/// ([`Request::elements`]); `None` when `r` keeps no element places, the
+/// pointer is not inside an element, or it cannot be read.
+pub fn element_json_again(r: &Request, pointer: &str) -> Option<String> {
+    let e = r.elements.as_deref()?;
+    let rest = pointer.strip_prefix(e.list.as_str())?.strip_prefix('/')?;
+    let (index, inner) = rest.split_once('/').map_or((rest, ""), |(i, tail)| (i, tail));
+    if index.len() > 1 && index.starts_with('0') {
+        return None;
+    }
+    let i: usize = index.parse().ok()?;
+    let &(offset, len) = e.spans.get(i)?;
+    let bytes = e.source.bytes_at(offset, usize::try_from(len).ok()?)?;
+    let inner = if inner.is_empty() { String::new() } else { format!("/{inner}") };
+    let (at, end) = crate::locate::locate_span(&bytes, &inner)?;
+    String::from_utf8(bytes.get(at..end)?.to_vec()).ok()
+}
+
+/// A message read from one element of a body's list, to keep: its blocks
+/// given exactly the room they take (a vector of one block pushed has room
+/// for four: 288 bytes a message more, 26 MB on a 104 MB body of 90,000
+/// messages). A stream's messages are trimmed so by [`crate::model::Interner`];
+/// a body file's are not interned.
+fn element_message(mut m: crate::model::Message) -> Arc<crate::model::Message> {
+    m.blocks.shrink_to_fit();
+    Arc::new(m)
 }
 
 /// A body document's top-level members in document order, each value left
@@ -401,7 +508,7 @@ fn parse_body_by_elements(
         r.messages.reserve(items.len());
         for (i, item) in items.iter().enumerate() {
             let v: Value = serde_json::from_str(item.get()).ok()?;
-            r.messages.push(Arc::new((el.parse)(&v, ptr_idx(&at, i))));
+            r.messages.push(element_message((el.parse)(&v, ptr_idx(&at, i))));
         }
     }
     Some(r)
@@ -607,7 +714,7 @@ mod by_elements_tests {
         };
         let by = parse_body_by_elements(format, el, doc.as_bytes(), &path);
         // Read as it streams: the same request, when the list is an array.
-        let streamed = stream_body(&memory(doc), format, el, &path);
+        let streamed = stream_body(&memory(doc), format, el, &path, false);
         let list_is_array = v.get(el.key).is_some_and(Value::is_array);
         assert_eq!(streamed.is_some(), list_is_array && by.is_some(), "{doc}");
         if let Some(r) = streamed {
@@ -683,7 +790,7 @@ mod by_elements_tests {
         let Some(Read::Body { elements: Some(el), .. }) = descriptor(chat).map(|d| d.read) else { panic!() };
         for bad in ["[]", "{\"messages\":[{]}", "{\"messages\":[]} x", "", "{\"messages\":[{\"role\":tru}]}"] {
             assert!(parse_body_by_elements(chat, el, bad.as_bytes(), &path).is_none(), "{bad}");
-            assert!(stream_body(&memory(bad), chat, el, &path).is_none(), "{bad}");
+            assert!(stream_body(&memory(bad), chat, el, &path, false).is_none(), "{bad}");
         }
     }
 }

@@ -1082,6 +1082,21 @@ impl RawDocument {
     }
 }
 
+/// Where the elements of a request body's message list are in its file
+/// ([`Request::elements`]), to read one again
+/// ([`crate::formats::load::element_again`]).
+#[derive(Debug)]
+pub struct ElementSpans {
+    /// The input (uncompressed), read again by offset.
+    pub source: crate::source::SourceRef,
+    /// JSON Pointer of the list (`/messages`); element *i* is at `{list}/{i}`.
+    pub list: String,
+    /// Index in [`Request::messages`] of the list's element 0.
+    pub first: usize,
+    /// Byte offset in the input and length in bytes of each element, in order.
+    pub spans: Vec<(u64, u64)>,
+}
+
 /// One recorded request (or history snapshot).
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -1181,6 +1196,11 @@ pub struct Request {
     /// [`Request::at`] (for output) and [`Request::rel`] (to compare across
     /// requests).
     pub relative: bool,
+    /// Where each element of the body's message list is in the file, when
+    /// some of their texts are kept only as their first bytes (a large body
+    /// loaded with [`crate::model::packed::Texts::Prefixes`]: a block whose
+    /// `text` is shorter than its `text_len`); `None` otherwise.
+    pub elements: Option<Arc<ElementSpans>>,
 }
 
 impl Request {

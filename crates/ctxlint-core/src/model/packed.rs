@@ -188,6 +188,16 @@ pub enum Texts {
     Compact,
     /// Every text as the loader gave it (`show`, reloads).
     AsLoaded,
+    /// Every text of a transcript, as [`Texts::AsLoaded`]; of a request body
+    /// of 1 MiB or more read as it streams (uncompressed), the long texts of
+    /// its assistant and tool messages only as their first bytes
+    /// ([`crate::formats::load::ELEMENT_PREFIX`]), with where each element of
+    /// its message list is in the file ([`crate::model::Request::elements`]).
+    /// Used by `diff`, which compares elements by hash and reads an element
+    /// it shows again from the file
+    /// ([`crate::formats::load::element_again`]): two 52 MB bodies took
+    /// twice their size, most of it texts no output shows.
+    Prefixes,
 }
 
 /// Model-side texts up to this many bytes (trimmed) are kept by [`Texts::Compact`].

@@ -16,6 +16,8 @@ struct Window<'r> {
     /// Line feeds in the bytes given up and in `buf[..counted]`.
     feeds: u64,
     counted: usize,
+    /// Bytes given up: the input offset of `buf[0]`.
+    given: u64,
 }
 
 impl Window<'_> {
@@ -49,6 +51,7 @@ impl Window<'_> {
     /// Gives up `buf[..p]`.
     fn give_up(&mut self, p: usize) {
         self.feeds_before(p);
+        self.given += p as u64;
         self.buf.drain(..p);
         self.counted = 0;
     }
@@ -114,11 +117,11 @@ fn walk(t: &[u8], keys: &[&str]) -> Walk {
     Walk::No
 }
 
-/// Reads the document `r` gives, calling `each(index, element, line_feeds)`
-/// for each element of the array at `keys` (object members from the top,
-/// e.g. `["log", "entries"]`) in order, with the element's bytes and the
+/// Reads the document `r` gives, calling `each(index, element, line_feeds,
+/// offset)` for each element of the array at `keys` (object members from the
+/// top, e.g. `["log", "entries"]`) in order, with the element's bytes, the
 /// number of line feeds in the input before its first byte (its 1-based line
-/// is that plus one). Reads `chunk` bytes at a time; holds what precedes the
+/// is that plus one) and the byte offset of that first byte in the input. Reads `chunk` bytes at a time; holds what precedes the
 /// array, one element and one chunk.
 ///
 /// Returns the *outline*: the document with that array emptied (`[]`), for
@@ -133,9 +136,9 @@ pub fn stream_array(
     r: &mut dyn Read,
     keys: &[&str],
     chunk: usize,
-    mut each: impl FnMut(usize, &[u8], u64) -> bool,
+    mut each: impl FnMut(usize, &[u8], u64, u64) -> bool,
 ) -> Option<Vec<u8>> {
-    let mut w = Window { r, buf: Vec::new(), chunk: chunk.max(1), eof: false, feeds: 0, counted: 0 };
+    let mut w = Window { r, buf: Vec::new(), chunk: chunk.max(1), eof: false, feeds: 0, counted: 0, given: 0 };
     let start = loop {
         match walk(&w.buf, keys) {
             Walk::Found(p) => break p,
@@ -179,7 +182,7 @@ pub fn stream_array(
         match skip_value(&w.buf, p) {
             Some(e) if e < w.buf.len() => {
                 let feeds = w.feeds_before(p);
-                if !each(index, &w.buf[p..e], feeds) {
+                if !each(index, &w.buf[p..e], feeds, w.given + p as u64) {
                     return None;
                 }
                 index += 1;
@@ -211,7 +214,9 @@ mod tests {
     fn run(doc: &str, keys: &[&str], chunk: usize) -> Option<(Given, String)> {
         let mut got = Vec::new();
         let mut r = io::Cursor::new(doc.as_bytes().to_vec());
-        let outline = stream_array(&mut r, keys, chunk, |i, b, f| {
+        let outline = stream_array(&mut r, keys, chunk, |i, b, f, at| {
+            // The offset names the element's bytes in the document.
+            assert_eq!(&doc.as_bytes()[at as usize..at as usize + b.len()], b);
             got.push((i, String::from_utf8(b.to_vec()).unwrap(), f));
             true
         })?;
@@ -259,6 +264,6 @@ mod tests {
             assert!(run(bad, &["messages"], 2).is_none(), "{bad}");
         }
         let mut r = io::Cursor::new(b"{\"messages\": [1, 2, 3]}".to_vec());
-        assert!(stream_array(&mut r, &["messages"], 4, |i, _, _| i < 1).is_none());
+        assert!(stream_array(&mut r, &["messages"], 4, |i, _, _, _| i < 1).is_none());
     }
 }
