@@ -705,18 +705,35 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
         if best.is_none_or(|(c, _)| common > c) {
             best = Some((common, i));
             best_carried = common > 0 && common == ha.len() && carried();
-            if common == hb.len() {
+            // (`b`'s whole history sent before: no earlier request shares
+            // more of it, but one `b` extends whole may share as much.)
+            if common == hb.len() && common == ha.len() {
                 break;
             }
         } else if let Some((c, k)) = best.filter(|&(c, _)| common == c && c > 0) {
-            // Only between two requests `b` extends whole (which to compare
-            // with decides no rewrite, only the tools and prompts compared),
-            // and unless the later one carries that reply too: then it is the
-            // conversation's later step.
-            let whole = c == ha.len() && c == agents[k].hist.len();
-            if whole && carried() && !a.reply.as_ref().is_some_and(|r| r.carried_by(&s.requests[k])) {
-                best = Some((c, i));
-                best_carried = true;
+            let best_len = agents[k].hist.len();
+            if c == ha.len() && c == hb.len() && c < best_len {
+                // `b` sends this one's history again, whole, and only the
+                // beginning of the later one's, carrying none of the later
+                // one's reply: a run started again from this one's point (a
+                // VCR cassette's next test run, re-recorded after the later
+                // run's first steps), which it is compared with — the
+                // request whose history it extends furthest (docs/spec.md §1
+                // *Lanes*) —, not a retry of the later one that dropped what
+                // the later one added.
+                if !s.requests[k].reply.as_ref().is_some_and(|r| r.carried_by(b)) {
+                    best = Some((c, i));
+                    break;
+                }
+            } else if c == ha.len() && c == best_len {
+                // Only between two requests `b` extends whole (which to compare
+                // with decides no rewrite, only the tools and prompts compared),
+                // and unless the later one carries that reply too: then it is the
+                // conversation's later step.
+                if carried() && !a.reply.as_ref().is_some_and(|r| r.carried_by(&s.requests[k])) {
+                    best = Some((c, i));
+                    best_carried = true;
+                }
             }
         }
     }

@@ -40,7 +40,11 @@ instruction); a one-shot question asked again without tools or system prompt aft
 answered, carrying nothing of that answer (the same question put to the model as a call of
 its own, a client test's next setting — a chat app's first turn regenerated without its prompt
 is missed for it), or in a request-body file of its own after one that sent it with a system
-prompt (no reply is recorded: two tests' expected bodies).
+prompt (no reply is recorded: two tests' expected bodies); a request that sends an earlier
+request's history again, whole, and only the beginning of a later one's, carrying none of the
+later one's reply, is compared with the earlier one (the request whose history it extends
+furthest: a VCR cassette's next test run, appended after the cycles of a run whose later
+requests added a running-summary system message).
 Transcripts' rebuilt steps are not compared (a rebuilt path can only fork).
 "#,
 };
