@@ -409,8 +409,7 @@ fn cut_shown_texts(m: &mut Message) {
 pub fn element_again(r: &Request, msg: usize) -> Option<Message> {
     let e = r.elements.as_deref()?;
     let i = msg.checked_sub(e.first)?;
-    let &(offset, len) = e.spans.get(i)?;
-    let bytes = e.source.bytes_at(offset, usize::try_from(len).ok()?)?;
+    let bytes = element_bytes(e, i)?;
     let v: Value = serde_json::from_slice(&bytes).ok()?;
     let Some(Read::Body { elements: Some(el), .. }) = descriptor(r.body_format).map(|d| d.read) else {
         return None;
@@ -430,11 +429,16 @@ pub fn element_json_again(r: &Request, pointer: &str) -> Option<String> {
         return None;
     }
     let i: usize = index.parse().ok()?;
-    let &(offset, len) = e.spans.get(i)?;
-    let bytes = e.source.bytes_at(offset, usize::try_from(len).ok()?)?;
+    let bytes = element_bytes(e, i)?;
     let inner = if inner.is_empty() { String::new() } else { format!("/{inner}") };
     let (at, end) = crate::locate::locate_span(&bytes, &inner)?;
     String::from_utf8(bytes.get(at..end)?.to_vec()).ok()
+}
+
+/// The bytes of element `i` of the list, read again from the input at its place.
+fn element_bytes(e: &ElementSpans, i: usize) -> Option<Vec<u8>> {
+    let &(offset, len) = e.spans.get(i)?;
+    e.source.bytes_at(offset, usize::try_from(len).ok()?)
 }
 
 /// A message read from one element of a body's list, to keep: its blocks
