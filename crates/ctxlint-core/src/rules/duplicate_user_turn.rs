@@ -69,9 +69,23 @@ a fork, on whose branch the model reads the turn once (a sibling copy after an e
 synthetic result or a fallback model is the runtime's retry and is still reported). A short
 instruction (at most 160 bytes: `keep going`) the person gives again after stopping a run
 in which a tool call had completed: it asks again of a changed state (a whole task sent again
-after such a run is still a warning: the model reads the task twice).
+after such a run is still a warning: the model reads the task twice). In a recorded request,
+two user turns whose texts are only a redaction placeholder (`REDACTED`, `[REDACTED]`,
+`<FILTERED>`): the recording's texts were replaced before it was committed, so nothing says
+the two turns were the same.
 "#,
 };
+
+/// Whether `text` is only a redaction placeholder (`REDACTED`, `[REDACTED]`,
+/// `<FILTERED>`, `***scrubbed***`, any case): a recording whose texts were
+/// replaced before it was committed. Two such turns are equal only because
+/// their words were removed, so they are not compared as copies.
+fn is_redaction_placeholder(text: &str) -> bool {
+    let word = text
+        .trim()
+        .trim_matches(|c: char| matches!(c, '[' | ']' | '<' | '>' | '*' | '_' | '{' | '}' | '(' | ')' | '#'));
+    ["redacted", "filtered", "scrubbed"].iter().any(|w| word.eq_ignore_ascii_case(w))
+}
 
 /// A user turn's content, for comparing two copies: its texts trimmed and
 /// the canonical hashes of its other blocks (images, files).
@@ -102,7 +116,7 @@ fn check_stream(cx: &mut RuleContext, stream: &Stream) {
                 _ => continue,
             }
             let key = turn_key(m);
-            let empty = key.0.iter().all(|t| t.is_empty()) && key.1.is_empty();
+            let empty = key.0.iter().all(|t| t.is_empty() || is_redaction_placeholder(t)) && key.1.is_empty();
             if let Some(p) = prev.filter(|p| !empty && turn_key(p) == key) {
                 let rel = r.rel(&m.pointer).to_string();
                 if memo.is_new(&rel, "duplicate-user-turn") {
@@ -164,5 +178,20 @@ pub fn check(cx: &mut RuleContext) {
             .related(&input.path, Some(p.line), "", "previous copy")
             .help("on retry or fallback, re-run the existing turn instead of appending the user message again"),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_redaction_placeholder;
+
+    #[test]
+    fn redaction_placeholders_are_recognised_and_words_are_not() {
+        for t in ["REDACTED", " [REDACTED] ", "<FILTERED>", "***scrubbed***", "redacted", "{REDACTED}"] {
+            assert!(is_redaction_placeholder(t), "{t}");
+        }
+        for t in ["", "REDACTED the file", "please redact it", "[REDACTED] and more", "filter"] {
+            assert!(!is_redaction_placeholder(t), "{t}");
+        }
     }
 }
