@@ -48,6 +48,11 @@ fn agent_home() -> tempfile::TempDir {
         ".claude/projects/-w/0c1d/tool-results/b0giwlk6l.txt",
         "{\"type\":\"user\",\"uuid\":\"u2\",\"parentUuid\":\"u1\",\"sessionId\":\"5c04\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
     );
+    put(
+        r,
+        ".claude/history.jsonl",
+        "{\"display\":\"/init\",\"pastedContents\":{},\"timestamp\":1760501344792,\"project\":\"/w\"}\n",
+    );
     put(r, ".codex/history.jsonl", "{\"session_id\":\"019a\",\"ts\":1776603600,\"text\":\"hi\"}\n");
     std::fs::create_dir_all(r.join(".codex/sessions")).unwrap();
     put(
@@ -120,7 +125,7 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
     assert_eq!(
         lines,
         [
-            "ctxlint: note: 16 sidecar files skipped (kept beside sessions by their agent, or a ctxlint report; `--show-files` lists them)",
+            "ctxlint: note: 17 sidecar files skipped (kept beside sessions by their agent, or a ctxlint report; `--show-files` lists them)",
             "ctxlint: warning: notes.json: matches no input format; skipped",
             format!(
                 "ctxlint: note: a file skipped for matching no format was tried as each of the {} formats `ctxlint formats` lists; use --input-format to force one",
@@ -144,6 +149,7 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
     let s = skipped(&v);
     let sc = "sidecar file: ";
     let want: Vec<(String, String)> = [
+        (".claude/history.jsonl", "Claude Code prompt history"),
         (".claude/projects/-w/0c1d/subagents/agent-a1.meta.json", "Claude Code sub-agent metadata"),
         (".claude/projects/-w/0c1d/tool-results/b0giwlk6l.txt", "Claude Code saved tool outputs"),
         (
@@ -177,7 +183,7 @@ fn sidecars_are_one_counted_note_and_listed_with_their_reason() {
             assert!(gr.starts_with(&format!("{sc}{wr}")), "{gp}: {gr}");
         }
     }
-    assert_eq!(v["summary"]["skipped"], 17, "{v}");
+    assert_eq!(v["summary"]["skipped"], 18, "{v}");
 }
 
 #[test]

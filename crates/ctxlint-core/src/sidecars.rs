@@ -92,6 +92,13 @@ pub const KNOWN: &[Sidecar] = &[
     },
     Sidecar {
         runtime: "Claude Code",
+        what: "prompt history `history.jsonl` (in `~/.claude` or `$CLAUDE_CONFIG_DIR`, beside `projects/`: one `{display, pastedContents, timestamp, project}` line per prompt typed, for the up-arrow recall)",
+        source: "Claude Code `~/.claude/history.jsonl` (seen in real `~/.claude` backups, 2.x)",
+        matches: |p| name(p) == "history.jsonl" && (folder(p, 1) == ".claude" || sibling_dir(p, "projects")),
+        unopened: false,
+    },
+    Sidecar {
+        runtime: "Claude Code",
         what: "saved tool outputs `tool-results/*` (in `<session>/`, beside `<session>.jsonl`; one that printed session lines is not a session)",
         source: "Claude Code `~/.claude/projects/<project>/<session>/tool-results/<id>.txt` (seen in real `~/.claude` backups, 2.1.x)",
         matches: |p| {
