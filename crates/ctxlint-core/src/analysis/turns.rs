@@ -19,6 +19,9 @@
 //!   carefully or ask for clarification.` and a blank line; openclaw
 //!   `src/auto-reply/reply/body.ts`, `abortedHint`): the message re-sent after
 //!   an aborted run carries it, its first copy does not;
+//! - the heartbeat and cron prompts' whole `Current time: …` line (openclaw
+//!   `src/agents/current-time.ts`): a poll written before an update added the
+//!   line is the same poll as one written after it;
 //! - timestamps: ISO 8601 date-times and dates, OpenClaw's envelope prefix
 //!   `[Sun 2026-03-08 22:03 GMT+9]`, clock times `10:04` / `10:04:05` with
 //!   their AM/PM and time-zone words, weekday names, written dates (`April
@@ -52,6 +55,8 @@ static COPILOT_ENVELOPE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"<current_datetime>[^<]*</current_datetime>|<(?:system_reminder|reminder)>(?s:.*?)</(?:system_reminder|reminder)>|<tools_changed_notice>(?s:.*?)</tools_changed_notice>")
         .expect("regex")
 });
+static CURRENT_TIME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^[ \t]*Current time:[^\n]*(?:\n|$)").expect("regex"));
 static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"\[(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? )?\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}[^\]\n]{0,24}\]",
@@ -81,6 +86,7 @@ pub fn normalise(text: &str) -> String {
         a
     };
     let b = EVENT_LINE.replace_all(&a, "");
+    let b = if b.contains("Current time:") { CURRENT_TIME.replace_all(&b, "").into_owned().into() } else { b };
     let c = TIMESTAMP.replace_all(&b, "");
     c.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -143,7 +149,11 @@ mod tests {
         let a = "Read HEARTBEAT.md if it exists.\nCurrent time: Sunday, April 19th, 2026 - 6:26 AM (America/Los_Angeles) / 2026-04-19 13:26 UTC";
         let b = "Read HEARTBEAT.md if it exists.\nCurrent time: Monday, April 20th, 2026 - 11:56 PM (America/Los_Angeles) / 2026-04-21 06:56 UTC";
         assert_eq!(key([a]), key([b]));
-        assert_eq!(normalise(a), "Read HEARTBEAT.md if it exists. Current time: , - /");
+        assert_eq!(normalise(a), "Read HEARTBEAT.md if it exists.");
+        // A poll from before the line was added is the same poll.
+        assert_eq!(key(["Read HEARTBEAT.md if it exists."]), key([a]));
+        // The label elsewhere on a line is the person's text.
+        assert_eq!(normalise("the Current time: field is wrong"), "the Current time: field is wrong");
         assert_eq!(normalise("due 3 Jan 2026 at 9pm PST"), "due at");
         assert_eq!(normalise("on Tue. 4:05 p.m. GMT+2 ok"), "on ok");
         // Words that are not times stay.
