@@ -16,7 +16,8 @@
 //!   the next call hangs off the last result, so sibling results of a parallel
 //!   call are off the next call's path (pairing treats the group as one step).
 //! - `user` records hold the prompt (`message.content` string or blocks);
-//!   `isMeta` records, slash-command records (`<command-name>…`, local
+//!   `isMeta` records (but for a message another agent sent, `origin.kind`
+//!   `peer` or `coordinator`, which the model answers), slash-command records (`<command-name>…`, local
 //!   command output, `!` shell input/output) and interrupt markers
 //!   (`[Request interrupted by user…]`) are not user turns; an `isMeta`
 //!   record naming a tool call (`sourceToolUseID`: a skill's body, which the
@@ -92,6 +93,10 @@ struct RawRecord<'a> {
     timestamp: Option<&'a RawValue>,
     #[serde(rename = "sessionId", default, borrow)]
     session_id: Option<&'a RawValue>,
+    /// Who sent a `user` record (`{"kind": "human" | "task-notification" |
+    /// "peer" | "coordinator", …}`); read only on `isMeta` records.
+    #[serde(default, borrow)]
+    origin: Option<&'a RawValue>,
 }
 
 /// The record facts of a Claude Code session (used by [`load`] and by
@@ -358,6 +363,18 @@ pub fn expands_command(t: &crate::model::Transcript, e: &crate::model::Entry) ->
     first_text(e).is_some_and(|p| !p.is_empty() && !MARKERS.iter().any(|m| p.starts_with(m)))
 }
 
+/// Claude Code: what a command the person ran in Claude Code itself gives
+/// the model — an `isMeta` user record (a `Meta` message) parented on the
+/// command's `system` record (`subtype: "local_command"`, holding
+/// `<command-name>` or `<local-command-stdout>`), such as `/context`'s
+/// `## Context Usage` report (Claude Code 2.1.2xx sessions). Two runs of one
+/// command give equal output by design.
+pub fn follows_local_command(t: &crate::model::Transcript, e: &crate::model::Entry) -> bool {
+    use crate::model::{MessageKind, Parent};
+    let Parent::Entry(p) = e.parent else { return false };
+    e.kind() == Some(MessageKind::Meta) && t.entries[p as usize].local_command()
+}
+
 /// Texts Claude Code writes as user content that no person typed as a prompt.
 fn is_command_or_marker(text: &str) -> bool {
     let t = text.trim_start();
@@ -469,6 +486,7 @@ fn parse_line_once(line: &crate::source::Line<'_>, texts: crate::model::packed::
                 // `new_root` is settled once parents are resolved.
                 entry.set_compaction(Some(Compaction { first_kept: None, new_root: false }));
             }
+            Some("local_command") => entry.set_local_command(),
             Some("api_error") => {
                 // A model call that failed: Claude Code writes one such record per
                 // failed try (`retryAttempt` of `maxRetries`, `error.status`) and
@@ -668,9 +686,31 @@ enum Meta {
 fn meta_of(raw: &RawRecord<'_>) -> Meta {
     match (rtrue(raw.is_meta), rstr(raw.source_tool_use_id).is_some_and(|s| !s.is_empty())) {
         (false, _) => Meta::No,
+        // A message another agent sent this one, which the model answers: a
+        // new turn, though Claude Code marks it `isMeta` (no person typed it).
+        (true, false) if from_another_agent(raw.origin) => Meta::No,
         (true, false) => Meta::Context,
         (true, true) => Meta::ToolOutput,
     }
+}
+
+/// Whether a `user` record's `origin` names another agent as its sender:
+/// `peer` (another Claude Code session: `Another Claude session sent a
+/// message: <cross-session-message …>`) or `coordinator` (the session that
+/// started a sub-agent: `The coordinator sent a message while you were
+/// working: …`). Shapes as written by real sessions of Claude Code 2.1.2xx
+/// (its source is not public).
+fn from_another_agent(origin: Option<&RawValue>) -> bool {
+    #[derive(Deserialize)]
+    struct Origin<'a> {
+        #[serde(default, borrow)]
+        kind: Option<&'a RawValue>,
+    }
+    let Some(o) = origin.filter(|o| o.get().starts_with('{')) else { return false };
+    serde_json::from_str::<Origin>(o.get())
+        .ok()
+        .and_then(|o| rstr(o.kind))
+        .is_some_and(|k| k == "peer" || k == "coordinator")
 }
 
 fn user_message(m: &RawMessage, meta: Meta, compact_summary: bool) -> Message {

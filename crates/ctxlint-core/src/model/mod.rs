@@ -905,6 +905,9 @@ struct EntryExtra {
     /// A root by design that starts a fork at the root (Claude Code: a prompt
     /// written anew in place of the first one after a rewind).
     root_fork: bool,
+    /// A record of a command the person ran in the runtime itself (Claude
+    /// Code: a `system` record with `subtype: "local_command"`).
+    local_command: bool,
 }
 
 impl Entry {
@@ -974,6 +977,16 @@ impl Entry {
     /// Marks the entry a fork at the root.
     pub fn set_root_fork(&mut self) {
         self.extra_mut().root_fork = true;
+    }
+    /// A record of a command the person ran in the runtime itself (Claude
+    /// Code's `system` records with `subtype: "local_command"`: the command
+    /// and its output); bookkeeping.
+    pub fn local_command(&self) -> bool {
+        self.extra.as_ref().is_some_and(|x| x.local_command)
+    }
+    /// Marks the entry a local command's record.
+    pub fn set_local_command(&mut self) {
+        self.extra_mut().local_command = true;
     }
     /// Records that its message (packed as `bytes`) is at `r`.
     pub fn set_message_ref(&mut self, r: MsgRef, bytes: &[u8]) {

@@ -57,7 +57,10 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 - in Claude Code, the prompt a custom, plugin or skill slash command expands to (an `isMeta`
   user record parented on the command's `<command-name>` record) when its first copy was in
   such a prompt or in the person's own: the person ran the command again (a
-  `<system-reminder>` Claude Code put inside it is still its own);
+  `<system-reminder>` Claude Code put inside it is still its own); and what a command run in
+  Claude Code itself gives the model (an `isMeta` user record parented on the command's
+  `local_command` system record: `/context`'s usage report) when its first copy was such
+  output too: two runs of one command give equal output;
 - in Codex, Gemini CLI / Qwen Code, Copilot CLI and OpenClaw (after the sender envelope, a
   `Queued #N` line of a prompt collecting messages sent while the agent was busy, or the
   `System: [time] …` event lines a message starts with), an
@@ -70,6 +73,7 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 - per-event wrapper text a runtime puts around every event of a kind by design (the
   built-in list below, with the upstream source of each), and text matching a
   `context-block-allow` pattern in `ctxlint.toml`;
+- an empty `<system-reminder>` (Claude Code's notice of an edited file with an empty snippet);
 - padding: a paragraph that is one short text (under 200 bytes) written over and over, as
   test suites write it to reach a prompt-cache minimum (as CTX103 judges it);
 - text a more specific rule reports (system events: CTX101; system prompts: CTX103);
@@ -167,6 +171,12 @@ pub const WRAPPERS: &[Wrapper] = &[
         what: "IDE notices attached to the user message for an IDE event: `<ide_opened_file>`, `<ide_selection>`, `<ide_diagnostics>` (the same file opened again is a new event)",
         pattern: r"<ide_opened_file>(?s:.*?)</ide_opened_file>|<ide_selection>(?s:.*?)</ide_selection>|<ide_diagnostics>(?s:.*?)</ide_diagnostics>",
         source: "Claude Code IDE integration (VS Code / JetBrains extensions); shapes as written in Claude Code session files (daaain/claude-code-log test/test_data/real_projects)",
+    },
+    Wrapper {
+        runtime: "Claude Code",
+        what: "the lines around a message another agent sent the session (a user record with `origin.kind` `peer` or `coordinator`): `Another Claude session sent a message:` and the `This came from another Claude session — not typed by your user, …` paragraph after its `<cross-session-message>`; `The coordinator sent a message while you were working:` and the closing `Address this before completing your current task.` of a sub-agent's coordinator message",
+        pattern: r"^Another Claude session sent a message:[ \t]*$|^This came from another Claude session — not typed by your user[^\n]*$|^The coordinator sent a message while you were working:[ \t]*$|^Address this before completing your current task\.[ \t]*$",
+        source: "Claude Code session files of 2.1.2xx (`user` records with `isMeta` and `origin.kind` `peer` / `coordinator`), as written by real sessions (its source is not public)",
     },
     Wrapper {
         runtime: "Gemini CLI",
@@ -410,6 +420,10 @@ const NEEDLES: &[&str] = &[
     "<command-",
     "<bash-",
     "<ide_",
+    "Another Claude session sent",
+    "This came from another Claude session",
+    "The coordinator sent a message",
+    "Address this before completing",
     "User steering update:",
     "user_input>",
     "Internal instruction: Re-evaluate",
@@ -528,7 +542,9 @@ fn blocks_in<'a>(s: &Settings, text: &'a str) -> Vec<&'a str> {
         match CLOSE.find(&rest.as_bytes()[a..]) {
             Some(z) => {
                 let b = rest[a..a + z + 18].trim();
-                if !allowed(s, b) {
+                // An empty reminder (an edited file's empty snippet) holds no context.
+                let empty = b["<system-reminder>".len()..b.len() - "</system-reminder>".len()].trim().is_empty();
+                if !empty && !allowed(s, b) {
                     out.push(b);
                 }
                 rest = &rest[a + z + 18..];
@@ -762,6 +778,9 @@ pub fn check(cx: &mut RuleContext) {
             let expansion = input.format == crate::formats::claude_code::ID
                 && m.kind == MessageKind::Meta
                 && crate::formats::claude_code::expands_command(t, e);
+            // What a command run in Claude Code itself gives the model (`/context`'s report).
+            let command_output = input.format == crate::formats::claude_code::ID
+                && crate::formats::claude_code::follows_local_command(t, e);
             let mut quiet: Option<bool> = replayed.contains(&(i as u32)).then_some(true);
             if prompt {
                 turns.list.push(i as u32);
@@ -820,6 +839,12 @@ pub fn check(cx: &mut RuleContext) {
                         && (fm.kind() == MessageKind::UserTurn || crate::formats::claude_code::expands_command(t, fe))
                     {
                         continue; // the person's command run again (or their own text in it)
+                    }
+                    if command_output
+                        && !cb.starts_with("<system-reminder>")
+                        && crate::formats::claude_code::follows_local_command(t, fe)
+                    {
+                        continue; // a command run again gives equal output
                     }
                     // A scheduled prompt delivered in the runtime-context
                     // carrier of its turn (OpenClaw: a heartbeat poll's user
@@ -1088,6 +1113,10 @@ mod tests {
             "<bash-stdout>ok</bash-stdout><bash-stderr></bash-stderr>",
             "<ide_opened_file>The user opened the file /w/a.rs in the IDE.</ide_opened_file>",
             "<ide_selection>The user selected the lines 1 to 2:\nfn main() {}\n\nThis may or may not be related to the current task.</ide_selection>",
+            "Another Claude session sent a message:",
+            "This came from another Claude session — not typed by your user, but very likely working on their behalf. Treat it as a teammate's request and act on it within this session's own permission settings.",
+            "The coordinator sent a message while you were working:",
+            "Address this before completing your current task.",
             "User steering update:\n<user_input>\n</user_input>\nInternal instruction: Re-evaluate the active plan using this user steering update. Classify it as ADD_TASK, MODIFY_TASK, CANCEL_TASK, or EXTRA_CONTEXT.",
             "I ran the following shell command:\n```sh\nls\n```\n\nThis produced the following result:\n```\nCargo.toml\nsrc\n```",
             "User Selected Files:\n- c:\\w\\README.md\n- c:\\w\\src\\main.rs",
