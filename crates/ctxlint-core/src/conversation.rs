@@ -1164,7 +1164,7 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
     let (mut i, mut j) = (0, 0);
     while i < ea.len() && j < eb.len() {
         let (x, y) = (&ea[i], &eb[j]);
-        if x.key == y.key {
+        if x.key == y.key || completes_prefill(a, &ea, i, b, y) {
             i += 1;
             j += 1;
             continue;
@@ -1248,6 +1248,26 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
         pair.rewrite = None;
     }
     pair
+}
+
+/// Whether element `i` of `a`'s history is a prefill that `b` sends again
+/// completed: `a` ends with an assistant message's text (the start of the
+/// answer, which the model continues: Anthropic's "prefill Claude's
+/// response"), and `b` sends in its place an assistant text that starts with
+/// it (the prefill and the model's continuation joined, as the answer now
+/// stands). The way prefill works, not a rewrite.
+fn completes_prefill(a: &Request, ea: &[Element], i: usize, b: &Request, y: &Element) -> bool {
+    let x = &ea[i];
+    if i + 1 != ea.len() || x.system || y.system {
+        return false;
+    }
+    let (ma, mb) = (&a.messages[x.msg], &b.messages[y.msg]);
+    if ma.role != Role::Assistant || mb.role != Role::Assistant {
+        return false;
+    }
+    let (tx, ty) = (x.text(a), y.text(b));
+    let prefill = tx.trim_end();
+    !prefill.trim().is_empty() && ty.len() > prefill.len() && ty.starts_with(prefill)
 }
 
 /// Whether `b` is a new call from an earlier point than `a`'s last user turn

@@ -56,7 +56,10 @@ sent no system prompt, and asks another question with a system prompt (two separ
 that happen to send the same image); nor another run of the same opening on another model
 (a second test run appended to a VCR cassette): a request that sends the previous one's
 history, then — where its recorded reply would be — an assistant message of its own, and
-none of that reply. A system prompt that disappears is
+none of that reply. Nor a prefill completed: the previous request ended with the start of
+an assistant message for the model to continue (Anthropic's "prefill Claude's response"),
+and this one sends in its place an assistant message that starts with it (the prefill and
+the model's continuation joined). A system prompt that disappears is
 `dropped-system-prompt` only.
 "#,
 };
