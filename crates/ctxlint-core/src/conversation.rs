@@ -737,6 +737,11 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
             }
         }
     }
+    if let Some((c, k)) = best.filter(|&(c, _)| c > 0 && c == hb.len()) {
+        if let Some(n) = restart_point(s, agents, j, k, candidates?) {
+            best = Some((c, n));
+        }
+    }
     match (best, latest_continued) {
         (Some((_, i)), _) => Some(link(&s.requests[i], b, i)),
         (None, Some(prev)) => match link(&s.requests[prev], b, prev) {
@@ -745,6 +750,47 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
         },
         (None, None) => None,
     }
+}
+
+/// Where request `j` restarts a conversation, when the request `k` whose
+/// history it sends again (`j`'s whole history is a prefix of `k`'s) had
+/// gone on: a later request carried `k`'s recorded reply, so `j` is no retry
+/// of a failed `k` but a run started again from that point (a VCR cassette's
+/// next test run, whose first requests matched recorded ones and were
+/// replayed, not recorded again). It continues the request whose whole
+/// history it extends and whose recorded reply it carries, the one it
+/// extends furthest (docs/spec.md §1 *Lanes*), not `k` (whose system prompts
+/// the new run's state need not repeat: AutoGPT's running summary, added
+/// after the first cycle of the earlier run). `None`: no such request, or
+/// `k` did not go on (a retry of it is still compared with it).
+fn restart_point(s: &Stream, agents: &[Agent], j: usize, k: usize, candidates: &[usize]) -> Option<usize> {
+    let (b, hb) = (&s.requests[j], &agents[j].hist);
+    let went_on = |r: &Request| {
+        let reply = s.requests[k].reply.as_ref();
+        reply.is_some_and(|x| x.carried_by(r))
+    };
+    let later = candidates.iter().filter(|&&m| m > k && m < j).rev().take(MAX_CANDIDATES);
+    if !later.into_iter().any(|&m| went_on(&s.requests[m])) {
+        return None;
+    }
+    let mut best: Option<(usize, usize)> = None; // (history length, index)
+    for &n in candidates.iter().rev().take(MAX_CANDIDATES) {
+        if n == k || n >= j {
+            continue;
+        }
+        let a = &s.requests[n];
+        let ha = &agents[n].hist;
+        if ha.is_empty() || ha.len() >= hb.len() || best.is_some_and(|(l, _)| ha.len() <= l) {
+            continue;
+        }
+        if !same_endpoint(a, b) || !ids_compatible(a, b) || !same_agent(&agents[n], &agents[j]) {
+            continue;
+        }
+        if hb[..ha.len()] == ha[..] && a.reply.as_ref().is_some_and(|x| x.carried_by(b)) {
+            best = Some((ha.len(), n));
+        }
+    }
+    best.map(|(_, n)| n)
 }
 
 /// A request's lane (docs/spec.md §1 *Lanes*), for `show`, `diff` and the HTML report.

@@ -44,7 +44,11 @@ prompt (no reply is recorded: two tests' expected bodies); a request that sends 
 request's history again, whole, and only the beginning of a later one's, carrying none of the
 later one's reply, is compared with the earlier one (the request whose history it extends
 furthest: a VCR cassette's next test run, appended after the cycles of a run whose later
-requests added a running-summary system message).
+requests added a running-summary system message); and a request that sends again the history
+of a request whose conversation had gone on (a later request carried its reply) is a run
+started again from that point, compared with the request whose whole history and reply it
+carries (a cassette's next run, whose first request matched a recorded one and was replayed,
+not recorded again) — a retry of a request that did not go on is still compared with it.
 Transcripts' rebuilt steps are not compared (a rebuilt path can only fork).
 "#,
 };
