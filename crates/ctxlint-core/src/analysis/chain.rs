@@ -51,6 +51,7 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
     // them): a set, so that many dangling parents and many torn lines stay linear.
     let mut torn_strings: Option<std::collections::HashSet<&str>> = None;
     let mut first_sent = None;
+    let mut last_root: Option<u32> = None;
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
         match &e.parent {
@@ -66,11 +67,26 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
                 let idle = e.class == Class::Bookkeeping
                     && (!leads_to_conversation(t, tree, i, u32::MAX, true)
                         || opens_session(t, tree, i, &mut first_sent));
+                // Claude Code: a forked sub-agent's file (prompt suggestion,
+                // compaction: `subagents/agent-aprompt_suggestion-*.jsonl`,
+                // `agent-acompact-*.jsonl`) parents its first message sent to
+                // the model on the main session's record it forks from, which
+                // is in the session's own file: the fork point, by design.
+                let fork = e.sidechain && first_sent_index(t, &mut first_sent) >= i;
+                // A record nothing descends from, written before the file's
+                // main chain starts: it loses no turn of that chain (Claude
+                // Code's plan mode "clear context" opens the new session's
+                // file with the old session's interrupt marker, parented in
+                // the old file, then the plan as a new root).
+                let stray = tree.children[i as usize].is_empty()
+                    && *last_root.get_or_insert_with(|| {
+                        t.entries.iter().rposition(|e| e.parent == Parent::Root && !e.sidechain).map_or(0, |p| p as u32)
+                    }) > i;
                 out.push(ChainDefect {
                     entry: i,
                     kind: DefectKind::Dangling(pid.clone()),
                     cuts_path: true,
-                    report: !torn && !idle,
+                    report: !torn && !idle && !fork && !stray,
                 });
                 seen_root = true;
             }
@@ -166,12 +182,7 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
 /// (`first_sent`: the index of the file's first entry sent to the model,
 /// found once per transcript.)
 fn opens_session(t: &Transcript, tree: &Tree, c: u32, first_sent: &mut Option<u32>) -> bool {
-    let first = *first_sent.get_or_insert_with(|| {
-        t.entries
-            .iter()
-            .position(|e| e.class == Class::Compaction || super::tree::sent_again(e))
-            .map_or(u32::MAX, |p| p as u32)
-    });
+    let first = first_sent_index(t, first_sent);
     if first < c {
         return false;
     }
@@ -192,6 +203,18 @@ fn opens_session(t: &Transcript, tree: &Tree, c: u32, first_sent: &mut Option<u3
         stack.extend(tree.children[x as usize].iter().copied());
     }
     true
+}
+
+/// The index of the file's first entry sent to the model (a compaction or
+/// a message sent again), `u32::MAX` when there is none; found once per
+/// transcript (`first_sent`).
+fn first_sent_index(t: &Transcript, first_sent: &mut Option<u32>) -> u32 {
+    *first_sent.get_or_insert_with(|| {
+        t.entries
+            .iter()
+            .position(|e| e.class == Class::Compaction || super::tree::sent_again(e))
+            .map_or(u32::MAX, |p| p as u32)
+    })
 }
 
 /// Whether `c` is, or has a descendant written before `before` that is, an entry sent to the model
