@@ -761,7 +761,14 @@ fn user_message(m: &RawMessage, meta: Meta, compact_summary: bool) -> Message {
 
 /// (message, call group, is a model call).
 fn assistant_message(m: &RawMessage, api_error_flag: bool, aborted: bool) -> (Message, Option<Box<str>>, bool) {
-    let (bl, _) = blocks(m.content, false);
+    let (mut bl, _) = blocks(m.content, false);
+    // A tool result in the model's own message is a server-side tool's,
+    // returned in the same response as its `server_tool_use` call (Z.ai's
+    // built-in `webReader` on its Anthropic-compatible endpoint, as Claude
+    // Code records it): no client call answered, none to pair.
+    for b in bl.iter_mut().filter(|b| b.kind == BlockKind::ToolResult) {
+        b.kind = BlockKind::Other;
+    }
     let model = rstr(m.model);
     // `<synthetic>` assistant records are written by Claude Code itself, not
     // by the model: an API-error stub (`isApiErrorMessage: true`; older builds

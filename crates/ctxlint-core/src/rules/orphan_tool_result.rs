@@ -36,7 +36,9 @@ tool the run does not offer: OpenClaw's session guard
 (`src/agents/session-tool-result-guard.ts`) writes the assistant message without that call
 but keeps the result, and its pairing repair (`repairToolUseResultPairing`,
 `src/agents/session-transcript-repair.ts`, on by default) drops the result before every
-request: it is never sent.
+request: it is never sent. A tool result inside the model's own reply: a server-side tool's,
+returned in the same response as its `server_tool_use` call (Z.ai's built-in `webReader`, as
+Claude Code records it on that endpoint).
 "#,
 };
 
