@@ -1313,7 +1313,21 @@ fn completes_prefill(a: &Request, ea: &[Element], i: usize, b: &Request, y: &Ele
     }
     let (tx, ty) = (x.text(a), y.text(b));
     let prefill = tx.trim_end();
-    !prefill.trim().is_empty() && ty.len() > prefill.len() && ty.starts_with(prefill)
+    if prefill.trim().is_empty() || ty.len() <= prefill.len() || !ty.starts_with(prefill) {
+        return false;
+    }
+    // With the reply recorded, the rest is that reply (white space at the
+    // join aside), not an edit that happens to keep the prefill's words.
+    match a.reply.as_ref().filter(|r| !r.texts.is_empty()) {
+        Some(r) => {
+            let rest = &ty[prefill.len()..];
+            let trimmed = rest.trim_start();
+            [rest.to_string(), trimmed.to_string(), format!(" {trimmed}")]
+                .iter()
+                .any(|t| r.texts.binary_search(&crate::hash::hash_str(t)).is_ok())
+        }
+        None => true,
+    }
 }
 
 /// Whether `b` is a new call from an earlier point than `a`'s last user turn

@@ -51,7 +51,8 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
     // them): a set, so that many dangling parents and many torn lines stay linear.
     let mut torn_strings: Option<std::collections::HashSet<&str>> = None;
     let mut first_sent = None;
-    let mut last_root: Option<u32> = None;
+    let mut first_root: Option<u32> = None;
+    let fork_file = forked_agent_file(&input.path);
     for (i, e) in t.entries.iter().enumerate() {
         let i = i as u32;
         match &e.parent {
@@ -71,16 +72,18 @@ pub fn defects(input: &Input, t: &Transcript, tree: &Tree) -> Vec<ChainDefect> {
                 // compaction: `subagents/agent-aprompt_suggestion-*.jsonl`,
                 // `agent-acompact-*.jsonl`) parents its first message sent to
                 // the model on the main session's record it forks from, which
-                // is in the session's own file: the fork point, by design.
-                let fork = e.sidechain && first_sent_index(t, &mut first_sent) >= i;
+                // is in the session's own file: the fork point, by design (an
+                // ordinary sub-agent's file, `agent-<hex>.jsonl`, going on from
+                // a tool result or a reply lost its head: reported).
+                let fork = e.sidechain && fork_file && first_sent_index(t, &mut first_sent) >= i;
                 // A record nothing descends from, written before the file's
-                // main chain starts: it loses no turn of that chain (Claude
+                // main chain starts (its first root): it loses no turn of that chain (Claude
                 // Code's plan mode "clear context" opens the new session's
                 // file with the old session's interrupt marker, parented in
                 // the old file, then the plan as a new root).
                 let stray = tree.children[i as usize].is_empty()
-                    && *last_root.get_or_insert_with(|| {
-                        t.entries.iter().rposition(|e| e.parent == Parent::Root && !e.sidechain).map_or(0, |p| p as u32)
+                    && *first_root.get_or_insert_with(|| {
+                        t.entries.iter().position(|e| e.parent == Parent::Root && !e.sidechain).map_or(0, |p| p as u32)
                     }) > i;
                 out.push(ChainDefect {
                     entry: i,
@@ -205,6 +208,21 @@ fn opens_session(t: &Transcript, tree: &Tree, c: u32, first_sent: &mut Option<u3
     true
 }
 
+/// Whether `path` names a Claude Code forked sub-agent's file:
+/// `agent-a<kind>-<hex>.jsonl` with a kind that is a word (`aprompt_suggestion`,
+/// `acompact`), as Claude Code 2.1.x names the agents it forks from the main
+/// session (an ordinary sub-agent's file is `agent-a<hex>.jsonl`).
+fn forked_agent_file(path: &str) -> bool {
+    let name = std::path::Path::new(path).file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let Some(stem) = name.strip_prefix("agent-a").and_then(|n| n.strip_suffix(".jsonl")) else { return false };
+    let Some((kind, id)) = stem.split_once('-') else { return false };
+    !kind.is_empty()
+        && kind.bytes().all(|c| c.is_ascii_lowercase() || c == b'_')
+        && kind.bytes().any(|c| !c.is_ascii_hexdigit())
+        && !id.is_empty()
+        && id.bytes().all(|c| c.is_ascii_hexdigit())
+}
+
 /// The index of the file's first entry sent to the model (a compaction or
 /// a message sent again), `u32::MAX` when there is none; found once per
 /// transcript (`first_sent`).
@@ -240,4 +258,19 @@ fn leads_to_conversation(t: &Transcript, tree: &Tree, c: u32, before: u32, past_
         stack.extend(tree.children[x as usize].iter().copied());
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn forked_agent_files_are_told_from_ordinary_sub_agents() {
+        for p in ["a/subagents/agent-aprompt_suggestion-6df527.jsonl", "agent-acompact-30e1f5.jsonl"] {
+            assert!(super::forked_agent_file(p), "{p}");
+        }
+        for p in
+            ["a/subagents/agent-af377a3d0c09506cf.jsonl", "agent-a1b2c3.jsonl", "agent-a-1.jsonl", "agent-abc-12.jsonl"]
+        {
+            assert!(!super::forked_agent_file(p), "{p}");
+        }
+    }
 }

@@ -47,10 +47,11 @@ dangling parent on a bookkeeping record that no message sent to the model descen
 progress below them: no turn is lost), or one that opens the session — nothing sent to the
 model written before it, and a person's prompt the first message below it (Claude Code's
 `SessionStart` hook records, parented on a record of the session's start it never writes).
-A Claude Code forked sub-agent's first message (a prompt suggestion's
+A Claude Code forked sub-agent's first message sent to the model (in a prompt suggestion's
 `subagents/agent-aprompt_suggestion-*.jsonl`, a compaction's `agent-acompact-*.jsonl`),
-parented on the main session's record it forks from, which is in the session's own file; a
-record nothing descends from, written before the file's main chain starts (plan mode's "clear
+parented on the main session's record it forks from, which is in the session's own file (an
+ordinary sub-agent's `agent-<hex>.jsonl` going on from a tool result is still reported); a
+record nothing descends from, written before the file's first root (plan mode's "clear
 context" opens the new session's file with the old session's interrupt marker). A file that
 lost its head, going on from a tool result or a reply, is still reported.
 Consequences are not
