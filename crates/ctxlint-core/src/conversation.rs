@@ -765,12 +765,9 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
 /// `k` did not go on (a retry of it is still compared with it).
 fn restart_point(s: &Stream, agents: &[Agent], j: usize, k: usize, candidates: &[usize]) -> Option<usize> {
     let (b, hb) = (&s.requests[j], &agents[j].hist);
-    let went_on = |r: &Request| {
-        let reply = s.requests[k].reply.as_ref();
-        reply.is_some_and(|x| x.carried_by(r))
-    };
-    let later = candidates.iter().filter(|&&m| m > k && m < j).rev().take(MAX_CANDIDATES);
-    if !later.into_iter().any(|&m| went_on(&s.requests[m])) {
+    let reply = s.requests[k].reply.as_ref()?;
+    let mut later = candidates.iter().filter(|&&m| m > k && m < j).rev().take(MAX_CANDIDATES);
+    if !later.any(|&m| reply.carried_by(&s.requests[m])) {
         return None;
     }
     let mut best: Option<(usize, usize)> = None; // (history length, index)
@@ -1300,8 +1297,9 @@ pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool)
 /// completed: `a` ends with an assistant message's text (the start of the
 /// answer, which the model continues: Anthropic's "prefill Claude's
 /// response"), and `b` sends in its place an assistant text that starts with
-/// it (the prefill and the model's continuation joined, as the answer now
-/// stands). The way prefill works, not a rewrite.
+/// it and goes on with `a`'s recorded reply, when one is recorded (the
+/// prefill and the model's continuation joined, as the answer now stands).
+/// The way prefill works, not a rewrite.
 fn completes_prefill(a: &Request, ea: &[Element], i: usize, b: &Request, y: &Element) -> bool {
     let x = &ea[i];
     if i + 1 != ea.len() || x.system || y.system {
