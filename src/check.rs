@@ -157,6 +157,8 @@ pub(crate) fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32
             .collect(),
         exclude: ctxlint::inputs::exclude_set(&a.exclude)?,
         session: a.session.clone(),
+        // (`--show-files` lists every file's format before anything is checked.)
+        detect_when_checked: !a.show_files,
     };
     let plan = ctxlint::inputs::discover(&paths, &discover)?;
     // A large file named on the command line: the whole document its
@@ -173,16 +175,20 @@ pub(crate) fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32
         for e in &plan.unrecognised {
             say!("ctxlint: warning: {e}; skipped");
         }
-        warn_walked_skips(&plan, a.verbose);
+        // (Files detected when checked are skipped, if they are, once checked.)
+        if plan.later.is_none() {
+            warn_walked_skips(&plan.skipped, &plan.unrecognised, a.verbose);
+        }
     }
+    let skips_warned = plan.later.is_none();
     let discovered = started.elapsed();
     if rayon::iter::ParallelIterator::any(rayon::iter::IntoParallelRefIterator::par_iter(&plan.jobs), |j| {
         j.stored_bytes() >= LARGE_INPUT
     }) {
         return_freed_memory_at_once();
     }
-    let bar = (std::io::stderr().is_terminal() && plan.jobs.len() >= 200).then(|| {
-        let b = indicatif::ProgressBar::new(plan.jobs.len() as u64);
+    let bar = (std::io::stderr().is_terminal() && plan.work_len() >= 200).then(|| {
+        let b = indicatif::ProgressBar::new(plan.work_len() as u64);
         b.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} inputs {elapsed}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -203,6 +209,9 @@ pub(crate) fn cmd_check(a: CheckArgs, color: ColorChoice) -> ctxlint::Result<i32
         b.finish_and_clear();
     }
     if !a.quiet {
+        if !skips_warned {
+            warn_walked_skips(&report.skipped, &report.unrecognised, a.verbose);
+        }
         for w in report.files.iter().flat_map(ctxlint::FileSummary::warnings) {
             say!("ctxlint: warning: {}", ctxlint::text::mask_secrets(&w));
         }
@@ -376,11 +385,10 @@ const WALKED_SKIPS_SHOWN: usize = 20;
 /// Warns about each file skipped while walking (docs/spec.md §1: never a silent
 /// skip), naming it and the reason; files named on the command line were
 /// warned about already, with the formats tried.
-fn warn_walked_skips(plan: &ctxlint::inputs::Plan, verbose: bool) {
+fn warn_walked_skips(skipped: &[ctxlint::inputs::Skipped], unrecognised: &[ctxlint::Error], verbose: bool) {
     let named: std::collections::HashSet<String> =
-        plan.unrecognised.iter().filter_map(|e| e.path().map(|p| p.display().to_string())).collect();
-    let (sidecars, all): (Vec<&ctxlint::inputs::Skipped>, Vec<_>) = plan
-        .skipped
+        unrecognised.iter().filter_map(|e| e.path().map(|p| p.display().to_string())).collect();
+    let (sidecars, all): (Vec<&ctxlint::inputs::Skipped>, Vec<_>) = skipped
         .iter()
         .filter(|s| !named.contains(&s.path))
         .partition(|s| ctxlint::sidecars::is_sidecar_reason(&s.reason));

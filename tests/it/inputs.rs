@@ -749,3 +749,76 @@ fn a_jsonl_entry_that_writes_a_key_twice_is_read_with_its_last_value() {
         assert_eq!(got, vec![("orphan-tool-result".to_string(), 3, pointer.to_string())], "{file}");
     }
 }
+
+/// Issue 35 (one read per file): `check` detects a walked folder's small
+/// files when it checks them, from the bytes their load then reads, rather
+/// than at discovery; the report is the one discovery-time detection gives:
+/// the same findings, files, skipped files, failures and their order. Here
+/// with a stream of request bodies split between small files (detected when
+/// checked) and a large one (detected at discovery), a folder whose stream
+/// name sorts before a file beside it (`a` and `a-b.jsonl`), a large
+/// transcript, files of no format and an empty file.
+#[test]
+fn detecting_small_files_when_checked_changes_no_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let case = |n: &str| std::fs::read_to_string(format!("{CASES}/sysdrop-openai-chat-midrun/{n}")).unwrap();
+    put(root, "a-b.jsonl", &pi_session());
+    put(root, "a/x.jsonl", &claude_session());
+    // A body of more than `PEEK` bytes: detected at discovery, joined to its folder's stream.
+    let mut big: Value = serde_json::from_str(&case("req1.json")).unwrap();
+    let pad = "padding ".repeat(40_000);
+    big["messages"][0]["content"] =
+        Value::String(format!("{}\n{pad}", big["messages"][0]["content"].as_str().unwrap()));
+    put(root, "a/req1.json", &serde_json::to_string(&big).unwrap());
+    put(root, "a/req2.json", &case("req2.json"));
+    put(root, "reqs/req1.json", &case("req1.json"));
+    put(root, "reqs/req2.json", &case("req2.json"));
+    let mut long = claude_session();
+    long.push_str(&format!("{{\"type\":\"summary\",\"summary\":\"{pad}\",\"leafUuid\":\"none\"}}\n"));
+    put(root, "big.jsonl", &long);
+    put(root, "codex/rollout.jsonl", &codex_rollout());
+    put(root, "notes.json", "{\"hello\": 1}\n");
+    put(root, "empty.jsonl", "");
+    put(root, "README.md", "# sessions\n");
+    let run = |later: bool| {
+        let opts = ctxlint::CheckOptions {
+            paths: vec![root.to_string_lossy().into_owned()],
+            discover: ctxlint::inputs::DiscoverOptions { detect_when_checked: later, ..Default::default() },
+        };
+        let r = ctxlint::check(&opts, &ctxlint::config::Config::default()).unwrap();
+        let findings: Vec<String> = r
+            .findings
+            .iter()
+            .map(|f| {
+                format!("{} {} {:?} {} {} {:?}", f.rule.name(), f.path, f.line, f.pointer, f.message, f.fingerprint)
+            })
+            .collect();
+        let files: Vec<String> =
+            r.files.iter().map(|f| format!("{} {} {} {}", f.path, f.format, f.requests, f.entries)).collect();
+        let skipped: Vec<String> = r.skipped.iter().map(|s| format!("{}: {}", s.path, s.reason)).collect();
+        let failed: Vec<String> = r.errors.iter().map(|e| e.message()).collect();
+        (findings, files, skipped, failed)
+    };
+    // Every small file waits for its check; the two large ones do not.
+    let later = ctxlint::inputs::DiscoverOptions { detect_when_checked: true, ..Default::default() };
+    let plan = ctxlint::inputs::discover(&[root.to_string_lossy().into_owned()], &later).unwrap();
+    assert_eq!(plan.later.as_ref().map(|l| l.pending.len()), Some(9));
+    assert_eq!(plan.work_len(), 10, "{:?}", plan.jobs);
+    let (at_discovery, when_checked) = (run(false), run(true));
+    assert_eq!(at_discovery, when_checked);
+    let (findings, files, skipped, failed) = when_checked;
+    let base = root.to_string_lossy().into_owned();
+    let names: Vec<String> = files.iter().map(|f| f.strip_prefix(&base).unwrap_or(f).to_string()).collect();
+    assert!(names.iter().any(|f| f.starts_with("/a openai-chat 2 ")), "{names:?}");
+    assert!(names.iter().any(|f| f.starts_with("/reqs openai-chat 2 ")), "{names:?}");
+    assert!(names.iter().any(|f| f.starts_with("/big.jsonl claude-code")), "{names:?}");
+    assert_eq!(files.len(), 6, "{files:?}");
+    assert!(
+        findings.iter().any(|f| f.starts_with("dropped-system-prompt") && f.contains("/reqs/req2.json")),
+        "{findings:?}"
+    );
+    assert!(findings.iter().any(|f| f.starts_with("malformed-line") && f.contains("rollout.jsonl")), "{findings:?}");
+    assert_eq!(skipped.len(), 3, "{skipped:?}");
+    assert!(failed.is_empty(), "{failed:?}");
+}

@@ -39,6 +39,14 @@ pub struct DiscoverOptions {
     /// database), only this one; stores without it are passed over, and
     /// discovery fails (naming the sessions found) when no store holds it.
     pub session: Option<String>,
+    /// Detect the small files of a walk when they are checked, from the
+    /// bytes their check reads, not at discovery: each read once, not twice
+    /// (issue 35). Only for a single folder named alone, with no
+    /// `--input-format` or `--session`, holding no file reached twice (by
+    /// links); their plan is then [`Plan::later`]. `check` sets it;
+    /// `--show-files`, `show`, `diff` and `repro`, which need every format at
+    /// discovery, do not.
+    pub detect_when_checked: bool,
 }
 
 /// Builds `--exclude`'s globs (`None` when there are none); a bad glob is a
@@ -141,6 +149,126 @@ pub struct Plan {
     /// With `--session`: the sessions of every store found, for the error
     /// when none is the one asked for.
     pub sessions_held: Vec<Box<str>>,
+    /// The small files of a walk detected when they are checked
+    /// ([`DiscoverOptions::detect_when_checked`]), and the files whose jobs
+    /// wait for them (a folder's stream, a store's sessions).
+    pub later: Option<Later>,
+}
+
+impl Plan {
+    /// How many inputs the plan checks before the streams and stores of
+    /// [`Plan::later`] are planned: its jobs and its files still to detect.
+    pub fn work_len(&self) -> usize {
+        self.jobs.len() + self.later.as_ref().map_or(0, |l| l.pending.len())
+    }
+}
+
+/// A walked file whose format is detected when it is checked
+/// ([`Later::detect`]): stamped at discovery, a regular file smaller than
+/// [`formats::PEEK`] bytes.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    /// The file (display path, path, stamp).
+    pub src: SourceRef,
+    path: PathBuf,
+    /// Its place in the walk (0-based).
+    seq: usize,
+}
+
+/// A file of a known format whose job waits until every file of the walk
+/// is detected: a request-body file (its folder's files form one stream)
+/// or a store of several sessions (one job per session).
+#[derive(Debug, Clone)]
+pub struct Deferred {
+    seq: usize,
+    src: SourceRef,
+    path: PathBuf,
+    format: FormatId,
+}
+
+/// What detecting a [`Pending`] file found.
+#[derive(Debug)]
+pub enum Detected {
+    /// A file checked on its own, with the bytes read to detect it (its
+    /// whole text, when it could be read in one go) for its load
+    /// ([`formats::load_read`]).
+    Job(Job, Option<SourceRef>),
+    /// A request-body file or a store: planned with its folder ([`Later::finish`]).
+    Deferred(Deferred),
+    /// Skipped, with its place in the walk.
+    Skipped(usize, Skipped),
+}
+
+/// The part of a plan made when its files are checked
+/// ([`DiscoverOptions::detect_when_checked`]): the files to detect, and
+/// what discovery already detected whose jobs wait for them.
+#[derive(Debug, Default)]
+pub struct Later {
+    /// The walked folder as named, and its path: a stream is named by its
+    /// folder's display path.
+    arg: String,
+    root: PathBuf,
+    no_stream: bool,
+    /// The files to detect when checked, in walk order.
+    pub pending: Vec<Pending>,
+    /// Files detected at discovery (large or not regular) whose jobs wait.
+    deferred: Vec<Deferred>,
+    /// What detection at discovery skipped, with places in the walk.
+    skips: Vec<(usize, Skipped)>,
+}
+
+impl Pending {
+    /// Its display path.
+    pub fn display(&self) -> &str {
+        &self.src.display
+    }
+}
+
+impl Later {
+    /// Whether a file of format `f` waits for its folder: a request-body
+    /// file (unless `--no-stream`) or a store.
+    fn holds_back(&self, f: FormatId) -> bool {
+        (formats::joins_stream(f) && !self.no_stream) || formats::descriptor(f).is_some_and(|d| d.store.is_some())
+    }
+
+    /// Detects a pending file from its whole text, read once
+    /// ([`formats::load_read`] loads it from the same bytes): what
+    /// discovery would have planned for it.
+    pub fn detect(&self, p: Pending) -> Detected {
+        let Pending { src, path, seq } = p;
+        let mem = formats::small_text_snapshot(&src, formats::PEEK as u64);
+        let d = match &mem {
+            Some(m) => formats::detect_input(m),
+            None => formats::detect_input(&src),
+        };
+        match d {
+            Ok(Detection::Format(f)) if self.holds_back(f) => {
+                Detected::Deferred(Deferred { seq, src, path, format: f })
+            }
+            Ok(Detection::Format(f)) => Detected::Job(Job::File(src, f), mem),
+            d => Detected::Skipped(seq, walked_skip(src, &path, d)),
+        }
+    }
+
+    /// Plans the waiting files (those deferred when checked, and those
+    /// deferred at discovery) as discovery plans them: by folder, a folder's
+    /// request-body files of one format as one stream, a store's sessions
+    /// one job each. Returns their jobs, and every file detection skipped
+    /// (at discovery or when checked) in walk order.
+    pub fn finish(self, mut deferred: Vec<Deferred>, mut skips: Vec<(usize, Skipped)>) -> (Vec<Job>, Vec<Skipped>) {
+        deferred.extend(self.deferred);
+        deferred.sort_by_key(|d| d.seq);
+        skips.extend(self.skips);
+        skips.sort_by_key(|s| s.0);
+        let mut plan = Plan::default();
+        let opts = DiscoverOptions { no_stream: self.no_stream, ..DiscoverOptions::default() };
+        let (arg, root) = (self.arg, self.root);
+        group(deferred.into_iter().map(|d| (d.src, d.path, d.format)).collect(), &opts, &mut plan, |dir| {
+            let d = display_of(&arg, &root, dir);
+            if d.is_empty() { ".".to_string() } else { d }
+        });
+        (plan.jobs, skips.into_iter().map(|(_, s)| s).collect())
+    }
 }
 
 /// Compares file names in natural order: digit runs compare as numbers.
@@ -207,6 +335,8 @@ struct Candidate {
 /// grouped by directory exactly as a walk of that directory groups them.
 pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
     let mut plan = Plan { forced: opts.forced, ..Plan::default() };
+    // (One folder named alone: its skips and jobs then keep their order.)
+    let later = opts.detect_when_checked && opts.forced.is_none() && opts.session.is_none() && paths.len() == 1;
     let mut named: Vec<Candidate> = Vec::new();
     let mut named_once = std::collections::HashSet::new();
     let mut stdin_once = true;
@@ -245,7 +375,7 @@ pub fn discover(paths: &[String], opts: &DiscoverOptions) -> Result<Plan> {
             }
         };
         if md.is_dir() {
-            walk_dir(arg, &p, opts, &mut plan);
+            walk_dir(arg, &p, opts, &mut plan, later);
         } else if named_once.insert(identity(&p)) {
             // Named twice: checked once, under the first name (see `dedup_jobs`).
             named.push(Candidate { src: SourceRef::file(arg.clone(), p.clone()), path: p, named: true });
@@ -394,43 +524,55 @@ fn detect_or(src: &SourceRef, opts: &DiscoverOptions) -> Result<Detection> {
 /// head of each file), keeps the ones of a known format in order, and records
 /// the others as skipped (or, when unreadable, as errors if named).
 fn detect_all(found: Vec<Candidate>, opts: &DiscoverOptions, plan: &mut Plan) -> Vec<(SourceRef, PathBuf, FormatId)> {
-    let detected: Vec<(Candidate, Result<Detection>)> = found
-        .into_par_iter()
-        .map(|mut c| {
-            // Stamped before detection: the load checks the file is still what was detected.
-            c.src.seen = c.src.stamp();
-            let d = detect_or(&c.src, opts);
-            (c, d)
-        })
-        .collect();
     let mut out = Vec::new();
-    for (c, d) in detected {
+    for (c, d) in detect_each(found, opts) {
         match d {
             Ok(Detection::Format(f)) => out.push((c.src, c.path, f)),
-            Ok(d) => {
-                // A file an agent keeps beside its sessions, or a report ctxlint
-                // wrote: skipped with its reason, counted in one note, named or
-                // walked (`crate::sidecars`).
-                if let Some(reason) = crate::sidecars::reason(&c.path) {
-                    plan.skipped.push(Skipped { path: c.src.display, reason });
-                    continue;
-                }
+            Ok(d) if c.named && crate::sidecars::reason(&c.path).is_none() => {
                 plan.skipped.push(Skipped { path: c.src.display.clone(), reason: skip_reason(d) });
-                if c.named {
-                    plan.unrecognised.push(unknown(&c.src.display, d));
-                }
+                plan.unrecognised.push(unknown(&c.src.display, d));
             }
             Err(e) if c.named => plan.errors.push(e),
-            Err(e) => {
-                // The error names the file; the reason is shown after the path.
-                let reason = e.to_string();
-                let reason =
-                    reason.strip_prefix(&format!("{}: ", c.src.display)).map_or(reason.clone(), str::to_string);
-                plan.skipped.push(Skipped { path: c.src.display, reason })
-            }
+            d => plan.skipped.push(walked_skip(c.src, &c.path, d)),
         }
     }
     out
+}
+
+/// Detects each candidate's format, in parallel (detection reads the head
+/// of each file), stamping each one not stamped yet first: the load checks
+/// the file is still what was detected.
+fn detect_each(found: Vec<Candidate>, opts: &DiscoverOptions) -> Vec<(Candidate, Result<Detection>)> {
+    found
+        .into_par_iter()
+        .map(|mut c| {
+            if c.src.seen.is_none() {
+                c.src.seen = c.src.stamp();
+            }
+            let d = detect_or(&c.src, opts);
+            (c, d)
+        })
+        .collect()
+}
+
+/// Why a file found walking (or a named sidecar) that is of no format
+/// ctxlint reads, or that could not be read, is skipped.
+fn walked_skip(src: SourceRef, path: &Path, d: Result<Detection>) -> Skipped {
+    match d {
+        // A file an agent keeps beside its sessions, or a report ctxlint
+        // wrote: skipped with its reason, counted in one note, named or
+        // walked (`crate::sidecars`).
+        Ok(d) => match crate::sidecars::reason(path) {
+            Some(reason) => Skipped { path: src.display, reason },
+            None => Skipped { path: src.display, reason: skip_reason(d) },
+        },
+        Err(e) => {
+            // The error names the file; the reason is shown after the path.
+            let reason = e.to_string();
+            let reason = reason.strip_prefix(&format!("{}: ", src.display)).map_or(reason.clone(), str::to_string);
+            Skipped { path: src.display, reason }
+        }
+    }
 }
 
 /// Groups detected files by directory: request-body files of one format in one
@@ -489,7 +631,7 @@ const NOT_INPUTS: &[&str] = &[
     ".ignore",
 ];
 
-fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
+fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan, later: bool) {
     let mut wb = ignore::WalkBuilder::new(root);
     wb.follow_links(true).sort_by_file_name(|a, b| natural_cmp_bytes(a.as_encoded_bytes(), b.as_encoded_bytes()));
     wb.hidden(false).require_git(false);
@@ -562,11 +704,71 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan) {
         }
         found.push(Candidate { src: SourceRef::file(display, path.clone()), path, named: false });
     }
-    let files = detect_all(found, opts, plan);
-    group(files, opts, plan, |dir| {
+    let dir_display = |dir: &Path| {
         let d = display_of(arg, root, dir);
         if d.is_empty() { ".".to_string() } else { d }
-    });
+    };
+    if later {
+        // Stamped now, in parallel: a file reached twice (by links) is
+        // checked once, as `dedup_jobs` decides at discovery.
+        let found: Vec<Candidate> = found
+            .into_par_iter()
+            .map(|mut c| {
+                c.src.seen = c.src.stamp();
+                c
+            })
+            .collect();
+        let mut ids = std::collections::HashSet::new();
+        if found.iter().all(|c| c.src.seen.and_then(|s| s.inode()).is_none_or(|id| ids.insert(id))) {
+            plan_later(arg, root, found, opts, plan, dir_display);
+            return;
+        }
+        let files = detect_all(found, opts, plan);
+        group(files, opts, plan, dir_display);
+        return;
+    }
+    let files = detect_all(found, opts, plan);
+    group(files, opts, plan, dir_display);
+}
+
+/// Plans a walk whose small files are detected when checked
+/// ([`DiscoverOptions::detect_when_checked`]): those become
+/// [`Later::pending`]; the others are detected now, files checked on their
+/// own planned now, request-body files and stores held in [`Plan::later`]
+/// with what detection skipped, all in walk order.
+fn plan_later(
+    arg: &str,
+    root: &Path,
+    found: Vec<Candidate>,
+    opts: &DiscoverOptions,
+    plan: &mut Plan,
+    dir_display: impl Fn(&Path) -> String,
+) {
+    let mut later =
+        Later { arg: arg.to_string(), root: root.to_path_buf(), no_stream: opts.no_stream, ..Later::default() };
+    let small = |c: &Candidate| c.src.seen.is_some_and(|s| s.is_regular() && s.len < formats::PEEK as u64);
+    let mut now = Vec::new();
+    let mut seq_now = Vec::new();
+    for (seq, c) in found.into_iter().enumerate() {
+        if small(&c) {
+            later.pending.push(Pending { src: c.src, path: c.path, seq });
+        } else {
+            seq_now.push(seq);
+            now.push(c);
+        }
+    }
+    let mut files = Vec::new();
+    for (seq, (c, d)) in seq_now.into_iter().zip(detect_each(now, opts)) {
+        match d {
+            Ok(Detection::Format(f)) if later.holds_back(f) => {
+                later.deferred.push(Deferred { seq, src: c.src, path: c.path, format: f })
+            }
+            Ok(Detection::Format(f)) => files.push((c.src, c.path, f)),
+            d => later.skips.push((seq, walked_skip(c.src, &c.path, d))),
+        }
+    }
+    group(files, opts, plan, dir_display);
+    plan.later = Some(later);
 }
 
 /// The path a walk error is about, if it names one.

@@ -274,11 +274,11 @@ pub fn check_plan_observed<O: InputObserver>(
 ) -> (CheckReport, Vec<O::Out>) {
     // Every session of a store with a WAL reads one copy of it (library callers too).
     let _copies = formats::CopyScope::enter();
-    let total = plan.jobs.len() as u64;
+    let total = plan.work_len() as u64;
     // (The HTML report lists assistant and tool texts too: it keeps them rather than read their lines again.)
     let texts = observer.texts();
     let lopts = LoadOptions { forced: plan.forced, texts };
-    let check_one = |job: Job| {
+    let check_one = |job: Job, read: Option<source::SourceRef>| {
         // A file stamped at discovery is a file: its folder is its parent —
         // when its display path is that file's path as text, with no `..`
         // (`link/../f.jsonl` is not `./f.jsonl` to the kernel, and a name
@@ -297,7 +297,13 @@ pub fn check_plan_observed<O: InputObserver>(
         let root = configs.project_root(&config, job.display());
         let started = std::time::Instant::now();
         let mut page = None;
-        let r = load_job_with(&job, &lopts).map(|input| {
+        // A file detected from its whole text is loaded from it (read once).
+        let loaded = match (&job, &read) {
+            (Job::File(src, f), Some(mem)) => formats::load_read(src, mem, *f, &lopts),
+            _ => load_job_with(&job, &lopts),
+        };
+        drop(read);
+        let r = loaded.map(|input| {
             let loaded = started.elapsed();
             // The page's steps need no findings: they are built beside the rules.
             // The calls' recorded usage is gathered beside the rules too; the
@@ -350,27 +356,70 @@ pub fn check_plan_observed<O: InputObserver>(
     // order): once the run has listed MAX_LISTED_PER_RUN findings, the
     // findings of the later inputs are counted, not kept — the same ones
     // whatever the threads do, and the memory bounded however many inputs.
-    let mut jobs = plan.jobs;
-    jobs.sort_by(|a, b| inputs::natural_cmp(a.display(), b.display()));
+    // Files still to detect ([`inputs::Plan::later`]) are detected in their
+    // job, from the bytes their load then reads, and take their places in
+    // report order like the others.
+    let mut later = plan.later;
+    let pending = later.as_mut().map(|l| std::mem::take(&mut l.pending)).unwrap_or_default();
+    let mut work: Vec<Work> =
+        plan.jobs.into_iter().map(Work::Job).chain(pending.into_iter().map(Work::Pending)).collect();
+    work.sort_by(|a, b| inputs::natural_cmp(a.display(), b.display()));
     let chunk = (rayon::current_num_threads() * 256).max(512);
-    let mut results: Vec<Checked<O::Out>> = Vec::with_capacity(jobs.len());
+    let mut results: Vec<Checked<O::Out>> = Vec::with_capacity(work.len());
+    let (mut deferred, mut skips) = (Vec::new(), Vec::new());
     let mut listed = 0usize;
-    let mut rest = jobs.into_iter();
+    let mut rest = work.into_iter();
     loop {
-        let batch: Vec<Job> = rest.by_ref().take(chunk).collect();
+        let batch: Vec<Work> = rest.by_ref().take(chunk).collect();
         if batch.is_empty() {
             break;
         }
-        let done: Vec<_> = batch.into_par_iter().map(&check_one).collect();
-        for (job, mut r, fail_on, page) in done {
-            if let Ok((_, findings, unlisted)) = &mut r {
-                cap_run(findings, unlisted, &mut listed);
+        let done: Vec<Done<O::Out>> = batch
+            .into_par_iter()
+            .map(|w| match w {
+                Work::Job(job) => Done::Checked(check_one(job, None)),
+                Work::Pending(p) => match later.as_ref().map(|l| l.detect(p)) {
+                    Some(inputs::Detected::Job(job, read)) => Done::Checked(check_one(job, read)),
+                    Some(inputs::Detected::Deferred(d)) => {
+                        tick(total);
+                        Done::Deferred(d)
+                    }
+                    Some(inputs::Detected::Skipped(seq, s)) => {
+                        tick(total);
+                        Done::Skipped(seq, s)
+                    }
+                    None => unreachable!("a pending file without its plan"),
+                },
+            })
+            .collect();
+        for d in done {
+            match d {
+                Done::Checked((job, mut r, fail_on, page)) => {
+                    if let Ok((_, findings, unlisted)) = &mut r {
+                        cap_run(findings, unlisted, &mut listed);
+                    }
+                    results.push((job, r, fail_on, page));
+                }
+                Done::Deferred(d) => deferred.push(d),
+                Done::Skipped(seq, s) => skips.push((seq, s)),
             }
-            results.push((job, r, fail_on, page));
+        }
+    }
+    let mut skipped = plan.skipped;
+    if let Some(later) = later {
+        // The streams and stores among the files detected late, planned now
+        // that every file is known, and put in their places in report order.
+        let (jobs, late_skips) = later.finish(deferred, skips);
+        skipped.extend(late_skips);
+        if !jobs.is_empty() {
+            let more: Vec<Checked<O::Out>> = jobs.into_par_iter().map(|j| check_one(j, None)).collect();
+            results.extend(more);
+            results.sort_by(|a, b| inputs::natural_cmp(a.0.display(), b.0.display()));
+            recap(&mut results);
         }
     }
     let mut report = CheckReport {
-        skipped: plan.skipped,
+        skipped,
         unrecognised: plan.unrecognised,
         errors: plan.errors.into_iter().map(Failed::from_error).collect(),
         ..Default::default()
@@ -392,6 +441,60 @@ pub fn check_plan_observed<O: InputObserver>(
     }
     sort_findings(&mut report.findings);
     (report, built)
+}
+
+/// One unit of a run's work: a planned job, or a file whose format is
+/// detected when it is checked.
+enum Work {
+    Job(Job),
+    Pending(inputs::Pending),
+}
+
+impl Work {
+    fn display(&self) -> &str {
+        match self {
+            Work::Job(j) => j.display(),
+            Work::Pending(p) => p.display(),
+        }
+    }
+}
+
+/// What one unit of work gave: a checked input, a file whose job waits for
+/// its folder, or a skipped file (with its place in the walk).
+enum Done<P> {
+    Checked(Checked<P>),
+    Deferred(inputs::Deferred),
+    Skipped(usize, inputs::Skipped),
+}
+
+/// Applies the run's cap ([`cap_run`]) again over results put in report
+/// order after some were capped in an earlier order (streams planned once
+/// every file was detected, placed among the others). An input's cut only
+/// grows (the inputs before it now include those before it then), so this
+/// is the one cap over the final order: what an input loses now comes
+/// before what it lost then, and its per-run counts are merged in that order.
+fn recap<P>(results: &mut [Checked<P>]) {
+    let mut listed = 0usize;
+    for (_, r, _, _) in results.iter_mut() {
+        let Ok((_, findings, unlisted)) = r else { continue };
+        let mut fresh = Vec::new();
+        cap_run(findings, &mut fresh, &mut listed);
+        if fresh.is_empty() {
+            continue;
+        }
+        let (mut per_run, rule_level): (Vec<Unlisted>, Vec<Unlisted>) =
+            std::mem::take(unlisted).into_iter().partition(|u| u.per_run);
+        for u in &mut fresh {
+            if let Some(i) =
+                per_run.iter().position(|o| o.path == u.path && o.rule == u.rule && o.severity == u.severity)
+            {
+                u.count += per_run.remove(i).count;
+            }
+        }
+        *unlisted = rule_level;
+        unlisted.extend(fresh);
+        unlisted.extend(per_run);
+    }
 }
 
 /// Keeps at most [`rules::MAX_LISTED_PER_RUN`] findings over the run:

@@ -50,9 +50,28 @@ pub fn load(src: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Inp
     Ok(finish(input, src, format, opts))
 }
 
+/// [`load`] of a small file from the bytes already read from it: `mem`, its
+/// [`small_text_snapshot`] (of at most [`SMALL_FILE`] bytes), which its
+/// format was detected from (`check` reads a walked small file once: issue
+/// 35). The same input [`load`] gives; a database's format is loaded from its
+/// file ([`load`]).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_read(src: &SourceRef, mem: &SourceRef, format: FormatId, opts: &LoadOptions) -> Result<Input> {
+    if descriptor(format).is_none_or(|d| d.encoding == Encoding::Database) {
+        return load(src, format, opts);
+    }
+    if opts.forced == Some(format) {
+        check_fit(mem, format)?;
+    }
+    let input = load_format(mem, format, opts)?;
+    Ok(finish(input, src, format, opts))
+}
+
 /// [`SourceRef::small_snapshot`], but `None` for an SQLite database (read
 /// through SQLite, from its file, with its journal).
-pub(super) fn small_text_snapshot(src: &SourceRef, max: u64) -> Option<SourceRef> {
+pub(crate) fn small_text_snapshot(src: &SourceRef, max: u64) -> Option<SourceRef> {
     text_only(src.small_snapshot(max)?)
 }
 

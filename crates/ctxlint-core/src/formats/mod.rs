@@ -52,9 +52,10 @@ pub use format::{
 };
 #[cfg(test)]
 pub(crate) use load::load_str_for_test;
+pub(crate) use load::small_text_snapshot;
 pub use load::{
     ELEMENT_PREFIX, JoinedStream, LoadOptions, READ_TRIES, Reloader, element_again, element_json_again, load,
-    load_body_file, parse_body, reload_line, reload_message,
+    load_body_file, load_read, parse_body, reload_line, reload_message,
 };
 pub use parents::{ParentIds, fill_id_repeats, link_linearly};
 pub use sqlite::CopyScope;

@@ -470,6 +470,11 @@ impl Stamp {
         cfg!(unix).then_some(self.id)
     }
 
+    /// Whether the file was a regular file when stamped.
+    pub fn is_regular(&self) -> bool {
+        self.regular
+    }
+
     /// Whether what was read at `self` still stands at `later`: the same file,
     /// unchanged or only grown (an append: inputs are read up to their size
     /// when opened, so appended bytes are not read). A file that shrank, was
