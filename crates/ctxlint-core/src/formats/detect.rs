@@ -176,6 +176,9 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
         }
         let blank = |l: &[u8]| l.iter().all(u8::is_ascii_whitespace);
         let (mut records, mut objects, mut weak) = (0u32, 0u32, None);
+        // A pi session header, decided by the record after it (a session
+        // entry, or an event of print mode's output).
+        let mut after_header: Option<FormatId> = None;
         // Whether the first line holds a whole JSON value: else the input is
         // read as one (pretty-printed) document first, whose inner lines
         // must not be taken for records.
@@ -239,8 +242,17 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                     }
                 }
                 if let Ok(v) = parsed {
+                    if let Some(f) = after_header.take() {
+                        // What `pi --mode json` prints starts with the session header too.
+                        return Ok(if pi_session::is_print_mode_event(&v) {
+                            Detection::Unsupported(pi_session::PRINT_MODE_OUTPUT)
+                        } else {
+                            Detection::Format(f)
+                        });
+                    }
                     objects += u32::from(v.is_object());
                     match sniff_record(&v) {
+                        Sniff::Decided(f) if f == pi_session::ID && pi_session::sniff(&v) => after_header = Some(f),
                         Sniff::Decided(f) => return Ok(Detection::Format(f)),
                         Sniff::Weak(f) => {
                             weak.get_or_insert(f);
@@ -253,7 +265,7 @@ pub fn detect_input(src: &SourceRef) -> Result<Detection> {
                 break;
             }
         }
-        if let Some(f) = weak {
+        if let Some(f) = after_header.or(weak) {
             return Ok(Detection::Format(f));
         }
         // JSONL of records that match no format (two or more objects, the
@@ -620,6 +632,36 @@ mod detect_tests {
             session: None,
         };
         detect_input(&src).expect("reads")
+    }
+
+    /// What `pi --mode json` prints (the session header, then agent events)
+    /// is no session file; a header followed by entries, or alone, is one.
+    #[test]
+    fn pi_print_mode_output_is_told_from_a_session_by_the_record_after_the_header() {
+        let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-05-09T05:36:32.457Z","cwd":"/w"}"#;
+        let entry = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-09T05:36:33.000Z","message":{"role":"user","content":"hi"}}"#;
+        let detect = |t: String| {
+            let src = SourceRef {
+                display: "s.jsonl".into(),
+                origin: crate::source::Origin::Memory(t.into_bytes().into()),
+                seen: None,
+                session: None,
+            };
+            detect_input(&src).unwrap()
+        };
+        let print_mode = Detection::Unsupported(pi_session::PRINT_MODE_OUTPUT);
+        assert_eq!(
+            detect(format!("{header}\n{{\"type\":\"agent_start\"}}\n{{\"type\":\"turn_start\"}}\n")),
+            print_mode
+        );
+        assert_eq!(
+            detect(format!("{header}\n\n{{\"type\":\"message_end\",\"message\":{{\"role\":\"user\"}}}}\n")),
+            print_mode
+        );
+        assert_eq!(detect(format!("{header}\n{entry}\n")), Detection::Format(pi_session::ID));
+        assert_eq!(detect(format!("{header}\n")), Detection::Format(pi_session::ID));
+        // A torn line after the header says nothing; the next record decides.
+        assert_eq!(detect(format!("{header}\n{{\"type\":\"mess\n{entry}\n")), Detection::Format(pi_session::ID));
     }
 
     /// An archive is recognised as it streams ([`streamed_archive`]) exactly

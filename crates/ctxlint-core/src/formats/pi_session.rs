@@ -41,6 +41,27 @@ pub fn sniff(first: &serde_json::Value) -> bool {
         && (first.get("id").is_some() || first.get("version").is_some() || first.get("cwd").is_some())
 }
 
+/// Why a file holding what `pi --mode json` prints is skipped
+/// ([`super::Detection::Unsupported`]): print mode writes the session header,
+/// then every agent event as one JSON line (pi-mono
+/// `packages/coding-agent/src/modes/print-mode.ts`, `runPrintMode`): no
+/// entry ids, a `turn_start` written alike every turn. A workflow that saves
+/// a headless run's output keeps this, not the session file.
+pub const PRINT_MODE_OUTPUT: &str = "a pi `--mode json` event stream (print mode's output: the session header, then agent events such as `agent_start` and `message_end`), not a session file";
+
+/// Whether a record is an agent event `pi --mode json` prints after the
+/// header ([`PRINT_MODE_OUTPUT`]; pi-mono `AgentSessionEvent`: `agent_*`,
+/// `turn_*`, `message_*`, `tool_execution_*`, `auto_compaction_*`,
+/// `auto_retry_*`), not a session entry (no `id`).
+pub fn is_print_mode_event(v: &serde_json::Value) -> bool {
+    let Some(o) = v.as_object() else { return false };
+    let ty = o.get("type").and_then(|t| t.as_str()).unwrap_or("");
+    !o.contains_key("id")
+        && ["agent_", "turn_", "message_", "tool_execution_", "auto_compaction_", "auto_retry_"]
+            .iter()
+            .any(|p| ty.starts_with(p))
+}
+
 /// The entry types pi writes after the header (pi-mono
 /// `packages/coding-agent/src/core/session-manager.ts`, `SessionEntry`).
 const ENTRY_TYPES: &[&str] = &[
