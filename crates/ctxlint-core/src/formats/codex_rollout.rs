@@ -178,7 +178,9 @@ fn injected_user_text(text: &str) -> bool {
 /// rollback (openai/codex #8990 "update environment_context on resume",
 /// #27836; seen in real rollouts of CLI 0.104 after an hour's pause, no new
 /// `session_meta`). A later run is such a re-establishment when it holds
-/// every kind of message the first run held (by each text's first line);
+/// every kind of message the first run held (by each text's first line, or
+/// its opening tag: `<collaboration_mode>` whatever mode it names, as the
+/// run after a switch from Plan mode names the current one);
 /// then its blocks equal to earlier ones are that baseline, by design, and
 /// the duplicate rules look for a copy only inside the same run (the same
 /// collaboration mode written twice in one run is still one too many). A
@@ -207,7 +209,16 @@ pub fn context_bursts(t: &Transcript) -> Vec<u32> {
         if k == MessageKind::Meta && !CONTEXT.iter().any(|p| text.starts_with(p)) {
             return None;
         }
-        Some(text.lines().next().unwrap_or("").to_string())
+        // (A tagged message's kind is its tag: the collaboration mode's
+        // first line names the mode, which a run written after a mode
+        // change holds in its current value, `# Collaboration Mode: Default`
+        // after `# Plan Mode`.)
+        let first = text.lines().next().unwrap_or("");
+        let kind = match first.find('>') {
+            Some(end) if first.starts_with('<') => &first[..=end],
+            _ => first,
+        };
+        Some(kind.to_string())
     };
     let mut runs: Vec<(Vec<usize>, std::collections::BTreeSet<String>)> = Vec::new();
     let mut run: (Vec<usize>, std::collections::BTreeSet<String>) = Default::default();

@@ -91,7 +91,8 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
 - Codex re-establishing its context: the run of context messages (developer permissions and
   collaboration mode, `AGENTS.md` instructions, `<environment_context>`) it writes at the
   start of a session and writes whole again on a resume or a rollback (openai/codex #8990,
-  #27836): a copy is looked for only inside the same run.
+  #27836), with the collaboration mode in force then (Default after a session opened in
+  Plan mode): a copy is looked for only inside the same run.
 
 ## Built-in wrappers
 {wrappers}

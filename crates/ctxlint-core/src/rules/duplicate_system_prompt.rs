@@ -43,7 +43,8 @@ Different system prompts; the same prompt in two different requests (every reque
 its own); empty prompts. Each later copy is reported once, with the first as related. In a
 Codex rollout, the developer messages Codex writes whole again to re-establish its context
 on a resume or a rollback (the run of permissions, collaboration-mode, `AGENTS.md` and
-environment messages; openai/codex #8990, #27836) are compared only within their own run,
+environment messages, the mode the one in force then; openai/codex #8990, #27836) are
+compared only within their own run,
 and so are the settings updates Codex writes when a setting changed — the collaboration
 mode, the `<model_switch>` instructions, the permissions — when the `turn_context` records
 before and after them show that setting changed (the mode carries the model and reasoning
