@@ -369,6 +369,8 @@ pub fn check_plan_observed<O: InputObserver>(
     let (mut deferred, mut skips) = (Vec::new(), Vec::new());
     let mut listed = 0usize;
     let mut rest = work.into_iter();
+    // (Pending files come only with their plan: this one is never used.)
+    let no_plan = inputs::Later::default();
     loop {
         let batch: Vec<Work> = rest.by_ref().take(chunk).collect();
         if batch.is_empty() {
@@ -377,24 +379,24 @@ pub fn check_plan_observed<O: InputObserver>(
         let done: Vec<Done<O::Out>> = batch
             .into_par_iter()
             .map(|w| match w {
-                Work::Job(job) => Done::Checked(check_one(job, None)),
-                Work::Pending(p) => match later.as_ref().map(|l| l.detect(p)) {
-                    Some(inputs::Detected::Job(job, read)) => Done::Checked(check_one(job, read)),
-                    Some(inputs::Detected::Deferred(d)) => {
+                Work::Job(job) => Done::Checked(Box::new(check_one(job, None))),
+                Work::Pending(p) => match later.as_ref().unwrap_or(&no_plan).detect(p) {
+                    inputs::Detected::Job(job, read) => Done::Checked(Box::new(check_one(job, read))),
+                    inputs::Detected::Deferred(d) => {
                         tick(total);
                         Done::Deferred(d)
                     }
-                    Some(inputs::Detected::Skipped(seq, s)) => {
+                    inputs::Detected::Skipped(seq, s) => {
                         tick(total);
                         Done::Skipped(seq, s)
                     }
-                    None => unreachable!("a pending file without its plan"),
                 },
             })
             .collect();
         for d in done {
             match d {
-                Done::Checked((job, mut r, fail_on, page)) => {
+                Done::Checked(checked) => {
+                    let (job, mut r, fail_on, page) = *checked;
                     if let Ok((_, findings, unlisted)) = &mut r {
                         cap_run(findings, unlisted, &mut listed);
                     }
@@ -462,7 +464,7 @@ impl Work {
 /// What one unit of work gave: a checked input, a file whose job waits for
 /// its folder, or a skipped file (with its place in the walk).
 enum Done<P> {
-    Checked(Checked<P>),
+    Checked(Box<Checked<P>>),
     Deferred(inputs::Deferred),
     Skipped(usize, inputs::Skipped),
 }
