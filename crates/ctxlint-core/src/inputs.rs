@@ -224,6 +224,32 @@ impl Pending {
     }
 }
 
+/// Orders jobs and files as a report lists them: by display path in natural
+/// order, then (two names shown alike: not UTF-8) by the path's own bytes,
+/// as a walk orders a folder's names.
+pub fn report_order(a: (&str, Option<&SourceRef>), b: (&str, Option<&SourceRef>)) -> Ordering {
+    fn bytes(s: Option<&SourceRef>) -> Option<&[u8]> {
+        match s.map(|s| &s.origin) {
+            Some(crate::source::Origin::File(p)) => Some(p.as_os_str().as_encoded_bytes()),
+            _ => None,
+        }
+    }
+    natural_cmp(a.0, b.0).then_with(|| match (bytes(a.1), bytes(b.1)) {
+        (Some(x), Some(y)) => natural_cmp_bytes(x, y),
+        _ => Ordering::Equal,
+    })
+}
+
+impl Job {
+    /// The file of a one-file job ([`report_order`]).
+    pub fn file(&self) -> Option<&SourceRef> {
+        match self {
+            Job::File(s, _) => Some(s),
+            Job::Stream(..) => None,
+        }
+    }
+}
+
 impl Later {
     /// Whether a file of format `f` waits for its folder: a request-body
     /// file (unless `--no-stream`) or a store.
@@ -235,8 +261,15 @@ impl Later {
     /// ([`formats::load_read`] loads it from the same bytes): what
     /// discovery would have planned for it.
     pub fn detect(&self, p: Pending) -> Detected {
-        let Pending { src, path, seq } = p;
-        let mem = formats::small_text_snapshot(&src, formats::PEEK as u64);
+        let Pending { mut src, path, seq } = p;
+        let mut mem = formats::small_text_snapshot(&src, formats::PEEK as u64);
+        if mem.is_none() && !src.seen.is_some_and(|s| src.stamp().is_some_and(|now| s.still_holds(&now))) {
+            // Changed since the walk (replaced, rewritten): detected as it is
+            // now, stamped again, as discovery stamps a file right before
+            // detecting it.
+            src.seen = src.stamp();
+            mem = formats::small_text_snapshot(&src, formats::PEEK as u64);
+        }
         let d = match &mem {
             Some(m) => formats::detect_input(m),
             None => formats::detect_input(&src),
@@ -785,6 +818,33 @@ fn error_path(e: &ignore::Error) -> Option<&Path> {
 mod tests {
     use super::natural_cmp;
     use std::cmp::Ordering;
+
+    /// A file replaced (renamed over) between the walk that stamped it and
+    /// its check is detected and read as it is now, as discovery would have
+    /// done stamping it right before detecting it (it was skipped as "the
+    /// file shrank while it was read").
+    #[test]
+    fn a_pending_file_replaced_after_the_walk_is_detected_as_it_is_now() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-05-09T05:36:32.457Z","cwd":"/w"}"#;
+        let entry = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-09T05:36:33.000Z","message":{"role":"user","content":"hi"}}"#;
+        std::fs::write(&p, format!("{header}\n{entry}\n{entry}\n")).unwrap();
+        let mut src = crate::source::SourceRef::file(String::from("s.jsonl"), p.clone());
+        src.seen = src.stamp();
+        let tmp = dir.path().join("s.tmp");
+        std::fs::write(&tmp, format!("{header}\n{entry}\n")).unwrap();
+        std::fs::rename(&tmp, &p).unwrap();
+        let pending = super::Pending { src, path: p.clone(), seq: 0 };
+        match super::Later::default().detect(pending) {
+            super::Detected::Job(super::Job::File(src, f), Some(mem)) => {
+                assert_eq!(f, crate::formats::pi_session::ID);
+                assert_eq!(src.size(), Some(std::fs::metadata(&p).unwrap().len()));
+                assert_eq!(mem.size(), src.size());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn natural_order() {

@@ -278,7 +278,8 @@ pub fn check_plan_observed<O: InputObserver>(
     // (The HTML report lists assistant and tool texts too: it keeps them rather than read their lines again.)
     let texts = observer.texts();
     let lopts = LoadOptions { forced: plan.forced, texts };
-    let check_one = |job: Job, read: Option<source::SourceRef>| {
+    // (`ticked`: a stream of files each counted when detected.)
+    let check_one = |job: Job, read: Option<source::SourceRef>, ticked: bool| {
         // A file stamped at discovery is a file: its folder is its parent —
         // when its display path is that file's path as text, with no `..`
         // (`link/../f.jsonl` is not `./f.jsonl` to the kernel, and a name
@@ -290,7 +291,9 @@ pub fn check_plan_observed<O: InputObserver>(
         let config = match configs.for_input(job.display(), stamped_file) {
             Ok(c) => c,
             Err(e) => {
-                tick(total);
+                if !ticked {
+                    tick(total);
+                }
                 return (job, Err(e), None, None);
             }
         };
@@ -349,7 +352,9 @@ pub fn check_plan_observed<O: InputObserver>(
             }
             (summary, findings, unlisted)
         });
-        tick(total);
+        if !ticked {
+            tick(total);
+        }
         (job, r, config.fail_on, page)
     };
     // Jobs run in parallel in chunks taken in report order (natural path
@@ -363,7 +368,7 @@ pub fn check_plan_observed<O: InputObserver>(
     let pending = later.as_mut().map(|l| std::mem::take(&mut l.pending)).unwrap_or_default();
     let mut work: Vec<Work> =
         plan.jobs.into_iter().map(Work::Job).chain(pending.into_iter().map(Work::Pending)).collect();
-    work.sort_by(|a, b| inputs::natural_cmp(a.display(), b.display()));
+    work.sort_by(|a, b| inputs::report_order((a.display(), a.file()), (b.display(), b.file())));
     let chunk = (rayon::current_num_threads() * 256).max(512);
     let mut results: Vec<Checked<O::Out>> = Vec::with_capacity(work.len());
     let (mut deferred, mut skips) = (Vec::new(), Vec::new());
@@ -379,9 +384,9 @@ pub fn check_plan_observed<O: InputObserver>(
         let done: Vec<Done<O::Out>> = batch
             .into_par_iter()
             .map(|w| match w {
-                Work::Job(job) => Done::Checked(Box::new(check_one(job, None))),
+                Work::Job(job) => Done::Checked(Box::new(check_one(job, None, false))),
                 Work::Pending(p) => match later.as_ref().unwrap_or(&no_plan).detect(p) {
-                    inputs::Detected::Job(job, read) => Done::Checked(Box::new(check_one(job, read))),
+                    inputs::Detected::Job(job, read) => Done::Checked(Box::new(check_one(job, read, false))),
                     inputs::Detected::Deferred(d) => {
                         tick(total);
                         Done::Deferred(d)
@@ -414,9 +419,9 @@ pub fn check_plan_observed<O: InputObserver>(
         let (jobs, late_skips) = later.finish(deferred, skips);
         skipped.extend(late_skips);
         if !jobs.is_empty() {
-            let more: Vec<Checked<O::Out>> = jobs.into_par_iter().map(|j| check_one(j, None)).collect();
+            let more: Vec<Checked<O::Out>> = jobs.into_par_iter().map(|j| check_one(j, None, true)).collect();
             results.extend(more);
-            results.sort_by(|a, b| inputs::natural_cmp(a.0.display(), b.0.display()));
+            results.sort_by(|a, b| inputs::report_order((a.0.display(), a.0.file()), (b.0.display(), b.0.file())));
             recap(&mut results);
         }
     }
@@ -457,6 +462,12 @@ impl Work {
         match self {
             Work::Job(j) => j.display(),
             Work::Pending(p) => p.display(),
+        }
+    }
+    fn file(&self) -> Option<&source::SourceRef> {
+        match self {
+            Work::Job(j) => j.file(),
+            Work::Pending(p) => Some(&p.src),
         }
     }
 }
