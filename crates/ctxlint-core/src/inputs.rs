@@ -741,10 +741,12 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan, lat
         let d = display_of(arg, root, dir);
         if d.is_empty() { ".".to_string() } else { d }
     };
+    let mut found = found;
     if later {
         // Stamped now, in parallel: a file reached twice (by links) is
-        // checked once, as `dedup_jobs` decides at discovery.
-        let found: Vec<Candidate> = found
+        // checked once, as `dedup_jobs` decides at discovery, from a plan
+        // made here (`detect_all` keeps these stamps).
+        found = found
             .into_par_iter()
             .map(|mut c| {
                 c.src.seen = c.src.stamp();
@@ -756,9 +758,6 @@ fn walk_dir(arg: &str, root: &Path, opts: &DiscoverOptions, plan: &mut Plan, lat
             plan_later(arg, root, found, opts, plan, dir_display);
             return;
         }
-        let files = detect_all(found, opts, plan);
-        group(files, opts, plan, dir_display);
-        return;
     }
     let files = detect_all(found, opts, plan);
     group(files, opts, plan, dir_display);
