@@ -25,7 +25,10 @@
 //! - `{"$set": {…}}` updates metadata; with `messages` it is a checkpoint
 //!   that replaces the whole history (masking of tool output, compression):
 //!   a rewrite by design, read as a compaction boundary whose content is the
-//!   new history.
+//!   new history. `GeminiChat.setHistory()` (v0.45.2 and later) first records
+//!   every turn it is given without an id as a new record (a `gemini` one
+//!   without `model`), then writes the checkpoint: those records are the
+//!   checkpoint being written, not model calls (see `Written`).
 //! - What is sent (`convertSessionToClientHistory`): `info`, `error` and
 //!   `warning` records never; `user` records unless their text starts with
 //!   `/`, `?` (commands), `<session_context>` or `<hook_context>` (injected
@@ -324,6 +327,10 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     let mut seen_ids: HashMap<Box<str>, u32> = HashMap::new();
     // The latest version of every message written, by id.
     let mut known: HashMap<Box<str>, Live> = HashMap::new();
+    // The message records written since the last metadata line, rewind or
+    // model output: a `setHistory` writes its history here before the
+    // checkpoint (see [`Written`]).
+    let mut written: Vec<Written> = Vec::new();
     let (bad_lines, lines) = jsonl::read_lines(src, |line| {
         let hash = hash_bytes(line.bytes);
         let v: Value = match serde_json::from_slice(line.bytes) {
@@ -342,6 +349,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
                 Some(k) => chain.truncate(k),
                 None => chain.truncate(0),
             }
+            written.clear();
             // Metadata patches and rewinds are idempotent: written again by
             // design (each resume writes the same `$set {sessionId}`).
             t.push_other_line(line.no, hash, true);
@@ -350,6 +358,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         if let (Some("$set"), Some(set)) = (kind, v.get("$set")) {
             match set.get("messages").and_then(Value::as_array) {
                 Some(msgs) => {
+                    detach_history_written(&mut t, &mut known, &mut written, msgs);
                     // The history as it now stands (`loadConversationRecord`
                     // clears and rebuilds its map): a message already written
                     // with the same content at the same place is kept; the
@@ -396,6 +405,7 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
             return jsonl::LineVerdict::Ok;
         }
         if kind == Some("metadata") && v.get("sessionId").is_some_and(Value::is_string) {
+            written.clear();
             if t.header.is_none() {
                 t.header = Some(Header {
                     line: line.no,
@@ -459,6 +469,12 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         }
         known.insert(id.into(), live);
         seen_ids.entry(id.into()).or_insert(first);
+        let ty = v.get("type").and_then(Value::as_str);
+        if update || (ty == Some("gemini") && v.get("model").is_some()) {
+            written.clear();
+        } else {
+            written.push(Written { id: id.into(), first, last, synthetic: ty == Some("gemini") });
+        }
         jsonl::LineVerdict::Ok
     })?;
     t.lines = lines;
@@ -467,6 +483,56 @@ fn load_jsonl(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     unrecorded_calls(&mut t, texts);
     mark_continued(&mut t, texts);
     Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
+}
+
+/// A message record written with a new id since the last metadata line,
+/// rewind or model output (`metadata` patches like `lastUpdated` aside).
+///
+/// `GeminiChat.setHistory()` (`packages/core/src/core/geminiChat.ts`, tag
+/// `v0.45.2` and later) records every turn of the history it is given that
+/// has no id yet with `chatRecordingService.recordSyntheticMessage()` (a new
+/// id; a `gemini` record without `model`) and then writes the whole history
+/// as a `$set.messages` checkpoint (`updateMessagesFromHistory`): the client
+/// trimming its history (`client.ts`, `agentHistoryProvider.manageHistory()`)
+/// writes the whole conversation again that way, within milliseconds and
+/// with no model called.
+struct Written {
+    id: Box<str>,
+    first: u32,
+    last: u32,
+    /// A `gemini` record without `model`: written by the runtime, not a
+    /// model's output.
+    synthetic: bool,
+}
+
+/// Before a `$set.messages` checkpoint is read: the records written just
+/// before it that it holds, when they include a synthetic `gemini` record
+/// ([`Written`]), are that checkpoint being written. They are taken off the
+/// tree (bookkeeping, no model call) and forgotten, so the checkpoint writes
+/// them as history at its own line instead of their being read as model
+/// calls on top of the old history.
+fn detach_history_written(
+    t: &mut Transcript,
+    known: &mut HashMap<Box<str>, Live>,
+    written: &mut Vec<Written>,
+    msgs: &[Value],
+) {
+    let held: std::collections::HashSet<&str> =
+        msgs.iter().filter_map(|m| m.get("id").and_then(Value::as_str)).collect();
+    let from = written.iter().rposition(|w| !held.contains(&*w.id)).map_or(0, |k| k + 1);
+    let run = &written[from..];
+    if run.iter().any(|w| w.synthetic) {
+        for w in run {
+            for i in w.first..=w.last {
+                let e = &mut t.entries[i as usize];
+                e.class = Class::Bookkeeping;
+                e.is_model_call = false;
+                e.parent = Parent::Detached;
+            }
+            known.remove(&w.id);
+        }
+    }
+    written.clear();
 }
 
 /// Newer builds (0.6x) also record the results the live chat sent as a
