@@ -49,6 +49,7 @@ use crate::source::SourceRef;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// Format id.
 pub const ID: FormatId = FormatId::new("claude-code");
@@ -596,8 +597,99 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
         }
         prev_with_id = Some(i as u32);
     }
+    bridge_unwritten_attachments(src, &mut t);
     super::fill_id_repeats(src, &mut t);
     Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
+}
+
+/// A sub-agent's reply parented on an attachment the runtime sent but did not
+/// write to the sub-agent's file is hung on the prompt written right before
+/// it, as Claude Code's own resume does.
+///
+/// Claude Code 2.1.92 parents the first reply after each prompt on an
+/// `attachment` record (`deferred_tools_delta` and the like, written in the
+/// main session's file between the prompt and the reply) and writes no
+/// attachment record into a sub-agent's `subagents/agent-<hex>.jsonl`
+/// (anthropics/claude-code#75283: attachments delivered to sub-agents are not
+/// persisted to their transcripts); resuming the sub-agent writes its records
+/// again with that reply parented on the prompt. Seen in every 2.1.92
+/// sub-agent file of a real session, in none from 2.1.2–2.1.68. Only a
+/// sidechain assistant message whose parent names no record of the file, which
+/// no other record names, written right after a sidechain prompt (a user turn)
+/// that nothing else hangs on, is hung there; a file that lost its head (a
+/// reply or result first, a prompt with later records below it) is still
+/// broken. A record written again when the sub-agent resumed, equal to the
+/// bridged one but for its repaired `parentUuid`, is that record written again
+/// (one run of lines written again, not an id reused with other content).
+fn bridge_unwritten_attachments(src: &SourceRef, t: &mut Transcript) {
+    if !t.entries.iter().any(|e| matches!(e.parent, Parent::Dangling(_)) && e.sidechain) {
+        return;
+    }
+    let mut named: HashMap<&str, u32> = HashMap::new();
+    for e in &t.entries {
+        if let Parent::Dangling(k) = e.parent {
+            *named.entry(&t.dangling_ids[k as usize]).or_default() += 1;
+        }
+    }
+    // (Records written again under an id already used are no new children.)
+    let repeated: std::collections::HashSet<u32> = t.id_repeats.iter().map(|r| r.entry).collect();
+    let mut has_child = vec![false; t.entries.len()];
+    for (i, e) in t.entries.iter().enumerate() {
+        if let Parent::Entry(p) = e.parent {
+            has_child[p as usize] |= !repeated.contains(&(i as u32));
+        }
+    }
+    let mut bridged = Vec::new();
+    for i in 1..t.entries.len() {
+        let (e, prev) = (&t.entries[i], &t.entries[i - 1]);
+        let Parent::Dangling(k) = e.parent else { continue };
+        let fits = e.sidechain
+            && e.etype() == "assistant"
+            && e.class == Class::Conversation
+            && named.get(&*t.dangling_ids[k as usize]) == Some(&1)
+            && prev.sidechain
+            && prev.id.is_some()
+            && prev.is_user_turn()
+            && !has_child[i - 1]
+            && (prev.time == 0 || e.time == 0 || prev.time <= e.time);
+        if fits {
+            bridged.push(i as u32);
+        }
+    }
+    for &i in &bridged {
+        t.entries[i as usize].parent = Parent::Entry(i - 1);
+    }
+    // Records written again by a resume with the repaired parent.
+    let again: Vec<(u32, u32)> = t
+        .id_repeats
+        .iter()
+        .filter(|r| {
+            bridged.binary_search(&r.first).is_ok()
+                && t.entries[r.entry as usize].parent == t.entries[r.first as usize].parent
+        })
+        .map(|r| (r.entry, r.first))
+        .collect();
+    if again.is_empty() {
+        return;
+    }
+    let wanted: std::collections::HashSet<u32> =
+        again.iter().flat_map(|&(a, b)| [t.entries[a as usize].line, t.entries[b as usize].line]).collect();
+    let mut hashes: HashMap<u32, u64> = HashMap::new();
+    if let Ok(mut lr) = src.lines() {
+        while let Ok(Some(l)) = lr.next_line() {
+            if wanted.contains(&l.no) {
+                if let Ok(v) = serde_json::from_slice::<serde_json::Value>(l.bytes) {
+                    hashes.insert(l.no, crate::hash::canonical_hash(&v, &["parentUuid"]));
+                }
+            }
+        }
+    }
+    for (a, b) in again {
+        let (la, lb) = (t.entries[a as usize].line, t.entries[b as usize].line);
+        if hashes.get(&la).is_some_and(|h| hashes.get(&lb) == Some(h)) {
+            t.entries[a as usize].raw_hash = t.entries[b as usize].raw_hash;
+        }
+    }
 }
 
 fn parse_message(v: Option<&RawValue>) -> Option<RawMessage<'_>> {

@@ -51,6 +51,9 @@ A Claude Code forked sub-agent's first message sent to the model (in a prompt su
 `subagents/agent-aprompt_suggestion-*.jsonl`, a compaction's `agent-acompact-*.jsonl`),
 parented on the main session's record it forks from, which is in the session's own file (an
 ordinary sub-agent's `agent-<hex>.jsonl` going on from a tool result is still reported); a
+sub-agent's reply written right after its prompt but parented on the attachment record sent
+between them, which Claude Code 2.1.92 does not write to the sub-agent's file (read as hung
+on the prompt, as Claude Code's resume does); a
 record nothing descends from, written before the file's first root (plan mode's "clear
 context" opens the new session's file with the old session's interrupt marker). A file that
 lost its head, going on from a tool result or a reply, is still reported.
