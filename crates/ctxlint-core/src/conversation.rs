@@ -318,6 +318,9 @@ struct Agent {
     called: Vec<String>,
     /// Per element of `hist`: whether it belongs to a user turn.
     hist_user: Vec<bool>,
+    /// The request ends with a user message asking for a summary of the
+    /// conversation before it ([`asks_for_summary`]).
+    summary_request: bool,
 }
 
 /// One copy of the system prompts and tool lists of a stream's [`Agent`]s:
@@ -392,8 +395,32 @@ impl Agent {
         called.dedup();
         let hist_user: Vec<bool> =
             els.iter().filter(|e| !e.system).map(|e| r.messages[e.msg].kind == MessageKind::UserTurn).collect();
-        Agent { hist, tools, system, system_hash, called, hist_user }
+        let summary_request = asks_for_summary(r);
+        Agent { hist, tools, system, system_hash, called, hist_user, summary_request }
     }
+}
+
+/// Whether a request ends with a user message that asks for a summary of
+/// the conversation above it: LangGraph's summarisation how-to and langmem's
+/// `SummarizationNode` ("Create a summary of the conversation above:", "This
+/// is summary of the conversation to date: … Extend the summary by taking
+/// into account the new messages above:").
+fn asks_for_summary(r: &Request) -> bool {
+    let Some(m) = r.messages.last() else { return false };
+    if m.kind != MessageKind::UserTurn || m.role.is_system() {
+        return false;
+    }
+    let text: String = m
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Text)
+        .map(|b| b.text.to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.contains("summary")
+        && ["conversation above", "messages above", "conversation so far", "conversation to date"]
+            .iter()
+            .any(|p| text.contains(p))
 }
 
 /// The names of the tools in a `tools` value (its canonical JSON text): Chat
@@ -586,6 +613,24 @@ fn side_call_on(b: &Agent, a: &Agent) -> bool {
     }
 }
 
+/// Whether `b` is a summariser's side call on `a`'s conversation, when
+/// neither sends tools: `a` sends a system prompt and `b` none, and `b` ends
+/// with a request for a summary of the conversation ([`asks_for_summary`])
+/// that `a` never sent. LangGraph's summarisation how-to sends the chat
+/// model `SystemMessage("Summary of conversation earlier: …")` and the
+/// messages, and the summariser the messages and its request alone (no
+/// system prompt): another agent, not the chat's next request without its
+/// prompt (docs/spec.md §1 *Lanes*: a summariser side call).
+fn summariser_on(b: &Agent, a: &Agent) -> bool {
+    b.summary_request
+        && !a.summary_request
+        && b.tools.is_empty()
+        && a.tools.is_empty()
+        && b.system.is_empty()
+        && !a.system.is_empty()
+        && b.hist.last().is_some_and(|l| !a.hist.contains(l))
+}
+
 /// Whether `b`'s ids allow it to continue `a`'s conversation.
 fn ids_compatible(a: &Request, b: &Request) -> bool {
     let differ = |x: &Option<Box<str>>, y: &Option<Box<str>>| matches!((x, y), (Some(x), Some(y)) if x != y);
@@ -684,7 +729,7 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
             latest_continued = Some(i);
             // A side call on the conversation's latest request is no agent's
             // next request: its own lane.
-            if side_call_on(&agents[j], &agents[i]) {
+            if side_call_on(&agents[j], &agents[i]) || summariser_on(&agents[j], &agents[i]) {
                 if let Link::Continues { .. } = link(a, b, i) {
                     return Some(Link::NewLane { prev: i });
                 }
@@ -1969,7 +2014,8 @@ mod tests {
                    {"role": "user", "content": text}]})
         };
         let id = crate::formats::anthropic::ID;
-        let moved = again(format!("This is summary of the conversation to date: {summary}\n\nExtend the summary:"));
+        // (Not a summariser's request: that is another agent's side call.)
+        let moved = again(format!("Notes from before: {summary}\n\nGo on:"));
         let p = &pairs(&stream(id, &[first.clone(), moved]))[0];
         assert!(p.dropped.is_empty());
         let r = p.rewrite.as_ref().unwrap();

@@ -51,6 +51,10 @@ none of that response nor the user turn it answered, and asks no more turns (a t
 search's sibling expansion). Nor is a handoff: a request with other instructions and none of
 the tools, whose history called the previous agent's `transfer_to_…` tool, is the agent the
 handoff called (the OpenAI Agents SDK), even when both prompts open with the same words; nor
+a summariser's side call: a request with no tools and no system prompt that carries the
+conversation and ends with a request for a summary of it, after a request of the chat that
+sent a system prompt and no tools (LangGraph's summarisation how-to; with tools, langmem's
+`SummarizationNode`); nor
 a one-shot call that shares nothing before its question with a previous one-shot call that
 sent no system prompt, and asks another question with a system prompt (two separate calls
 that happen to send the same image); nor another run of the same opening on another model
