@@ -53,7 +53,11 @@ user: <system-reminder>Skills available: changelog-writer</system-reminder> and 
   themselves) — also when the prompt rides in its turn's runtime-context carrier (OpenClaw's
   `[OpenClaw heartbeat poll]` turns) — and a user turn reported by `duplicate-user-turn` (a runtime event delivered
   as a user message, such as an OpenClaw task-completion event, is no prompt: the same event
-  delivered twice is reported);
+  delivered twice is reported); in a request, also such a prompt merged by the client into
+  the user message before it, as that message's last text block, untagged, after another
+  block (langchain-anthropic merges consecutive user messages: LangGraph's code-assistant
+  tutorial asks "Now, try again. …" after each failure) — a block the request's first user
+  message carries too rides on every message and is still reported;
 - in Claude Code, the prompt a custom, plugin or skill slash command expands to (an `isMeta`
   user record parented on the command's `<command-name>` record) when its first copy was in
   such a prompt or in the person's own: the person ran the command again (a
@@ -660,6 +664,39 @@ fn same_prompt(m: &Message, block: &str) -> bool {
     !n.is_empty() && settle(&whole.join(" ")) == settle(&n)
 }
 
+/// Whether a repeated text block is a recurring prompt merged into the
+/// user message before it: a whole text block, untagged, after another
+/// block of a user turn, equal to a whole text block that also follows
+/// another block of an earlier user turn. Clients merge consecutive user
+/// messages into one before they send them (langchain-anthropic's
+/// `_merge_messages`: "Merge runs of human/tool messages into single human
+/// messages with content blocks"; the Anthropic API does the same), so a
+/// prompt asked again after each failure ("Now, try again. Invoke the code
+/// tool…", LangGraph's code-assistant tutorial) arrives as the last block of
+/// the failure's message; sent as its own message it is a recurring prompt.
+/// A tagged section (`<…>`, `[…]`), and a block the request's first user
+/// message carries too (a notice on every message), are injected context and
+/// still reported.
+fn merged_turn(
+    m: Option<&Message>,
+    b: &Block,
+    fm: Option<&Message>,
+    fb: Option<&Block>,
+    block: u32,
+    first_block: u32,
+) -> bool {
+    let (Some(m), Some(fm), Some(fb)) = (m, fm, fb) else { return false };
+    let text = b.text.trim();
+    m.kind == MessageKind::UserTurn
+        && fm.kind == MessageKind::UserTurn
+        && block > 0
+        && first_block > 0
+        && m.blocks.len() as u32 == block + 1
+        && fm.blocks.len() as u32 == first_block + 1
+        && fb.text.trim() == text
+        && !text.starts_with(['<', '['])
+}
+
 /// The recurring-prompt key of a message ([`crate::analysis::turns::key_blocks`]).
 fn turn_key(m: &Message) -> u64 {
     crate::analysis::turns::key_blocks(m.blocks.iter().map(|b| (b.kind, b.text.as_ref(), b.text_hash)))
@@ -970,7 +1007,14 @@ pub fn check(cx: &mut RuleContext) {
                     if recurring() {
                         continue;
                     }
-                    let fm = units.iter().find(|u| u.0 == first).and_then(|u| u.2);
+                    let first_unit = units.iter().find(|u| u.0 == first);
+                    let fm = first_unit.and_then(|u| u.2);
+                    // (A block the request's first user message carries too
+                    // rides on every message: a notice, not a prompt asked again.)
+                    let opening = r.messages.iter().position(|m| m.role == Role::User) == Some(first.unit as usize);
+                    if !opening && merged_turn(*m, b, fm, first_unit.map(|u| u.1), occ.block, first.block) {
+                        continue;
+                    }
                     let system = |m: Option<&Message>| m.is_none_or(|m| m.kind == MessageKind::SystemPrompt);
                     if system(fm) && system(*m) {
                         continue; // two system prompts or slot parts: CTX103's
