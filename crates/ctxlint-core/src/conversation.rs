@@ -1119,9 +1119,21 @@ fn user_turns(r: &Request) -> usize {
     r.messages.iter().filter(|m| m.kind == MessageKind::UserTurn).count()
 }
 
+/// Whether `b`, which chains to `a`'s response, sends a user turn `a` did not
+/// send: a client that sends the prompt again with the results of the calls
+/// it answered (maybe-finance's `ChatConfig#build_input` puts the user's
+/// prompt before every `function_call_output`) asks nothing new.
+fn new_turn_chained(a: &Request, b: &Request) -> bool {
+    fn text(m: &Message) -> String {
+        m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<&str>>().join("\n")
+    }
+    let asked: Vec<String> = a.messages.iter().filter(|m| m.kind == MessageKind::UserTurn).map(|m| text(m)).collect();
+    b.messages.iter().filter(|m| m.kind == MessageKind::UserTurn).any(|m| !asked.contains(&text(m)))
+}
+
 /// Compares request `b` (k+1) with request `a` (k) that it continues.
 pub fn compare(a: &Request, b: &Request, prev: usize, cur: usize, chained: bool) -> Pair {
-    let new_user_turn = if chained { user_turns(b) > 0 } else { user_turns(b) > user_turns(a) };
+    let new_user_turn = if chained { new_turn_chained(a, b) } else { user_turns(b) > user_turns(a) };
     let mut pair = Pair { prev, cur, new_user_turn, dropped: Vec::new(), rewrite: None };
     if !chained && asked_again_alone(a, b) {
         return pair;
@@ -1986,6 +1998,17 @@ mod tests {
             vec!["googleSearch", "x", "y"]
         );
         assert_eq!(tool_names(r#"{"tools":[{"toolSpec":{"name":"t"}}]}"#), vec!["t"]);
+    }
+
+    #[test]
+    fn a_chained_request_sending_the_prompt_again_asks_nothing_new() {
+        let id = crate::formats::openai_responses::ID;
+        let next = |q: &str| json!({"previous_response_id":"r","input":[{"role":"user","content":q},{"type":"function_call_output","call_id":"c","output":"x"}]});
+        let first = json!({"instructions":"I","input":[{"role":"user","content":"What is my net worth?"}]});
+        let again = &pairs(&stream(id, &[first.clone(), next("What is my net worth?")]))[0];
+        assert_eq!((again.dropped.len(), again.new_user_turn), (1, false));
+        let other = &pairs(&stream(id, &[first, next("And my debts?")]))[0];
+        assert_eq!((other.dropped.len(), other.new_user_turn), (1, true));
     }
 
     #[test]

@@ -15,6 +15,8 @@ gone from request k+1 continuing the same conversation: its slot, message or par
 in k+1. A warning when a per-request slot (`instructions`, top-level `system`,
 `systemInstruction`) is absent at a new user turn; an error otherwise — a system message or
 system-prompt part among the messages that vanishes is an error even at a new user turn.
+A request chained to k's response (`previous_response_id`) that sends k's user prompt again
+with its tool results asks nothing new: not a new user turn.
 
 Reported on request k+1 with pointer `""` (in a cassette or exchange log, the pointer of
 request k+1's body); the related location is the prompt in request k.
