@@ -80,6 +80,13 @@ pub const KNOWN: &[Sidecar] = &[
         unopened: true,
     },
     Sidecar {
+        runtime: "Aider",
+        what: "the chat log `.aider.chat.history.md` and the prompt history `.aider.input.history` (what the person saw and typed; the requests are in `--llm-history-file`)",
+        source: "Aider `aider/args.py` (`--chat-history-file` default `.aider.chat.history.md`, `--input-history-file` default `.aider.input.history`)",
+        matches: |p| matches!(name(p), ".aider.chat.history.md" | ".aider.input.history"),
+        unopened: false,
+    },
+    Sidecar {
         runtime: "Claude Code",
         what: "sub-agent metadata `*.meta.json` (in `subagents/` or beside its `<name>.jsonl`)",
         source: "Claude Code `~/.claude/projects/<project>/<session>/subagents/agent-<id>.meta.json`",
@@ -384,5 +391,8 @@ mod tests {
         assert_eq!(is(".gemini/settings.json"), Some("Gemini CLI / Qwen Code"));
         assert_eq!(is(".qwen/oauth_creds.json"), Some("Gemini CLI / Qwen Code"));
         assert_eq!(is("app/settings.json"), None);
+        assert_eq!(is("repo/.aider.chat.history.md"), Some("Aider"));
+        assert_eq!(is("repo/.aider.input.history"), Some("Aider"));
+        assert_eq!(is("repo/.aider.llm.history"), None);
     }
 }
