@@ -417,7 +417,10 @@ fn asks_for_summary(r: &Request) -> bool {
         .map(|b| b.text.to_lowercase())
         .collect::<Vec<_>>()
         .join("\n");
-    text.contains("summary")
+    // (An instruction, not a person's question: "…summary of the
+    // conversation so far?" typed in a chat is a turn of it.)
+    !text.trim_end().ends_with('?')
+        && text.contains("summary")
         && ["conversation above", "messages above", "conversation so far", "conversation to date"]
             .iter()
             .any(|p| text.contains(p))
@@ -621,14 +624,19 @@ fn side_call_on(b: &Agent, a: &Agent) -> bool {
 /// messages, and the summariser the messages and its request alone (no
 /// system prompt): another agent, not the chat's next request without its
 /// prompt (docs/spec.md §1 *Lanes*: a summariser side call).
-fn summariser_on(b: &Agent, a: &Agent) -> bool {
+/// The conversation never goes on from it: no later request carries its
+/// request for a summary.
+fn summariser_on(agents: &[Agent], j: usize, i: usize) -> bool {
+    let (b, a) = (&agents[j], &agents[i]);
+    let Some(last) = b.hist.last() else { return false };
     b.summary_request
         && !a.summary_request
         && b.tools.is_empty()
         && a.tools.is_empty()
         && b.system.is_empty()
         && !a.system.is_empty()
-        && b.hist.last().is_some_and(|l| !a.hist.contains(l))
+        && !a.hist.contains(last)
+        && !agents[j + 1..].iter().any(|x| x.hist.contains(last))
 }
 
 /// Whether `b`'s ids allow it to continue `a`'s conversation.
@@ -729,7 +737,7 @@ fn lane_link(s: &Stream, agents: &[Agent], j: usize, candidates: Option<&Vec<usi
             latest_continued = Some(i);
             // A side call on the conversation's latest request is no agent's
             // next request: its own lane.
-            if side_call_on(&agents[j], &agents[i]) || summariser_on(&agents[j], &agents[i]) {
+            if side_call_on(&agents[j], &agents[i]) || summariser_on(agents, j, i) {
                 if let Link::Continues { .. } = link(a, b, i) {
                     return Some(Link::NewLane { prev: i });
                 }
@@ -1124,6 +1132,14 @@ fn user_turns(r: &Request) -> usize {
 /// it answered (maybe-finance's `ChatConfig#build_input` puts the user's
 /// prompt before every `function_call_output`) asks nothing new.
 fn new_turn_chained(a: &Request, b: &Request) -> bool {
+    // (Without results, the same prompt again is the person asking again.)
+    let results = b
+        .messages
+        .iter()
+        .any(|m| m.kind == MessageKind::ToolResults || m.blocks.iter().any(|x| x.kind == BlockKind::ToolResult));
+    if !results {
+        return user_turns(b) > 0;
+    }
     fn text(m: &Message) -> String {
         m.blocks.iter().map(|b| b.text.as_ref()).collect::<Vec<&str>>().join("\n")
     }

@@ -602,6 +602,17 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
     Ok(Input::from_transcript(&src.display, ID, t, bad_lines, unknown))
 }
 
+/// Whether a Claude Code version (`"2.1.92"`) is one that writes no
+/// attachment record into a sub-agent's file: 2.1.69 or later (2.1.92 seen
+/// doing it; 2.1.2–2.1.68 seen writing them).
+fn leaves_attachment_out(version: &str) -> bool {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), Some(minor), Some(patch)) => (major, minor, patch) >= (2, 1, 69),
+        _ => false,
+    }
+}
+
 /// A sub-agent's reply parented on an attachment the runtime sent but did not
 /// write to the sub-agent's file is hung on the prompt written right before
 /// it, as Claude Code's own resume does.
@@ -613,14 +624,18 @@ pub fn load(src: &SourceRef, opts: &LoadOptions) -> Result<Input> {
 /// (anthropics/claude-code#75283: attachments delivered to sub-agents are not
 /// persisted to their transcripts); resuming the sub-agent writes its records
 /// again with that reply parented on the prompt. Seen in every 2.1.92
-/// sub-agent file of a real session, in none from 2.1.2–2.1.68. Only a
-/// sidechain assistant message whose parent names no record of the file, which
+/// sub-agent file of a real session, in none from 2.1.2–2.1.68. Only in a
+/// sub-agent's own file (`subagents/agent-*.jsonl`) written by 2.1.69 or
+/// later, and only a sidechain assistant message whose parent names no record
+/// of the file, which
 /// no other record names, written right after a sidechain prompt (a user turn)
 /// that nothing else hangs on, is hung there; a file that lost its head (a
 /// reply or result first, a prompt with later records below it) is still
 /// broken. A record written again when the sub-agent resumed, equal to the
 /// bridged one but for its repaired `parentUuid`, is that record written again
 /// (one run of lines written again, not an id reused with other content).
+/// (Records lost from such a file right after a prompt leave the same shape:
+/// that loss is not seen.)
 fn bridge_unwritten_attachments(src: &SourceRef, t: &mut Transcript) {
     if !t.entries.iter().any(|e| matches!(e.parent, Parent::Dangling(_)) && e.sidechain) {
         return;
@@ -656,6 +671,32 @@ fn bridge_unwritten_attachments(src: &SourceRef, t: &mut Transcript) {
             bridged.push(i as u32);
         }
     }
+    // Only in a sub-agent's own file (`subagents/agent-*.jsonl`), written by
+    // a build that leaves the attachment out (seen in 2.1.92; 2.1.68 and
+    // earlier write it): read again from the candidates' lines.
+    let name = std::path::Path::new(&src.display);
+    let subagent_file = name.parent().and_then(|p| p.file_name()).is_some_and(|p| p == "subagents")
+        && name.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("agent-"));
+    if !subagent_file {
+        return;
+    }
+    let lines: std::collections::HashSet<u32> = bridged.iter().map(|&i| t.entries[i as usize].line).collect();
+    let mut recent = std::collections::HashSet::new();
+    if let Ok(mut lr) = src.lines() {
+        while let Ok(Some(l)) = lr.next_line() {
+            if lines.contains(&l.no) {
+                let v: Option<serde_json::Value> = serde_json::from_slice(l.bytes).ok();
+                if v.as_ref()
+                    .and_then(|v| v.get("version"))
+                    .and_then(serde_json::Value::as_str)
+                    .is_some_and(leaves_attachment_out)
+                {
+                    recent.insert(l.no);
+                }
+            }
+        }
+    }
+    bridged.retain(|&i| recent.contains(&t.entries[i as usize].line));
     for &i in &bridged {
         t.entries[i as usize].parent = Parent::Entry(i - 1);
     }
@@ -1216,6 +1257,16 @@ mod tests {
     /// A lone surrogate escape in a tool result and a user text (Claude
     /// Code cut the output inside an emoji) reads as U+FFFD there, not as
     /// no text; a pair reads as its character.
+    #[test]
+    fn builds_that_leave_sub_agent_attachments_out() {
+        for (v, out) in [("2.1.92", true), ("2.1.69", true), ("2.2.0", true), ("3.0.1", true)] {
+            assert_eq!(super::leaves_attachment_out(v), out, "{v}");
+        }
+        for v in ["2.1.68", "2.1.2", "1.0.115", "2.1", "", "x.y.z"] {
+            assert!(!super::leaves_attachment_out(v), "{v}");
+        }
+    }
+
     #[test]
     fn a_lone_surrogate_reads_as_the_replacement_character() {
         let s = [

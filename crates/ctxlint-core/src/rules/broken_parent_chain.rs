@@ -52,8 +52,9 @@ A Claude Code forked sub-agent's first message sent to the model (in a prompt su
 parented on the main session's record it forks from, which is in the session's own file (an
 ordinary sub-agent's `agent-<hex>.jsonl` going on from a tool result is still reported); a
 sub-agent's reply written right after its prompt but parented on the attachment record sent
-between them, which Claude Code 2.1.92 does not write to the sub-agent's file (read as hung
-on the prompt, as Claude Code's resume does); a
+between them, which Claude Code from 2.1.69 (2.1.92 seen) does not write to the sub-agent's
+`subagents/agent-*.jsonl` (read as hung on the prompt, as Claude Code's resume does; records
+lost right after a prompt there look the same and are not seen); a
 record nothing descends from, written before the file's first root (plan mode's "clear
 context" opens the new session's file with the old session's interrupt marker). A file that
 lost its head, going on from a tool result or a reply, is still reported.
@@ -78,10 +79,15 @@ pub fn check(cx: &mut RuleContext) {
                 f.message = format!(
                     "entry `{id}` names parent `{pid}`, which is no entry of this file: its path loses every earlier turn"
                 );
-                f = f
-                    .key(format!("dangling:{id}:{pid}"))
-                    .excerpt(format!("parent: {pid}"))
-                    .help("write the parent before its child, and never delete or rewrite entries a later one names");
+                // The file's first entry: what came before it is gone (a file
+                // cut at its head, or replaced by a partial copy — git
+                // checking out a tracked transcript), not written out of order.
+                let opens = t.entries[..d.entry as usize].iter().all(|x| x.id.is_none());
+                f = f.key(format!("dangling:{id}:{pid}")).excerpt(format!("parent: {pid}")).help(if opens {
+                    "the file starts after its parent: it lost its head (cut, or replaced by a partial copy, such as git checking out a tracked transcript); restore the earlier entries"
+                } else {
+                    "write the parent before its child, and never delete or rewrite entries a later one names"
+                });
             }
             DefectKind::SecondRoot => {
                 // A record with no `id` (`{}`, a type this loader does not know) is named by what it lacks.

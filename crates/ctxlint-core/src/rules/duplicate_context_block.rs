@@ -665,7 +665,8 @@ fn same_prompt(m: &Message, block: &str) -> bool {
 }
 
 /// Whether a repeated text block is a recurring prompt merged into the
-/// user message before it: a whole text block, untagged, after another
+/// user message before it: a whole text block of one line of at most 160
+/// bytes, untagged, after another
 /// block of a user turn, equal to a whole text block that also follows
 /// another block of an earlier user turn. Clients merge consecutive user
 /// messages into one before they send them (langchain-anthropic's
@@ -687,7 +688,11 @@ fn merged_turn(
 ) -> bool {
     let (Some(m), Some(fm), Some(fb)) = (m, fm, fb) else { return false };
     let text = b.text.trim();
-    m.kind == MessageKind::UserTurn
+    // A short one-line instruction, not retrieved context or a file listing
+    // that happens to end two messages.
+    text.len() <= 160
+        && !text.contains('\n')
+        && m.kind == MessageKind::UserTurn
         && fm.kind == MessageKind::UserTurn
         && block > 0
         && first_block > 0
