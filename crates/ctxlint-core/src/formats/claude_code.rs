@@ -677,7 +677,7 @@ fn bridge_unwritten_attachments(src: &SourceRef, t: &mut Transcript) {
     let name = std::path::Path::new(&src.display);
     let subagent_file = name.parent().and_then(|p| p.file_name()).is_some_and(|p| p == "subagents")
         && name.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("agent-"));
-    if !subagent_file {
+    if !subagent_file || bridged.is_empty() {
         return;
     }
     let lines: std::collections::HashSet<u32> = bridged.iter().map(|&i| t.entries[i as usize].line).collect();
